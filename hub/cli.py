@@ -1,0 +1,150 @@
+"""The `lineup` command: serve (the default), token, pair, db check / rebuild, schema."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from hub import __version__
+from hub.settings import Settings, SettingsError, load_settings
+
+
+def _settings(**overrides: Any) -> Settings:
+    try:
+        return load_settings(overrides)
+    except SettingsError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+data_dir_option = click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                               help="Where the database and settings live (default: the user data folder).")
+
+
+@click.group(invoke_without_command=True)
+@click.version_option(__version__, prog_name="lineup")
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """LineUp Agents hub. With no command, `lineup` serves (same as `lineup serve`)."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(serve)
+
+
+@main.command()
+@click.option("--host", default=None, help="Address to listen on (default 0.0.0.0: every interface).")
+@click.option("--port", type=int, default=None, help="Port to listen on (default 9527; 0 picks a free one).")
+@data_dir_option
+@click.option("--no-mdns", is_flag=True, default=False, help="Do not advertise the hub on the local network.")
+def serve(host: str | None, port: int | None, data_dir: Path | None, no_mdns: bool) -> None:
+    """Run the hub: the app, the API and the agent and app sockets."""
+    from hub.server import serve as run_server
+
+    settings = _settings(host=host, port=port, data_dir=data_dir, mdns=False if no_mdns else None)
+    run_server(settings)
+
+
+async def _run_command(settings: Settings, command: Any) -> Any:
+    """Run one writer command against the database, also while a hub is running (it picks the rows up)."""
+    from hub.store import database
+    from hub.store.migrations import migrate
+    from hub.store.writer import Writer
+
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    conn = await database.connect(settings.db_path, synchronous=settings.synchronous)
+    try:
+        await database.run(conn, migrate)
+        writer = Writer(conn, on_commit=lambda events: None)
+        await writer.start()
+        try:
+            outcome = await writer.execute(command)
+        finally:
+            await writer.stop()
+    finally:
+        await conn.close()
+    if outcome.error is not None:
+        raise click.ClickException(f"{outcome.error.message} {outcome.error.hint}")
+    return outcome.value
+
+
+@main.command()
+@data_dir_option
+@click.option("--name", default="cli token", show_default=True, help="A name for the device this token signs in.")
+def token(data_dir: Path | None, name: str) -> None:
+    """Print an app access token for the owner (creating the workspace and owner on a new hub)."""
+    from hub.domain import accounts
+
+    settings = _settings(data_dir=data_dir)
+    result = asyncio.run(_run_command(settings, accounts.owner_device_for_cli("My workspace", name)))
+    click.echo(result["token"])
+
+
+@main.command()
+@data_dir_option
+@click.option("--name", default=None, help="The name the agent will get unless it names itself.")
+def pair(data_dir: Path | None, name: str | None) -> None:
+    """Print a one-time pairing code (10 minutes) for connecting an agent."""
+    from hub.domain import accounts
+    from hub.domain.actors import Actor
+
+    settings = _settings(data_dir=data_dir)
+
+    async def run() -> tuple[str, dict[str, str]]:
+        owner = await _run_command(settings, accounts.owner_device_for_cli("My workspace", "cli pairing"))
+        actor = Actor("user", owner["userId"], owner["workspaceId"], device_id=owner["deviceId"])
+        command, code = accounts.create_pairing_code(actor, name, settings.pairing_code_ttl_s)
+        result = await _run_command(settings, command)
+        # The device made only to sign this request is not needed afterwards.
+        await _run_command(settings, accounts.revoke_device(actor, owner["deviceId"]))
+        return code, result
+
+    code, result = asyncio.run(run())
+    click.echo(code)
+    click.echo(f"expires {result['expiresAt']}; use it within 10 minutes, once.", err=True)
+
+
+@main.group()
+def db() -> None:
+    """Maintenance of the event log and its projections."""
+
+
+@db.command("check")
+@data_dir_option
+def db_check(data_dir: Path | None) -> None:
+    """Verify the invariants: SQLite integrity, a gap-free log, projections equal to a replay."""
+    from hub.store.rebuild import check, open_for_maintenance
+
+    settings = _settings(data_dir=data_dir)
+    conn = open_for_maintenance(settings.db_path)
+    report = check(conn)
+    conn.close()
+    if report.ok:
+        click.echo(f"ok: {report.events} events, head {report.head}, projections match the log")
+        return
+    for problem in report.problems:
+        click.echo(f"FAIL: {problem}", err=True)
+    sys.exit(1)
+
+
+@db.command("rebuild")
+@data_dir_option
+def db_rebuild(data_dir: Path | None) -> None:
+    """Rebuild every projection from the event log (stop the hub first)."""
+    from hub.store.rebuild import open_for_maintenance, rebuild
+
+    settings = _settings(data_dir=data_dir)
+    conn = open_for_maintenance(settings.db_path)
+    count = rebuild(conn)
+    conn.close()
+    click.echo(f"rebuilt the projections from {count} events")
+
+
+@main.command()
+def schema() -> None:
+    """Print the JSON Schema of every LAP/0.1 envelope and payload."""
+    from hub.protocol.schema import protocol_schema
+
+    click.echo(json.dumps(protocol_schema(), indent=2, ensure_ascii=False))

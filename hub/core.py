@@ -1,0 +1,136 @@
+"""The Hub object: owns the database connections, the writer, the broker, presence and streams."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+import aiosqlite
+
+from hub import __version__
+from hub.auth.limits import GuessLimiter
+from hub.auth.secrets import new_setup_code
+from hub.protocol.errors import LapError
+from hub.settings import Settings
+from hub.store import database
+from hub.store.events import StoredEvent
+from hub.store.migrations import migrate, read_meta
+from hub.store.writer import Command, Writer
+
+log = logging.getLogger("lineup.hub")
+T = TypeVar("T")
+
+
+class Hub:
+    """One per process (tests make several). Start with `await hub.start()`, stop with `await hub.stop()`."""
+
+    def __init__(self, settings: Settings) -> None:
+        from hub.gateway.broker import Broker
+        from hub.gateway.presence import Presence
+        from hub.gateway.streams import Streams
+
+        self.settings = settings
+        self.version = __version__
+        self.broker = Broker()
+        self.presence = Presence(self)
+        self.streams = Streams(self)
+        self.epoch = ""
+        self.hub_id = ""
+        self.setup_code: str | None = None
+        self.sign_in_limiter = GuessLimiter(attempts=10, window_s=300)
+        self.pairing_limiter = GuessLimiter(attempts=20, window_s=60)
+        self.commit_listeners: list[Callable[[list[StoredEvent]], None]] = []
+        self._write_conn: aiosqlite.Connection | None = None
+        self._replay_conn: aiosqlite.Connection | None = None
+        self._api_conn: aiosqlite.Connection | None = None
+        self.writer: Writer
+        self.started = False
+        self.loop_lag_ms = 0.0
+        self._lag_task: asyncio.Task[None] | None = None
+
+    @property
+    def db_path(self) -> Path:
+        return self.settings.db_path
+
+    async def start(self) -> None:
+        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        conn_options = {"synchronous": self.settings.synchronous}
+        self._write_conn = await database.connect(self.db_path, max_pages=self.settings.db_max_pages, **conn_options)
+        await database.run(self._write_conn, migrate)
+        self.epoch = await database.run(self._write_conn, lambda c: read_meta(c, "epoch"))
+        self.hub_id = await database.run(self._write_conn, lambda c: read_meta(c, "hub_id"))
+        self._replay_conn = await database.connect(self.db_path, **conn_options)
+        self._api_conn = await database.connect(self.db_path, **conn_options)
+        self.writer = Writer(self._write_conn, self._on_commit)
+        await self.writer.start()
+        if not await self.read(lambda c: c.execute("SELECT 1 FROM users LIMIT 1").fetchone()):
+            self.setup_code = new_setup_code()
+        await self.presence.start()
+        self._lag_task = asyncio.create_task(self._measure_loop_lag(), name="lineup-loop-lag")
+        self.started = True
+
+    async def stop(self) -> None:
+        """Reverse order of start: presence, sockets, writer (drains its queue), connections."""
+        if not self.started:
+            return
+        self.started = False
+        if self._lag_task is not None:
+            self._lag_task.cancel()
+            await asyncio.gather(self._lag_task, return_exceptions=True)
+        await self.presence.stop()
+        await self.streams.flush_all()
+        await self.writer.stop()
+        for conn in (self._api_conn, self._replay_conn, self._write_conn):
+            if conn is not None:
+                await conn.close()
+
+    # ---- writing and reading -------------------------------------------------------------------------
+
+    async def execute(self, command: Command) -> Any:
+        """Run a command through the writer; raise its LapError, return its value."""
+        outcome = await self.writer.execute(command)
+        if outcome.error is not None:
+            raise outcome.error
+        return outcome.value
+
+    async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        assert self._api_conn is not None
+        return await database.run(self._api_conn, fn)
+
+    async def read_replay(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        assert self._replay_conn is not None
+        return await database.run(self._replay_conn, fn)
+
+    def _on_commit(self, events: list[StoredEvent]) -> None:
+        """After COMMIT, in commit order: fan out, then let the rest of the hub react."""
+        self.broker.publish(events)
+        self.presence.observe(events)
+        self.streams.observe(events)
+        for event in events:
+            if event.type == "agent.revoked":
+                for session in self.broker.agent_sessions(event.payload["agentId"]):
+                    session.close(4401, "credential revoked")
+            elif event.type == "device.revoked":
+                for session in self.broker.device_sessions(event.payload["deviceId"]):
+                    session.close(4401, "device signed out")
+            elif event.type == "user.created" and self.setup_code is not None:
+                self.setup_code = None
+        for listener in self.commit_listeners:
+            try:
+                listener(events)
+            except Exception:
+                log.exception("commit listener failed")
+
+    def raise_if_not_started(self) -> None:
+        if not self.started:
+            raise LapError("internal", "The hub is starting or stopping; try again in a moment.")
+
+    async def _measure_loop_lag(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            before = loop.time()
+            await asyncio.sleep(0.25)
+            self.loop_lag_ms = max(0.0, (loop.time() - before - 0.25) * 1000)

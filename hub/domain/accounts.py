@@ -1,0 +1,157 @@
+"""Workspaces, people, devices, pairing codes and agents: the commands behind setup, sign-in and pairing.
+
+Secrets never enter the log in clear: payload keys that start with '_' hold their hashes and are stripped
+before any event leaves the hub (hub/store/events.py).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from hub.auth import secrets
+from hub.domain.actors import Actor
+from hub.protocol.envelope import new_id
+from hub.protocol.errors import LapError
+from hub.store.writer import Command, Tx
+
+
+def has_owner(tx: Tx) -> bool:
+    return tx.one("SELECT 1 FROM users LIMIT 1") is not None
+
+
+def create_owner(username: str, display_name: str, password_hash: str, workspace_name: str,
+                 device_name: str) -> tuple[Command, str]:
+    """First run: the workspace, its owner and a first signed-in device. Refused once an owner exists."""
+    token = secrets.new_token("dev")
+
+    def run(tx: Tx) -> dict[str, str]:
+        if has_owner(tx):
+            raise LapError("forbidden", "This hub is already set up.", hint="Sign in with the owner's account.")
+        workspace_id, user_id = new_id("ws"), new_id("usr")
+        actor = f"user:{user_id}"
+        tx.append("workspace.created", {"name": workspace_name}, workspace_id=workspace_id, actor=actor)
+        tx.append("user.created", {"userId": user_id, "username": username, "displayName": display_name,
+                                   "role": "owner", "_passwordHash": password_hash},
+                  workspace_id=workspace_id, actor=actor)
+        device_id = _add_device(tx, workspace_id, user_id, device_name, token)
+        return {"token": token, "userId": user_id, "workspaceId": workspace_id, "deviceId": device_id}
+
+    return Command(run=run), token
+
+
+def _add_device(tx: Tx, workspace_id: str, user_id: str, name: str, token: str) -> str:
+    device_id = new_id("dev")
+    tx.append("device.created", {"deviceId": device_id, "userId": user_id, "name": name,
+                                 "_tokenHash": secrets.token_hash(token)},
+              workspace_id=workspace_id, actor=f"user:{user_id}")
+    return device_id
+
+
+def sign_in_device(user_id: str, device_name: str) -> Command:
+    """A new device token for a person who proved who they are (password, or the CLI on the hub's machine)."""
+    token = secrets.new_token("dev")
+
+    def run(tx: Tx) -> dict[str, str]:
+        user = tx.one("SELECT * FROM users WHERE id = ?", user_id)
+        if user is None:
+            raise LapError("not_found", "No such user.")
+        device_id = _add_device(tx, user["workspace_id"], user_id, device_name, token)
+        return {"token": token, "userId": user_id, "workspaceId": user["workspace_id"], "deviceId": device_id}
+
+    return Command(run=run)
+
+
+def revoke_device(actor: Actor, device_id: str) -> Command:
+    def run(tx: Tx) -> None:
+        device = tx.one("SELECT * FROM devices WHERE id = ? AND workspace_id = ?", device_id, actor.workspace_id)
+        if device is None:
+            raise LapError("not_found", f"No device {device_id!r} in this workspace.")
+        if device["revoked_at"] is None:
+            tx.append("device.revoked", {"deviceId": device_id}, workspace_id=actor.workspace_id, actor=actor.ref)
+
+    return Command(run=run)
+
+
+def create_pairing_code(actor: Actor, name: str | None, ttl_s: float) -> tuple[Command, str]:
+    code = secrets.new_pairing_code()
+    expires_at = (datetime.now(timezone.utc) + timedelta(seconds=ttl_s)).isoformat(timespec="seconds")
+    expires_at = expires_at.replace("+00:00", "Z")
+
+    def run(tx: Tx) -> dict[str, str]:
+        code_id = new_id("pc")
+        tx.append("pairing_code.created", {"codeId": code_id, "name": name, "expiresAt": expires_at,
+                                           "_codeHash": secrets.token_hash(code)},
+                  workspace_id=actor.workspace_id, actor=actor.ref)
+        return {"codeId": code_id, "expiresAt": expires_at}
+
+    return Command(run=run), code
+
+
+def pair_agent(code: str, name: str, runtime: str, agent_version: str) -> tuple[Command, str]:
+    """Exchange a pairing code (single use, unexpired) for an agent and its credential."""
+    credential = secrets.new_token("agt")
+
+    def run(tx: Tx) -> dict[str, str]:
+        row = tx.one("SELECT * FROM pairing_codes WHERE code_hash = ?", secrets.token_hash(code))
+        if row is None:
+            raise LapError("unauthorized", "That pairing code is not valid.",
+                           hint="Check the code, or create a new one in the app or with `lineup pair`.")
+        if row["used_at"] is not None:
+            raise LapError("unauthorized", "That pairing code was already used.",
+                           hint="Pairing codes work once; create a new one in the app or with `lineup pair`.")
+        if datetime.fromisoformat(row["expires_at"].replace("Z", "+00:00")) <= datetime.now(timezone.utc):
+            raise LapError("expired", "That pairing code has expired (codes last 10 minutes).",
+                           hint="Create a new one in the app or with `lineup pair`.")
+        agent_id = new_id("agt")
+        tx.append("agent.paired", {"agentId": agent_id, "name": name or row["name"] or "agent", "runtime": runtime,
+                                   "agentVersion": agent_version, "codeId": row["id"], "credentialId": new_id("cred"),
+                                   "_credentialHash": secrets.token_hash(credential)},
+                  workspace_id=row["workspace_id"], actor=f"agent:{agent_id}")
+        return {"agentId": agent_id, "workspaceId": row["workspace_id"]}
+
+    return Command(run=run), credential
+
+
+def revoke_agent(actor: Actor, agent_id: str) -> Command:
+    def run(tx: Tx) -> None:
+        agent = tx.one("SELECT * FROM agents WHERE id = ? AND workspace_id = ?", agent_id, actor.workspace_id)
+        if agent is None:
+            raise LapError("not_found", f"No agent {agent_id!r} in this workspace.")
+        if agent["revoked_at"] is None:
+            tx.append("agent.revoked", {"agentId": agent_id}, workspace_id=actor.workspace_id, actor=actor.ref)
+
+    return Command(run=run)
+
+
+def rename_agent(actor: Actor, agent_id: str, name: str) -> Command:
+    def run(tx: Tx) -> None:
+        agent = tx.one("SELECT * FROM agents WHERE id = ? AND workspace_id = ? AND revoked_at IS NULL", agent_id,
+                       actor.workspace_id)
+        if agent is None:
+            raise LapError("not_found", f"No agent {agent_id!r} in this workspace.")
+        if agent["name"] != name:
+            tx.append("agent.renamed", {"agentId": agent_id, "name": name}, workspace_id=actor.workspace_id,
+                      actor=actor.ref)
+
+    return Command(run=run)
+
+
+def owner_device_for_cli(workspace_name: str, device_name: str) -> Command:
+    """`lineup token`: a device token for the owner, creating workspace and owner first on a new hub."""
+    token = secrets.new_token("dev")
+
+    def run(tx: Tx) -> dict[str, Any]:
+        owner = tx.one("SELECT * FROM users WHERE role = 'owner' ORDER BY created_at LIMIT 1")
+        if owner is None:
+            workspace_id, user_id = new_id("ws"), new_id("usr")
+            tx.append("workspace.created", {"name": workspace_name}, workspace_id=workspace_id, actor="hub")
+            # No password yet: the owner signs in with this token and may set one later in the app.
+            tx.append("user.created", {"userId": user_id, "username": "owner", "displayName": "Owner", "role": "owner",
+                                       "_passwordHash": "!"}, workspace_id=workspace_id, actor="hub")
+        else:
+            workspace_id, user_id = owner["workspace_id"], owner["id"]
+        device_id = _add_device(tx, workspace_id, user_id, device_name, token)
+        return {"token": token, "userId": user_id, "workspaceId": workspace_id, "deviceId": device_id}
+
+    return Command(run=run)

@@ -1,0 +1,287 @@
+"""Turning app and agent envelopes into stored events: conversations, messages, tasks, interactions, artifacts.
+
+Each handler runs inside the writer's transaction (hub/store/writer.py), reads the current projections,
+refuses with LapError or appends the events. The first event of a handler carries the envelope's id, so a
+re-send is recognised and answered with the first ack.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+import msgspec
+
+from hub.domain.actors import Actor
+from hub.domain.interactions import check_response, is_expired, normalize_spec
+from hub.domain.tasks import TERMINAL, check_transition
+from hub.protocol import payloads as P
+from hub.protocol.envelope import Envelope, new_id
+from hub.protocol.errors import LapError
+from hub.store.writer import Command, Tx, request_digest
+
+Handler = Callable[[Tx, Actor, Envelope, Any], None]
+
+
+# ---- lookups shared by the handlers ----------------------------------------------------------------
+
+def get_conversation(tx: Tx, actor: Actor, conversation_id: str | None, *, required: bool = True) -> Any:
+    if conversation_id is None:
+        if required:
+            raise LapError("invalid_envelope", "This event needs `conversationId` on the envelope.")
+        return None
+    row = tx.one("SELECT * FROM conversations WHERE id = ? AND workspace_id = ?", conversation_id, actor.workspace_id)
+    if row is None:
+        raise LapError("not_found", f"No conversation {conversation_id!r} in this workspace.")
+    if actor.kind == "agent" and actor.id not in json.loads(row["agent_ids"]):
+        raise LapError("forbidden", "This agent is not a member of that conversation.")
+    return row
+
+
+def get_task(tx: Tx, actor: Actor, task_id: str | None) -> Any:
+    if task_id is None:
+        raise LapError("invalid_envelope", "This event needs `taskId`.")
+    row = tx.one("SELECT * FROM tasks WHERE id = ? AND workspace_id = ?", task_id, actor.workspace_id)
+    if row is None:
+        raise LapError("not_found", f"No task {task_id!r} in this workspace.")
+    if actor.kind == "agent" and row["agent_id"] != actor.id:
+        raise LapError("forbidden", "That task is assigned to another agent.")
+    return row
+
+
+def get_agent(tx: Tx, workspace_id: str, agent_id: str) -> Any:
+    row = tx.one("SELECT * FROM agents WHERE id = ? AND workspace_id = ? AND revoked_at IS NULL", agent_id, workspace_id)
+    if row is None:
+        raise LapError("not_found", f"No agent {agent_id!r} in this workspace.")
+    return row
+
+
+def ensure_new(tx: Tx, table: str, object_id: str, what: str) -> None:
+    if tx.one(f"SELECT 1 FROM {table} WHERE id = ?", object_id) is not None:
+        raise LapError("conflict", f"A {what} with id {object_id!r} already exists.")
+
+
+def change_status(tx: Tx, actor: Actor, task: Any, status: str, *, by: str, correlation_id: str | None,
+                  envelope_id: str | None = None, **extra: Any) -> None:
+    """Append task.status_changed after checking the move (the hub's own moves use by='hub')."""
+    check_transition(task["status"], status, by)
+    tx.append("task.status_changed", {"status": status, "previousStatus": task["status"], **extra},
+              id=envelope_id, workspace_id=actor.workspace_id, actor=actor.ref, task_id=task["id"],
+              conversation_id=task["conversation_id"], correlation_id=correlation_id)
+
+
+def stored_payload(env: Envelope, parsed: Any, **hub_fields: Any) -> dict[str, Any]:
+    """What is stored: the sender's payload (unknown fields kept), its normalised known fields, hub fields."""
+    return {**env.payload, **msgspec.to_builtins(parsed), **hub_fields}
+
+
+def pending_interactions(tx: Tx, task_id: str) -> list[Any]:
+    return tx.all("SELECT * FROM interactions WHERE task_id = ? AND status = 'pending'", task_id)
+
+
+def resume_task_if_unblocked(tx: Tx, actor: Actor, task_id: str | None, correlation_id: str | None) -> None:
+    """waiting_for_human → running once no pending interaction blocks the task any more."""
+    if task_id is None:
+        return
+    task = tx.one("SELECT * FROM tasks WHERE id = ?", task_id)
+    if task is not None and task["status"] == "waiting_for_human" and not pending_interactions(tx, task_id):
+        change_status(tx, actor, task, "running", by="hub", correlation_id=correlation_id, cause="interaction_resolved")
+
+
+# ---- app (person) handlers -------------------------------------------------------------------------
+
+def conversation_create(tx: Tx, actor: Actor, env: Envelope, p: P.ConversationCreate) -> None:
+    conversation_id = env.conversationId or new_id("conv")
+    ensure_new(tx, "conversations", conversation_id, "conversation")
+    for agent_id in p.agentIds:
+        get_agent(tx, actor.workspace_id, agent_id)
+    tx.append("conversation.created", stored_payload(env, p, createdBy=actor.as_author()), id=env.id,
+              workspace_id=actor.workspace_id, actor=actor.ref, conversation_id=conversation_id,
+              correlation_id=env.correlationId, occurred_at=env.occurredAt)
+
+
+def message_create(tx: Tx, actor: Actor, env: Envelope, p: P.MessageCreate) -> None:
+    conversation = get_conversation(tx, actor, env.conversationId)
+    message_id = p.messageId or new_id("msg")
+    existing = tx.one("SELECT * FROM messages WHERE id = ?", message_id)
+    if existing is not None and not (existing["state"] == "streaming" and existing["author_id"] == actor.id
+                                     and existing["conversation_id"] == conversation["id"]):
+        raise LapError("conflict", f"A message with id {message_id!r} already exists.")
+    recipients: list[str] = []
+    if actor.kind == "user":
+        members = json.loads(conversation["agent_ids"])
+        if p.targetAgentId is not None:
+            get_agent(tx, actor.workspace_id, p.targetAgentId)
+            recipients = [p.targetAgentId]
+        else:
+            recipients = members
+    if not p.content and not p.blocks:
+        raise LapError("invalid_payload", "A message needs `content` or `blocks`.")
+    tx.append("message.created", stored_payload(env, p, messageId=message_id, author=actor.as_author()),
+              id=env.id, workspace_id=actor.workspace_id, actor=actor.ref, conversation_id=conversation["id"],
+              task_id=env.taskId, correlation_id=env.correlationId, occurred_at=env.occurredAt,
+              recipients=tuple(recipients))
+
+
+def task_create(tx: Tx, actor: Actor, env: Envelope, p: P.TaskCreate) -> None:
+    task_id = env.taskId or new_id("task")
+    ensure_new(tx, "tasks", task_id, "task")
+    conversation = get_conversation(tx, actor, env.conversationId, required=False)
+    if actor.kind == "agent":
+        agent_id = actor.id
+    elif p.targetAgentId is not None:
+        agent_id = get_agent(tx, actor.workspace_id, p.targetAgentId)["id"]
+    else:
+        members = json.loads(conversation["agent_ids"]) if conversation is not None else []
+        if len(members) != 1:
+            raise LapError("invalid_payload", "Name the agent that should do the task: `targetAgentId`.")
+        agent_id = members[0]
+    if p.parentTaskId is not None:
+        get_task(tx, actor, p.parentTaskId)
+    tx.append("task.created", stored_payload(env, p, agentId=agent_id, status="queued", createdBy=actor.as_author()),
+              id=env.id, workspace_id=actor.workspace_id, actor=actor.ref, task_id=task_id,
+              conversation_id=conversation["id"] if conversation is not None else None,
+              correlation_id=env.correlationId, occurred_at=env.occurredAt,
+              recipients=(agent_id,) if actor.kind == "user" else ())
+
+
+def task_cancel_requested(tx: Tx, actor: Actor, env: Envelope, p: P.TaskCancelRequested) -> None:
+    task = get_task(tx, actor, env.taskId)
+    if task["status"] in TERMINAL:
+        raise LapError("illegal_transition", f"The task is already {task['status']}; there is nothing to cancel.")
+    recipients = (task["agent_id"],) if task["agent_id"] else ()
+    tx.append("task.cancel_requested", stored_payload(env, p, requestedBy=actor.as_author()), id=env.id,
+              workspace_id=actor.workspace_id, actor=actor.ref, task_id=task["id"],
+              conversation_id=task["conversation_id"], correlation_id=env.correlationId,
+              occurred_at=env.occurredAt, recipients=recipients)
+    # seed 002 §6.2: a queued task or one waiting for the person stops at once; a running one only when
+    # its agent confirms or the cancel timeout passes (hub/domain/housekeeping.py).
+    if task["status"] == "waiting_for_human":
+        for interaction in pending_interactions(tx, task["id"]):
+            resolve_interaction(tx, actor, interaction, "cancelled", None, correlation_id=env.correlationId)
+    if task["status"] in ("queued", "waiting_for_human"):
+        change_status(tx, actor, task, "cancelled", by="user", correlation_id=env.correlationId,
+                      cause="cancelled_by_user")
+
+
+def resolve_interaction(tx: Tx, actor: Actor, interaction: Any, outcome: str, response: dict[str, Any] | None, *,
+                        correlation_id: str | None, envelope_id: str | None = None,
+                        occurred_at: str | None = None) -> None:
+    """Record the outcome of an interaction; the agent that asked always receives it."""
+    type_ = "interaction.expired" if outcome == "expired" else "interaction.resolved"
+    payload: dict[str, Any] = {"interactionId": interaction["id"], "outcome": outcome, "response": response}
+    if actor.kind == "user":
+        payload["respondedBy"] = actor.as_author()
+    tx.append(type_, payload, id=envelope_id, workspace_id=actor.workspace_id, actor=actor.ref,
+              task_id=interaction["task_id"], conversation_id=interaction["conversation_id"],
+              correlation_id=correlation_id, occurred_at=occurred_at, recipients=(interaction["agent_id"],))
+
+
+def interaction_respond(tx: Tx, actor: Actor, env: Envelope, p: P.InteractionRespond) -> None:
+    interaction = tx.one("SELECT * FROM interactions WHERE id = ? AND workspace_id = ?", p.interactionId,
+                         actor.workspace_id)
+    if interaction is None:
+        raise LapError("not_found", f"No interaction {p.interactionId!r} in this workspace.")
+    if interaction["status"] != "pending":
+        who = json.loads(interaction["responded_by"]) if interaction["responded_by"] else None
+        by = f" by {who['kind']} {who['id']}" if who else ""
+        raise LapError("already_resolved", f"This interaction is already {interaction['status']}{by} "
+                                           f"at {interaction['responded_at']}.")
+    if is_expired(interaction["expires_at"]):
+        raise LapError("expired", f"This interaction expired at {interaction['expires_at']}.")
+    spec = json.loads(interaction["spec"])
+    outcome, response = check_response(spec, p.response)
+    resolve_interaction(tx, actor, interaction, outcome, response, correlation_id=env.correlationId,
+                        envelope_id=env.id, occurred_at=env.occurredAt)
+    resume_task_if_unblocked(tx, actor, interaction["task_id"], env.correlationId)
+
+
+# ---- agent handlers --------------------------------------------------------------------------------
+
+def task_accepted(tx: Tx, actor: Actor, env: Envelope, p: P.TaskAccepted) -> None:
+    task = get_task(tx, actor, p.taskId or env.taskId)
+    if task["status"] != "queued":
+        raise LapError("illegal_transition", f"Only a queued task can be accepted; this one is {task['status']}.")
+    tx.append("task.accepted", stored_payload(env, p, taskId=task["id"]), id=env.id, workspace_id=actor.workspace_id,
+              actor=actor.ref, task_id=task["id"], conversation_id=task["conversation_id"],
+              correlation_id=env.correlationId, occurred_at=env.occurredAt)
+    change_status(tx, actor, task, "running", by="agent", correlation_id=env.correlationId, cause="accepted")
+
+
+def task_status_changed(tx: Tx, actor: Actor, env: Envelope, p: P.TaskStatusChanged) -> None:
+    task = get_task(tx, actor, env.taskId)
+    target = p.status or task["status"]
+    if p.status is None and task["status"] in TERMINAL:
+        raise LapError("illegal_transition", f"The task is already {task['status']}; it takes no more progress.")
+    check_transition(task["status"], target, "agent")
+    if target == "failed" and p.error is None:
+        raise LapError("invalid_payload", "A failed task needs `error: {code, message}`.")
+    tx.append("task.status_changed", stored_payload(env, p, status=target, previousStatus=task["status"]),
+              id=env.id, workspace_id=actor.workspace_id, actor=actor.ref, task_id=task["id"],
+              conversation_id=task["conversation_id"], correlation_id=env.correlationId, occurred_at=env.occurredAt)
+
+
+def task_child_created(tx: Tx, actor: Actor, env: Envelope, p: P.TaskChildCreated) -> None:
+    parent = get_task(tx, actor, p.parentTaskId)
+    child_id = p.taskId or new_id("task")
+    ensure_new(tx, "tasks", child_id, "task")
+    if p.status == "waiting_for_human":
+        raise LapError("invalid_payload", "A child task cannot start waiting_for_human; ask through an interaction.")
+    tx.append("task.child_created", stored_payload(env, p, taskId=child_id, agentId=actor.id), id=env.id,
+              workspace_id=actor.workspace_id, actor=actor.ref, task_id=child_id,
+              conversation_id=parent["conversation_id"], correlation_id=env.correlationId, occurred_at=env.occurredAt)
+
+
+def interaction_requested(tx: Tx, actor: Actor, env: Envelope, p: P.InteractionRequested) -> None:
+    interaction_id = p.interaction.id or new_id("int")
+    ensure_new(tx, "interactions", interaction_id, "interaction")
+    task = get_task(tx, actor, env.taskId) if env.taskId is not None else None
+    if task is not None and task["status"] not in ("running", "waiting_for_human"):
+        raise LapError("illegal_transition", f"Only a running task can ask the person; this one is {task['status']}.")
+    conversation_id = env.conversationId or (task["conversation_id"] if task is not None else None)
+    if conversation_id is not None:
+        get_conversation(tx, actor, conversation_id)
+    spec = normalize_spec(p.interaction, interaction_id, datetime.now(timezone.utc))
+    tx.append("interaction.requested", {**env.payload, "interaction": spec}, id=env.id,
+              workspace_id=actor.workspace_id, actor=actor.ref, task_id=task["id"] if task is not None else None,
+              conversation_id=conversation_id, correlation_id=env.correlationId, occurred_at=env.occurredAt)
+    if task is not None and task["status"] == "running":
+        change_status(tx, actor, task, "waiting_for_human", by="hub", correlation_id=env.correlationId,
+                      cause="interaction_requested", interactionId=interaction_id)
+
+
+def artifact_created(tx: Tx, actor: Actor, env: Envelope, p: P.ArtifactCreated) -> None:
+    artifact_id = p.artifactId or new_id("art")
+    ensure_new(tx, "artifacts", artifact_id, "artifact")
+    task = get_task(tx, actor, env.taskId) if env.taskId is not None else None
+    conversation_id = env.conversationId or (task["conversation_id"] if task is not None else None)
+    if conversation_id is not None:
+        get_conversation(tx, actor, conversation_id)
+    tx.append("artifact.created", stored_payload(env, p, artifactId=artifact_id), id=env.id,
+              workspace_id=actor.workspace_id, actor=actor.ref, task_id=task["id"] if task is not None else None,
+              conversation_id=conversation_id, correlation_id=env.correlationId, occurred_at=env.occurredAt)
+
+
+APP_HANDLERS: dict[str, Handler] = {
+    "conversation.create": conversation_create,
+    "message.create": message_create,
+    "task.create": task_create,
+    "task.cancel_requested": task_cancel_requested,
+    "interaction.respond": interaction_respond,
+}
+AGENT_HANDLERS: dict[str, Handler] = {
+    "message.create": message_create,
+    "task.create": task_create,
+    "task.accepted": task_accepted,
+    "task.status_changed": task_status_changed,
+    "task.child_created": task_child_created,
+    "interaction.requested": interaction_requested,
+    "artifact.created": artifact_created,
+}
+
+
+def command_for(actor: Actor, env: Envelope, handler: Handler, parsed: Any) -> Command:
+    """Wrap one inbound envelope as a writer command keyed by its id for idempotency."""
+    digest = request_digest(actor.ref, env.type, env.workspaceId, env.conversationId, env.taskId, env.payload)
+    return Command(run=lambda tx: handler(tx, actor, env, parsed), dedupe_id=env.id, request_hash=digest)

@@ -1,0 +1,142 @@
+"""Presence and the hub's timers: online/offline, zombies, the grace period, cancel timeouts, expiries.
+
+Every duration is measured on the monotonic clock, so a wall-clock jump never makes an agent look silent
+(shared/QUALITY.md rule 7). Only interaction expiry uses wall time: `expiresAt` is a wall-clock instant.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import logging
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from hub.domain import housekeeping
+from hub.domain.interactions import parse_time
+from hub.domain.tasks import TERMINAL
+from hub.protocol.envelope import now_iso
+from hub.store.events import StoredEvent
+
+if TYPE_CHECKING:
+    from hub.core import Hub
+    from hub.gateway.session import Session
+
+log = logging.getLogger("lineup.presence")
+TICK_S = 0.25
+
+
+class Presence:
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.last_heartbeat_wall: dict[str, str] = {}     # agent id -> ISO time of its last sign of life
+        self.offline_since: dict[str, float] = {}          # agent id -> monotonic time it went offline
+        self.cancel_deadlines: dict[str, float] = {}       # task id -> monotonic deadline
+        self.expiries: list[tuple[datetime, str]] = []     # heap of (expiresAt, interaction id)
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def _loop_time(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    async def start(self) -> None:
+        now = self._loop_time
+        rows = await self.hub.read(lambda c: c.execute(
+            "SELECT id, status, last_heartbeat_at FROM agents WHERE revoked_at IS NULL").fetchall())
+        for row in rows:
+            self.offline_since[row["id"]] = now  # after a restart nobody is connected yet
+            if row["status"] == "online":
+                await self.hub.execute(housekeeping.agent_status(
+                    row["id"], "offline", reason="hub_restarted", last_heartbeat_at=row["last_heartbeat_at"]))
+        for row in await self.hub.read(lambda c: c.execute(
+                "SELECT id FROM tasks WHERE status = 'running' AND cancel_requested_at IS NOT NULL").fetchall()):
+            self.cancel_deadlines[row["id"]] = now + self.hub.settings.cancel_timeout_s
+        for row in await self.hub.read(lambda c: c.execute(
+                "SELECT id, expires_at FROM interactions WHERE status = 'pending' AND expires_at IS NOT NULL").fetchall()):
+            heapq.heappush(self.expiries, (parse_time(row["expires_at"], "expiresAt"), row["id"]))
+        self._task = asyncio.create_task(self._run(), name="lineup-presence")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+
+    # ---- connections ----------------------------------------------------------------------------------
+
+    async def agent_connected(self, session: Session, hello: dict[str, object]) -> None:
+        agent_id = session.actor.id
+        self.offline_since.pop(agent_id, None)
+        self.last_heartbeat_wall[agent_id] = now_iso()
+        await self.hub.execute(housekeeping.agent_status(agent_id, "online", reason="connected",
+                                                         last_heartbeat_at=self.last_heartbeat_wall[agent_id],
+                                                         hello=hello))
+
+    def seen(self, session: Session) -> None:
+        session.touch()
+        if session.kind == "agent":
+            self.last_heartbeat_wall[session.actor.id] = now_iso()
+
+    async def agent_disconnected(self, session: Session, reason: str) -> None:
+        agent_id = session.actor.id
+        if any(s.connected for s in self.hub.broker.agent_sessions(agent_id) if s is not session):
+            return
+        if agent_id in self.offline_since:
+            return
+        self.offline_since[agent_id] = self._loop_time
+        await self.hub.execute(housekeeping.agent_status(
+            agent_id, "offline", reason=reason, last_heartbeat_at=self.last_heartbeat_wall.get(agent_id)))
+
+    # ---- what committed events mean for the timers ----------------------------------------------------
+
+    def observe(self, events: list[StoredEvent]) -> None:
+        for event in events:
+            if event.type == "task.cancel_requested":
+                self.cancel_deadlines[event.task_id or ""] = self._loop_time + self.hub.settings.cancel_timeout_s
+            elif event.type == "task.status_changed" and event.payload.get("status") in TERMINAL:
+                self.cancel_deadlines.pop(event.task_id or "", None)
+            elif event.type == "interaction.requested":
+                expires_at = event.payload["interaction"].get("expiresAt")
+                if expires_at:
+                    heapq.heappush(self.expiries, (parse_time(expires_at, "expiresAt"), event.payload["interaction"]["id"]))
+            elif event.type == "agent.revoked":
+                self.offline_since.pop(event.payload["agentId"], None)
+
+    # ---- the timer loop -------------------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(TICK_S)
+            try:
+                await self._tick()
+            except Exception:
+                log.exception("presence tick failed")
+
+    async def _tick(self) -> None:
+        settings = self.hub.settings
+        now = self._loop_time
+        silent_after = settings.heartbeat_interval_s * settings.missed_heartbeats_offline
+        for sessions in list(self.hub.broker.agents.values()):
+            for session in list(sessions):
+                if session.connected and now - session.last_seen > silent_after:
+                    log.info("agent %s missed %d heartbeats; closing", session.actor.id,
+                             settings.missed_heartbeats_offline)
+                    session.close(4000, "heartbeat timeout")
+                    await self.agent_disconnected(session, "heartbeat_timeout")
+        for agent_id, since in list(self.offline_since.items()):
+            if now - since >= settings.grace_period_s:
+                del self.offline_since[agent_id]
+                rows = await self.hub.read(lambda c: c.execute(
+                    "SELECT id, connection_lost_at FROM tasks WHERE agent_id = ? AND status = 'running' "
+                    "AND connection_lost_at IS NOT NULL", (agent_id,)).fetchall())
+                for row in rows:
+                    await self.hub.execute(housekeeping.fail_unreachable(row["id"], row["connection_lost_at"]))
+        for task_id, deadline in list(self.cancel_deadlines.items()):
+            if now >= deadline:
+                del self.cancel_deadlines[task_id]
+                await self.hub.execute(housekeeping.cancel_timed_out(task_id))
+        wall_now = datetime.now(timezone.utc)
+        while self.expiries and self.expiries[0][0] <= wall_now:
+            _, interaction_id = heapq.heappop(self.expiries)
+            await self.hub.execute(housekeeping.expire_interaction(interaction_id))
+        await self.hub.streams.flush_due()

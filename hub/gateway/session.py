@@ -1,0 +1,180 @@
+"""One connected socket: its bounded outbound buffer, its sender task, and resume from a cursor.
+
+Resume follows shared/QUALITY.md rule 4: subscribe (events are buffered) → read the head → replay from the
+log up to the head → flush the buffered events after what was sent → `system.caught_up` → live. If the buffer
+overflows while replaying, it is dropped and the log is read again: the database is the buffer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+from starlette.websockets import WebSocket, WebSocketState
+
+from hub.domain.actors import Actor
+from hub.protocol.envelope import system_frame
+from hub.store.events import StoredEvent
+
+if TYPE_CHECKING:
+    from hub.core import Hub
+
+log = logging.getLogger("lineup.gateway")
+
+CLOSE_SLOW_CONSUMER = 4008
+REPLAY_HIGH_WATER = 256 * 1024  # replay waits while this much is queued, instead of growing the buffer
+
+
+class Session:
+    """A socket of an app or an agent after a successful hello."""
+
+    def __init__(self, hub: Hub, ws: WebSocket, actor: Actor, *, max_buffer_bytes: int) -> None:
+        self.hub = hub
+        self.ws = ws
+        self.actor = actor
+        self.kind = actor.kind
+        self.max_buffer_bytes = max_buffer_bytes
+        self._queue: deque[bytes] = deque()
+        self.queued_bytes = 0
+        self._wakeup = asyncio.Event()
+        self._drained = asyncio.Event()
+        self._drained.set()
+        self.closed = False
+        self.close_code: int | None = None
+        self.live = False
+        self.last_sent = 0
+        self._pending: list[StoredEvent] = []
+        self._pending_bytes = 0
+        self._pending_overflow = False
+        self.last_seen = asyncio.get_running_loop().time()
+        self._sender: asyncio.Task[None] | None = None
+
+    # ---- outbound ----------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._sender = asyncio.create_task(self._send_loop(), name=f"lineup-send-{self.actor.ref}")
+
+    def send(self, frame: bytes) -> None:
+        """Queue a frame without waiting; a client that lets more than the bound pile up is disconnected."""
+        if self.closed:
+            return
+        if self.queued_bytes + len(frame) > self.max_buffer_bytes:
+            log.info("closing slow consumer %s (%d bytes queued)", self.actor.ref, self.queued_bytes)
+            self.close(CLOSE_SLOW_CONSUMER, "slow consumer: resume with lastSequence")
+            return
+        self._queue.append(frame)
+        self.queued_bytes += len(frame)
+        self._drained.clear()
+        self._wakeup.set()
+
+    async def send_paced(self, frame: bytes) -> None:
+        """Queue a replayed frame, waiting while the buffer is above the replay high-water mark."""
+        while not self.closed and self.queued_bytes > REPLAY_HIGH_WATER:
+            await self._drained.wait()
+        self.send(frame)
+
+    def send_system(self, type_: str, payload: dict[str, Any], correlation_id: str | None = None) -> None:
+        self.send(system_frame(type_, payload, workspace_id=self.actor.workspace_id, correlation_id=correlation_id))
+
+    async def _send_loop(self) -> None:
+        try:
+            while not self.closed:
+                await self._wakeup.wait()
+                self._wakeup.clear()
+                while self._queue and not self.closed:
+                    frame = self._queue.popleft()
+                    self.queued_bytes -= len(frame)
+                    if self.queued_bytes <= REPLAY_HIGH_WATER:
+                        self._drained.set()
+                    await self.ws.send_text(frame.decode())
+                self._drained.set()
+        except Exception:  # the peer went away while we were sending; the reader notices the close
+            self.closed = True
+            self._drained.set()
+
+    def close(self, code: int, reason: str = "") -> None:
+        """Close the socket from any task; the reader loop sees the disconnect and cleans up."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_code = code
+        self._drained.set()
+        self._wakeup.set()
+        asyncio.create_task(self._close(code, reason))
+
+    async def _close(self, code: int, reason: str) -> None:
+        try:
+            if self.ws.application_state == WebSocketState.CONNECTED:
+                await self.ws.close(code, reason)
+        except Exception:
+            pass
+
+    async def shutdown(self) -> None:
+        self.closed = True
+        self._wakeup.set()
+        self._drained.set()
+        if self._sender is not None:
+            self._sender.cancel()
+            await asyncio.gather(self._sender, return_exceptions=True)
+
+    # ---- events --------------------------------------------------------------------------------------
+
+    def frame_for(self, event: StoredEvent) -> bytes:
+        return event.app_frame() if self.kind == "user" else event.agent_frame()
+
+    def deliver(self, event: StoredEvent) -> None:
+        """Called by the broker for every committed event this session may see."""
+        if not self.live:
+            if self._pending_overflow:
+                return
+            self._pending.append(event)
+            self._pending_bytes += len(event.app_frame())
+            if self._pending_bytes > self.max_buffer_bytes:
+                self._pending.clear()
+                self._pending_bytes = 0
+                self._pending_overflow = True
+            return
+        if event.sequence > self.last_sent:
+            self.last_sent = event.sequence
+            self.send(self.frame_for(event))
+
+    def deliver_transient(self, frame: bytes) -> None:
+        """Frames that are not stored (message deltas) reach only sessions that are live."""
+        if self.live:
+            self.send(frame)
+
+    async def replay(self, cursor: int, read_page: Callable[[int, int], Awaitable[list[StoredEvent]]]) -> int:
+        """Send every visible event after `cursor`, then go live. Returns the sequence reported as caught up."""
+        while not self.closed:
+            upto = self.hub.writer.head
+            while cursor < upto and not self.closed:
+                page = await read_page(cursor, upto)
+                if not page:
+                    break
+                for event in page:
+                    await self.send_paced(self.frame_for(event))
+                cursor = page[-1].sequence
+            cursor = max(cursor, upto)
+            if self._pending_overflow:
+                self._pending_overflow = False
+                continue
+            for event in self._pending:
+                if event.sequence > cursor:
+                    self.send(self.frame_for(event))
+                    cursor = event.sequence
+            self._pending.clear()
+            self._pending_bytes = 0
+            self.last_sent = cursor
+            self.live = True
+            self.send_system("system.caught_up", {"sequence": cursor})
+            break
+        return cursor
+
+    def touch(self) -> None:
+        self.last_seen = asyncio.get_running_loop().time()
+
+    @property
+    def connected(self) -> bool:
+        return not self.closed

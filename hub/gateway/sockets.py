@@ -1,0 +1,258 @@
+"""The /ws/agent and /ws/app endpoints: hello, welcome, resume, and one answer for every frame."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from hub.auth.lookup import agent_actor, app_actor
+from hub.domain.actors import Actor
+from hub.domain.collaboration import AGENT_HANDLERS, APP_HANDLERS, command_for
+from hub.gateway.session import Session
+from hub.protocol import payloads as P
+from hub.protocol.envelope import Envelope, decode_envelope, system_frame
+from hub.protocol.errors import LapError
+from hub.store import events as event_log
+from hub.store.writer import Outcome
+from hub.web.origin import origin_allowed
+
+if TYPE_CHECKING:
+    from hub.core import Hub
+
+log = logging.getLogger("lineup.gateway")
+
+CLOSE_UNAUTHORIZED = 4401
+CLOSE_HELLO_TIMEOUT = 4408
+CLOSE_UNSUPPORTED_DATA = 1003
+CLOSE_POLICY = 1008
+BAD_FRAME_LIMIT, BAD_FRAME_WINDOW_S = 100, 10.0
+
+
+def _guess_id(frame: str) -> str | None:
+    """The id of an envelope that failed validation, if one can be read, so the error can name it."""
+    try:
+        data = msgspec.json.decode(frame)
+    except msgspec.DecodeError:
+        return None
+    value = data.get("id") if isinstance(data, dict) else None
+    return value if isinstance(value, str) and len(value) <= 128 else None
+
+
+class SocketServer:
+    """Serves one socket from accept to close."""
+
+    def __init__(self, hub: Hub, ws: WebSocket, kind: str) -> None:
+        self.hub = hub
+        self.ws = ws
+        self.kind = kind  # "agent" or "app"
+        self.session: Session | None = None
+        self.bad_frames: list[float] = []
+        self.in_flight = asyncio.Semaphore(hub.settings.max_in_flight)
+        self.replay_task: asyncio.Task[int] | None = None
+
+    async def serve(self) -> None:
+        if self.kind == "app" and not origin_allowed(self.ws.headers):
+            await self.ws.close(code=CLOSE_POLICY)  # before accept: the browser sees HTTP 403
+            return
+        await self.ws.accept()
+        try:
+            actor, hello = await self._handshake()
+            if actor is None:
+                return
+            await self._open_session(actor, hello)
+            await self._read_loop()
+        except WebSocketDisconnect:
+            pass
+        finally:
+            await self._cleanup()
+
+    # ---- receiving -------------------------------------------------------------------------------------
+
+    async def _receive_text(self, timeout_s: float | None = None) -> str | None:
+        """The next text frame, or None when the peer left or sent something we close on."""
+        message = await (asyncio.wait_for(self.ws.receive(), timeout_s) if timeout_s else self.ws.receive())
+        if message["type"] == "websocket.disconnect":
+            return None
+        if message.get("text") is None:
+            await self.ws.close(CLOSE_UNSUPPORTED_DATA, "binary frames are not part of LAP")
+            return None
+        text: str = message["text"]
+        return text
+
+    def _send_raw(self, type_: str, payload: dict[str, Any], correlation_id: str | None = None) -> Any:
+        return self.ws.send_text(system_frame(type_, payload, correlation_id=correlation_id).decode())
+
+    def _count_bad_frame(self) -> bool:
+        """Record a bad frame; True when the flood limit is passed and the socket should close."""
+        now = time.monotonic()
+        self.bad_frames = [t for t in self.bad_frames if now - t < BAD_FRAME_WINDOW_S]
+        self.bad_frames.append(now)
+        return len(self.bad_frames) > BAD_FRAME_LIMIT
+
+    # ---- handshake ---------------------------------------------------------------------------------------
+
+    async def _handshake(self) -> tuple[Actor | None, Any]:
+        hello_type = "agent.hello" if self.kind == "agent" else "app.hello"
+        deadline = time.monotonic() + self.hub.settings.hello_timeout_s
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                if remaining <= 0:
+                    raise TimeoutError
+                frame = await self._receive_text(remaining)
+            except TimeoutError:
+                await self.ws.close(CLOSE_HELLO_TIMEOUT, f"no {hello_type} within the time limit")
+                return None, None
+            if frame is None:
+                return None, None
+            try:
+                env = decode_envelope(frame)
+                if env.type != hello_type:
+                    raise LapError("invalid_envelope", f"The first frame on this socket must be {hello_type}.")
+                hello = P.parse_payload(P.HANDSHAKES[hello_type], env.payload)
+            except LapError as exc:
+                await self._send_raw("system.error", exc.as_payload(_guess_id(frame)))
+                if self._count_bad_frame():
+                    await self.ws.close(CLOSE_POLICY, "too many bad frames")
+                    return None, None
+                continue
+            actor = await (agent_actor(self.hub, hello.credential) if self.kind == "agent"
+                           else app_actor(self.hub, hello.token))
+            if actor is None:
+                err = LapError("unauthorized", "The credential is unknown or has been revoked." if self.kind == "agent"
+                               else "The token is unknown or has been revoked.")
+                await self._send_raw("system.error", err.as_payload(env.id))
+                await self.ws.close(CLOSE_UNAUTHORIZED, "unauthorized")
+                return None, None
+            return actor, hello
+
+    async def _open_session(self, actor: Actor, hello: Any) -> None:
+        hub = self.hub
+        session = Session(hub, self.ws, actor, max_buffer_bytes=hub.settings.outbound_buffer_bytes)
+        self.session = session
+        session.start()
+        hub.broker.add(session)  # from here on committed events are buffered for this session
+        head = hub.writer.head
+        welcome: dict[str, Any] = {"workspaceId": actor.workspace_id, "heartbeatIntervalMs": hub.settings.heartbeat_interval_ms,
+                                   "epoch": hub.epoch, "headSequence": head}
+        if actor.kind == "agent":
+            welcome["agentId"] = actor.id
+        else:
+            welcome.update(userId=actor.id, deviceId=actor.device_id)
+        session.send_system("system.welcome", welcome)
+        cursor = hello.lastSequence or 0
+        reason = None
+        if hello.epoch is not None and hello.epoch != hub.epoch:
+            reason = "epoch_changed"
+        elif cursor > head:
+            reason = "beyond_head"
+        if reason is not None:
+            session.send_system("system.resync_required", {"reason": reason, "epoch": hub.epoch, "headSequence": head})
+            # An agent gets everything addressed to it again; an app reloads its state over HTTP.
+            cursor = 0 if actor.kind == "agent" else head
+        if actor.kind == "agent":
+            await hub.presence.agent_connected(session, {"runtime": hello.runtime, "agentVersion": hello.agentVersion,
+                                                         "capabilities": hello.capabilities})
+            read = self._agent_pages(actor.id)
+        else:
+            read = self._app_pages(actor.workspace_id)
+        self.replay_task = asyncio.create_task(session.replay(cursor, read), name=f"lineup-replay-{actor.ref}")
+
+    def _app_pages(self, workspace_id: str) -> Any:
+        async def read(after: int, upto: int) -> list[event_log.StoredEvent]:
+            return await self.hub.read_replay(lambda c: event_log.read_workspace_after(c, workspace_id, after, upto))
+        return read
+
+    def _agent_pages(self, agent_id: str) -> Any:
+        async def read(after: int, upto: int) -> list[event_log.StoredEvent]:
+            return await self.hub.read_replay(lambda c: event_log.read_agent_after(c, agent_id, after, upto))
+        return read
+
+    # ---- frames after the hello ---------------------------------------------------------------------------
+
+    async def _read_loop(self) -> None:
+        session = self.session
+        assert session is not None
+        while not session.closed:
+            frame = await self._receive_text()
+            if frame is None:
+                return
+            self.hub.presence.seen(session)
+            await self._handle(session, frame)
+
+    async def _handle(self, session: Session, frame: str) -> None:
+        try:
+            env = decode_envelope(frame)
+        except LapError as exc:
+            self._refuse(session, exc, _guess_id(frame))
+            return
+        if env.type == "system.ping":
+            session.send_system("system.pong", {}, correlation_id=env.id)
+            return
+        try:
+            if env.workspaceId != session.actor.workspace_id:
+                raise LapError("forbidden", "The envelope names another workspace than your credential's.",
+                               hint=f"Set workspaceId to {session.actor.workspace_id!r}.")
+            if self.kind == "agent" and env.type == "message.delta":
+                delta = P.parse_payload(P.MessageDelta, env.payload)
+                await self.hub.streams.delta(session.actor, env, delta)
+                session.send_system("system.ack", {"id": env.id, "sequence": None, "duplicate": False,
+                                                   "transient": True})
+                return
+            handlers, kinds = ((AGENT_HANDLERS, P.AGENT_INBOUND) if self.kind == "agent"
+                               else (APP_HANDLERS, P.APP_INBOUND))
+            handler = handlers.get(env.type)
+            if handler is None:
+                if env.type in P.HANDSHAKES:
+                    raise LapError("invalid_envelope", "The hello was already accepted on this socket.")
+                # PROTOCOL.md: unknown types are acknowledged with a warning and not stored.
+                log.info("unknown event type %r from %s ignored", env.type, session.actor.ref)
+                session.send_system("system.ack", {"id": env.id, "sequence": None, "duplicate": False,
+                                                   "warning": "unknown_type"})
+                return
+            parsed = P.parse_payload(kinds[env.type], env.payload)
+        except LapError as exc:
+            self._refuse(session, exc, env.id)
+            return
+        await self.in_flight.acquire()
+        future = self.hub.writer.submit(command_for(session.actor, env, handler, parsed))
+        future.add_done_callback(lambda f: self._answer(session, env, f.result()))
+
+    def _answer(self, session: Session, env: Envelope, outcome: Outcome) -> None:
+        self.in_flight.release()
+        if outcome.error is not None:
+            session.send_system("system.error", outcome.error.as_payload(env.id))
+        else:
+            session.send_system("system.ack", {"id": env.id, "sequence": outcome.sequence,
+                                               "duplicate": outcome.duplicate})
+
+    def _refuse(self, session: Session, exc: LapError, envelope_id: str | None) -> None:
+        session.send_system("system.error", exc.as_payload(envelope_id))
+        if self._count_bad_frame():
+            session.close(CLOSE_POLICY, "too many bad frames")
+
+    async def _cleanup(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        session.closed = True
+        if self.replay_task is not None:
+            self.replay_task.cancel()
+            await asyncio.gather(self.replay_task, return_exceptions=True)
+        self.hub.broker.remove(session)
+        await session.shutdown()
+        if session.kind == "agent" and self.hub.started:
+            await self.hub.presence.agent_disconnected(session, "disconnected" if session.close_code != 4401 else "revoked")
+
+
+async def agent_socket(ws: WebSocket) -> None:
+    await SocketServer(ws.app.state.hub, ws, "agent").serve()
+
+
+async def app_socket(ws: WebSocket) -> None:
+    await SocketServer(ws.app.state.hub, ws, "app").serve()

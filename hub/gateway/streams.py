@@ -1,0 +1,122 @@
+"""Streamed agent messages: deltas go out live, the text so far is saved every few seconds.
+
+A `message.delta {messageId, offset, text}` is not stored by itself: apps that are live receive it at once
+(without a sequence); the accumulated text is stored as `message.updated` at most `stream_snapshot_s` apart,
+and the agent's final `message.create` with the same `messageId` stores the whole message. A crash loses at
+most the last few seconds of a stream, never a completed message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from hub.domain import housekeeping
+from hub.domain.actors import Actor
+from hub.protocol.envelope import Envelope, PROTOCOL_VERSION, encode, now_iso
+from hub.protocol.errors import LapError
+from hub.protocol.payloads import MessageDelta
+from hub.store.events import StoredEvent
+
+if TYPE_CHECKING:
+    from hub.core import Hub
+
+MAX_STREAM_CHARS = 256 * 1024
+
+
+@dataclass
+class Stream:
+    actor: Actor
+    conversation_id: str
+    task_id: str | None
+    content: str
+    saved_length: int
+    last_saved: float
+
+
+class Streams:
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.open: dict[str, Stream] = {}
+
+    async def delta(self, actor: Actor, env: Envelope, delta: MessageDelta) -> None:
+        """Apply one delta (idempotent by offset) and forward it live; raise LapError if it cannot apply."""
+        stream = self.open.get(delta.messageId)
+        if stream is None:
+            stream = await self._open(actor, env, delta.messageId)
+        if stream.actor != actor:
+            raise LapError("forbidden", "That message belongs to another agent.")
+        end = delta.offset + len(delta.text)
+        if delta.offset > len(stream.content):
+            raise LapError("invalid_payload", f"Text before offset {delta.offset} is missing (have "
+                           f"{len(stream.content)} characters).",
+                           hint="Resend the missing deltas, or send message.create with the whole text.")
+        if end <= len(stream.content):
+            return  # a re-send of text we already have
+        if end > MAX_STREAM_CHARS:
+            raise LapError("invalid_payload", "The streamed message is too long; finish it with message.create.")
+        stream.content = stream.content[:delta.offset] + delta.text
+        frame = encode(Envelope(id=env.id, type="message.delta", version=PROTOCOL_VERSION, occurredAt=env.occurredAt,
+                                payload={"messageId": delta.messageId, "offset": delta.offset, "text": delta.text,
+                                         "author": actor.as_author()},
+                                workspaceId=actor.workspace_id, conversationId=stream.conversation_id,
+                                taskId=stream.task_id))
+        self.hub.broker.publish_transient(actor.workspace_id, frame)
+        if asyncio.get_running_loop().time() - stream.last_saved >= self.hub.settings.stream_snapshot_s:
+            await self._save(delta.messageId, stream)
+
+    async def _open(self, actor: Actor, env: Envelope, message_id: str) -> Stream:
+        conversation_id = env.conversationId
+        if conversation_id is None:
+            raise LapError("invalid_envelope", "message.delta needs `conversationId` on the envelope.")
+        row = await self.hub.read(lambda c: c.execute(
+            "SELECT agent_ids FROM conversations WHERE id = ? AND workspace_id = ?",
+            (conversation_id, actor.workspace_id)).fetchone())
+        if row is None:
+            raise LapError("not_found", f"No conversation {conversation_id!r} in this workspace.")
+        if actor.id not in row["agent_ids"]:
+            raise LapError("forbidden", "This agent is not a member of that conversation.")
+        existing = await self.hub.read(lambda c: c.execute(
+            "SELECT content, state, author_id FROM messages WHERE id = ?", (message_id,)).fetchone())
+        content = ""
+        if existing is not None:
+            if existing["state"] != "streaming" or existing["author_id"] != actor.id:
+                raise LapError("conflict", f"Message {message_id!r} is already complete.")
+            content = existing["content"]  # resuming after a hub restart: continue from the last snapshot
+        stream = Stream(actor, conversation_id, env.taskId, content, len(content), asyncio.get_running_loop().time())
+        self.open[message_id] = stream
+        return stream
+
+    async def _save(self, message_id: str, stream: Stream) -> None:
+        stream.last_saved = asyncio.get_running_loop().time()
+        if stream.saved_length == len(stream.content):
+            return
+        stream.saved_length = len(stream.content)
+        await self.hub.execute(housekeeping.snapshot_stream(stream.actor, stream.conversation_id, message_id,
+                                                            stream.content, stream.task_id))
+
+    async def flush_due(self) -> None:
+        now = asyncio.get_running_loop().time()
+        for message_id, stream in list(self.open.items()):
+            if stream.saved_length != len(stream.content) and now - stream.last_saved >= self.hub.settings.stream_snapshot_s:
+                try:
+                    await self._save(message_id, stream)
+                except LapError:
+                    self.open.pop(message_id, None)
+
+    async def flush_all(self) -> None:
+        for message_id, stream in list(self.open.items()):
+            try:
+                await self._save(message_id, stream)
+            except LapError:
+                pass
+
+    def observe(self, events: list[StoredEvent]) -> None:
+        for event in events:
+            if event.type == "message.created":
+                self.open.pop(event.payload.get("messageId", ""), None)
+
+    @staticmethod
+    def stamp() -> str:
+        return now_iso()

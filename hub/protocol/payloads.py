@@ -1,0 +1,214 @@
+"""Payload types of every LAP/0.1 event the hub accepts or sends (seed 002 §10.1–10.4, PROTOCOL.md)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from hub.protocol.envelope import Id
+from hub.protocol.errors import LapError
+
+Text = Annotated[str, msgspec.Meta(max_length=256 * 1024)]
+Title = Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+Progress = Annotated[int, msgspec.Meta(ge=0, le=100)]
+Cursor = Annotated[int, msgspec.Meta(ge=0)]
+
+TaskStatus = Literal["queued", "running", "waiting_for_human", "succeeded", "failed", "cancelled"]
+InteractionType = Literal["approval", "choice", "input", "review"]
+
+
+class Payload(msgspec.Struct, omit_defaults=True):
+    """Base of payload types. Unknown fields are tolerated here and kept in the stored event."""
+
+
+# ---- handshake and system frames ------------------------------------------------------------------
+
+class AgentHello(Payload):
+    credential: Annotated[str, msgspec.Meta(min_length=1, max_length=512)]
+    agentVersion: str = ""
+    runtime: str = ""
+    capabilities: list[str] = []
+    tools: list[dict[str, Any]] | None = None
+    epoch: str | None = None
+    lastSequence: Cursor | None = None
+
+
+class AppHello(Payload):
+    token: Annotated[str, msgspec.Meta(min_length=1, max_length=512)]
+    epoch: str | None = None
+    lastSequence: Cursor | None = None
+
+
+class Welcome(Payload):
+    workspaceId: str
+    heartbeatIntervalMs: int
+    epoch: str
+    headSequence: int
+    agentId: str | None = None
+    userId: str | None = None
+    deviceId: str | None = None
+
+
+class Ack(Payload):
+    id: str
+    sequence: int | None
+    duplicate: bool = False
+    warning: str | None = None
+
+
+class Error(Payload):
+    code: str
+    message: str
+    hint: str
+    id: str | None = None
+
+
+class ResyncRequired(Payload):
+    reason: Literal["epoch_changed", "beyond_head", "unavailable"]
+    epoch: str
+    headSequence: int
+
+
+class CaughtUp(Payload):
+    sequence: int
+
+
+# ---- app -> hub ----------------------------------------------------------------------------------
+
+class ConversationCreate(Payload):
+    title: Title
+    agentIds: list[Id] = []
+
+
+class MessageCreate(Payload):
+    content: Text = ""
+    messageId: Id | None = None
+    targetAgentId: Id | None = None
+    blocks: list[dict[str, Any]] | None = None
+
+
+class MessageDelta(Payload):
+    """A streamed piece of an agent message: `offset` is where `text` starts in the whole message."""
+
+    messageId: Id
+    text: Text
+    offset: Cursor
+
+
+class TaskCreate(Payload):
+    title: Title
+    description: Text = ""
+    targetAgentId: Id | None = None
+    parentTaskId: Id | None = None
+
+
+class TaskCancelRequested(Payload):
+    reason: Annotated[str, msgspec.Meta(max_length=2000)] | None = None
+
+
+class InteractionRespond(Payload):
+    interactionId: Id
+    response: dict[str, Any]
+
+
+# ---- agent -> hub --------------------------------------------------------------------------------
+
+class TaskAccepted(Payload):
+    taskId: Id | None = None
+
+
+class TaskErrorInfo(Payload):
+    code: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+    message: Annotated[str, msgspec.Meta(max_length=4000)] = ""
+
+
+class TaskStatusChanged(Payload):
+    status: TaskStatus | None = None
+    progress: Progress | None = None
+    summary: Annotated[str, msgspec.Meta(max_length=2000)] | None = None
+    error: TaskErrorInfo | None = None
+
+
+class TaskChildCreated(Payload):
+    parentTaskId: Id
+    title: Title
+    status: TaskStatus = "queued"
+    taskId: Id | None = None
+
+
+class InteractionOption(Payload):
+    id: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+    label: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+    style: Literal["primary", "secondary", "danger"] | None = None
+    recommended: bool = False
+    description: Annotated[str, msgspec.Meta(max_length=2000)] | None = None
+
+
+class InteractionSpec(Payload):
+    type: InteractionType
+    title: Title
+    id: Id | None = None
+    description: Text = ""
+    impact: Text = ""
+    risk: Literal["low", "medium", "high"] = "medium"
+    options: list[InteractionOption] = []
+    multiple: bool = False
+    # input: a named format or a regular expression the answer must match.
+    format: Literal["text", "url", "email", "number", "integer"] = "text"
+    pattern: Annotated[str, msgspec.Meta(max_length=500)] | None = None
+    placeholder: Annotated[str, msgspec.Meta(max_length=500)] | None = None
+    maxLength: Annotated[int, msgspec.Meta(ge=1, le=100_000)] | None = None
+    # review: what is to be reviewed.
+    content: Text = ""
+    attachments: list[dict[str, Any]] = []
+    details: dict[str, Any] = {}
+    expiresAt: str | None = None
+
+
+class InteractionRequested(Payload):
+    interaction: InteractionSpec
+
+
+class ArtifactCreated(Payload):
+    name: Title
+    url: Annotated[str, msgspec.Meta(min_length=1, max_length=4000)]
+    mimeType: Annotated[str, msgspec.Meta(max_length=200)] | None = None
+    summary: Annotated[str, msgspec.Meta(max_length=4000)] | None = None
+    artifactId: Id | None = None
+
+
+# Which payload type each inbound event type has. Inbound types not listed here are unknown.
+APP_INBOUND: dict[str, type[Payload]] = {
+    "conversation.create": ConversationCreate,
+    "message.create": MessageCreate,
+    "task.create": TaskCreate,
+    "task.cancel_requested": TaskCancelRequested,
+    "interaction.respond": InteractionRespond,
+}
+AGENT_INBOUND: dict[str, type[Payload]] = {
+    "message.create": MessageCreate,
+    "message.delta": MessageDelta,
+    "task.create": TaskCreate,
+    "task.accepted": TaskAccepted,
+    "task.status_changed": TaskStatusChanged,
+    "task.child_created": TaskChildCreated,
+    "interaction.requested": InteractionRequested,
+    "artifact.created": ArtifactCreated,
+}
+HANDSHAKES: dict[str, type[Payload]] = {"agent.hello": AgentHello, "app.hello": AppHello}
+SYSTEM_OUTBOUND: dict[str, type[Payload]] = {
+    "system.welcome": Welcome,
+    "system.ack": Ack,
+    "system.error": Error,
+    "system.resync_required": ResyncRequired,
+    "system.caught_up": CaughtUp,
+}
+
+
+def parse_payload(kind: type[Payload], payload: dict[str, Any]) -> Any:
+    """Validate a payload dict against its type; raise LapError(invalid_payload) naming the bad field."""
+    try:
+        return msgspec.convert(payload, kind)
+    except msgspec.ValidationError as exc:
+        raise LapError("invalid_payload", f"Invalid payload: {exc}") from None

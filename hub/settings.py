@@ -1,0 +1,118 @@
+"""Configuration: defaults < `lineup.toml` in the data dir < LINEUP_* environment variables < command line."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+CONFIG_FILE = "lineup.toml"
+ENV_PREFIX = "LINEUP_"
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("lineup-agents", appauthor=False))
+
+
+@dataclass
+class Settings:
+    host: str = "0.0.0.0"
+    port: int = 9527
+    data_dir: Path = field(default_factory=default_data_dir)
+    mdns: bool = True
+    hub_name: str = "LineUp hub"
+    # Durability: FULL (default) fsyncs every commit; NORMAL may lose the last commits on power loss.
+    synchronous: str = "FULL"
+    # Caps the database size in pages (4 KiB each); unset means only the disk limits it.
+    db_max_pages: int | None = None
+    heartbeat_interval_s: float = 25.0
+    missed_heartbeats_offline: int = 2
+    grace_period_s: float = 900.0          # seed 002 §7.4: running tasks fail after 15 minutes away
+    cancel_timeout_s: float = 120.0        # a cancel request the agent never confirms ends the task after this
+    hello_timeout_s: float = 10.0
+    pairing_code_ttl_s: float = 600.0      # seed 002 §7.1: 10 minutes
+    stream_snapshot_s: float = 2.0         # a streaming message is saved at least this often
+    max_frame_bytes: int = 1024 * 1024
+    outbound_buffer_bytes: int = 1024 * 1024
+    max_in_flight: int = 1000              # envelopes of one socket awaiting their ack before reading pauses
+    log_level: str = "info"
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / "lineup.db"
+
+    @property
+    def heartbeat_interval_ms(self) -> int:
+        return int(self.heartbeat_interval_s * 1000)
+
+
+class SettingsError(ValueError):
+    """A configuration value that cannot be used; the message names where it came from."""
+
+
+def _coerce(name: str, kind: Any, value: Any, origin: str) -> Any:
+    try:
+        if kind is bool:
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(value)
+        if kind is int:
+            return int(value)
+        if kind is float:
+            return float(value)
+        if kind is Path:
+            return Path(value).expanduser()
+        if kind == (int | None):
+            return None if value in (None, "", "none") else int(value)
+        return str(value)
+    except (TypeError, ValueError):
+        raise SettingsError(f"{origin}: {name} = {value!r} is not a valid {kind}") from None
+
+
+def load_settings(overrides: dict[str, Any] | None = None, environ: dict[str, str] | None = None) -> Settings:
+    """Build settings from every source; unknown keys in the TOML file are an error, not ignored."""
+    overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
+    environ = dict(os.environ if environ is None else environ)
+    kinds = typing.get_type_hints(Settings)
+    values: dict[str, Any] = {}
+    data_dir_source = overrides.get("data_dir") or environ.get(ENV_PREFIX + "DATA_DIR")
+    data_dir = Path(data_dir_source).expanduser() if data_dir_source else default_data_dir()
+    config_path = data_dir / CONFIG_FILE
+    if config_path.exists():
+        try:
+            from_file = tomllib.loads(config_path.read_text())
+        except tomllib.TOMLDecodeError as exc:
+            raise SettingsError(f"{config_path}: not valid TOML: {exc}") from None
+        hub_table = from_file.get("hub", from_file)
+        for key, value in hub_table.items():
+            if isinstance(value, dict) or isinstance(value, list):
+                continue  # other tables ([[agents]], [notifications], ...) belong to other parts
+            if key not in kinds:
+                raise SettingsError(f"{config_path}: unknown setting {key!r}")
+            values[key] = _coerce(key, kinds[key], value, str(config_path))
+    for name, kind in kinds.items():
+        env_value = environ.get(ENV_PREFIX + name.upper())
+        if env_value is not None:
+            values[name] = _coerce(name, kind, env_value, f"environment {ENV_PREFIX + name.upper()}")
+    for name, value in overrides.items():
+        values[name] = _coerce(name, kinds[name], value, "command line")
+    values["data_dir"] = data_dir
+    settings = Settings(**values)
+    if settings.synchronous not in ("FULL", "NORMAL"):
+        raise SettingsError(f"synchronous must be FULL or NORMAL, not {settings.synchronous!r}")
+    return settings
+
+
+def with_changes(settings: Settings, **changes: Any) -> Settings:
+    return dataclasses.replace(settings, **changes)

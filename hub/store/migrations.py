@@ -1,0 +1,173 @@
+"""Schema migrations as named functions, applied in order; applied names are recorded and never edited."""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from typing import Callable
+
+from hub.protocol.envelope import now_iso
+
+
+def _run_script(conn: sqlite3.Connection, script: str) -> None:
+    """Run DDL statement by statement: `executescript` would COMMIT the migration's transaction first."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            conn.execute(pending)
+            pending = ""
+    if pending.strip():
+        raise ValueError(f"incomplete SQL statement in migration: {pending!r}")
+
+
+def m001_create_event_log(conn: sqlite3.Connection) -> None:
+    _run_script(conn, 
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        -- The log is the truth. `sequence` is assigned by the one writer: gap-free, insert order = commit order.
+        CREATE TABLE events (
+            sequence        INTEGER PRIMARY KEY,
+            id              TEXT NOT NULL UNIQUE,   -- the envelope id: the idempotency key
+            type            TEXT NOT NULL,
+            workspace_id    TEXT,
+            conversation_id TEXT,
+            task_id         TEXT,
+            correlation_id  TEXT,
+            actor           TEXT NOT NULL,          -- 'user:<id>', 'agent:<id>' or 'hub'
+            occurred_at     TEXT NOT NULL,          -- as the sender said
+            recorded_at     TEXT NOT NULL,          -- when the hub stored it
+            payload         TEXT NOT NULL,          -- JSON; keys starting with '_' never leave the hub
+            request_hash    TEXT                    -- digest of what the sender sent, to tell a re-send from a conflict
+        );
+        CREATE INDEX events_by_workspace ON events (workspace_id, sequence);
+        CREATE INDEX events_by_task ON events (task_id, sequence) WHERE task_id IS NOT NULL;
+        -- Which agents an event is addressed to (PROTOCOL.md "what each receiver sees").
+        CREATE TABLE event_recipients (
+            agent_id TEXT NOT NULL,
+            sequence INTEGER NOT NULL,
+            PRIMARY KEY (agent_id, sequence)
+        ) WITHOUT ROWID;
+        """
+    )
+
+
+def m002_create_projections(conn: sqlite3.Connection) -> None:
+    _run_script(conn, 
+        """
+        CREATE TABLE workspaces (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at TEXT NOT NULL);
+        CREATE TABLE users (
+            id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, username TEXT NOT NULL UNIQUE,
+            display_name TEXT NOT NULL, role TEXT NOT NULL,
+            password_hash TEXT NOT NULL,            -- scrypt, see hub/auth/passwords.py
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE devices (
+            id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, user_id TEXT NOT NULL, name TEXT NOT NULL,
+            token_hash TEXT NOT NULL UNIQUE,        -- sha256 of the device token; the token itself is never stored
+            created_at TEXT NOT NULL, revoked_at TEXT
+        );
+        CREATE TABLE pairing_codes (
+            id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, code_hash TEXT NOT NULL UNIQUE,
+            name TEXT, created_by TEXT NOT NULL, created_at TEXT NOT NULL, expires_at TEXT NOT NULL,
+            used_at TEXT, agent_id TEXT
+        );
+        CREATE TABLE agents (
+            id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, name TEXT NOT NULL, runtime TEXT NOT NULL,
+            agent_version TEXT NOT NULL, capabilities TEXT NOT NULL DEFAULT '[]',
+            status TEXT NOT NULL DEFAULT 'offline',  -- online | offline | revoked
+            status_reason TEXT,
+            last_heartbeat_at TEXT,                  -- as of the last stored status change
+            created_at TEXT NOT NULL, revoked_at TEXT
+        );
+        CREATE TABLE credentials (
+            id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, agent_id TEXT NOT NULL,
+            secret_hash TEXT NOT NULL UNIQUE,        -- sha256 of the agent credential
+            created_at TEXT NOT NULL, revoked_at TEXT
+        );
+        CREATE TABLE conversations (
+            id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, title TEXT NOT NULL,
+            agent_ids TEXT NOT NULL DEFAULT '[]', created_by TEXT NOT NULL,
+            created_at TEXT NOT NULL, updated_at TEXT NOT NULL, last_sequence INTEGER NOT NULL
+        );
+        CREATE INDEX conversations_by_workspace ON conversations (workspace_id, last_sequence);
+        CREATE TABLE messages (
+            id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, conversation_id TEXT NOT NULL,
+            author_kind TEXT NOT NULL, author_id TEXT NOT NULL, target_agent_id TEXT,
+            content TEXT NOT NULL, blocks TEXT,
+            state TEXT NOT NULL,                     -- streaming | complete
+            created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+            first_sequence INTEGER NOT NULL,         -- orders the stream; stable while a message streams
+            last_sequence INTEGER NOT NULL
+        );
+        CREATE INDEX messages_by_conversation ON messages (conversation_id, first_sequence);
+        CREATE TABLE tasks (
+            id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, conversation_id TEXT, parent_task_id TEXT,
+            agent_id TEXT, title TEXT NOT NULL, description TEXT NOT NULL DEFAULT '',
+            status TEXT NOT NULL, progress INTEGER, summary TEXT, error TEXT,
+            cancel_requested_at TEXT, cancel_reason TEXT,
+            connection_lost_at TEXT,                 -- set while its agent is offline: "connection lost since"
+            created_by TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+            last_sequence INTEGER NOT NULL
+        );
+        CREATE INDEX tasks_by_workspace ON tasks (workspace_id, status, last_sequence);
+        CREATE INDEX tasks_by_agent ON tasks (agent_id, status);
+        CREATE INDEX tasks_by_parent ON tasks (parent_task_id);
+        CREATE TABLE interactions (
+            id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, task_id TEXT, conversation_id TEXT,
+            agent_id TEXT NOT NULL, type TEXT NOT NULL, title TEXT NOT NULL, risk TEXT NOT NULL,
+            spec TEXT NOT NULL,                      -- the request as the agent sent it (JSON)
+            status TEXT NOT NULL,                    -- pending | answered | declined | expired | cancelled
+            response TEXT, responded_by TEXT, responded_at TEXT,
+            expires_at TEXT, created_at TEXT NOT NULL, last_sequence INTEGER NOT NULL
+        );
+        CREATE INDEX interactions_by_workspace ON interactions (workspace_id, status);
+        CREATE INDEX interactions_by_task ON interactions (task_id);
+        CREATE TABLE artifacts (
+            id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, task_id TEXT, conversation_id TEXT,
+            agent_id TEXT NOT NULL, name TEXT NOT NULL, url TEXT NOT NULL, mime_type TEXT, summary TEXT,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX artifacts_by_task ON artifacts (task_id);
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_create_event_log, m002_create_projections]
+
+# Tables rebuilt from the log by `lineup db rebuild` and compared by `lineup db check`.
+PROJECTION_TABLES = (
+    "workspaces", "users", "devices", "pairing_codes", "agents", "credentials",
+    "conversations", "messages", "tasks", "interactions", "artifacts",
+)
+
+
+def migrate(conn: sqlite3.Connection) -> list[str]:
+    """Apply every migration not yet recorded; create the epoch on a new database. Returns names applied."""
+    conn.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    done = {row[0] for row in conn.execute("SELECT name FROM migrations")}
+    applied = []
+    for migration in MIGRATIONS:
+        if migration.__name__ in done:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            migration(conn)
+            conn.execute("INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (migration.__name__, now_iso()))
+            if migration is m001_create_event_log:
+                # The epoch names this event log for ever; a client holding a cursor of another epoch resyncs.
+                conn.execute("INSERT INTO meta (key, value) VALUES ('epoch', ?)", (uuid.uuid4().hex,))
+                conn.execute("INSERT INTO meta (key, value) VALUES ('hub_id', ?)", (uuid.uuid4().hex[:16],))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        applied.append(migration.__name__)
+    return applied
+
+
+def read_meta(conn: sqlite3.Connection, key: str) -> str:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    if row is None:
+        raise LookupError(f"meta key {key!r} missing; the database was not migrated")
+    return str(row[0])

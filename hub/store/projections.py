@@ -1,0 +1,204 @@
+"""Projections: how each stored event changes the state tables, for live writes and rebuilds alike.
+
+A projector reads only the event (never the clock or other input), so replaying the log rebuilds the
+same rows (`lineup db rebuild`, `lineup db check`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any, Callable
+
+from hub.store.events import StoredEvent
+
+Projector = Callable[[sqlite3.Connection, StoredEvent], None]
+PROJECTORS: dict[str, Projector] = {}
+TERMINAL_TASK_STATES = ("succeeded", "failed", "cancelled")
+
+
+def projects(*types: str) -> Callable[[Projector], Projector]:
+    def register(fn: Projector) -> Projector:
+        for type_ in types:
+            PROJECTORS[type_] = fn
+        return fn
+    return register
+
+
+def apply(conn: sqlite3.Connection, event: StoredEvent) -> None:
+    """Update the projections for one event; event types without a projector change nothing."""
+    projector = PROJECTORS.get(event.type)
+    if projector is not None:
+        projector(conn, event)
+
+
+def _json(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+@projects("workspace.created")
+def _workspace_created(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    conn.execute("INSERT INTO workspaces (id, name, created_at) VALUES (?, ?, ?)",
+                 (ev.workspace_id, ev.payload["name"], ev.recorded_at))
+
+
+@projects("user.created")
+def _user_created(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    p = ev.payload
+    conn.execute("INSERT INTO users (id, workspace_id, username, display_name, role, password_hash, created_at) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?)", (p["userId"], ev.workspace_id, p["username"],
+                                                  p["displayName"], p["role"], p["_passwordHash"], ev.recorded_at))
+
+
+@projects("device.created")
+def _device_created(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    p = ev.payload
+    conn.execute("INSERT INTO devices (id, workspace_id, user_id, name, token_hash, created_at) "
+                 "VALUES (?, ?, ?, ?, ?, ?)",
+                 (p["deviceId"], ev.workspace_id, p["userId"], p["name"], p["_tokenHash"], ev.recorded_at))
+
+
+@projects("device.revoked")
+def _device_revoked(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    conn.execute("UPDATE devices SET revoked_at = ? WHERE id = ?", (ev.recorded_at, ev.payload["deviceId"]))
+
+
+@projects("pairing_code.created")
+def _pairing_code_created(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    p = ev.payload
+    conn.execute("INSERT INTO pairing_codes (id, workspace_id, code_hash, name, created_by, created_at, expires_at) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?)", (p["codeId"], ev.workspace_id, p["_codeHash"], p.get("name"),
+                                                  ev.actor, ev.recorded_at, p["expiresAt"]))
+
+
+@projects("agent.paired")
+def _agent_paired(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    p = ev.payload
+    conn.execute("INSERT INTO agents (id, workspace_id, name, runtime, agent_version, created_at) "
+                 "VALUES (?, ?, ?, ?, ?, ?)",
+                 (p["agentId"], ev.workspace_id, p["name"], p["runtime"], p["agentVersion"], ev.recorded_at))
+    conn.execute("INSERT INTO credentials (id, workspace_id, agent_id, secret_hash, created_at) VALUES (?, ?, ?, ?, ?)",
+                 (p["credentialId"], ev.workspace_id, p["agentId"], p["_credentialHash"], ev.recorded_at))
+    conn.execute("UPDATE pairing_codes SET used_at = ?, agent_id = ? WHERE id = ?",
+                 (ev.recorded_at, p["agentId"], p["codeId"]))
+
+
+@projects("agent.revoked")
+def _agent_revoked(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    agent_id = ev.payload["agentId"]
+    conn.execute("UPDATE agents SET status = 'revoked', status_reason = 'revoked', revoked_at = ? WHERE id = ?",
+                 (ev.recorded_at, agent_id))
+    conn.execute("UPDATE credentials SET revoked_at = ? WHERE agent_id = ? AND revoked_at IS NULL",
+                 (ev.recorded_at, agent_id))
+
+
+@projects("agent.renamed")
+def _agent_renamed(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    conn.execute("UPDATE agents SET name = ? WHERE id = ?", (ev.payload["name"], ev.payload["agentId"]))
+
+
+@projects("agent.status_changed")
+def _agent_status_changed(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    p = ev.payload
+    agent_id, status = p["agentId"], p["status"]
+    conn.execute("UPDATE agents SET status = ?, status_reason = ?, last_heartbeat_at = ?, "
+                 "runtime = COALESCE(?, runtime), agent_version = COALESCE(?, agent_version), "
+                 "capabilities = COALESCE(?, capabilities) WHERE id = ? AND status != 'revoked'",
+                 (status, p.get("reason"), p.get("lastHeartbeatAt"), p.get("runtime"), p.get("agentVersion"),
+                  _json(p.get("capabilities")), agent_id))
+    if status == "offline":
+        conn.execute("UPDATE tasks SET connection_lost_at = ? WHERE agent_id = ? AND connection_lost_at IS NULL "
+                     "AND status IN ('running', 'waiting_for_human')",
+                     (p.get("lastHeartbeatAt") or ev.occurred_at, agent_id))
+    elif status == "online":
+        conn.execute("UPDATE tasks SET connection_lost_at = NULL WHERE agent_id = ? AND connection_lost_at IS NOT NULL",
+                     (agent_id,))
+
+
+@projects("conversation.created")
+def _conversation_created(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    p = ev.payload
+    conn.execute("INSERT INTO conversations (id, workspace_id, title, agent_ids, created_by, created_at, updated_at, "
+                 "last_sequence) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                 (ev.conversation_id, ev.workspace_id, p["title"], _json(p.get("agentIds", [])), ev.actor,
+                  ev.recorded_at, ev.recorded_at, ev.sequence))
+
+
+def _touch_conversation(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    if ev.conversation_id:
+        conn.execute("UPDATE conversations SET updated_at = ?, last_sequence = ? WHERE id = ?",
+                     (ev.recorded_at, ev.sequence, ev.conversation_id))
+
+
+@projects("message.created", "message.updated")
+def _message_written(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    # message.updated is the snapshot of a message still streaming; message.created is the whole message.
+    p = ev.payload
+    author = p["author"]
+    state = "complete" if ev.type == "message.created" else "streaming"
+    conn.execute(
+        "INSERT INTO messages (id, workspace_id, conversation_id, author_kind, author_id, target_agent_id, content, "
+        "blocks, state, created_at, updated_at, first_sequence, last_sequence) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
+        "ON CONFLICT (id) DO UPDATE SET content = excluded.content, blocks = COALESCE(excluded.blocks, blocks), "
+        "state = excluded.state, updated_at = excluded.updated_at, last_sequence = excluded.last_sequence",
+        (p["messageId"], ev.workspace_id, ev.conversation_id, author["kind"], author["id"], p.get("targetAgentId"),
+         p.get("content", ""), _json(p.get("blocks")), state, ev.recorded_at, ev.recorded_at, ev.sequence,
+         ev.sequence))
+    _touch_conversation(conn, ev)
+
+
+@projects("task.created", "task.child_created")
+def _task_created(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    p = ev.payload
+    conn.execute(
+        "INSERT INTO tasks (id, workspace_id, conversation_id, parent_task_id, agent_id, title, description, status, "
+        "progress, created_by, created_at, updated_at, last_sequence) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (ev.task_id, ev.workspace_id, ev.conversation_id, p.get("parentTaskId"), p.get("agentId"), p["title"],
+         p.get("description", ""), p["status"], p.get("progress"), ev.actor, ev.recorded_at, ev.recorded_at,
+         ev.sequence))
+    _touch_conversation(conn, ev)
+
+
+@projects("task.status_changed")
+def _task_status_changed(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    p = ev.payload
+    conn.execute(
+        "UPDATE tasks SET status = COALESCE(?, status), progress = COALESCE(?, progress), "
+        "summary = COALESCE(?, summary), error = COALESCE(?, error), updated_at = ?, last_sequence = ? WHERE id = ?",
+        (p.get("status"), p.get("progress"), p.get("summary"), _json(p.get("error")), ev.recorded_at, ev.sequence,
+         ev.task_id))
+
+
+@projects("task.cancel_requested")
+def _task_cancel_requested(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    conn.execute("UPDATE tasks SET cancel_requested_at = COALESCE(cancel_requested_at, ?), cancel_reason = ?, "
+                 "updated_at = ?, last_sequence = ? WHERE id = ?",
+                 (ev.recorded_at, ev.payload.get("reason"), ev.recorded_at, ev.sequence, ev.task_id))
+
+
+@projects("interaction.requested")
+def _interaction_requested(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    spec = ev.payload["interaction"]
+    conn.execute(
+        "INSERT INTO interactions (id, workspace_id, task_id, conversation_id, agent_id, type, title, risk, spec, "
+        "status, expires_at, created_at, last_sequence) VALUES (?,?,?,?,?,?,?,?,?, 'pending', ?,?,?)",
+        (spec["id"], ev.workspace_id, ev.task_id, ev.conversation_id, ev.actor.partition(":")[2], spec["type"],
+         spec["title"], spec.get("risk", "medium"), _json(spec), spec.get("expiresAt"), ev.recorded_at, ev.sequence))
+
+
+@projects("interaction.resolved", "interaction.expired")
+def _interaction_resolved(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    p = ev.payload
+    conn.execute("UPDATE interactions SET status = ?, response = ?, responded_by = ?, responded_at = ?, "
+                 "last_sequence = ? WHERE id = ?",
+                 (p["outcome"], _json(p.get("response")), _json(p.get("respondedBy")), ev.recorded_at, ev.sequence,
+                  p["interactionId"]))
+
+
+@projects("artifact.created")
+def _artifact_created(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    p = ev.payload
+    conn.execute("INSERT INTO artifacts (id, workspace_id, task_id, conversation_id, agent_id, name, url, mime_type, "
+                 "summary, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                 (p["artifactId"], ev.workspace_id, ev.task_id, ev.conversation_id, ev.actor.partition(":")[2],
+                  p["name"], p["url"], p.get("mimeType"), p.get("summary"), ev.recorded_at))

@@ -1,0 +1,259 @@
+"""The one writer: commands queue up, each batch runs in one transaction, events are published after commit.
+
+Guarantees (shared/QUALITY.md "Design rules"): one task assigns `sequence`, so it is gap-free and insert order
+is commit order; a command's events and their projections commit together or not at all; nobody is told
+"stored" (ack) before COMMIT returned; a command refused with LapError leaves no trace (SAVEPOINT).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import sqlite3
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import aiosqlite
+import msgspec
+
+from hub.protocol.envelope import new_id, now_iso
+from hub.protocol.errors import LapError
+from hub.store import database, projections
+from hub.store.events import StoredEvent, head_sequence, read_all_with_recipients
+
+log = logging.getLogger("lineup.store")
+
+MAX_BATCH = 500
+_encode_sorted = msgspec.json.Encoder(order="sorted").encode
+_encode = msgspec.json.Encoder().encode
+
+
+def request_digest(*parts: Any) -> str:
+    """A digest of what a sender sent, to tell a harmless re-send from a conflicting reuse of its id."""
+    return hashlib.sha256(_encode_sorted(parts)).hexdigest()[:32]
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code == sqlite3.SQLITE_FULL or "full" in str(exc).lower()
+
+
+class Tx:
+    """What a command sees inside the batch transaction: reads, and `append` to add an event."""
+
+    def __init__(self, conn: sqlite3.Connection, next_sequence: int, recorded_at: str) -> None:
+        self.conn = conn
+        self.next_sequence = next_sequence
+        self.recorded_at = recorded_at
+        self.events: list[StoredEvent] = []
+
+    def one(self, sql: str, *params: Any) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.conn.execute(sql, params).fetchone()
+        return row
+
+    def all(self, sql: str, *params: Any) -> list[sqlite3.Row]:
+        return self.conn.execute(sql, params).fetchall()
+
+    def append(self, type_: str, payload: dict[str, Any], *, workspace_id: str | None, actor: str,
+               id: str | None = None, conversation_id: str | None = None, task_id: str | None = None,
+               correlation_id: str | None = None, occurred_at: str | None = None,
+               recipients: tuple[str, ...] = (), request_hash: str | None = None) -> StoredEvent:
+        event = StoredEvent(
+            sequence=self.next_sequence, id=id or new_id("evt"), type=type_, workspace_id=workspace_id,
+            conversation_id=conversation_id, task_id=task_id, correlation_id=correlation_id, actor=actor,
+            occurred_at=occurred_at or self.recorded_at, recorded_at=self.recorded_at, payload=payload,
+            recipients=tuple(dict.fromkeys(recipients)),
+        )
+        self.conn.execute(
+            "INSERT INTO events (sequence, id, type, workspace_id, conversation_id, task_id, correlation_id, actor, "
+            "occurred_at, recorded_at, payload, request_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (event.sequence, event.id, type_, workspace_id, conversation_id, task_id, correlation_id, actor,
+             event.occurred_at, self.recorded_at, _encode(payload), request_hash))
+        if event.recipients:
+            self.conn.executemany("INSERT INTO event_recipients (agent_id, sequence) VALUES (?, ?)",
+                                  [(agent_id, event.sequence) for agent_id in event.recipients])
+        projections.apply(self.conn, event)
+        self.next_sequence += 1
+        self.events.append(event)
+        return event
+
+
+@dataclass(slots=True)
+class Command:
+    """A unit of work for the writer. `run` validates against current state and appends events."""
+
+    run: Callable[[Tx], Any]
+    dedupe_id: str | None = None  # the envelope id: a re-send answers with the first ack
+    request_hash: str | None = None
+
+
+@dataclass(slots=True)
+class Outcome:
+    sequence: int | None = None
+    duplicate: bool = False
+    value: Any = None
+    error: LapError | None = None
+    events: list[StoredEvent] = field(default_factory=list)
+
+
+@dataclass
+class WriterStats:
+    batches: int = 0
+    commands: int = 0
+    last_batch_size: int = 0
+    max_batch_size: int = 0
+    commit_ms: deque[float] = field(default_factory=lambda: deque(maxlen=1000))
+
+
+class Writer:
+    """Owns the write connection and the sequence counter; one asyncio task drains the queue."""
+
+    def __init__(self, conn: aiosqlite.Connection, on_commit: Callable[[list[StoredEvent]], None]) -> None:
+        self._conn = conn
+        self._on_commit = on_commit
+        self._queue: asyncio.Queue[tuple[Command, asyncio.Future[Outcome]] | None] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._next_sequence = 1
+        self.head = 0
+        self.stats = WriterStats()
+
+    async def start(self) -> None:
+        self.head = await database.run(self._conn, head_sequence)
+        self._next_sequence = self.head + 1
+        self._task = asyncio.create_task(self._loop(), name="lineup-writer")
+
+    async def stop(self) -> None:
+        """Finish every queued command (so what was sent is stored and acked), then stop."""
+        if self._task is None:
+            return
+        self._queue.put_nowait(None)
+        await self._task
+        self._task = None
+
+    @property
+    def queue_depth(self) -> int:
+        return self._queue.qsize()
+
+    def submit(self, command: Command) -> asyncio.Future[Outcome]:
+        future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+        if self._task is None:
+            future.set_result(Outcome(error=LapError("internal", "The hub is shutting down; resend after it restarts.")))
+        else:
+            self._queue.put_nowait((command, future))
+        return future
+
+    async def execute(self, command: Command) -> Outcome:
+        return await self.submit(command)
+
+    async def _loop(self) -> None:
+        stopping = False
+        while not stopping:
+            item = await self._queue.get()
+            if item is None:
+                break
+            batch = [item]
+            while len(batch) < MAX_BATCH and not self._queue.empty():
+                nxt = self._queue.get_nowait()
+                if nxt is None:
+                    stopping = True
+                    break
+                batch.append(nxt)
+            await self._process(batch)
+        # Drain anything submitted after the stop sentinel.
+        while not self._queue.empty():
+            nxt = self._queue.get_nowait()
+            if nxt is not None:
+                await self._process([nxt])
+
+    async def _process(self, batch: list[tuple[Command, asyncio.Future[Outcome]]]) -> None:
+        started = time.perf_counter()
+        commands = [cmd for cmd, _ in batch]
+        try:
+            outcomes, events, next_sequence = await database.run(self._conn, lambda c: self._apply(c, commands))
+        except Exception as exc:  # the thread hop itself failed: nothing was committed
+            log.exception("writer batch failed")
+            err = LapError("storage_full", "The hub's disk is full; nothing was stored.") if is_disk_full(exc) \
+                else LapError("internal", "The hub could not store the batch; nothing was stored.")
+            outcomes, events, next_sequence = [Outcome(error=err) for _ in commands], [], None
+        if next_sequence is not None:
+            self._next_sequence = next_sequence
+            if events:
+                self.head = events[-1].sequence
+        self.stats.batches += 1
+        self.stats.commands += len(batch)
+        self.stats.last_batch_size = len(batch)
+        self.stats.max_batch_size = max(self.stats.max_batch_size, len(batch))
+        self.stats.commit_ms.append((time.perf_counter() - started) * 1000)
+        if events:
+            try:
+                self._on_commit(events)
+            except Exception:
+                log.exception("publishing committed events failed")
+        for (_, future), outcome in zip(batch, outcomes):
+            if not future.done():
+                future.set_result(outcome)
+
+    def _apply(self, conn: sqlite3.Connection,
+               commands: list[Command]) -> tuple[list[Outcome], list[StoredEvent], int | None]:
+        conn.execute("BEGIN IMMEDIATE")
+        # Another process (the `lineup` CLI) may have appended since our last batch: continue after its
+        # rows and publish them first, so live receivers see no gap.
+        foreign = read_all_with_recipients(conn, after=self._next_sequence - 1)
+        next_sequence = foreign[-1].sequence + 1 if foreign else self._next_sequence
+        tx = Tx(conn, next_sequence, now_iso())
+        tx.events.extend(foreign)
+        try:
+            outcomes = [self._apply_one(tx, cmd) for cmd in commands]
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if is_disk_full(exc):
+                log.warning("disk full: a batch of %d commands was refused with storage_full", len(commands))
+                err = LapError("storage_full", "The hub's disk is full; nothing was stored.")
+            else:
+                log.exception("batch transaction failed")
+                err = LapError("internal", "The hub could not store the batch; nothing was stored.")
+            # Nothing committed: the counter restarts from the last committed row.
+            return [Outcome(error=err) for _ in commands], [], head_sequence(conn) + 1
+        return outcomes, tx.events, tx.next_sequence
+
+    @staticmethod
+    def _apply_one(tx: Tx, cmd: Command) -> Outcome:
+        conn = tx.conn
+        if cmd.dedupe_id is not None:
+            row = conn.execute("SELECT sequence, request_hash FROM events WHERE id = ?", (cmd.dedupe_id,)).fetchone()
+            if row is not None:
+                if cmd.request_hash is not None and row[1] != cmd.request_hash:
+                    return Outcome(error=LapError(
+                        "conflict", f"Envelope id {cmd.dedupe_id!r} was already used for a different envelope."))
+                return Outcome(sequence=row[0], duplicate=True)
+        first_event, sequence_before = len(tx.events), tx.next_sequence
+        conn.execute("SAVEPOINT command")
+        try:
+            value = cmd.run(tx)
+        except (LapError, sqlite3.IntegrityError, Exception) as exc:
+            if isinstance(exc, sqlite3.Error) and is_disk_full(exc):
+                raise  # the whole batch fails with storage_full
+            conn.execute("ROLLBACK TO command")
+            conn.execute("RELEASE command")
+            del tx.events[first_event:]
+            tx.next_sequence = sequence_before
+            if isinstance(exc, LapError):
+                return Outcome(error=exc)
+            if isinstance(exc, sqlite3.IntegrityError):
+                return Outcome(error=LapError("conflict", f"That id is already taken: {exc}"))
+            log.exception("command failed")
+            return Outcome(error=LapError("internal", f"The hub failed to process this envelope ({type(exc).__name__})."))
+        conn.execute("RELEASE command")
+        new_events = tx.events[first_event:]
+        sequence = None
+        for event in new_events:
+            if event.id == cmd.dedupe_id or sequence is None:
+                sequence = event.sequence
+                if event.id == cmd.dedupe_id:
+                    break
+        return Outcome(sequence=sequence, value=value, events=new_events)

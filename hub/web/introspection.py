@@ -1,0 +1,75 @@
+"""Unauthenticated facts about the hub (/-/health, /.well-known/lineup) and its live figures (/-/metrics)."""
+
+from __future__ import annotations
+
+import os
+import statistics
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from hub import PROTOCOL_VERSION
+from hub.protocol.errors import LapError
+from hub.web.auth import client_is_loopback, require_user
+
+
+async def health(request: Request) -> JSONResponse:
+    hub = request.app.state.hub
+    return JSONResponse({"status": "ok" if hub.started else "starting", "version": hub.version, "hubId": hub.hub_id,
+                         "protocol": PROTOCOL_VERSION}, status_code=200 if hub.started else 503)
+
+
+async def well_known(request: Request) -> JSONResponse:
+    hub = request.app.state.hub
+    return JSONResponse({"name": hub.settings.hub_name, "hubId": hub.hub_id, "version": hub.version,
+                         "protocol": PROTOCOL_VERSION, "ws": {"app": "/ws/app", "agent": "/ws/agent"},
+                         "api": "/api", "needsSetup": hub.setup_code is not None})
+
+
+def _open_fds() -> int | None:
+    try:
+        return len(os.listdir("/proc/self/fd"))
+    except OSError:
+        return None
+
+
+async def metrics(request: Request) -> JSONResponse:
+    """Loop lag, writer batches and commit latency, queue depths, connections (shared/QUALITY.md)."""
+    if not client_is_loopback(request):
+        await require_user(request)
+    hub = request.app.state.hub
+    stats = hub.writer.stats
+    commits = sorted(stats.commit_ms)
+
+    def pct(p: float) -> float | None:
+        return round(commits[min(len(commits) - 1, int(p * len(commits)))], 3) if commits else None
+
+    sessions = [s for group in (*hub.broker.apps.values(), *hub.broker.agents.values()) for s in group]
+    try:
+        import resource
+        rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    except ImportError:  # pragma: no cover - Windows
+        rss_kib = None
+    if hub.started is False:
+        raise LapError("internal", "The hub is not running.")
+    return JSONResponse({
+        "headSequence": hub.writer.head,
+        "loopLagMs": round(hub.loop_lag_ms, 3),
+        "writer": {"batches": stats.batches, "commands": stats.commands, "lastBatchSize": stats.last_batch_size,
+                   "maxBatchSize": stats.max_batch_size, "queueDepth": hub.writer.queue_depth,
+                   "commitMsP50": round(statistics.median(commits), 3) if commits else None,
+                   "commitMsP99": pct(0.99)},
+        "connections": hub.broker.counts(),
+        "outboundQueuedBytes": sum(s.queued_bytes for s in sessions),
+        "openStreams": len(hub.streams.open),
+        "maxRssKiB": rss_kib,
+        "openFds": _open_fds(),
+    })
+
+
+routes = [
+    Route("/-/health", health),
+    Route("/.well-known/lineup", well_known),
+    Route("/-/metrics", metrics),
+]
