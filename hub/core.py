@@ -13,7 +13,6 @@ import aiosqlite
 from hub import __version__
 from hub.auth.limits import GuessLimiter
 from hub.auth.secrets import new_setup_code
-from hub.protocol.errors import LapError
 from hub.settings import Settings
 from hub.store import database
 from hub.store.events import StoredEvent
@@ -50,6 +49,7 @@ class Hub:
         self.started = False
         self.loop_lag_ms = 0.0
         self._lag_task: asyncio.Task[None] | None = None
+        self._data_version: int | None = None
 
     @property
     def db_path(self) -> Path:
@@ -124,9 +124,13 @@ class Hub:
             except Exception:
                 log.exception("commit listener failed")
 
-    def raise_if_not_started(self) -> None:
-        if not self.started:
-            raise LapError("internal", "The hub is starting or stopping; try again in a moment.")
+    async def notice_foreign_writes(self) -> None:
+        """Publish rows another process (the `lineup` CLI) committed: its `data_version` moves, ours not."""
+        assert self._write_conn is not None
+        version = await database.run(self._write_conn, lambda c: c.execute("PRAGMA data_version").fetchone()[0])
+        if self._data_version is not None and version != self._data_version:
+            await self.writer.execute(Command(run=lambda tx: None))  # the writer picks the rows up and publishes
+        self._data_version = version
 
     async def _measure_loop_lag(self) -> None:
         loop = asyncio.get_running_loop()

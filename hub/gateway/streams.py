@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from hub.domain import housekeeping
 from hub.domain.actors import Actor
-from hub.protocol.envelope import Envelope, PROTOCOL_VERSION, encode, now_iso
+from hub.protocol.envelope import PROTOCOL_VERSION, Envelope, encode
 from hub.protocol.errors import LapError
 from hub.protocol.payloads import MessageDelta
 from hub.store.events import StoredEvent
@@ -116,7 +116,3 @@ class Streams:
         for event in events:
             if event.type == "message.created":
                 self.open.pop(event.payload.get("messageId", ""), None)
-
-    @staticmethod
-    def stamp() -> str:
-        return now_iso()

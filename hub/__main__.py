@@ -1,0 +1,5 @@
+"""`python -m hub` is the `lineup` command."""
+
+from hub.cli import main
+
+main()

@@ -1,0 +1,102 @@
+"""Running a real `lineup serve` process on a loopback port for tests, and stopping or killing it."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def run_cli(data_dir: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run `lineup ARGS --data-dir DATA_DIR` and return the completed process."""
+    return subprocess.run([sys.executable, "-m", "hub", *args, "--data-dir", str(data_dir)], capture_output=True,
+                          text=True, timeout=60, check=check, env={**os.environ, **(env or {})})
+
+
+@dataclass
+class HubProcess:
+    data_dir: Path
+    port: int = 0
+    env: dict[str, str] = field(default_factory=dict)
+    proc: subprocess.Popen[str] | None = None
+    log_path: Path | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_base(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def start(self, timeout_s: float = 20.0) -> "HubProcess":
+        if not self.port:
+            self.port = free_port()
+        self.log_path = self.data_dir.parent / f"{self.data_dir.name}-hub.log"
+        env = {**os.environ, "LINEUP_LOG_LEVEL": "warning", **self.env}
+        with open(self.log_path, "a") as log:  # the child keeps its own descriptor
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "hub", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+                 "--data-dir", str(self.data_dir), "--no-mdns"],
+                stdout=log, stderr=subprocess.STDOUT, text=True, env=env)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"hub exited with {self.proc.returncode}:\n{self.log()}")
+            try:
+                if httpx.get(self.base + "/-/health", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError(f"hub did not answer within {timeout_s} s:\n{self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text() if self.log_path and self.log_path.exists() else ""
+
+    def stop(self, timeout_s: float = 15.0) -> int | None:
+        """SIGTERM and wait: the graceful path."""
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else None
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()
+
+    def kill(self) -> None:
+        """SIGKILL: the crash path (kill -9)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def token(self) -> str:
+        return run_cli(self.data_dir, "token").stdout.strip()
+
+    def pairing_code(self) -> str:
+        return run_cli(self.data_dir, "pair").stdout.strip()
+
+
+def pair_agent(hub: HubProcess, app_token: str, name: str = "agent", runtime: str = "test") -> dict[str, str]:
+    """Create a pairing code as the app would and redeem it as an agent would; returns the pair answer."""
+    headers = {"Authorization": f"Bearer {app_token}"}
+    code = httpx.post(hub.base + "/api/pairing-codes", headers=headers, json={"name": name}).json()["code"]
+    answer = httpx.post(hub.base + "/api/pair", json={"code": code, "name": name, "runtime": runtime,
+                                                       "agentVersion": "1.0"})
+    answer.raise_for_status()
+    return dict(answer.json())
