@@ -73,19 +73,21 @@ async def _run_command(settings: Settings, command: Any) -> Any:
 @main.command()
 @data_dir_option
 @click.option("--name", default="cli token", show_default=True, help="A name for the device this token signs in.")
-def token(data_dir: Path | None, name: str) -> None:
+@click.option("--workspace", default=None, help="The workspace's name; created with its own owner if missing.")
+def token(data_dir: Path | None, name: str, workspace: str | None) -> None:
     """Print an app access token for the owner (creating the workspace and owner on a new hub)."""
     from hub.domain import accounts
 
     settings = _settings(data_dir=data_dir)
-    result = asyncio.run(_run_command(settings, accounts.owner_device_for_cli("My workspace", name)))
+    result = asyncio.run(_run_command(settings, accounts.owner_device_for_cli(workspace, name)))
     click.echo(result["token"])
 
 
 @main.command()
 @data_dir_option
 @click.option("--name", default=None, help="The name the agent will get unless it names itself.")
-def pair(data_dir: Path | None, name: str | None) -> None:
+@click.option("--workspace", default=None, help="The workspace the agent joins (default: the first one).")
+def pair(data_dir: Path | None, name: str | None, workspace: str | None) -> None:
     """Print a one-time pairing code (10 minutes) for connecting an agent."""
     from hub.domain import accounts
     from hub.domain.actors import Actor
@@ -93,7 +95,7 @@ def pair(data_dir: Path | None, name: str | None) -> None:
     settings = _settings(data_dir=data_dir)
 
     async def run() -> tuple[str, dict[str, str]]:
-        owner = await _run_command(settings, accounts.owner_device_for_cli("My workspace", "cli pairing"))
+        owner = await _run_command(settings, accounts.owner_device_for_cli(workspace, "cli pairing"))
         actor = Actor("user", owner["userId"], owner["workspaceId"], device_id=owner["deviceId"])
         command, code = accounts.create_pairing_code(actor, name, settings.pairing_code_ttl_s)
         result = await _run_command(settings, command)

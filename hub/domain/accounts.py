@@ -137,18 +137,30 @@ def rename_agent(actor: Actor, agent_id: str, name: str) -> Command:
     return Command(run=run)
 
 
-def owner_device_for_cli(workspace_name: str, device_name: str) -> Command:
-    """`lineup token`: a device token for the owner, creating workspace and owner first on a new hub."""
+def owner_device_for_cli(workspace_name: str | None, device_name: str) -> Command:
+    """`lineup token`: a device token for a workspace's owner, creating workspace and owner when missing.
+
+    Without a name: the first workspace (a new hub gets "My workspace"). With a name: that workspace, made
+    with an owner of its own if no workspace has that name yet (a second team on the same hub).
+    """
     token = secrets.new_token("dev")
 
     def run(tx: Tx) -> dict[str, Any]:
-        owner = tx.one("SELECT * FROM users WHERE role = 'owner' ORDER BY created_at LIMIT 1")
+        if workspace_name is None:
+            owner = tx.one("SELECT u.* FROM users u JOIN workspaces w ON w.id = u.workspace_id WHERE u.role = 'owner' "
+                           "ORDER BY w.created_at, u.created_at LIMIT 1")
+        else:
+            owner = tx.one("SELECT u.* FROM users u JOIN workspaces w ON w.id = u.workspace_id WHERE u.role = 'owner' "
+                           "AND w.name = ? ORDER BY u.created_at LIMIT 1", workspace_name)
         if owner is None:
             workspace_id, user_id = new_id("ws"), new_id("usr")
-            tx.append("workspace.created", {"name": workspace_name}, workspace_id=workspace_id, actor="hub")
+            tx.append("workspace.created", {"name": workspace_name or "My workspace"}, workspace_id=workspace_id,
+                      actor="hub")
             # No password yet: the owner signs in with this token and may set one later in the app.
-            tx.append("user.created", {"userId": user_id, "username": "owner", "displayName": "Owner", "role": "owner",
-                                       "_passwordHash": "!"}, workspace_id=workspace_id, actor="hub")
+            taken = tx.one("SELECT 1 FROM users WHERE username = 'owner'") is not None
+            tx.append("user.created", {"userId": user_id, "username": f"owner-{user_id[-6:]}" if taken else "owner",
+                                       "displayName": "Owner", "role": "owner", "_passwordHash": "!"},
+                      workspace_id=workspace_id, actor="hub")
         else:
             workspace_id, user_id = owner["workspace_id"], owner["id"]
         device_id = _add_device(tx, workspace_id, user_id, device_name, token)
