@@ -108,6 +108,39 @@ def pair(data_dir: Path | None, name: str | None, workspace: str | None) -> None
     click.echo(f"expires {result['expiresAt']}; use it within 10 minutes, once.", err=True)
 
 
+@main.command("demo-agent")
+@click.option("--hub", "hub_url", default=None, help="The hub's address, e.g. http://192.168.1.20:9527.")
+@click.option("--code", default=None, help="A pairing code from the app or `lineup pair` (first run only).")
+@click.option("--name", default="Demo agent", show_default=True, help="The agent's name in the app.")
+@click.option("--credential-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where the agent keeps its credential (default: in the user config folder).")
+@click.option("--step-seconds", type=float, default=1.0, show_default=True, help="Pause between demo steps.")
+def demo_agent(hub_url: str | None, code: str | None, name: str, credential_file: Path | None,
+               step_seconds: float) -> None:
+    """Run the demo agent: it plays seed 002's MVP demo on every task you give it."""
+    import logging
+
+    import platformdirs
+
+    from hub.sdk import AuthError, SdkError, pair_or_load
+    from hub.sdk.demo import run_demo
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    path = credential_file or Path(platformdirs.user_config_dir("lineup-agents", appauthor=False)) / "demo-agent.json"
+
+    async def run() -> None:
+        credential = await pair_or_load(hub_url, code, path, name=name, runtime="demo", agent_version="1.0")
+        click.echo(f"demo agent {credential.agent_id} connecting to {credential.hub_url}", err=True)
+        await run_demo(credential, path.with_name(path.stem + ".state.json"), step_seconds)
+
+    try:
+        asyncio.run(run())
+    except (AuthError, SdkError) as exc:
+        raise click.ClickException(str(exc)) from None
+    except KeyboardInterrupt:
+        pass
+
+
 @main.group()
 def db() -> None:
     """Maintenance of the event log and its projections."""

@@ -1,0 +1,100 @@
+"""The demo agent (`lineup demo-agent`): plays seed 002 §15 on every task it is given, and obeys cancel."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+from pathlib import Path
+from typing import Any
+
+from hub.sdk.client import AgentClient
+from hub.sdk.credentials import Credential
+from hub.sdk.tasks import TaskHandle
+
+log = logging.getLogger("lineup.demo")
+
+REPORT = """# Migration report
+
+- Repository scanned: 3 services, 41 dependencies
+- Migrations applied: 3 (0007_orders, 0008_invoices, 0009_indexes)
+- Downtime: none
+"""
+
+
+class Cancelled(Exception):
+    """The person asked to stop: the demo confirms and ends the task as cancelled."""
+
+
+class DemoAgent:
+    def __init__(self, client: AgentClient, step_s: float = 1.0) -> None:
+        self.client = client
+        self.step_s = step_s
+        client.on_task(self.play)
+        client.on("message.delivered")(self.reply)
+
+    async def _step(self, task: TaskHandle) -> None:
+        """Wait one step, or stop at once if a cancel was requested meanwhile."""
+        try:
+            await asyncio.wait_for(task.cancel_requested.wait(), self.step_s)
+        except asyncio.TimeoutError:
+            return
+        raise Cancelled
+
+    async def play(self, task: TaskHandle) -> None:
+        try:
+            await task.accept()
+            await task.progress(10, "Reading the task")
+            scan = await task.child("Scan the repository")
+            await self._step(task)
+            await scan.succeed("3 services, 41 dependencies")
+            await task.progress(40, "Dependencies mapped")
+            plan = await task.child("Prepare the migration plan")
+            await self._step(task)
+            await plan.succeed("3 migrations, reviewed")
+            await task.progress(60, "Waiting for your approval")
+            outcome = await task.ask_approval(
+                "Run the database migration?",
+                "This applies 3 reviewed migrations to the production database.",
+                risk="high", impact="Production data is changed; the migrations can be rolled back within 24 h.",
+                details={"migrationCount": 3, "environment": "production"})
+            if outcome.outcome == "cancelled" or task.cancel_requested.is_set():
+                raise Cancelled
+            if not outcome.approved:
+                await self._say(task, f"Understood: I did not run the migration ({outcome.outcome}).")
+                await task.succeed("Migration skipped at your request")
+                return
+            apply = await task.child("Apply the migrations")
+            await self._step(task)
+            await apply.succeed("3 applied")
+            await task.progress(90, "Migration applied; writing the report")
+            await self._say(task, "The migration is done: 3 migrations applied, no downtime. The report is attached.")
+            data_url = "data:text/markdown;base64," + base64.b64encode(REPORT.encode()).decode()
+            await task.artifact("migration-report.md", data_url, mime_type="text/markdown",
+                                summary="3 migrations applied, no downtime")
+            await task.succeed("Migration applied")
+        except Cancelled:
+            await task.cancelled("Stopped on your request")
+
+    async def _say(self, task: TaskHandle, text: str) -> None:
+        if task.conversation_id is not None:
+            await task.message(text)
+
+    async def reply(self, envelope: dict[str, Any]) -> None:
+        """Answer a person's message with streamed text, so streaming can be seen in the app."""
+        conversation_id = envelope.get("conversationId")
+        if not conversation_id or envelope["payload"].get("author", {}).get("kind") != "user":
+            return
+        from hub.sdk.tasks import MessageStream
+
+        async with MessageStream(self.client, conversation_id, envelope.get("taskId")) as stream:
+            for word in f"I received: {envelope['payload'].get('content', '')}".split(" "):
+                await stream.write(word + " ")
+                await asyncio.sleep(min(0.05, self.step_s / 10))
+
+
+async def run_demo(credential: Credential, state_path: Path | None, step_s: float) -> None:
+    client = AgentClient(credential, state_path=state_path, runtime="demo", agent_version="1.0",
+                         capabilities=["tasks", "approval", "streaming", "artifacts"])
+    DemoAgent(client, step_s)
+    await client.run()
