@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from hub.hookspecs import hookimpl
+
 __version__ = "0.1.0"
 PROTOCOL_VERSION = "0.1"
 
-__all__ = ["__version__", "PROTOCOL_VERSION"]
+__all__ = ["__version__", "PROTOCOL_VERSION", "hookimpl"]

@@ -39,11 +39,14 @@ def main(ctx: click.Context) -> None:
 @click.option("--port", type=int, default=None, help="Port to listen on (default 9527; 0 picks a free one).")
 @data_dir_option
 @click.option("--no-mdns", is_flag=True, default=False, help="Do not advertise the hub on the local network.")
-def serve(host: str | None, port: int | None, data_dir: Path | None, no_mdns: bool) -> None:
+@click.option("--plugins-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="One more folder of plugins to load (besides <data dir>/plugins).")
+def serve(host: str | None, port: int | None, data_dir: Path | None, no_mdns: bool, plugins_dir: Path | None) -> None:
     """Run the hub: the app, the API and the agent and app sockets."""
     from hub.server import serve as run_server
 
-    settings = _settings(host=host, port=port, data_dir=data_dir, mdns=False if no_mdns else None)
+    settings = _settings(host=host, port=port, data_dir=data_dir, mdns=False if no_mdns else None,
+                         plugins_dir=plugins_dir)
     run_server(settings)
 
 
@@ -139,6 +142,49 @@ def demo_agent(hub_url: str | None, code: str | None, name: str, credential_file
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:
         pass
+
+
+def _plugin_host(settings: Settings) -> Any:
+    from hub.pluginhost.manager import make_plugin_manager
+
+    return make_plugin_manager(user_dir=settings.data_dir / "plugins",
+                               extra_dirs=[settings.plugins_dir] if settings.plugins_dir else [],
+                               blocked=settings.blocked_plugin_names)
+
+
+@main.command()
+@data_dir_option
+@click.option("--plugins-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+def plugins(data_dir: Path | None, plugins_dir: Path | None) -> None:
+    """List the plugins the hub would load, with their hooks, and the ones that fail and why."""
+    host = _plugin_host(_settings(data_dir=data_dir, plugins_dir=plugins_dir))
+    for row in host.describe():
+        click.echo(f"{row['name']:<24} {row['origin']:<40} {', '.join(row['hooks'])}")
+    for failure in host.failures:
+        click.echo(f"{failure.name:<24} FAILED: {failure.reason}", err=True)
+
+
+@main.command()
+@data_dir_option
+@click.option("--plugins-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+def runtimes(data_dir: Path | None, plugins_dir: Path | None) -> None:
+    """List the agent runtimes available and the agents configured in lineup.toml ([[agents]])."""
+    from hub.runtimes.base import RuntimeConfigError, load_agent_configs
+
+    settings = _settings(data_dir=data_dir, plugins_dir=plugins_dir)
+    host = _plugin_host(settings)
+    specs = {spec.name: spec for _, spec in host.collect("register_runtimes", hub=None)}
+    click.echo("runtimes:")
+    for name, spec in sorted(specs.items()):
+        click.echo(f"  {name:<12} {spec.description}")
+    try:
+        configs = load_agent_configs(settings.data_dir / "lineup.toml")
+    except RuntimeConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"agents in {settings.data_dir / 'lineup.toml'}:" if configs else "agents: none configured")
+    for config in configs:
+        state = "ok" if config.runtime in specs else f"unknown runtime {config.runtime!r}"
+        click.echo(f"  {config.name:<20} {config.runtime:<12} {' '.join(config.command)}  [{state}]")
 
 
 @main.group()

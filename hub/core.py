@@ -13,6 +13,9 @@ import aiosqlite
 from hub import __version__
 from hub.auth.limits import GuessLimiter
 from hub.auth.secrets import new_setup_code
+from hub.pluginhost.manager import PluginHost, make_plugin_manager
+from hub.runtimes.base import RuntimeSpec
+from hub.runtimes.supervisor import Supervisor
 from hub.settings import Settings
 from hub.store import database
 from hub.store.events import StoredEvent
@@ -46,10 +49,15 @@ class Hub:
         self._replay_conn: aiosqlite.Connection | None = None
         self._api_conn: aiosqlite.Connection | None = None
         self.writer: Writer
+        self.plugins: PluginHost
+        self.runtime_specs: dict[str, RuntimeSpec] = {}
+        self.supervisor: Supervisor
         self.started = False
         self.loop_lag_ms = 0.0
         self._lag_task: asyncio.Task[None] | None = None
         self._data_version: int | None = None
+        self._background: set[asyncio.Task[None]] = set()
+        self.url: str | None = None
 
     @property
     def db_path(self) -> Path:
@@ -68,6 +76,13 @@ class Hub:
         await self.writer.start()
         if not await self.read(lambda c: c.execute("SELECT 1 FROM users LIMIT 1").fetchone()):
             self.setup_code = new_setup_code()
+        self.plugins = make_plugin_manager(
+            user_dir=self.settings.data_dir / "plugins",
+            extra_dirs=[self.settings.plugins_dir] if self.settings.plugins_dir else [],
+            blocked=self.settings.blocked_plugin_names)
+        await self.plugins.call_lifecycle("startup", hub=self)
+        self.runtime_specs = {spec.name: spec for _, spec in self.plugins.collect("register_runtimes", hub=self)}
+        self.supervisor = Supervisor(self, self.runtime_specs)
         await self.presence.start()
         self._lag_task = asyncio.create_task(self._measure_loop_lag(), name="lineup-loop-lag")
         self.started = True
@@ -80,6 +95,11 @@ class Hub:
         if self._lag_task is not None:
             self._lag_task.cancel()
             await asyncio.gather(self._lag_task, return_exceptions=True)
+        for task in list(self._background):
+            task.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
+        await self.supervisor.stop()
+        await self.plugins.call_lifecycle("shutdown", hub=self)
         await self.presence.stop()
         await self.streams.flush_all()
         await self.writer.stop()
@@ -118,11 +138,17 @@ class Hub:
                     session.close(4401, "device signed out")
             elif event.type == "user.created" and self.setup_code is not None:
                 self.setup_code = None
+        self.plugins.notify("after_commit", hub=self, events=events)
         for listener in self.commit_listeners:
             try:
                 listener(events)
             except Exception:
                 log.exception("commit listener failed")
+
+    def on_listening(self, url: str) -> None:
+        """Called once the socket accepts connections: now the supervised agents can connect to it."""
+        self.url = url
+        self._background.add(asyncio.create_task(self.supervisor.start(url), name="lineup-supervisor"))
 
     async def notice_foreign_writes(self) -> None:
         """Publish rows another process (the `lineup` CLI) committed: its `data_version` moves, ours not."""

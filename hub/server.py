@@ -85,6 +85,7 @@ def serve(settings: Settings, *, out: Callable[[str], Any] = print) -> None:
     port = sock.getsockname()[1]
 
     def on_listening() -> None:
+        hub.on_listening(f"http://127.0.0.1:{port}" if settings.host in ("0.0.0.0", "::", "") else urls_for(settings.host, port)[0].rstrip("/"))
         out(f"LineUp hub {hub.version} is running. Data: {settings.data_dir}")
         for url in urls_for(settings.host, port):
             out(f"  open {url}")

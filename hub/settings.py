@@ -42,10 +42,16 @@ class Settings:
     outbound_buffer_bytes: int = 1024 * 1024
     max_in_flight: int = 1000              # envelopes of one socket awaiting their ack before reading pauses
     log_level: str = "info"
+    plugins_dir: Path | None = None        # one more folder of plugins, besides <data dir>/plugins
+    blocked_plugins: str = ""              # names of plugins not to load, comma-separated
 
     @property
     def db_path(self) -> Path:
         return self.data_dir / "lineup.db"
+
+    @property
+    def blocked_plugin_names(self) -> list[str]:
+        return [name.strip() for name in self.blocked_plugins.split(",") if name.strip()]
 
     @property
     def heartbeat_interval_ms(self) -> int:
@@ -73,6 +79,8 @@ def _coerce(name: str, kind: Any, value: Any, origin: str) -> Any:
             return float(value)
         if kind is Path:
             return Path(value).expanduser()
+        if kind == (Path | None):
+            return None if value in (None, "") else Path(value).expanduser()
         if kind == (int | None):
             return None if value in (None, "", "none") else int(value)
         return str(value)

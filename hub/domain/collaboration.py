@@ -183,6 +183,8 @@ def interaction_respond(tx: Tx, actor: Actor, env: Envelope, p: P.InteractionRes
                          actor.workspace_id)
     if interaction is None:
         raise LapError("not_found", f"No interaction {p.interactionId!r} in this workspace.")
+    if interaction["status"] == "expired":  # the same answer as before the expiry was recorded
+        raise LapError("expired", f"This interaction expired at {interaction['expires_at']}.")
     if interaction["status"] != "pending":
         who = json.loads(interaction["responded_by"]) if interaction["responded_by"] else None
         by = f" by {who['kind']} {who['id']}" if who else ""
@@ -228,7 +230,8 @@ def task_child_created(tx: Tx, actor: Actor, env: Envelope, p: P.TaskChildCreate
     ensure_new(tx, "tasks", child_id, "task")
     if p.status == "waiting_for_human":
         raise LapError("invalid_payload", "A child task cannot start waiting_for_human; ask through an interaction.")
-    tx.append("task.child_created", stored_payload(env, p, taskId=child_id, agentId=actor.id), id=env.id,
+    # `status` is named explicitly: the payload type omits defaults, and the projection needs it.
+    tx.append("task.child_created", stored_payload(env, p, taskId=child_id, agentId=actor.id, status=p.status), id=env.id,
               workspace_id=actor.workspace_id, actor=actor.ref, task_id=child_id,
               conversation_id=parent["conversation_id"], correlation_id=env.correlationId, occurred_at=env.occurredAt)
 

@@ -49,6 +49,9 @@ class Tx:
         self.next_sequence = next_sequence
         self.recorded_at = recorded_at
         self.events: list[StoredEvent] = []
+        # The running command's (envelope id, request hash): stored with the event carrying that id, so a
+        # re-send of the same envelope is told apart from a conflicting reuse of its id.
+        self.dedupe: tuple[str | None, str | None] = (None, None)
 
     def one(self, sql: str, *params: Any) -> sqlite3.Row | None:
         row: sqlite3.Row | None = self.conn.execute(sql, params).fetchone()
@@ -67,6 +70,8 @@ class Tx:
             occurred_at=occurred_at or self.recorded_at, recorded_at=self.recorded_at, payload=payload,
             recipients=tuple(dict.fromkeys(recipients)),
         )
+        if request_hash is None and event.id == self.dedupe[0]:
+            request_hash = self.dedupe[1]
         self.conn.execute(
             "INSERT INTO events (sequence, id, type, workspace_id, conversation_id, task_id, correlation_id, actor, "
             "occurred_at, recorded_at, payload, request_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -217,8 +222,9 @@ class Writer:
             else:
                 log.exception("batch transaction failed")
                 err = LapError("internal", "The hub could not store the batch; nothing was stored.")
-            # Nothing committed: the counter restarts from the last committed row.
-            return [Outcome(error=err) for _ in commands], [], head_sequence(conn) + 1
+            # Nothing committed: keep our counter, so the next batch still reads and publishes the rows
+            # another process appended (restarting from the head would skip them).
+            return [Outcome(error=err) for _ in commands], [], self._next_sequence
         return outcomes, tx.events, tx.next_sequence
 
     @staticmethod
@@ -233,6 +239,7 @@ class Writer:
                 return Outcome(sequence=row[0], duplicate=True)
         first_event, sequence_before = len(tx.events), tx.next_sequence
         conn.execute("SAVEPOINT command")
+        tx.dedupe = (cmd.dedupe_id, cmd.request_hash)
         try:
             value = cmd.run(tx)
         except (LapError, sqlite3.IntegrityError, Exception) as exc:

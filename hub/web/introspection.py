@@ -68,7 +68,19 @@ async def metrics(request: Request) -> JSONResponse:
     })
 
 
+async def plugins(request: Request) -> JSONResponse:
+    """Every loaded plugin with its origin, version and hooks, the ones that failed, and the runtimes."""
+    if not client_is_loopback(request):
+        await require_user(request)
+    hub = request.app.state.hub
+    return JSONResponse({"plugins": hub.plugins.describe(),
+                         "failures": [{"name": f.name, "origin": f.origin, "reason": f.reason}
+                                      for f in hub.plugins.failures],
+                         "runtimes": sorted(hub.runtime_specs), "agents": hub.supervisor.describe()})
+
+
 routes = [
+    Route("/-/plugins.json", plugins),
     Route("/-/health", health),
     Route("/.well-known/lineup", well_known),
     Route("/-/metrics", metrics),

@@ -1,0 +1,1 @@
+"""Finding, loading and calling plugins (pluggy), and reporting the ones that fail."""

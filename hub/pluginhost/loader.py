@@ -1,0 +1,87 @@
+"""Loading plugins: the built-ins, the user's plugins folder, --plugins-dir, and the `lineup` entry points."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import plugins as builtin_plugins
+
+# Built-in features are ordinary plugins (STYLE.md: the core is built from its own hooks).
+BUILTIN_PLUGINS = ("runtimes",)
+
+
+@dataclass(frozen=True)
+class PluginSource:
+    name: str
+    origin: str           # "builtin", "folder:<path>" or "entrypoint:<dist>"
+    path: Path | None     # the file or package folder, when there is one
+
+
+@dataclass(frozen=True)
+class PluginFailure:
+    name: str
+    origin: str
+    reason: str
+
+
+def _import_path(name: str, path: Path) -> ModuleType:
+    """Import a single-file plugin (`x.py`) or a package plugin (`x/__init__.py`) under a private name."""
+    module_name = f"lineup_plugin_{name}"
+    if path.is_dir():
+        spec = importlib.util.spec_from_file_location(module_name, path / "__init__.py",
+                                                      submodule_search_locations=[str(path)])
+    else:
+        spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
+    return module
+
+
+def folder_plugins(folder: Path) -> list[PluginSource]:
+    """Every `*.py` file and every package (folder with `__init__.py`) directly in `folder`, by name."""
+    if not folder.is_dir():
+        return []
+    found = []
+    for entry in sorted(folder.iterdir()):
+        if entry.name.startswith(("_", ".")):
+            continue
+        if entry.is_file() and entry.suffix == ".py":
+            found.append(PluginSource(entry.stem, f"folder:{folder}", entry))
+        elif entry.is_dir() and (entry / "__init__.py").exists():
+            found.append(PluginSource(entry.name, f"folder:{folder}", entry))
+    return found
+
+
+def load(source: PluginSource) -> ModuleType:
+    if source.origin == "builtin":
+        return importlib.import_module(f"{builtin_plugins.__name__}.{source.name}")
+    assert source.path is not None
+    return _import_path(source.name, source.path)
+
+
+def entry_point_plugins() -> list[tuple[PluginSource, importlib.metadata.EntryPoint]]:
+    found = []
+    for entry_point in importlib.metadata.entry_points(group="lineup"):
+        dist = entry_point.dist.name if entry_point.dist else "?"
+        found.append((PluginSource(entry_point.name, f"entrypoint:{dist}", None), entry_point))
+    return found
+
+
+def describe_failure(source: PluginSource, exc: BaseException) -> PluginFailure:
+    last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    where = f" ({Path(last[0].filename).name}:{last[0].lineno})" if last else ""
+    return PluginFailure(source.name, source.origin, f"{type(exc).__name__}: {exc}{where}")

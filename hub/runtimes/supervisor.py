@@ -1,0 +1,116 @@
+"""The supervisor: runs every `[[agents]]` entry as an SDK client of this hub, with its runtime's handlers.
+
+Each supervised agent is paired with this hub once (the credential is kept in `<data dir>/agents/`, readable
+by the owner only) and connects over loopback like any other agent, so it gets the same protocol, resume
+and presence as an agent on another machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hub.domain import accounts
+from hub.domain.actors import hub_actor
+from hub.runtimes.base import AgentConfig, RuntimeConfigError, RuntimeSpec, SupervisedAgent, load_agent_configs
+from hub.sdk.client import AgentClient
+from hub.sdk.credentials import Credential, load_credential, save_credential
+
+if TYPE_CHECKING:
+    from hub.core import Hub
+
+log = logging.getLogger("lineup.runtimes")
+
+
+@dataclass
+class Supervised:
+    config: AgentConfig
+    client: AgentClient
+    runtime: SupervisedAgent
+    task: asyncio.Task[None]
+
+
+class Supervisor:
+    def __init__(self, hub: Hub, specs: dict[str, RuntimeSpec]) -> None:
+        self.hub = hub
+        self.specs = specs
+        self.running: dict[str, Supervised] = {}
+        self.problems: dict[str, str] = {}   # agent name (or "config") -> why it is not running
+
+    @property
+    def credentials_dir(self) -> Path:
+        return self.hub.settings.data_dir / "agents"
+
+    async def start(self, hub_url: str) -> None:
+        try:
+            configs = load_agent_configs(self.hub.settings.data_dir / "lineup.toml")
+        except RuntimeConfigError as exc:
+            self.problems["config"] = str(exc)
+            log.error("%s", exc)
+            return
+        for config in configs:
+            try:
+                await self._start_one(config, hub_url)
+            except Exception as exc:  # noqa: BLE001 - one bad entry must not stop the others
+                self.problems[config.name] = f"{type(exc).__name__}: {exc}"
+                log.error("agent %s (%s) not started: %s", config.name, config.runtime, exc)
+
+    async def _start_one(self, config: AgentConfig, hub_url: str) -> None:
+        spec = self.specs.get(config.runtime)
+        if spec is None:
+            raise RuntimeConfigError(f"unknown runtime {config.runtime!r}; available: {sorted(self.specs)}")
+        credential = await self._credential(config, hub_url)
+        client = AgentClient(credential, state_path=self.credentials_dir / f"{config.slug}.state.json",
+                             runtime=config.runtime, agent_version="supervised")
+        runtime = spec.create(config, client)
+        if inspect.isawaitable(runtime):
+            runtime = await runtime
+        await runtime.start()
+        task = asyncio.create_task(client.run(), name=f"lineup-agent-{config.slug}")
+        self.running[config.name] = Supervised(config, client, runtime, task)
+        self.problems.pop(config.name, None)
+
+    async def _credential(self, config: AgentConfig, hub_url: str) -> Credential:
+        path = self.credentials_dir / f"{config.slug}.credential.json"
+        if path.exists():
+            stored = load_credential(path)
+            alive = await self.hub.read(lambda c: c.execute(
+                "SELECT 1 FROM agents WHERE id = ? AND revoked_at IS NULL", (stored.agent_id,)).fetchone())
+            if alive:
+                return Credential(hub_url, stored.agent_id, stored.workspace_id, stored.credential)
+        workspace = await self.hub.read(lambda c: c.execute(
+            "SELECT id FROM workspaces WHERE (? IS NULL OR name = ?) ORDER BY created_at LIMIT 1",
+            (config.workspace, config.workspace)).fetchone())
+        if workspace is None:
+            raise RuntimeConfigError("no workspace yet: finish the first-run setup, then restart the hub"
+                                     if config.workspace is None else f"no workspace named {config.workspace!r}")
+        # Pair through the same commands a person's pairing code would use, so the log shows it.
+        command, code = accounts.create_pairing_code(hub_actor(workspace["id"]), config.name, 60)
+        await self.hub.execute(command)
+        pair, secret = accounts.pair_agent(code, config.name, config.runtime, "supervised")
+        result = await self.hub.execute(pair)
+        credential = Credential(hub_url, result["agentId"], result["workspaceId"], secret)
+        save_credential(credential, path)
+        return credential
+
+    async def stop(self) -> None:
+        for supervised in list(self.running.values()):
+            try:
+                await supervised.runtime.stop()
+            except Exception:
+                log.exception("stopping agent %s failed", supervised.config.name)
+            await supervised.client.close()
+        self.running.clear()
+
+    def describe(self) -> list[dict[str, object]]:
+        rows: list[dict[str, object]] = []
+        for name, supervised in self.running.items():
+            rows.append({"name": name, "runtime": supervised.config.runtime, "agentId": supervised.client.credential.agent_id,
+                         "connected": supervised.client.connected})
+        for name, problem in self.problems.items():
+            rows.append({"name": name, "problem": problem})
+        return rows
