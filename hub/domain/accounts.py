@@ -40,12 +40,53 @@ def create_owner(username: str, display_name: str, password_hash: str, workspace
     return Command(run=run), token
 
 
-def _add_device(tx: Tx, workspace_id: str, user_id: str, name: str, token: str) -> str:
+def _add_device(tx: Tx, workspace_id: str, user_id: str, name: str, token: str,
+                sign_in_link_id: str | None = None) -> str:
     device_id = new_id("dev")
-    tx.append("device.created", {"deviceId": device_id, "userId": user_id, "name": name,
-                                 "_tokenHash": secrets.token_hash(token)},
-              workspace_id=workspace_id, actor=f"user:{user_id}")
+    payload = {"deviceId": device_id, "userId": user_id, "name": name, "_tokenHash": secrets.token_hash(token)}
+    if sign_in_link_id:
+        payload["signInLinkId"] = sign_in_link_id
+    tx.append("device.created", payload, workspace_id=workspace_id, actor=f"user:{user_id}")
     return device_id
+
+
+def _expiry(ttl_s: float) -> str:
+    return (datetime.now(timezone.utc) + timedelta(seconds=ttl_s)).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _expired(expires_at: str) -> bool:
+    return datetime.fromisoformat(expires_at.replace("Z", "+00:00")) <= datetime.now(timezone.utc)
+
+
+def create_sign_in_link(actor: Actor, ttl_s: float) -> tuple[Command, str]:
+    """A one-time code that signs another device in as this person (the phone scans it as a QR code)."""
+    code = secrets.new_token("link")
+
+    def run(tx: Tx) -> dict[str, str]:
+        link_id, expires_at = new_id("sil"), _expiry(ttl_s)
+        tx.append("sign_in_link.created", {"linkId": link_id, "userId": actor.id, "expiresAt": expires_at,
+                                           "_codeHash": secrets.token_hash(code)},
+                  workspace_id=actor.workspace_id, actor=actor.ref)
+        return {"linkId": link_id, "expiresAt": expires_at}
+
+    return Command(run=run), code
+
+
+def redeem_sign_in_link(code: str, device_name: str) -> Command:
+    token = secrets.new_token("dev")
+
+    def run(tx: Tx) -> dict[str, str]:
+        link = tx.one("SELECT * FROM sign_in_links WHERE code_hash = ?", secrets.token_hash(code))
+        if link is None or link["used_at"] is not None:
+            raise LapError("unauthorized", "This sign-in link is not valid or was already used.",
+                           hint="Show a new QR code on a signed-in device and scan it again.")
+        if _expired(link["expires_at"]):
+            raise LapError("expired", "This sign-in link has expired (links last 10 minutes).",
+                           hint="Show a new QR code on a signed-in device and scan it again.")
+        device_id = _add_device(tx, link["workspace_id"], link["user_id"], device_name, token, link["id"])
+        return {"token": token, "userId": link["user_id"], "workspaceId": link["workspace_id"], "deviceId": device_id}
+
+    return Command(run=run)
 
 
 def sign_in_device(user_id: str, device_name: str) -> Command:
@@ -75,8 +116,7 @@ def revoke_device(actor: Actor, device_id: str) -> Command:
 
 def create_pairing_code(actor: Actor, name: str | None, ttl_s: float) -> tuple[Command, str]:
     code = secrets.new_pairing_code()
-    expires_at = (datetime.now(timezone.utc) + timedelta(seconds=ttl_s)).isoformat(timespec="seconds")
-    expires_at = expires_at.replace("+00:00", "Z")
+    expires_at = _expiry(ttl_s)
 
     def run(tx: Tx) -> dict[str, str]:
         code_id = new_id("pc")
@@ -100,7 +140,7 @@ def pair_agent(code: str, name: str, runtime: str, agent_version: str) -> tuple[
         if row["used_at"] is not None:
             raise LapError("unauthorized", "That pairing code was already used.",
                            hint="Pairing codes work once; create a new one in the app or with `lineup pair`.")
-        if datetime.fromisoformat(row["expires_at"].replace("Z", "+00:00")) <= datetime.now(timezone.utc):
+        if _expired(row["expires_at"]):
             raise LapError("expired", "That pairing code has expired (codes last 10 minutes).",
                            hint="Create a new one in the app or with `lineup pair`.")
         agent_id = new_id("agt")

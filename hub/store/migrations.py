@@ -133,12 +133,28 @@ def m002_create_projections(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_create_event_log, m002_create_projections]
+def m003_create_sign_in_links(conn: sqlite3.Connection) -> None:
+    _run_script(
+        conn,
+        """
+        -- One-time links that sign a second device (a phone) in as the person who made them (10 minutes).
+        CREATE TABLE sign_in_links (
+            id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, user_id TEXT NOT NULL,
+            code_hash TEXT NOT NULL UNIQUE,          -- sha256 of the code; the code travels in a URL fragment only
+            created_at TEXT NOT NULL, expires_at TEXT NOT NULL, used_at TEXT, device_id TEXT
+        );
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    m001_create_event_log, m002_create_projections, m003_create_sign_in_links,
+]
 
 # Tables rebuilt from the log by `lineup db rebuild` and compared by `lineup db check`.
 PROJECTION_TABLES = (
     "workspaces", "users", "devices", "pairing_codes", "agents", "credentials",
-    "conversations", "messages", "tasks", "interactions", "artifacts",
+    "conversations", "messages", "tasks", "interactions", "artifacts", "sign_in_links",
 )
 
 

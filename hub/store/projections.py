@@ -56,6 +56,17 @@ def _device_created(conn: sqlite3.Connection, ev: StoredEvent) -> None:
     conn.execute("INSERT INTO devices (id, workspace_id, user_id, name, token_hash, created_at) "
                  "VALUES (?, ?, ?, ?, ?, ?)",
                  (p["deviceId"], ev.workspace_id, p["userId"], p["name"], p["_tokenHash"], ev.recorded_at))
+    if p.get("signInLinkId"):
+        conn.execute("UPDATE sign_in_links SET used_at = ?, device_id = ? WHERE id = ?",
+                     (ev.recorded_at, p["deviceId"], p["signInLinkId"]))
+
+
+@projects("sign_in_link.created")
+def _sign_in_link_created(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    p = ev.payload
+    conn.execute("INSERT INTO sign_in_links (id, workspace_id, user_id, code_hash, created_at, expires_at) "
+                 "VALUES (?, ?, ?, ?, ?, ?)", (p["linkId"], ev.workspace_id, p["userId"], p["_codeHash"],
+                                               ev.recorded_at, p["expiresAt"]))
 
 
 @projects("device.revoked")

@@ -6,6 +6,7 @@ import asyncio
 from typing import Annotated
 
 import msgspec
+import segno
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -43,6 +44,11 @@ class PairRequest(msgspec.Struct):
     name: Name = "agent"
     runtime: Annotated[str, msgspec.Meta(max_length=64)] = "generic"
     agentVersion: Annotated[str, msgspec.Meta(max_length=64)] = ""
+
+
+class RedeemRequest(msgspec.Struct):
+    code: Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
+    deviceName: Name = "phone"
 
 
 class RenameRequest(msgspec.Struct):
@@ -167,6 +173,36 @@ async def rename_agent(request: Request) -> JSONResponse:
     return JSONResponse({"renamed": True})
 
 
+async def create_sign_in_link(request: Request) -> JSONResponse:
+    """A one-time link (10 minutes) that signs a phone in as the caller; the code rides in the URL fragment,
+    which browsers never send to a server or write to a log."""
+    actor = await require_user(request)
+    await json_body(request, dict)
+    hub = request.app.state.hub
+    command, code = accounts.create_sign_in_link(actor, hub.settings.pairing_code_ttl_s)
+    result = await hub.execute(command)
+    base = str(request.base_url).rstrip("/")
+    url = f"{base}/#signin={code}"
+    qr_svg = segno.make(url, error="m").svg_inline(scale=4, dark="#1b1f24", light="#ffffff")
+    return JSONResponse({"url": url, "expiresAt": result["expiresAt"], "linkId": result["linkId"], "qrSvg": qr_svg},
+                        status_code=201)
+
+
+async def redeem_sign_in_link(request: Request) -> JSONResponse:
+    hub = request.app.state.hub
+    body = await json_body(request, RedeemRequest)
+    key = "link:" + _client_key(request)
+    if hub.sign_in_limiter.blocked(key):
+        raise LapError("rate_limited", "Too many invalid sign-in links from this address; wait a few minutes.")
+    try:
+        result = await hub.execute(accounts.redeem_sign_in_link(body.code.strip(), body.deviceName))
+    except LapError as exc:
+        if exc.code in ("unauthorized", "expired"):
+            hub.sign_in_limiter.fail(key)
+        raise
+    return JSONResponse(result, status_code=201)
+
+
 async def setup_status(request: Request) -> JSONResponse:
     """Whether the first-run setup is still open, and whether this client needs the setup code for it."""
     hub = request.app.state.hub
@@ -182,6 +218,8 @@ routes = [
     Route("/api/devices", list_devices),
     Route("/api/devices/{device_id}/revoke", revoke_device, methods=["POST"]),
     Route("/api/pairing-codes", create_pairing_code, methods=["POST"]),
+    Route("/api/sign-in-links", create_sign_in_link, methods=["POST"]),
+    Route("/api/sign-in-links/redeem", redeem_sign_in_link, methods=["POST"]),
     Route("/api/pair", pair, methods=["POST"]),
     Route("/api/agents", list_agents),
     Route("/api/agents/{agent_id}/revoke", revoke_agent, methods=["POST"]),
