@@ -16,6 +16,8 @@ from hub.auth.secrets import new_setup_code
 from hub.pluginhost.manager import PluginHost, make_plugin_manager
 from hub.runtimes.base import RuntimeSpec
 from hub.runtimes.supervisor import Supervisor
+from hub.tools.registry import ToolRegistry
+from hub.tools.router import ToolRouter
 from hub.settings import Settings
 from hub.store import database
 from hub.store.events import StoredEvent
@@ -24,6 +26,18 @@ from hub.store.writer import Command, Writer
 
 log = logging.getLogger("lineup.hub")
 T = TypeVar("T")
+
+
+def inbound_handlers(registry: ToolRegistry) -> dict[str, dict[str, Any]]:
+    """The handler of every event type an app or an agent may send, by sender kind."""
+    from functools import partial
+
+    from hub.domain import tools
+    from hub.domain.collaboration import AGENT_HANDLERS, APP_HANDLERS
+
+    tool_handlers = {"tool.list": partial(tools.tool_list, registry), "tool.call": partial(tools.tool_call, registry),
+                     "tool.result": partial(tools.tool_result, registry)}
+    return {"agent": {**AGENT_HANDLERS, **tool_handlers}, "app": {**APP_HANDLERS, **tool_handlers}}
 
 
 class Hub:
@@ -52,6 +66,9 @@ class Hub:
         self.plugins: PluginHost
         self.runtime_specs: dict[str, RuntimeSpec] = {}
         self.supervisor: Supervisor
+        self.tools: ToolRegistry
+        self.tool_router: ToolRouter
+        self.handlers: dict[str, dict[str, Any]] = {}
         self.started = False
         self.loop_lag_ms = 0.0
         self._lag_task: asyncio.Task[None] | None = None
@@ -82,6 +99,11 @@ class Hub:
             blocked=self.settings.blocked_plugin_names)
         await self.plugins.call_lifecycle("startup", hub=self)
         self.runtime_specs = {spec.name: spec for _, spec in self.plugins.collect("register_runtimes", hub=self)}
+        self.tools = ToolRegistry()
+        self.tools.load(self.plugins, self)
+        self.tool_router = ToolRouter(self, self.tools)
+        self.handlers = inbound_handlers(self.tools)
+        await self.tool_router.start()
         self.supervisor = Supervisor(self, self.runtime_specs)
         await self.presence.start()
         self._lag_task = asyncio.create_task(self._measure_loop_lag(), name="lineup-loop-lag")
@@ -99,6 +121,7 @@ class Hub:
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
         await self.supervisor.stop()
+        await self.tool_router.stop()
         await self.plugins.call_lifecycle("shutdown", hub=self)
         await self.presence.stop()
         await self.streams.flush_all()
@@ -129,6 +152,7 @@ class Hub:
         self.broker.publish(events)
         self.presence.observe(events)
         self.streams.observe(events)
+        self.tool_router.observe(events)
         for event in events:
             if event.type == "agent.revoked":
                 for session in self.broker.agent_sessions(event.payload["agentId"]):

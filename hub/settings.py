@@ -40,6 +40,7 @@ class Settings:
     stream_snapshot_s: float = 2.0         # a streaming message is saved at least this often
     max_frame_bytes: int = 1024 * 1024
     outbound_buffer_bytes: int = 1024 * 1024
+    tool_call_timeout_s: float = 300.0     # a call to an app's or agent's tool fails when nobody answers by then
     max_in_flight: int = 1000              # envelopes of one socket awaiting their ack before reading pauses
     log_level: str = "info"
     plugins_dir: Path | None = None        # one more folder of plugins, besides <data dir>/plugins
@@ -63,6 +64,8 @@ class SettingsError(ValueError):
 
 
 def _coerce(name: str, kind: Any, value: Any, origin: str) -> Any:
+    if isinstance(value, bool) and kind is not bool:  # TOML `port = true` is a mistake, not port 1
+        raise SettingsError(f"{origin}: {name} = {value!r} is not a valid {kind}")
     try:
         if kind is bool:
             if isinstance(value, bool):

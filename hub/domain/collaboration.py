@@ -103,6 +103,8 @@ def conversation_create(tx: Tx, actor: Actor, env: Envelope, p: P.ConversationCr
 
 def message_create(tx: Tx, actor: Actor, env: Envelope, p: P.MessageCreate) -> None:
     conversation = get_conversation(tx, actor, env.conversationId)
+    if env.taskId is not None:  # a message shows in that task's timeline: only a task the sender may touch
+        get_task(tx, actor, env.taskId)
     message_id = p.messageId or new_id("msg")
     existing = tx.one("SELECT * FROM messages WHERE id = ?", message_id)
     if existing is not None and not (existing["state"] == "streaming" and existing["author_id"] == actor.id
@@ -237,21 +239,34 @@ def task_child_created(tx: Tx, actor: Actor, env: Envelope, p: P.TaskChildCreate
 
 
 def interaction_requested(tx: Tx, actor: Actor, env: Envelope, p: P.InteractionRequested) -> None:
-    interaction_id = p.interaction.id or new_id("int")
+    request_interaction(tx, actor, p.interaction, task_id=env.taskId, conversation_id=env.conversationId,
+                        envelope_id=env.id, correlation_id=env.correlationId, occurred_at=env.occurredAt,
+                        extra=env.payload)
+
+
+def request_interaction(tx: Tx, actor: Actor, request: P.InteractionSpec, *, task_id: str | None,
+                        conversation_id: str | None, envelope_id: str | None, correlation_id: str | None,
+                        occurred_at: str | None = None, extra: dict[str, Any] | None = None,
+                        tool_call: dict[str, Any] | None = None) -> str:
+    """Store an interaction (and block its task); also used by human-facing tools (hub/domain/tools.py)."""
+    interaction_id = request.id or new_id("int")
     ensure_new(tx, "interactions", interaction_id, "interaction")
-    task = get_task(tx, actor, env.taskId) if env.taskId is not None else None
+    task = get_task(tx, actor, task_id) if task_id is not None else None
     if task is not None and task["status"] not in ("running", "waiting_for_human"):
         raise LapError("illegal_transition", f"Only a running task can ask the person; this one is {task['status']}.")
-    conversation_id = env.conversationId or (task["conversation_id"] if task is not None else None)
+    conversation_id = conversation_id or (task["conversation_id"] if task is not None else None)
     if conversation_id is not None:
         get_conversation(tx, actor, conversation_id)
-    spec = normalize_spec(p.interaction, interaction_id, datetime.now(timezone.utc))
-    tx.append("interaction.requested", {**env.payload, "interaction": spec}, id=env.id,
+    spec = normalize_spec(request, interaction_id, datetime.now(timezone.utc))
+    if tool_call is not None:
+        spec["toolCall"] = tool_call
+    tx.append("interaction.requested", {**(extra or {}), "interaction": spec}, id=envelope_id,
               workspace_id=actor.workspace_id, actor=actor.ref, task_id=task["id"] if task is not None else None,
-              conversation_id=conversation_id, correlation_id=env.correlationId, occurred_at=env.occurredAt)
+              conversation_id=conversation_id, correlation_id=correlation_id, occurred_at=occurred_at)
     if task is not None and task["status"] == "running":
-        change_status(tx, actor, task, "waiting_for_human", by="hub", correlation_id=env.correlationId,
+        change_status(tx, actor, task, "waiting_for_human", by="hub", correlation_id=correlation_id,
                       cause="interaction_requested", interactionId=interaction_id)
+    return interaction_id
 
 
 def artifact_created(tx: Tx, actor: Actor, env: Envelope, p: P.ArtifactCreated) -> None:

@@ -140,4 +140,5 @@ class Presence:
             _, interaction_id = heapq.heappop(self.expiries)
             await self.hub.execute(housekeeping.expire_interaction(interaction_id))
         await self.hub.streams.flush_due()
+        self.hub.tool_router.expire_due()
         await self.hub.notice_foreign_writes()

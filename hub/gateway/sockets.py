@@ -12,7 +12,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from hub.auth.lookup import agent_actor, app_actor
 from hub.domain.actors import Actor
-from hub.domain.collaboration import AGENT_HANDLERS, APP_HANDLERS, command_for
+from hub.domain.collaboration import command_for
 from hub.gateway.session import Session
 from hub.protocol import payloads as P
 from hub.protocol.envelope import Envelope, decode_envelope, system_frame
@@ -158,10 +158,23 @@ class SocketServer:
         if actor.kind == "agent":
             await hub.presence.agent_connected(session, {"runtime": hello.runtime, "agentVersion": hello.agentVersion,
                                                          "capabilities": hello.capabilities})
+            if hello.tools is not None:
+                await self._register_hello_tools(session, hello.tools)
             read = self._agent_pages(actor.id)
         else:
             read = self._app_pages(actor.workspace_id)
         self.replay_task = asyncio.create_task(session.replay(cursor, read), name=f"lineup-replay-{actor.ref}")
+
+    async def _register_hello_tools(self, session: Session, tools: list[dict[str, Any]]) -> None:
+        """agent.hello may carry the agent's tools: registered as if sent with tool.list (PROTOCOL.md)."""
+        from hub.protocol.envelope import PROTOCOL_VERSION, new_id, now_iso
+
+        env = Envelope(id=new_id("hello-tools"), type="tool.list", version=PROTOCOL_VERSION, occurredAt=now_iso(),
+                       payload={"tools": tools}, workspaceId=session.actor.workspace_id)
+        handler = self.hub.handlers["agent"]["tool.list"]
+        outcome = await self.hub.writer.execute(command_for(session.actor, env, handler, P.ToolList(tools=tools)))
+        if outcome.error is not None:
+            session.send_system("system.error", outcome.error.as_payload(None))
 
     def _app_pages(self, workspace_id: str) -> Any:
         async def read(after: int, upto: int) -> list[event_log.StoredEvent]:
@@ -204,9 +217,8 @@ class SocketServer:
                 session.send_system("system.ack", {"id": env.id, "sequence": None, "duplicate": False,
                                                    "transient": True})
                 return
-            handlers, kinds = ((AGENT_HANDLERS, P.AGENT_INBOUND) if self.kind == "agent"
-                               else (APP_HANDLERS, P.APP_INBOUND))
-            handler = handlers.get(env.type)
+            kinds = P.AGENT_INBOUND if self.kind == "agent" else P.APP_INBOUND
+            handler = self.hub.handlers[self.kind].get(env.type)
             if handler is None:
                 if env.type in P.HANDSHAKES:
                     raise LapError("invalid_envelope", "The hello was already accepted on this socket.")
@@ -216,12 +228,21 @@ class SocketServer:
                                                    "warning": "unknown_type"})
                 return
             parsed = P.parse_payload(kinds[env.type], env.payload)
+            if env.type == "tool.list" and parsed.tools is None:
+                await self._answer_tool_list(session, env)
+                return
         except LapError as exc:
             self._refuse(session, exc, env.id)
             return
         await self.in_flight.acquire()
         future = self.hub.writer.submit(command_for(session.actor, env, handler, parsed))
         future.add_done_callback(lambda f: self._answer(session, env, f.result()))
+
+    async def _answer_tool_list(self, session: Session, env: Envelope) -> None:
+        """tool.list without tools asks what is on offer: the answer is a tool.list frame (not stored)."""
+        tools = await self.hub.read(lambda c: self.hub.tools.offered_to(c, session.actor.workspace_id, self.kind))
+        session.send_system("system.ack", {"id": env.id, "sequence": None, "duplicate": False})
+        session.send_system("tool.list", {"tools": tools}, correlation_id=env.id)
 
     def _answer(self, session: Session, env: Envelope, outcome: Outcome) -> None:
         self.in_flight.release()

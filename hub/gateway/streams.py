@@ -77,6 +77,13 @@ class Streams:
             raise LapError("not_found", f"No conversation {conversation_id!r} in this workspace.")
         if actor.id not in row["agent_ids"]:
             raise LapError("forbidden", "This agent is not a member of that conversation.")
+        if env.taskId is not None:  # snapshots show in that task's timeline: only the agent's own task
+            task = await self.hub.read(lambda c: c.execute(
+                "SELECT agent_id FROM tasks WHERE id = ? AND workspace_id = ?", (env.taskId, actor.workspace_id)).fetchone())
+            if task is None:
+                raise LapError("not_found", f"No task {env.taskId!r} in this workspace.")
+            if task["agent_id"] != actor.id:
+                raise LapError("forbidden", "That task is assigned to another agent.")
         existing = await self.hub.read(lambda c: c.execute(
             "SELECT content, state, author_id FROM messages WHERE id = ?", (message_id,)).fetchone())
         content = ""

@@ -178,6 +178,38 @@ class ArtifactCreated(Payload):
     artifactId: Id | None = None
 
 
+# ---- the tool layer (seed 000 §4.4–4.6) -------------------------------------------------------------
+
+ToolName = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+
+
+class ToolList(Payload):
+    """With `tools`: register the sender's tools (replacing earlier ones). Without: ask what is on offer."""
+
+    tools: list[dict[str, Any]] | None = None
+
+
+class ToolCall(Payload):
+    call_id: Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
+    name: ToolName
+    arguments: dict[str, Any] = {}
+    action: Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | None = None
+    targetAgentId: Id | None = None  # an app calling an agent's tool, when several agents offer that name
+
+
+class ToolError(Payload):
+    code: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+    message: Annotated[str, msgspec.Meta(max_length=4000)] = ""
+
+
+class ToolResult(Payload):
+    call_id: Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
+    name: ToolName | None = None
+    action: str | None = None
+    result: dict[str, Any] | None = None
+    error: ToolError | None = None
+
+
 # Which payload type each inbound event type has. Inbound types not listed here are unknown.
 APP_INBOUND: dict[str, type[Payload]] = {
     "conversation.create": ConversationCreate,
@@ -185,6 +217,9 @@ APP_INBOUND: dict[str, type[Payload]] = {
     "task.create": TaskCreate,
     "task.cancel_requested": TaskCancelRequested,
     "interaction.respond": InteractionRespond,
+    "tool.list": ToolList,
+    "tool.call": ToolCall,
+    "tool.result": ToolResult,
 }
 AGENT_INBOUND: dict[str, type[Payload]] = {
     "message.create": MessageCreate,
@@ -195,6 +230,9 @@ AGENT_INBOUND: dict[str, type[Payload]] = {
     "task.child_created": TaskChildCreated,
     "interaction.requested": InteractionRequested,
     "artifact.created": ArtifactCreated,
+    "tool.list": ToolList,
+    "tool.call": ToolCall,
+    "tool.result": ToolResult,
 }
 HANDSHAKES: dict[str, type[Payload]] = {"agent.hello": AgentHello, "app.hello": AppHello}
 SYSTEM_OUTBOUND: dict[str, type[Payload]] = {

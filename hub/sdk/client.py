@@ -88,13 +88,15 @@ class AgentClient:
         """Connect and stay connected until `close()`. Raises AuthError if the credential is refused."""
         attempt = 0
         while not self._closing:
+            sessions_before = self.connections
             try:
                 await self._session()
-                attempt = 0 if self.connections else attempt
             except AuthError:
                 raise
             except (OSError, websockets.WebSocketException, asyncio.TimeoutError, HubError) as exc:
                 log.info("connection to %s failed: %s", self.credential.hub_url, exc)
+            if self.connections > sessions_before:
+                attempt = 0  # that session got through: a new outage starts the backoff over
             if self._closing:
                 break
             delay = min(self.backoff_max_s, self.backoff_initial_s * 2 ** attempt)
@@ -204,6 +206,9 @@ class AgentClient:
             try:
                 async for raw in ws:
                     self._on_frame(json.loads(raw))
+            except websockets.ConnectionClosed:
+                if ws.close_code != 4401:
+                    raise  # 4401 (revoked) is raised as AuthError below, not retried
             finally:
                 heartbeat.cancel()
                 self._ws = None

@@ -147,14 +147,48 @@ def m003_create_sign_in_links(conn: sqlite3.Connection) -> None:
     )
 
 
+def m004_create_tools(conn: sqlite3.Connection) -> None:
+    _run_script(
+        conn,
+        """
+        -- Tools an agent or an app registered (tool.list with tools, or agent.hello tools): replaced as a whole.
+        CREATE TABLE tool_registrations (
+            owner_kind TEXT NOT NULL, owner_id TEXT NOT NULL,   -- 'agent' + agent id, or 'app' + device id
+            workspace_id TEXT NOT NULL, tools TEXT NOT NULL, updated_at TEXT NOT NULL,
+            PRIMARY KEY (owner_kind, owner_id)
+        );
+        -- One row per tool.call; `id` is the call's envelope id, `call_id` the caller's own pairing key.
+        CREATE TABLE tool_calls (
+            id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, call_id TEXT NOT NULL,
+            caller_kind TEXT NOT NULL, caller_id TEXT NOT NULL, name TEXT NOT NULL, action TEXT,
+            arguments TEXT NOT NULL,
+            target_kind TEXT NOT NULL,               -- hub | interaction | agent | app | none
+            target_id TEXT,                          -- the agent, device or interaction that answers
+            instance_id TEXT,                        -- for app-type tools: the instance the call works on
+            status TEXT NOT NULL,                    -- pending | done | failed
+            result TEXT, error TEXT, created_at TEXT NOT NULL, completed_at TEXT, last_sequence INTEGER NOT NULL
+        );
+        CREATE INDEX tool_calls_by_caller ON tool_calls (caller_id, call_id);
+        CREATE INDEX tool_calls_pending ON tool_calls (workspace_id, status);
+        -- Live instances of app-type tools (a canvas): their whole state after the last call.
+        CREATE TABLE tool_instances (
+            id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, tool TEXT NOT NULL, state TEXT NOT NULL,
+            status TEXT NOT NULL,                    -- open | closed
+            created_by TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, last_sequence INTEGER NOT NULL
+        );
+        """
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
-    m001_create_event_log, m002_create_projections, m003_create_sign_in_links,
+    m001_create_event_log, m002_create_projections, m003_create_sign_in_links, m004_create_tools,
 ]
 
 # Tables rebuilt from the log by `lineup db rebuild` and compared by `lineup db check`.
 PROJECTION_TABLES = (
     "workspaces", "users", "devices", "pairing_codes", "agents", "credentials",
     "conversations", "messages", "tasks", "interactions", "artifacts", "sign_in_links",
+    "tool_registrations", "tool_calls", "tool_instances",
 )
 
 

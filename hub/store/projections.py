@@ -163,10 +163,9 @@ def _task_created(conn: sqlite3.Connection, ev: StoredEvent) -> None:
     p = ev.payload
     conn.execute(
         "INSERT INTO tasks (id, workspace_id, conversation_id, parent_task_id, agent_id, title, description, status, "
-        "progress, created_by, created_at, updated_at, last_sequence) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "created_by, created_at, updated_at, last_sequence) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
         (ev.task_id, ev.workspace_id, ev.conversation_id, p.get("parentTaskId"), p.get("agentId"), p["title"],
-         p.get("description", ""), p["status"], p.get("progress"), ev.actor, ev.recorded_at, ev.recorded_at,
-         ev.sequence))
+         p.get("description", ""), p["status"], ev.actor, ev.recorded_at, ev.recorded_at, ev.sequence))
     _touch_conversation(conn, ev)
 
 
@@ -213,3 +212,42 @@ def _artifact_created(conn: sqlite3.Connection, ev: StoredEvent) -> None:
                  "summary, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
                  (p["artifactId"], ev.workspace_id, ev.task_id, ev.conversation_id, ev.actor.partition(":")[2],
                   p["name"], p["url"], p.get("mimeType"), p.get("summary"), ev.recorded_at))
+
+
+@projects("tools.registered")
+def _tools_registered(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    owner = ev.payload["owner"]
+    conn.execute("INSERT INTO tool_registrations (owner_kind, owner_id, workspace_id, tools, updated_at) "
+                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT (owner_kind, owner_id) DO UPDATE SET tools = excluded.tools, "
+                 "updated_at = excluded.updated_at",
+                 (owner["kind"], owner["id"], ev.workspace_id, _json(ev.payload["tools"]), ev.recorded_at))
+
+
+@projects("tool.call")
+def _tool_called(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    p = ev.payload
+    arguments = p.get("arguments") or {}
+    conn.execute(
+        "INSERT INTO tool_calls (id, workspace_id, call_id, caller_kind, caller_id, name, action, arguments, "
+        "target_kind, target_id, instance_id, status, created_at, last_sequence) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?, 'pending', ?, ?)",
+        (ev.id, ev.workspace_id, p["call_id"], p["caller"]["kind"], p["caller"]["id"], p["name"], p.get("action"),
+         _json(arguments), p["target"]["kind"], p["target"].get("id"),
+         arguments.get("instance_id") if isinstance(arguments.get("instance_id"), str) else None,
+         ev.recorded_at, ev.sequence))
+
+
+@projects("tool.result")
+def _tool_answered(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    p = ev.payload
+    conn.execute("UPDATE tool_calls SET status = ?, result = ?, error = ?, completed_at = ?, last_sequence = ? "
+                 "WHERE id = ?", ("failed" if p.get("error") else "done", _json(p.get("result")),
+                                  _json(p.get("error")), ev.recorded_at, ev.sequence, p["callEventId"]))
+    instance = p.get("instance")
+    if instance:
+        conn.execute(
+            "INSERT INTO tool_instances (id, workspace_id, tool, state, status, created_by, created_at, updated_at, "
+            "last_sequence) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, "
+            "status = excluded.status, updated_at = excluded.updated_at, last_sequence = excluded.last_sequence",
+            (instance["id"], ev.workspace_id, p["name"], _json(instance.get("state", {})), instance["status"],
+             instance.get("createdBy", ev.actor), ev.recorded_at, ev.recorded_at, ev.sequence))

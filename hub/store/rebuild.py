@@ -39,7 +39,8 @@ def rebuild(conn: sqlite3.Connection) -> int:
 
 
 def _rows(conn: sqlite3.Connection, table: str) -> list[tuple[object, ...]]:
-    return [tuple(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY id")]
+    # Sorted in Python: not every projection has an `id` column, and rows may hold NULLs.
+    return sorted((tuple(r) for r in conn.execute(f"SELECT * FROM {table}")), key=repr)
 
 
 @dataclass

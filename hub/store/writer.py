@@ -76,7 +76,7 @@ class Tx:
             "INSERT INTO events (sequence, id, type, workspace_id, conversation_id, task_id, correlation_id, actor, "
             "occurred_at, recorded_at, payload, request_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (event.sequence, event.id, type_, workspace_id, conversation_id, task_id, correlation_id, actor,
-             event.occurred_at, self.recorded_at, _encode(payload), request_hash))
+             event.occurred_at, self.recorded_at, _encode(payload).decode(), request_hash))
         if event.recipients:
             self.conn.executemany("INSERT INTO event_recipients (agent_id, sequence) VALUES (?, ?)",
                                   [(agent_id, event.sequence) for agent_id in event.recipients])

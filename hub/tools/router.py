@@ -1,0 +1,184 @@
+"""After commit: answer tool calls the hub handles, turn answered interactions into tool results, time out calls.
+
+Calls are worked one at a time in commit order, so an app-type tool's instance sees its calls in order and a
+handler always reads the state the previous call left. On start-up, calls still pending from before a restart
+are picked up again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hub.domain.tools import complete_call
+from hub.protocol.envelope import new_id
+from hub.store.events import StoredEvent
+from hub.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from hub.core import Hub
+
+log = logging.getLogger("lineup.tools")
+HANDLER_TIMEOUT_S = 30.0
+
+
+class ToolError(Exception):
+    """Raised by a handler to answer a call with an error: `code` and a message for the caller."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class ToolContext:
+    """What a hub-side handler gets besides the action and arguments."""
+
+    call_id: str
+    caller: dict[str, str]
+    workspace_id: str
+    instance_id: str | None = None
+    state: dict[str, Any] = field(default_factory=dict)  # an app-type tool's instance state: change it in place
+
+
+class ToolRouter:
+    def __init__(self, hub: Hub, registry: ToolRegistry) -> None:
+        self.hub = hub
+        self.registry = registry
+        self.queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()  # (job kind, call event id)
+        self.app_deadlines: dict[str, float] = {}
+        self._worker: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        rows = await self.hub.read(lambda c: c.execute(
+            "SELECT id, target_kind, target_id FROM tool_calls WHERE status = 'pending' ORDER BY last_sequence"
+        ).fetchall())
+        now = asyncio.get_running_loop().time()
+        for row in rows:
+            if row["target_kind"] == "hub":
+                self.queue.put_nowait(("run", row["id"]))
+            elif row["target_kind"] == "interaction":
+                self.queue.put_nowait(("interaction", row["target_id"]))
+            elif row["target_kind"] in ("app", "agent"):
+                self.app_deadlines[row["id"]] = now + self.hub.settings.tool_call_timeout_s
+        self._worker = asyncio.create_task(self._work(), name="lineup-tools")
+
+    async def stop(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()
+            await asyncio.gather(self._worker, return_exceptions=True)
+
+    def observe(self, events: list[StoredEvent]) -> None:
+        now = asyncio.get_running_loop().time()
+        for event in events:
+            if event.type == "tool.call":
+                kind = event.payload["target"]["kind"]
+                if kind == "hub":
+                    self.queue.put_nowait(("run", event.id))
+                elif kind in ("app", "agent"):
+                    self.app_deadlines[event.id] = now + self.hub.settings.tool_call_timeout_s
+            elif event.type in ("interaction.resolved", "interaction.expired"):
+                self.queue.put_nowait(("interaction", event.payload["interactionId"]))
+            elif event.type == "tool.result":
+                self.app_deadlines.pop(event.payload.get("callEventId", ""), None)
+
+    def expire_due(self) -> None:
+        """Called by the presence tick: calls nobody answered in time get an error result."""
+        now = asyncio.get_running_loop().time()
+        for call_event_id, deadline in list(self.app_deadlines.items()):
+            if now >= deadline:
+                del self.app_deadlines[call_event_id]
+                self.queue.put_nowait(("timeout", call_event_id))
+
+    async def _work(self) -> None:
+        while True:
+            kind, key = await self.queue.get()
+            try:
+                if kind == "run":
+                    await self._run_handler(key)
+                elif kind == "interaction":
+                    await self._finish_interaction(key)
+                else:
+                    await self.hub.execute(complete_call(key, error={
+                        "code": "no_answer", "message": f"Nobody answered within {self.hub.settings.tool_call_timeout_s:g} s: "
+                                                         "the app or agent offering this tool is offline."}))
+            except Exception:
+                log.exception("tool job %s %s failed", kind, key)
+
+    async def _run_handler(self, call_event_id: str) -> None:
+        call = await self.hub.read(lambda c: c.execute("SELECT * FROM tool_calls WHERE id = ?",
+                                                       (call_event_id,)).fetchone())
+        if call is None or call["status"] != "pending":
+            return
+        tool = self.registry.hub_tools.get(call["name"])
+        if tool is None or tool.handler is None:
+            await self.hub.execute(complete_call(call_event_id, error={"code": "unknown_tool",
+                                                                       "message": f"{call['name']!r} is gone."}))
+            return
+        arguments = json.loads(call["arguments"])
+        context = ToolContext(call["call_id"], {"kind": call["caller_kind"], "id": call["caller_id"]},
+                              call["workspace_id"])
+        is_app = tool.definition.type == "app"
+        if is_app:
+            if call["action"] == "open":
+                context.instance_id = new_id("inst")
+            else:
+                context.instance_id = call["instance_id"]
+                row = await self.hub.read(lambda c: c.execute("SELECT state, status FROM tool_instances WHERE id = ?",
+                                                              (context.instance_id,)).fetchone())
+                # Checked again here: a close queued just before this call may have committed since it was stored.
+                if row is None or row["status"] != "open":
+                    await self.hub.execute(complete_call(call_event_id, error={
+                        "code": "instance_closed", "message": f"The {call['name']} instance {context.instance_id!r} "
+                                                              "is closed."}))
+                    return
+                context.state = json.loads(row["state"])
+        try:
+            outcome = tool.handler(call["action"], arguments, context)
+            if inspect.isawaitable(outcome):
+                outcome = await asyncio.wait_for(outcome, HANDLER_TIMEOUT_S)
+            result = dict(outcome or {})
+        except ToolError as exc:
+            await self.hub.execute(complete_call(call_event_id, error={"code": exc.code, "message": exc.message}))
+            return
+        except Exception as exc:  # noqa: BLE001 - a plugin's bug is this call's error; the hub keeps serving
+            log.exception("tool %s (plugin %s) raised", call["name"], tool.plugin)
+            await self.hub.execute(complete_call(call_event_id, error={
+                "code": "tool_failed", "message": f"The {call['name']} tool failed: {type(exc).__name__}: {exc}"[:500]}))
+            return
+        instance = None
+        if is_app:
+            if call["action"] == "open":
+                result.setdefault("message", f"instance_id: {context.instance_id}")
+                result.setdefault("instance_id", context.instance_id)
+            instance = {"id": context.instance_id, "state": context.state,
+                        "status": "closed" if call["action"] == "close" else "open",
+                        "createdBy": f"{call['caller_kind']}:{call['caller_id']}"}
+        await self.hub.execute(complete_call(call_event_id, result=result, instance=instance))
+
+    async def _finish_interaction(self, interaction_id: str) -> None:
+        row = await self.hub.read(lambda c: c.execute(
+            "SELECT tc.id AS call_event_id, tc.name, tc.action, i.spec, i.status, i.response FROM tool_calls tc "
+            "JOIN interactions i ON i.id = tc.target_id WHERE tc.target_kind = 'interaction' AND tc.target_id = ? "
+            "AND tc.status = 'pending'", (interaction_id,)).fetchone())
+        if row is None or row["status"] == "pending":
+            return
+        tool = self.registry.hub_tools.get(row["name"])
+        spec, response = json.loads(row["spec"]), json.loads(row["response"]) if row["response"] else None
+        outcome = row["status"]
+        if outcome in ("expired", "cancelled"):
+            await self.hub.execute(complete_call(row["call_event_id"], error={
+                "code": outcome, "message": f"The person did not answer: the question was {outcome}."}))
+            return
+        try:
+            result = tool.result(spec, outcome, response or {}) if tool and tool.result else {"message": outcome}
+        except Exception as exc:  # noqa: BLE001
+            await self.hub.execute(complete_call(row["call_event_id"], error={"code": "tool_failed",
+                                                                              "message": str(exc)[:500]}))
+            return
+        await self.hub.execute(complete_call(row["call_event_id"], result={**result, "outcome": outcome}))
