@@ -18,6 +18,7 @@ from hub.settings import Settings
 from hub.web import accounts, introspection, reads
 from hub.web.errors import lap_error_handler
 from hub.web.headers import SecurityHeaders
+from hub.web.plugin_routes import plugin_routes
 
 
 def ui_dir() -> Path:
@@ -32,6 +33,8 @@ def create_app(settings: Settings, hub: Hub | None = None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await hub.start()
+        # Plugins are loaded by hub.start(); their routes go before the app's catch-all static mount.
+        app.router.routes[-1:-1] = plugin_routes(hub)
         try:
             yield
         finally:

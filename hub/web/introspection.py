@@ -12,6 +12,7 @@ from starlette.routing import Route
 from hub import PROTOCOL_VERSION
 from hub.protocol.errors import LapError
 from hub.web.auth import client_is_loopback, require_user
+from hub.web.plugin_routes import ui_modules
 
 
 async def health(request: Request) -> JSONResponse:
@@ -76,11 +77,18 @@ async def plugins(request: Request) -> JSONResponse:
     return JSONResponse({"plugins": hub.plugins.describe(),
                          "failures": [{"name": f.name, "origin": f.origin, "reason": f.reason}
                                       for f in hub.plugins.failures],
-                         "runtimes": sorted(hub.runtime_specs), "agents": hub.supervisor.describe()})
+                         "runtimes": sorted(hub.runtime_specs), "agents": hub.supervisor.describe(),
+                         "tools": sorted(hub.tools.hub_tools), "uiModules": ui_modules(hub)})
+
+
+async def ui_module_list(request: Request) -> JSONResponse:
+    """The ES modules the app imports at start (plugins' custom elements); public, like the app itself."""
+    return JSONResponse({"modules": ui_modules(request.app.state.hub)})
 
 
 routes = [
     Route("/-/plugins.json", plugins),
+    Route("/-/ui-modules.json", ui_module_list),
     Route("/-/health", health),
     Route("/.well-known/lineup", well_known),
     Route("/-/metrics", metrics),
