@@ -17,7 +17,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from hub.sdk.credentials import Credential
-from hub.sdk.errors import AuthError, HubError, SdkError
+from hub.sdk.errors import AuthError, HubError, SdkError, ToolCallError
 from hub.sdk.outbox import Outbox
 from hub.sdk.tasks import Outcome, TaskHandle
 
@@ -26,6 +26,7 @@ log = logging.getLogger("lineup.sdk")
 RETRYABLE = ("storage_full", "internal", "rate_limited")
 EventHandler = Callable[[dict[str, Any]], Awaitable[None]]
 TaskHandler = Callable[[TaskHandle], Awaitable[None]]
+ToolHandler = Callable[[str | None, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 def _now() -> str:
@@ -42,7 +43,8 @@ class AgentClient:
 
     def __init__(self, credential: Credential, *, state_path: Path | str | None = None, runtime: str = "python-sdk",
                  agent_version: str = "", capabilities: list[str] | None = None, max_outbox: int = 10_000,
-                 backoff_initial_s: float = 0.5, backoff_max_s: float = 20.0) -> None:
+                 backoff_initial_s: float = 0.5, backoff_max_s: float = 20.0,
+                 tools: list[dict[str, Any]] | None = None) -> None:
         self.credential = credential
         self.runtime = runtime
         self.agent_version = agent_version
@@ -67,6 +69,9 @@ class AgentClient:
         self._background: set[asyncio.Task[Any]] = set()
         self._state_dirty = False
         self.heartbeat_interval_s = 25.0
+        self.tools = tools  # this agent's own tools (seed 000 §4.1), offered to apps through agent.hello
+        self._tool_handlers: dict[str, ToolHandler] = {}
+        self._tool_waiters: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
     # ---- registering handlers ------------------------------------------------------------------------
 
@@ -81,6 +86,40 @@ class AgentClient:
             self._handlers[event_type].append(handler)
             return handler
         return register
+
+    def on_tool(self, name: str) -> Callable[[ToolHandler], ToolHandler]:
+        """Decorator: `handler(action, arguments) -> result dict` answers calls of this agent's tool `name`.
+
+        Raise `ToolCallError(code, message)` to answer with an error; any other exception answers `tool_failed`.
+        """
+        def register(handler: ToolHandler) -> ToolHandler:
+            self._tool_handlers[name] = handler
+            return handler
+        return register
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], *, action: str | None = None,
+                        task_id: str | None = None, conversation_id: str | None = None) -> dict[str, Any]:
+        """Call a tool the hub or an app offers (seed 000 §4.4); returns `result`, raises ToolCallError."""
+        call_id = f"call_{uuid.uuid4().hex}"
+        future = self._tool_waiters[call_id] = asyncio.get_running_loop().create_future()
+        payload: dict[str, Any] = {"call_id": call_id, "name": name, "arguments": arguments}
+        if action is not None:
+            payload["action"] = action
+        try:
+            await self.send("tool.call", payload, taskId=task_id, conversationId=conversation_id)
+            return await future
+        finally:
+            self._tool_waiters.pop(call_id, None)
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """What the hub and the apps offer this agent (tool.list without tools)."""
+        request_id = str(uuid.uuid4())
+        future = self._tool_waiters[request_id] = asyncio.get_running_loop().create_future()
+        try:
+            await self.send("tool.list", {}, id=request_id)
+            return list((await future)["tools"])
+        finally:
+            self._tool_waiters.pop(request_id, None)
 
     # ---- running -------------------------------------------------------------------------------------
 
@@ -185,6 +224,8 @@ class AgentClient:
             hello: dict[str, Any] = {"credential": self.credential.credential, "runtime": self.runtime,
                                      "agentVersion": self.agent_version, "capabilities": self.capabilities,
                                      "lastSequence": self.last_sequence}
+            if self.tools is not None:
+                hello["tools"] = self.tools
             if self.epoch:
                 hello["epoch"] = self.epoch
             await ws.send(json.dumps(self._envelope("agent.hello", hello)))
@@ -243,6 +284,10 @@ class AgentClient:
             self._save_state()
             self.connections += 1
             self._caught_up.set()
+        elif type_ == "tool.list" and frame.get("sequence") is None:
+            waiter = self._tool_waiters.get(frame.get("correlationId") or "")
+            if waiter is not None and not waiter.done():
+                waiter.set_result(payload)
         elif type_ == "system.resync_required":
             # Our cursor means nothing in this log: start over; handlers are idempotent by object id.
             self.epoch = payload["epoch"]
@@ -286,6 +331,15 @@ class AgentClient:
             if task is not None:
                 task.cancel_reason = payload.get("reason")
                 task.cancel_requested.set()
+        elif type_ == "tool.result":
+            waiter = self._tool_waiters.get(payload.get("call_id", ""))
+            if waiter is not None and not waiter.done():
+                if payload.get("error"):
+                    waiter.set_exception(ToolCallError(payload["error"]["code"], payload["error"].get("message", "")))
+                else:
+                    waiter.set_result(payload.get("result") or {})
+        elif type_ == "tool.call":
+            self._spawn(self._answer_tool_call(frame))
         elif type_ == "interaction.resolved":
             outcome = Outcome(payload["interactionId"], payload["outcome"], payload.get("response") or {},
                               payload.get("respondedBy"))
@@ -295,6 +349,23 @@ class AgentClient:
                 waiter.set_result(outcome)
         for handler in self._handlers.get(type_, ()):
             self._spawn(handler(frame))
+
+    async def _answer_tool_call(self, frame: dict[str, Any]) -> None:
+        payload = frame["payload"]
+        handler = self._tool_handlers.get(payload["name"])
+        answer: dict[str, Any] = {"call_id": payload["call_id"], "name": payload["name"], "action": payload.get("action")}
+        if handler is None:
+            answer["error"] = {"code": "unknown_tool", "message": f"This agent does not handle {payload['name']!r}."}
+        else:
+            try:
+                answer["result"] = await handler(payload.get("action"), payload.get("arguments") or {})
+            except ToolCallError as exc:
+                answer["error"] = {"code": exc.code, "message": exc.message}
+            except Exception as exc:  # noqa: BLE001 - the caller gets an error instead of silence
+                log.exception("tool handler %s failed", payload["name"])
+                answer["error"] = {"code": "tool_failed", "message": f"{type(exc).__name__}: {exc}"[:500]}
+        # The call's envelope id pairs the answer with exactly this call (PROTOCOL.md).
+        await self.send("tool.result", answer, correlationId=frame["id"])
 
     async def _run_task(self, task: TaskHandle) -> None:
         assert self._task_handler is not None

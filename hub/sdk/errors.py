@@ -23,3 +23,12 @@ class AuthError(HubError):
 
 class OutboxFull(SdkError):
     """Too many envelopes are waiting for the hub's ack (it is unreachable or slow); slow down or wait."""
+
+
+class ToolCallError(SdkError):
+    """A tool call was answered with an error (`code`: unknown_tool, invalid_arguments, instance_closed, ...)."""
+
+    def __init__(self, code: str, message: str = "") -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message

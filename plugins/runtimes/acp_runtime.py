@@ -243,7 +243,7 @@ class AgentProcess:
         assert self.process is not None
         await self.process.wait()
         self.exited.set()
-        if not self.stopping:
+        if not self.stopping and self.info is not None:  # a failed start is reported by start()
             log.error("ACP agent %s died: %s It is started again for the next task.", self.command[0],
                       self.describe_exit())
         await self.conn.close()  # pending requests fail with ConnectionError: their turns report it
