@@ -31,7 +31,9 @@ data_dir_option = click.option("--data-dir", type=click.Path(file_okay=False, pa
 def main(ctx: click.Context) -> None:
     """LineUp Agents hub. With no command, `lineup` serves (same as `lineup serve`)."""
     if ctx.invoked_subcommand is None:
-        ctx.invoke(serve)
+        # Started by a double-click (the packaged executable, no terminal): also open the app in the browser.
+        double_click = getattr(sys, "frozen", False) and (sys.stdin is None or not sys.stdin.isatty())
+        ctx.invoke(serve, open_browser=double_click)
 
 
 @main.command()
@@ -41,13 +43,17 @@ def main(ctx: click.Context) -> None:
 @click.option("--no-mdns", is_flag=True, default=False, help="Do not advertise the hub on the local network.")
 @click.option("--plugins-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="One more folder of plugins to load (besides <data dir>/plugins).")
-def serve(host: str | None, port: int | None, data_dir: Path | None, no_mdns: bool, plugins_dir: Path | None) -> None:
+@click.option("--mdns-interface", "mdns_interfaces", default=None,
+              help="Advertise only on these addresses (comma-separated), e.g. 192.168.1.20.")
+@click.option("--open-browser/--no-open-browser", default=False, help="Open the app in the browser once running.")
+def serve(host: str | None = None, port: int | None = None, data_dir: Path | None = None, no_mdns: bool = False,
+          plugins_dir: Path | None = None, mdns_interfaces: str | None = None, open_browser: bool = False) -> None:
     """Run the hub: the app, the API and the agent and app sockets."""
     from hub.server import serve as run_server
 
     settings = _settings(host=host, port=port, data_dir=data_dir, mdns=False if no_mdns else None,
-                         plugins_dir=plugins_dir)
-    run_server(settings)
+                         plugins_dir=plugins_dir, mdns_interfaces=mdns_interfaces)
+    run_server(settings, open_browser=open_browser)
 
 
 async def _run_command(settings: Settings, command: Any) -> Any:
@@ -109,6 +115,21 @@ def pair(data_dir: Path | None, name: str | None, workspace: str | None) -> None
     code, result = asyncio.run(run())
     click.echo(code)
     click.echo(f"expires {result['expiresAt']}; use it within 10 minutes, once.", err=True)
+
+
+@main.command()
+@click.option("--timeout", "timeout_s", type=float, default=3.0, show_default=True, help="Seconds to listen.")
+@click.option("--interface", "interfaces", multiple=True, help="Browse only on this address (repeatable).")
+def discover(timeout_s: float, interfaces: tuple[str, ...]) -> None:
+    """List the LineUp hubs on the local network (mDNS): name, addresses, port, version."""
+    from hub.discovery.browse import discover as browse
+
+    hubs = asyncio.run(browse(timeout_s, list(interfaces) or None))
+    if not hubs:
+        click.echo("no LineUp hub found on the local network", err=True)
+        sys.exit(1)
+    for found in hubs:
+        click.echo(f"{found.name}\t{', '.join(found.addresses)}\t{found.port}\t{found.version}\t{found.url}")
 
 
 @main.command("demo-agent")

@@ -13,6 +13,7 @@ import aiosqlite
 from hub import __version__
 from hub.auth.limits import GuessLimiter
 from hub.auth.secrets import new_setup_code
+from hub.discovery.advertise import Advertiser, txt_record
 from hub.pluginhost.manager import PluginHost, make_plugin_manager
 from hub.runtimes.base import RuntimeSpec
 from hub.runtimes.supervisor import Supervisor
@@ -75,6 +76,9 @@ class Hub:
         self._data_version: int | None = None
         self._background: set[asyncio.Task[None]] = set()
         self.url: str | None = None
+        self.advertiser: Advertiser | None = None
+        self.advertised_name: str | None = None
+        self._name: str | None = None
 
     @property
     def db_path(self) -> Path:
@@ -91,6 +95,8 @@ class Hub:
         self._api_conn = await database.connect(self.db_path, **conn_options)
         self.writer = Writer(self._write_conn, self._on_commit)
         await self.writer.start()
+        self._name = await self.read(lambda c: (c.execute("SELECT value FROM meta WHERE key = 'hub_name'").fetchone()
+                                                or [None])[0])
         if not await self.read(lambda c: c.execute("SELECT 1 FROM users LIMIT 1").fetchone()):
             self.setup_code = new_setup_code()
         self.plugins = make_plugin_manager(
@@ -120,6 +126,8 @@ class Hub:
         for task in list(self._background):
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
+        if self.advertiser is not None:
+            await self.advertiser.stop()  # goodbye packets while the loop still runs
         await self.supervisor.stop()
         await self.tool_router.stop()
         await self.plugins.call_lifecycle("shutdown", hub=self)
@@ -162,6 +170,10 @@ class Hub:
                     session.close(4401, "device signed out")
             elif event.type == "user.created" and self.setup_code is not None:
                 self.setup_code = None
+                self._readvertise()
+            elif event.type == "hub.renamed":
+                self._name = event.payload["name"]
+                self._readvertise()
         self.plugins.notify("after_commit", hub=self, events=events)
         for listener in self.commit_listeners:
             try:
@@ -169,10 +181,32 @@ class Hub:
             except Exception:
                 log.exception("commit listener failed")
 
-    def on_listening(self, url: str) -> None:
-        """Called once the socket accepts connections: now the supervised agents can connect to it."""
+    def on_listening(self, url: str, port: int, addresses: list[str]) -> None:
+        """Called once the socket accepts connections: now agents may connect and the LAN may hear of us."""
         self.url = url
         self._background.add(asyncio.create_task(self.supervisor.start(url), name="lineup-supervisor"))
+        if self.settings.mdns:
+            self.advertiser = Advertiser(interfaces=self.settings.mdns_interface_list or None,
+                                         addresses=self.settings.mdns_interface_list or addresses, port=port)
+            self._background.add(asyncio.create_task(self._advertise(), name="lineup-mdns"))
+
+    @property
+    def name(self) -> str:
+        return self._name or self.settings.hub_name
+
+    def discovery_properties(self) -> dict[str, str]:
+        return txt_record(self.hub_id, self.version, self.setup_code is not None)
+
+    def _readvertise(self) -> None:
+        if self.advertiser is not None and self.advertiser.info is not None:
+            self._background.add(asyncio.create_task(self.advertiser.update(self.name, self.discovery_properties())))
+
+    async def _advertise(self) -> None:
+        assert self.advertiser is not None
+        try:
+            self.advertised_name = await self.advertiser.start(self.name, self.discovery_properties())
+        except Exception:  # noqa: BLE001 - discovery is a convenience; the hub serves without it
+            log.exception("could not advertise the hub on the LAN (mDNS); it is still reachable by address")
 
     async def notice_foreign_writes(self) -> None:
         """Publish rows another process (the `lineup` CLI) committed: its `data_version` moves, ours not."""

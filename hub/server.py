@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import errno
+import io
+import json
 import logging
 import socket
 import sys
+import urllib.request
+import webbrowser
 from typing import Any, Callable
 
+import segno
 import uvicorn
 
 from hub.app import create_app
@@ -14,6 +20,10 @@ from hub.core import Hub
 from hub.settings import Settings
 
 log = logging.getLogger("lineup.server")
+
+
+class PortInUse(Exception):
+    """Another program (perhaps another hub) listens on the port already."""
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
@@ -27,8 +37,9 @@ def bind_socket(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        raise SystemExit(f"lineup: cannot listen on {host}:{port}: {exc.strerror}. "
-                         f"Is another hub running? Choose another port with --port.") from None
+        if exc.errno == errno.EADDRINUSE:
+            raise PortInUse(port) from None
+        raise SystemExit(f"lineup: cannot listen on {host}:{port}: {exc.strerror}.") from None
     sock.set_inheritable(True)
     return sock
 
@@ -76,24 +87,75 @@ def uvicorn_config(app: Any, settings: Settings) -> uvicorn.Config:
     )
 
 
-def serve(settings: Settings, *, out: Callable[[str], Any] = print) -> None:
-    logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+def running_hub_at(port: int) -> str | None:
+    """The URL of a LineUp hub already answering on this port of this machine, if there is one."""
+    url = f"http://127.0.0.1:{port}"
+    try:
+        with urllib.request.urlopen(url + "/-/health", timeout=2) as response:  # noqa: S310 - loopback only
+            if json.loads(response.read()).get("protocol"):
+                return url + "/"
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def print_qr(url: str, out: Callable[[str], Any]) -> None:
+    """The phone's way in: a QR code of the LAN address, drawn with text characters (segno)."""
+    buffer = io.StringIO()
+    segno.make(url, error="m").terminal(out=buffer, compact=True)
+    out(buffer.getvalue().rstrip("\n"))
+
+
+def configure_logging(settings: Settings, to_file: bool) -> None:
+    """To stderr in a terminal; to `<data dir>/lineup.log` when started without one (a double-click)."""
+    fmt = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+    if to_file:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        logging.basicConfig(level=settings.log_level.upper(), filename=settings.data_dir / "lineup.log", format=fmt)
+    else:
+        logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr, format=fmt)
+
+
+def serve(settings: Settings, *, open_browser: bool = False, out: Callable[[str], Any] = print) -> None:
+    headless = sys.stdout is None or not sys.stdout.isatty() and getattr(sys, "frozen", False)
+    configure_logging(settings, to_file=headless)
+    if sys.stdout is None:  # a windowed executable has no console at all
+        out = log.info
+    try:
+        sock = bind_socket(settings.host, settings.port)
+    except PortInUse:
+        url = running_hub_at(settings.port)
+        if url is None:
+            raise SystemExit(f"lineup: port {settings.port} is taken by another program. "
+                             f"Choose another port with --port.") from None
+        out(f"LineUp is already running at {url}")
+        if open_browser:
+            webbrowser.open(url)
+        return
+    port = sock.getsockname()[1]
+    urls = urls_for(settings.host, port)
     hub = Hub(settings)
     app = create_app(settings, hub)
-    sock = bind_socket(settings.host, settings.port)
-    port = sock.getsockname()[1]
 
     def on_listening() -> None:
-        hub.on_listening(f"http://127.0.0.1:{port}" if settings.host in ("0.0.0.0", "::", "") else urls_for(settings.host, port)[0].rstrip("/"))
+        loopback = settings.host in ("0.0.0.0", "::", "")
+        hub.on_listening(f"http://127.0.0.1:{port}" if loopback else urls[0].rstrip("/"), port,
+                         lan_addresses() if loopback else [settings.host])
         out(f"LineUp hub {hub.version} is running. Data: {settings.data_dir}")
-        for url in urls_for(settings.host, port):
+        for url in urls:
             out(f"  open {url}")
+        phone_url = next((u for u in urls if "127.0.0.1" not in u), None)
+        if phone_url is not None:
+            out("  on your phone (same Wi-Fi), scan:")
+            print_qr(phone_url, out)
         if hub.setup_code is not None:
             out(f"  first run: set up from this machine's browser, or from another device with setup code "
                 f"{hub.setup_code}")
         out("Press Ctrl+C to stop.")
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        if open_browser:
+            webbrowser.open(urls[0])
 
     server = HubServer(uvicorn_config(app, settings), on_listening)
     server.run(sockets=[sock])

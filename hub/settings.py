@@ -26,6 +26,7 @@ class Settings:
     port: int = 9527
     data_dir: Path = field(default_factory=default_data_dir)
     mdns: bool = True
+    mdns_interfaces: str = ""              # addresses to advertise on, comma-separated; empty: every interface
     hub_name: str = "LineUp hub"
     # Durability: FULL (default) fsyncs every commit; NORMAL may lose the last commits on power loss.
     synchronous: str = "FULL"
@@ -49,6 +50,10 @@ class Settings:
     @property
     def db_path(self) -> Path:
         return self.data_dir / "lineup.db"
+
+    @property
+    def mdns_interface_list(self) -> list[str]:
+        return [name.strip() for name in self.mdns_interfaces.split(",") if name.strip()]
 
     @property
     def blocked_plugin_names(self) -> list[str]:

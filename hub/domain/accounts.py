@@ -207,3 +207,14 @@ def owner_device_for_cli(workspace_name: str | None, device_name: str) -> Comman
         return {"token": token, "userId": user_id, "workspaceId": workspace_id, "deviceId": device_id}
 
     return Command(run=run)
+
+
+def rename_hub(actor: Actor, name: str) -> Command:
+    """The hub's display name, as the LAN (mDNS) and the app show it; the owner's decision."""
+    def run(tx: Tx) -> None:
+        user = tx.one("SELECT role FROM users WHERE id = ?", actor.id)
+        if user is None or user["role"] != "owner":
+            raise LapError("forbidden", "Only the hub's owner can rename it.")
+        tx.append("hub.renamed", {"name": name}, workspace_id=actor.workspace_id, actor=actor.ref)
+
+    return Command(run=run)

@@ -25,6 +25,7 @@ log = logging.getLogger("lineup.gateway")
 
 CLOSE_SLOW_CONSUMER = 4008
 REPLAY_HIGH_WATER = 256 * 1024  # replay waits while this much is queued, instead of growing the buffer
+FLUSH_ON_CLOSE_S = 5.0  # how long a closing socket may take to send the answers already queued
 
 
 class Session:
@@ -50,6 +51,7 @@ class Session:
         self._pending_overflow = False
         self.last_seen = asyncio.get_running_loop().time()
         self._sender: asyncio.Task[None] | None = None
+        self._closing: asyncio.Task[None] | None = None
 
     # ---- outbound ----------------------------------------------------------------------------------
 
@@ -102,19 +104,33 @@ class Session:
         self.close_code = code
         self._drained.set()
         self._wakeup.set()
-        asyncio.create_task(self._close(code, reason))
+        self._closing = asyncio.create_task(self._close(code, reason))
 
     async def _close(self, code: int, reason: str) -> None:
         try:
+            if code != CLOSE_SLOW_CONSUMER and self._sender is not None:
+                # Answers already queued (acks, errors) still reach the peer before the close frame: a bad-frame
+                # flood (1008) or a revocation (4401) must not swallow them. A slow consumer's queue is dropped.
+                await asyncio.wait_for(self._flush(), FLUSH_ON_CLOSE_S)
             if self.ws.application_state == WebSocketState.CONNECTED:
                 await self.ws.close(code, reason)
         except Exception:
             pass
 
+    async def _flush(self) -> None:
+        assert self._sender is not None
+        await asyncio.wait([self._sender])  # it stops after the frame it is sending, keeping the order
+        while self._queue:
+            frame = self._queue.popleft()
+            self.queued_bytes -= len(frame)
+            await self.ws.send_text(frame.decode())
+
     async def shutdown(self) -> None:
         self.closed = True
         self._wakeup.set()
         self._drained.set()
+        if self._closing is not None:
+            await asyncio.gather(self._closing, return_exceptions=True)
         if self._sender is not None:
             self._sender.cancel()
             await asyncio.gather(self._sender, return_exceptions=True)

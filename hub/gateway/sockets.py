@@ -37,7 +37,7 @@ def _guess_id(frame: str) -> str | None:
     """The id of an envelope that failed validation, if one can be read, so the error can name it."""
     try:
         data = msgspec.json.decode(frame)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # RecursionError: nested too deep
         return None
     value = data.get("id") if isinstance(data, dict) else None
     return value if isinstance(value, str) and len(value) <= 128 else None

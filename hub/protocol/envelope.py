@@ -41,12 +41,16 @@ def decode_envelope(frame: str | bytes) -> Envelope:
     """Parse one text frame; raise LapError invalid_json / invalid_envelope / unsupported_version."""
     try:
         env = _envelope_decoder.decode(frame)
+    except RecursionError:  # msgspec raises it (not DecodeError) for JSON nested too deep; it must not kill the socket
+        raise LapError("invalid_envelope", "The frame is nested too deeply.") from None
     except msgspec.DecodeError as exc:
         # Tell apart "not JSON at all" from "JSON of the wrong shape": the hints differ.
         try:
             _decoder.decode(frame)
         except msgspec.DecodeError:
             raise LapError("invalid_json", f"The frame is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise LapError("invalid_envelope", "The frame is nested too deeply.") from None
         raise LapError("invalid_envelope", f"The envelope is malformed: {exc}") from None
     if env.version != PROTOCOL_VERSION:
         raise LapError("unsupported_version", f"Version {env.version!r} is not supported; this hub speaks 0.1.")

@@ -69,6 +69,7 @@ class AgentClient:
         self._background: set[asyncio.Task[Any]] = set()
         self._state_dirty = False
         self.heartbeat_interval_s = 25.0
+        self._last_heard = 0.0  # loop time of the last frame from the hub
         self.tools = tools  # this agent's own tools (seed 000 §4.1), offered to apps through agent.hello
         self._tool_handlers: dict[str, ToolHandler] = {}
         self._tool_waiters: dict[str, asyncio.Future[dict[str, Any]]] = {}
@@ -243,9 +244,11 @@ class AgentClient:
             self._ws = ws
             for envelope in self.outbox.pending():  # same ids: the hub stores each once
                 await ws.send(json.dumps(envelope))
+            self._last_heard = asyncio.get_running_loop().time()
             heartbeat = asyncio.create_task(self._heartbeat(ws))
             try:
                 async for raw in ws:
+                    self._last_heard = asyncio.get_running_loop().time()
                     self._on_frame(json.loads(raw))
             except websockets.ConnectionClosed:
                 if ws.close_code != 4401:
@@ -263,6 +266,13 @@ class AgentClient:
         # The first beat is jittered so that agents restarted together do not beat in step.
         await asyncio.sleep(self.heartbeat_interval_s * random.uniform(0.3, 1.0))
         while True:
+            if asyncio.get_running_loop().time() - self._last_heard > 3 * self.heartbeat_interval_s:
+                # Every ping is answered: this much silence means a dead link that TCP would take minutes
+                # to report (a silent partition). Drop it and reconnect.
+                log.info("nothing from %s for %.0f s; reconnecting", self.credential.hub_url,
+                         3 * self.heartbeat_interval_s)
+                ws.transport.abort()
+                return
             try:
                 await ws.send(json.dumps(self._envelope("system.ping", {})))
             except websockets.ConnectionClosed:

@@ -74,13 +74,28 @@ def load_credential(path: Path | str) -> Credential:
     return Credential(data["hub_url"], data["agent_id"], data["workspace_id"], data["credential"])
 
 
+async def find_hub(timeout_s: float = 3.0, interfaces: list[str] | None = None) -> str:
+    """The address of the one hub on the LAN (mDNS); an error naming them when there are several or none."""
+    from hub.discovery.browse import discover
+
+    hubs = await discover(timeout_s, interfaces)
+    if len(hubs) == 1:
+        return hubs[0].url
+    if not hubs:
+        raise SdkError("No LineUp hub answered on the local network; pass its address (--hub http://HOST:9527).")
+    listing = "; ".join(f"{h.name} at {h.url}" for h in hubs)
+    raise SdkError(f"Several hubs answered ({listing}); pass the one you mean with --hub.")
+
+
 async def pair_or_load(hub_url: str | None, code: str | None, path: Path | str, **pair_options: str) -> Credential:
     """The stored credential if there is one; otherwise pair with `code` and store the result."""
     path = Path(path)
     if path.exists():
         return load_credential(path)
-    if not code or not hub_url:
-        raise SdkError(f"No credential at {path}: give the hub's address and a pairing code (`lineup pair`).")
+    if not code:
+        raise SdkError(f"No credential at {path}: give a pairing code (from the app or `lineup pair`).")
+    if not hub_url:
+        hub_url = await find_hub()
     credential = await pair(hub_url, code, **pair_options)
     save_credential(credential, path)
     return credential

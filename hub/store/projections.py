@@ -69,6 +69,13 @@ def _sign_in_link_created(conn: sqlite3.Connection, ev: StoredEvent) -> None:
                                                ev.recorded_at, p["expiresAt"]))
 
 
+@projects("hub.renamed")
+def _hub_renamed(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    # The hub's display name (mDNS, the app's title) is configuration kept beside the log's own meta rows.
+    conn.execute("INSERT INTO meta (key, value) VALUES ('hub_name', ?) ON CONFLICT (key) DO UPDATE SET "
+                 "value = excluded.value", (ev.payload["name"],))
+
+
 @projects("device.revoked")
 def _device_revoked(conn: sqlite3.Connection, ev: StoredEvent) -> None:
     conn.execute("UPDATE devices SET revoked_at = ? WHERE id = ?", (ev.recorded_at, ev.payload["deviceId"]))

@@ -203,6 +203,14 @@ async def redeem_sign_in_link(request: Request) -> JSONResponse:
     return JSONResponse(result, status_code=201)
 
 
+async def rename_hub(request: Request) -> JSONResponse:
+    actor = await require_user(request)
+    body = await json_body(request, RenameRequest)
+    hub = request.app.state.hub
+    await hub.execute(accounts.rename_hub(actor, body.name))
+    return JSONResponse({"name": hub.name})
+
+
 async def setup_status(request: Request) -> JSONResponse:
     """Whether the first-run setup is still open, and whether this client needs the setup code for it."""
     hub = request.app.state.hub
@@ -221,6 +229,7 @@ routes = [
     Route("/api/sign-in-links", create_sign_in_link, methods=["POST"]),
     Route("/api/sign-in-links/redeem", redeem_sign_in_link, methods=["POST"]),
     Route("/api/pair", pair, methods=["POST"]),
+    Route("/api/hub/rename", rename_hub, methods=["POST"]),
     Route("/api/agents", list_agents),
     Route("/api/agents/{agent_id}/revoke", revoke_agent, methods=["POST"]),
     Route("/api/agents/{agent_id}/rename", rename_agent, methods=["POST"]),

@@ -23,7 +23,7 @@ async def health(request: Request) -> JSONResponse:
 
 async def well_known(request: Request) -> JSONResponse:
     hub = request.app.state.hub
-    return JSONResponse({"name": hub.settings.hub_name, "hubId": hub.hub_id, "version": hub.version,
+    return JSONResponse({"name": hub.name, "hubId": hub.hub_id, "version": hub.version,
                          "protocol": PROTOCOL_VERSION, "ws": {"app": "/ws/app", "agent": "/ws/agent"},
                          "api": "/api", "needsSetup": hub.setup_code is not None})
 

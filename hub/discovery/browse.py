@@ -1,0 +1,56 @@
+"""Finding hubs on the LAN (`lineup discover`, the SDK and the demo agent when no address is given)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from zeroconf import IPVersion, ServiceStateChange, Zeroconf
+from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
+
+from hub.discovery import SERVICE_TYPE
+
+
+@dataclass(frozen=True)
+class FoundHub:
+    name: str
+    addresses: tuple[str, ...]
+    port: int
+    properties: dict[str, str]
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.addresses[0]}:{self.port}" if self.addresses else ""
+
+    @property
+    def version(self) -> str:
+        return self.properties.get("version", "?")
+
+
+async def discover(timeout_s: float = 3.0, interfaces: list[str] | None = None) -> list[FoundHub]:
+    """Browse for `timeout_s` seconds and return every hub that answered, by name."""
+    zeroconf = AsyncZeroconf(interfaces=interfaces, ip_version=IPVersion.V4Only) if interfaces \
+        else AsyncZeroconf(ip_version=IPVersion.V4Only)
+    names: set[str] = set()
+
+    def on_change(zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange) -> None:
+        if state_change in (ServiceStateChange.Added, ServiceStateChange.Updated):
+            names.add(name)
+        elif state_change is ServiceStateChange.Removed:
+            names.discard(name)
+
+    browser = AsyncServiceBrowser(zeroconf.zeroconf, [SERVICE_TYPE], handlers=[on_change])
+    try:
+        await asyncio.sleep(timeout_s)
+        found = []
+        for name in sorted(names):
+            info = AsyncServiceInfo(SERVICE_TYPE, name)
+            if not await info.async_request(zeroconf.zeroconf, 1500):
+                continue
+            properties = {k.decode(): (v or b"").decode() for k, v in (info.properties or {}).items()}
+            label = name[: -len(SERVICE_TYPE) - 1] if name.endswith("." + SERVICE_TYPE) else name
+            found.append(FoundHub(label, tuple(info.parsed_addresses()), int(info.port or 0), properties))
+        return found
+    finally:
+        await browser.async_cancel()
+        await zeroconf.async_close()
