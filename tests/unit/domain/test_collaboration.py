@@ -1,0 +1,132 @@
+"""Envelopes turned into events through the real writer: the task life cycle as the hub enforces it."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+import pytest
+
+from hub.domain import housekeeping
+from hub.domain.actors import Actor
+from hub.protocol.errors import LapError
+from tests.unit.scenario import World, WriterRig, command, executor, populate
+
+
+@pytest.fixture
+async def world(rig: WriterRig) -> World:
+    return await populate(executor(rig.writer))
+
+
+async def send(rig: WriterRig, actor: Actor, type_: str, payload: dict[str, Any], **fields: Any) -> Any:
+    return await executor(rig.writer)(command(actor, type_, payload, **fields))
+
+
+async def refused(rig: WriterRig, actor: Actor, type_: str, payload: dict[str, Any], **fields: Any) -> LapError:
+    with pytest.raises(LapError) as info:
+        await send(rig, actor, type_, payload, **fields)
+    return info.value
+
+
+def task(reader: sqlite3.Connection, task_id: str) -> sqlite3.Row:
+    row: sqlite3.Row = reader.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone()
+    return row
+
+
+async def new_task(rig: WriterRig, world: World, task_id: str, accept: bool = True) -> None:
+    await send(rig, world.user, "task.create", {"title": task_id, "targetAgentId": world.agent.id}, taskId=task_id)
+    if accept:
+        await send(rig, world.agent, "task.accepted", {}, taskId=task_id)
+
+
+async def test_interaction_blocks_and_its_answer_resumes_the_task(rig: WriterRig, world: World,
+                                                                  reader: sqlite3.Connection) -> None:
+    await new_task(rig, world, "t3")
+    await send(rig, world.agent, "interaction.requested",
+               {"interaction": {"id": "i3", "type": "choice", "title": "Which?",
+                                "options": [{"id": "a", "label": "A"}, {"id": "b", "label": "B"}]}}, taskId="t3")
+    assert task(reader, "t3")["status"] == "waiting_for_human"
+    await send(rig, world.user, "interaction.respond", {"interactionId": "i3", "response": {"optionId": "b"}})
+    assert task(reader, "t3")["status"] == "running"
+    late = await refused(rig, world.user, "interaction.respond", {"interactionId": "i3", "response": {"optionId": "a"}})
+    assert late.code == "already_resolved" and "answered" in late.message
+    stored = reader.execute("SELECT status, response FROM interactions WHERE id = 'i3'").fetchone()
+    assert stored["status"] == "answered" and json.loads(stored["response"]) == {"optionId": "b"}
+    resolved = reader.execute("SELECT e.sequence FROM events e JOIN event_recipients r ON r.sequence = e.sequence "
+                              "WHERE e.type = 'interaction.resolved' AND r.agent_id = ?", (world.agent.id,)).fetchall()
+    assert len(resolved) == 2  # scenario's i1 and i3: the asking agent always receives the outcome
+
+
+async def test_an_invalid_answer_changes_nothing(rig: WriterRig, world: World, reader: sqlite3.Connection) -> None:
+    await new_task(rig, world, "t3")
+    await send(rig, world.agent, "interaction.requested",
+               {"interaction": {"id": "i3", "type": "input", "title": "URL?", "format": "url"}}, taskId="t3")
+    head = reader.execute("SELECT MAX(sequence) FROM events").fetchone()[0]
+    bad = await refused(rig, world.user, "interaction.respond", {"interactionId": "i3", "response": {"text": "nope"}})
+    assert bad.code == "invalid_payload"
+    assert reader.execute("SELECT MAX(sequence) FROM events").fetchone()[0] == head
+    assert task(reader, "t3")["status"] == "waiting_for_human"
+
+
+async def test_an_agent_cannot_touch_another_agents_task(rig: WriterRig, world: World) -> None:
+    stranger = Actor("agent", "agt_stranger", world.user.workspace_id)
+    error = await refused(rig, stranger, "task.status_changed", {"progress": 5}, taskId="t2")
+    assert error.code == "forbidden"
+    other_workspace = Actor("user", world.user.id, "ws_other")
+    assert (await refused(rig, other_workspace, "task.cancel_requested", {}, taskId="t1")).code == "not_found"
+
+
+async def test_agent_moves_are_checked_against_the_state_machine(rig: WriterRig, world: World,
+                                                                 reader: sqlite3.Connection) -> None:
+    await new_task(rig, world, "t3", accept=False)
+    early = await refused(rig, world.agent, "task.status_changed", {"status": "succeeded"}, taskId="t3")
+    assert early.code == "illegal_transition"
+    await send(rig, world.agent, "task.accepted", {}, taskId="t3")
+    assert (await refused(rig, world.agent, "task.accepted", {}, taskId="t3")).code == "illegal_transition"
+    no_error = await refused(rig, world.agent, "task.status_changed", {"status": "failed"}, taskId="t3")
+    assert no_error.code == "invalid_payload" and "error" in no_error.message
+    await send(rig, world.agent, "task.status_changed", {"status": "failed", "error": {"code": "boom"}}, taskId="t3")
+    assert task(reader, "t3")["status"] == "failed"
+    after = await refused(rig, world.agent, "task.status_changed", {"progress": 90}, taskId="t3")
+    assert after.code == "illegal_transition" and "already failed" in after.message
+
+
+async def test_cancel_stops_a_queued_task_at_once_but_only_requests_a_running_one(
+        rig: WriterRig, world: World, reader: sqlite3.Connection) -> None:
+    assert task(reader, "t2")["status"] == "cancelled"  # the scenario cancelled it while queued
+    await new_task(rig, world, "t3")
+    await send(rig, world.user, "task.cancel_requested", {"reason": "changed my mind"}, taskId="t3")
+    row = task(reader, "t3")
+    assert row["status"] == "running" and row["cancel_requested_at"] is not None
+    await executor(rig.writer)(housekeeping.cancel_timed_out("t3"))
+    assert task(reader, "t3")["status"] == "cancelled"
+    again = await refused(rig, world.user, "task.cancel_requested", {}, taskId="t3")
+    assert again.code == "illegal_transition"
+
+
+async def test_unknown_payload_fields_are_kept_in_the_stored_event(rig: WriterRig, world: World,
+                                                                   reader: sqlite3.Connection) -> None:
+    await send(rig, world.user, "task.create", {"title": "x", "targetAgentId": world.agent.id, "x-priority": "high"},
+               taskId="t4")
+    payload = json.loads(reader.execute("SELECT payload FROM events WHERE task_id = 't4'").fetchone()[0])
+    assert payload["x-priority"] == "high" and payload["status"] == "queued" and payload["agentId"] == world.agent.id
+
+
+async def test_a_task_needs_a_clear_assignee(rig: WriterRig, world: World) -> None:
+    error = await refused(rig, world.user, "task.create", {"title": "who?"})
+    assert error.code == "invalid_payload" and "targetAgentId" in error.message
+    taken = await refused(rig, world.user, "task.create", {"title": "dup", "targetAgentId": world.agent.id},
+                          taskId="t1")
+    assert taken.code == "conflict"
+
+
+async def test_resending_a_message_is_a_duplicate_not_a_second_message(rig: WriterRig, world: World,
+                                                                       reader: sqlite3.Connection) -> None:
+    first = command(world.user, "message.create", {"content": "hello"}, id="env-msg", conversationId="c1")
+    again = command(world.user, "message.create", {"content": "hello"}, id="env-msg", conversationId="c1")
+    stored = await rig.writer.execute(first)
+    resent = await rig.writer.execute(again)
+    assert stored.error is None and resent.error is None
+    assert (resent.sequence, resent.duplicate) == (stored.sequence, True)
+    assert reader.execute("SELECT COUNT(*) FROM messages WHERE content = 'hello'").fetchone()[0] == 1

@@ -1,0 +1,98 @@
+"""The published JSON Schema (`lineup schema`) is valid Draft 2020-12 and agrees with the hub's own decoding."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+import pytest
+from click.testing import CliRunner
+from jsonschema import Draft202012Validator
+
+from hub.cli import main
+from hub.protocol import payloads as P
+from hub.protocol.envelope import system_frame
+from hub.protocol.schema import protocol_schema
+from hub.store.events import StoredEvent
+from tests.unit.scenario import envelope
+
+
+@pytest.fixture(scope="module")
+def published() -> dict[str, Any]:
+    result = CliRunner().invoke(main, ["schema"])
+    assert result.exit_code == 0, result.output
+    document: dict[str, Any] = json.loads(result.output)
+    return document
+
+
+def validator(document: dict[str, Any], subschema: dict[str, Any]) -> Draft202012Validator:
+    """A validator for one part of the document, resolving its $refs against the document's $defs."""
+    schema = {"$schema": document["$schema"], "$defs": document["$defs"], **subschema}
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def test_cli_prints_the_same_document_the_hub_builds(published: dict[str, Any]) -> None:
+    assert published == json.loads(json.dumps(protocol_schema()))
+
+
+def test_the_document_and_every_part_are_valid_draft_2020_12(published: dict[str, Any]) -> None:
+    Draft202012Validator.check_schema(published)
+    assert published["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    for direction in published["events"].values():
+        for schema in direction.values():
+            validator(published, schema)
+    for schema in published["$defs"].values():
+        Draft202012Validator.check_schema(schema)
+
+
+def test_every_event_type_is_described(published: dict[str, Any]) -> None:
+    events = published["events"]
+    assert set(events["appToHub"]) == set(P.APP_INBOUND)
+    assert set(events["agentToHub"]) == set(P.AGENT_INBOUND)
+    assert set(events["handshake"]) == {"agent.hello", "app.hello"}
+    assert {"system.welcome", "system.ack", "system.error"} <= set(events["hubToClient"])
+    assert events["appToHub"]["task.create"] == {"$ref": "#/$defs/TaskCreate"}
+
+
+def test_real_envelopes_validate(published: dict[str, Any]) -> None:
+    envelope_schema = validator(published, published["envelope"])
+    client = msgspec.to_builtins(envelope("task.create", {"title": "Tidy"}, "ws1", taskId="t1"))
+    envelope_schema.validate(client)
+    stored = StoredEvent(12, "e1", "task.created", "ws1", None, "t1", None, "user:u1", "2026-07-24T12:00:00Z",
+                         "2026-07-24T12:00:00.123Z", {"title": "Tidy", "_secret": "x"})
+    envelope_schema.validate(json.loads(stored.app_frame()))
+    ack = json.loads(system_frame("system.ack", {"id": "e1", "sequence": 12, "duplicate": False}))
+    envelope_schema.validate(ack)
+    validator(published, published["events"]["hubToClient"]["system.ack"]).validate(ack["payload"])
+
+
+@pytest.mark.parametrize("bad", [
+    {"type": "task.create", "version": "0.1", "occurredAt": "t", "payload": {}},            # no id
+    {"id": "", "type": "task.create", "version": "0.1", "occurredAt": "t", "payload": {}},  # empty id
+    {"id": "e1", "type": "task.create", "version": "0.1", "occurredAt": "t", "payload": "x"},
+    {"id": "e1", "type": "task.create", "version": 0.1, "occurredAt": "t", "payload": {}},
+    {"id": "e1", "type": "task.create", "version": "0.1", "occurredAt": "t", "payload": {}, "sequence": "1"},
+    ["not", "an", "object"],
+])
+def test_bad_envelopes_are_rejected(published: dict[str, Any], bad: Any) -> None:
+    assert not validator(published, published["envelope"]).is_valid(bad)
+
+
+@pytest.mark.parametrize(("direction", "type_", "good", "bad"), [
+    ("appToHub", "task.create", {"title": "Tidy", "extra": 1}, {"title": ""}),
+    ("agentToHub", "task.status_changed", {"status": "running", "progress": 50}, {"progress": 101}),
+    ("agentToHub", "interaction.requested", {"interaction": {"type": "approval", "title": "Go?"}},
+     {"interaction": {"type": "poll", "title": "Go?"}}),
+    ("handshake", "agent.hello", {"credential": "lu_agt_x", "capabilities": ["chat"]}, {"capabilities": []}),
+])
+def test_payload_schemas_agree_with_the_hub(published: dict[str, Any], direction: str, type_: str,
+                                            good: dict[str, Any], bad: dict[str, Any]) -> None:
+    schema = validator(published, published["events"][direction][type_])
+    kind = {**P.APP_INBOUND, **P.AGENT_INBOUND, **P.HANDSHAKES}[type_]
+    assert schema.is_valid(good)
+    P.parse_payload(kind, good)
+    assert not schema.is_valid(bad)
+    with pytest.raises(Exception, match="Invalid payload"):
+        P.parse_payload(kind, bad)
