@@ -14,6 +14,7 @@ from hub import __version__
 from hub.auth.limits import GuessLimiter
 from hub.auth.secrets import new_setup_code
 from hub.discovery.advertise import Advertiser, txt_record
+from hub.notify.service import Notifier
 from hub.pluginhost.manager import PluginHost, make_plugin_manager
 from hub.runtimes.base import RuntimeSpec
 from hub.runtimes.supervisor import Supervisor
@@ -70,12 +71,14 @@ class Hub:
         self.tools: ToolRegistry
         self.tool_router: ToolRouter
         self.handlers: dict[str, dict[str, Any]] = {}
+        self.notifier: Notifier
         self.started = False
         self.loop_lag_ms = 0.0
         self._lag_task: asyncio.Task[None] | None = None
         self._data_version: int | None = None
         self._background: set[asyncio.Task[None]] = set()
         self.url: str | None = None
+        self.public_url: str | None = None  # how a phone reaches the hub (links in notifications)
         self.advertiser: Advertiser | None = None
         self.advertised_name: str | None = None
         self._name: str | None = None
@@ -110,6 +113,8 @@ class Hub:
         self.tool_router = ToolRouter(self, self.tools)
         self.handlers = inbound_handlers(self.tools)
         await self.tool_router.start()
+        self.notifier = Notifier(self)
+        await self.notifier.start()
         self.supervisor = Supervisor(self, self.runtime_specs)
         await self.presence.start()
         self._lag_task = asyncio.create_task(self._measure_loop_lag(), name="lineup-loop-lag")
@@ -130,6 +135,7 @@ class Hub:
             await self.advertiser.stop()  # goodbye packets while the loop still runs
         await self.supervisor.stop()
         await self.tool_router.stop()
+        await self.notifier.stop()
         await self.plugins.call_lifecycle("shutdown", hub=self)
         await self.presence.stop()
         await self.streams.flush_all()
@@ -161,6 +167,7 @@ class Hub:
         self.presence.observe(events)
         self.streams.observe(events)
         self.tool_router.observe(events)
+        self.notifier.observe(events)
         for event in events:
             if event.type == "agent.revoked":
                 for session in self.broker.agent_sessions(event.payload["agentId"]):
@@ -196,6 +203,12 @@ class Hub:
 
     def discovery_properties(self) -> dict[str, str]:
         return txt_record(self.hub_id, self.version, self.setup_code is not None)
+
+    def spawn(self, coro: Any) -> None:
+        """Run a coroutine in the background for as long as the hub runs (cancelled by stop())."""
+        task = asyncio.create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def _readvertise(self) -> None:
         if self.advertiser is not None and self.advertiser.info is not None:

@@ -135,6 +135,7 @@ def serve(settings: Settings, *, open_browser: bool = False, out: Callable[[str]
     port = sock.getsockname()[1]
     urls = urls_for(settings.host, port)
     hub = Hub(settings)
+    hub.public_url = next((u for u in urls if "127.0.0.1" not in u), urls[0]).rstrip("/")
     app = create_app(settings, hub)
 
     def on_listening() -> None:

@@ -14,7 +14,7 @@ from types import ModuleType
 import plugins as builtin_plugins
 
 # Built-in features are ordinary plugins (STYLE.md: the core is built from its own hooks).
-BUILTIN_PLUGINS = ("runtimes", "calculator", "canvas", "choice", "confirm", "input", "review")
+BUILTIN_PLUGINS = ("runtimes", "notifiers", "calculator", "canvas", "choice", "confirm", "input", "review")
 
 
 @dataclass(frozen=True)

@@ -180,8 +180,38 @@ def m004_create_tools(conn: sqlite3.Connection) -> None:
     )
 
 
+def m005_create_notifications(conn: sqlite3.Connection) -> None:
+    _run_script(
+        conn,
+        """
+        -- The notification outbox: operational state beside the log (not a projection). One row per channel and
+        -- subject, so a replay or a restart never notifies twice about the same thing.
+        CREATE TABLE notification_outbox (
+            id TEXT PRIMARY KEY, channel TEXT NOT NULL, kind TEXT NOT NULL,
+            subject_key TEXT NOT NULL,               -- e.g. 'waiting_for_me:int_…'
+            event_sequence INTEGER NOT NULL, workspace_id TEXT NOT NULL,
+            notification TEXT NOT NULL,              -- what the channel sends (JSON), composed at enqueue time
+            status TEXT NOT NULL,                    -- pending | delivered | failed | skipped
+            attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at TEXT NOT NULL, last_error TEXT,
+            created_at TEXT NOT NULL, delivered_at TEXT,
+            UNIQUE (channel, subject_key)
+        );
+        CREATE INDEX notification_outbox_due ON notification_outbox (status, next_attempt_at);
+        -- Single-use, expiring links in notifications that answer an interaction (ntfy action buttons).
+        CREATE TABLE action_links (
+            id TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, workspace_id TEXT NOT NULL,
+            interaction_id TEXT NOT NULL, response TEXT NOT NULL, expires_at TEXT NOT NULL,
+            created_at TEXT NOT NULL, used_at TEXT
+        );
+        -- How far the notifier has read the log: events after it are examined again after a crash.
+        INSERT INTO meta (key, value) VALUES ('notify_cursor', (SELECT COALESCE(MAX(sequence), 0) FROM events));
+        """
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_create_event_log, m002_create_projections, m003_create_sign_in_links, m004_create_tools,
+    m005_create_notifications,
 ]
 
 # Tables rebuilt from the log by `lineup db rebuild` and compared by `lineup db check`.

@@ -1,0 +1,37 @@
+"""The contract of a notification channel (`register_notifiers`), and what the hub offers it while sending."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from hub.notify.actions import create_action_link
+from hub.notify.config import ChannelConfig
+
+if TYPE_CHECKING:
+    from hub.core import Hub
+
+
+class Channel(Protocol):
+    """`name` matches its `[notify.<name>]` table; `send` raises on failure (the outbox retries with backoff)."""
+
+    name: str
+
+    async def send(self, notification: dict[str, Any], delivery: "Delivery") -> None: ...
+
+
+@dataclass
+class Delivery:
+    hub: Hub
+    config: ChannelConfig
+    base_url: str
+
+    async def action_link(self, interaction_id: str, response: dict[str, Any]) -> dict[str, Any]:
+        """An HTTP request that answers the interaction once: {url, method, body, headers}."""
+        command, token = create_action_link(self.workspace_id, interaction_id, response,
+                                            self.hub.notifier.config.action_link_ttl_s)
+        await self.hub.execute(command)
+        return {"url": f"{self.base_url}/api/actions", "method": "POST",
+                "headers": {"Content-Type": "application/json"}, "body": f'{{"token": "{token}"}}'}
+
+    workspace_id: str = ""

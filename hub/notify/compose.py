@@ -1,0 +1,77 @@
+"""What a notification says: composed from a stored event, with no raw details unless opted in (seed 002 §11)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from hub.protocol.envelope import new_id
+from hub.store.events import StoredEvent
+
+
+def kind_of(event: StoredEvent) -> str | None:
+    """Which rule an event falls under, if any (hub/notify/config.py KINDS)."""
+    if event.type == "interaction.requested":
+        return "waiting_for_me"
+    if event.type == "task.status_changed" and event.payload.get("status") in ("failed", "succeeded"):
+        return str(event.payload["status"])
+    if event.type == "agent.status_changed" and event.payload.get("status") == "offline" \
+            and event.payload.get("reason") not in ("hub_restarted", "revoked"):
+        return "agent_offline"
+    return None
+
+
+def _agent_name(conn: sqlite3.Connection, agent_id: str | None) -> str:
+    row = conn.execute("SELECT name FROM agents WHERE id = ?", (agent_id,)).fetchone() if agent_id else None
+    return str(row[0]) if row else "An agent"
+
+
+def _task(conn: sqlite3.Connection, task_id: str | None) -> sqlite3.Row | None:
+    if not task_id:
+        return None
+    row: sqlite3.Row | None = conn.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone()
+    return row
+
+
+def compose(conn: sqlite3.Connection, event: StoredEvent, kind: str, base_url: str,
+            include_details: bool) -> tuple[str, dict[str, Any]]:
+    """(subject key, notification) for one event. The subject key makes a notification happen once."""
+    task = _task(conn, event.task_id)
+    note: dict[str, Any] = {"id": new_id("ntf"), "kind": kind, "workspaceId": event.workspace_id,
+                            "taskId": event.task_id, "sequence": event.sequence, "createdAt": event.recorded_at}
+    link = f"{base_url}/#/tasks/{event.task_id}" if event.task_id else f"{base_url}/#/inbox"
+    if kind == "waiting_for_me":
+        spec = event.payload["interaction"]
+        agent = _agent_name(conn, event.actor.partition(":")[2])
+        note.update(
+            title=f"{agent} needs your decision", body=spec["title"], risk=spec.get("risk", "medium"),
+            agent=agent, interactionId=spec["id"], interactionType=spec["type"],
+            options=[{k: o[k] for k in ("id", "label", "style") if k in o} for o in spec.get("options", [])]
+            if spec["type"] == "approval" else [])
+        if task is not None:
+            note["body"] = f"{spec['title']} — task: {task['title']}"
+        if include_details:
+            note["details"] = {k: spec[k] for k in ("description", "impact", "details") if spec.get(k)}
+        note["link"] = link
+        return f"waiting_for_me:{spec['id']}", note
+    if kind in ("failed", "succeeded"):
+        agent = _agent_name(conn, task["agent_id"] if task is not None else None)
+        title = task["title"] if task is not None else event.task_id
+        error = event.payload.get("error") or {}
+        note.update(title=f"Task {'failed' if kind == 'failed' else 'done'}: {title}", agent=agent, link=link,
+                    body=f"{agent}: {error.get('code', 'failed')}" if kind == "failed" else f"{agent} finished it.")
+        if include_details and error.get("message"):
+            note["details"] = {"error": error.get("message")}
+        return f"{kind}:{event.task_id}", note
+    agent_id = event.payload["agentId"]
+    agent = _agent_name(conn, agent_id)
+    running = conn.execute("SELECT COUNT(*) FROM tasks WHERE agent_id = ? AND status IN ('running', "
+                           "'waiting_for_human')", (agent_id,)).fetchone()[0]
+    note.update(title=f"{agent} went offline", agent=agent, link=f"{base_url}/#/agents",
+                body=f"{running} running task(s) wait for it to come back." if running else "No task was running.")
+    return f"agent_offline:{agent_id}:{event.sequence}", note
+
+
+def as_json(note: dict[str, Any]) -> str:
+    return json.dumps(note, ensure_ascii=False, sort_keys=True)

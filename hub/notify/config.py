@@ -1,0 +1,80 @@
+"""The `[notify]` tables of lineup.toml: what notifies, on which channel, quiet hours, rate limits."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from datetime import time
+from pathlib import Path
+from typing import Any
+
+KINDS = ("waiting_for_me", "failed", "agent_offline", "succeeded")
+# What each channel sends unless configured otherwise: the person's attention first (seed 002 §5.1).
+DEFAULT_KINDS = {"inapp": KINDS, "webhook": ("waiting_for_me", "failed"), "mail": ("waiting_for_me", "failed")}
+
+
+class NotifyConfigError(ValueError):
+    """A `[notify]` setting that cannot be used; the message names it."""
+
+
+@dataclass(frozen=True)
+class ChannelConfig:
+    name: str
+    enabled: bool
+    kinds: tuple[str, ...]
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NotifyConfig:
+    channels: dict[str, ChannelConfig]
+    quiet_hours: tuple[time, time] | None = None
+    include_details: bool = False          # seed 002 §11: raw interaction details stay out unless opted in
+    rate_per_minute: int = 20              # per channel; more are delayed, never dropped
+    max_age_s: float = 3600.0              # older events (a hub that was down a day) do not notify
+    action_link_ttl_s: float = 3600.0
+    public_url: str | None = None          # how links in notifications reach the hub (default: its LAN URL)
+
+    def channel(self, name: str) -> ChannelConfig:
+        return self.channels.get(name) or ChannelConfig(name, name == "inapp", DEFAULT_KINDS.get(name, ()))
+
+
+def _hhmm(value: str, where: str) -> time:
+    match = re.fullmatch(r"(\d{1,2}):(\d{2})", value.strip())
+    if not match or int(match[1]) > 23 or int(match[2]) > 59:
+        raise NotifyConfigError(f"{where}: {value!r} is not a time like 22:00")
+    return time(int(match[1]), int(match[2]))
+
+
+def parse_notify(data: dict[str, Any], origin: str) -> NotifyConfig:
+    table = data.get("notify", {})
+    if not isinstance(table, dict):
+        raise NotifyConfigError(f"{origin}: [notify] must be a table")
+    quiet = None
+    if table.get("quiet_hours"):
+        start, _, end = str(table["quiet_hours"]).partition("-")
+        quiet = (_hhmm(start, f"{origin}: notify.quiet_hours"), _hhmm(end, f"{origin}: notify.quiet_hours"))
+    channels: dict[str, ChannelConfig] = {}
+    for name, options in table.items():
+        if not isinstance(options, dict):
+            continue
+        kinds = tuple(options.get("events", DEFAULT_KINDS.get(name, ("waiting_for_me", "failed"))))
+        unknown = set(kinds) - set(KINDS)
+        if unknown:
+            raise NotifyConfigError(f"{origin}: notify.{name}.events has unknown kinds {sorted(unknown)}; "
+                                    f"use {list(KINDS)}")
+        channels[name] = ChannelConfig(name, bool(options.get("enabled", True)), kinds,
+                                       {k: v for k, v in options.items() if k not in ("enabled", "events")})
+    return NotifyConfig(channels, quiet, bool(table.get("include_details", False)),
+                        int(table.get("rate_per_minute", 20)), float(table.get("max_age_s", 3600)),
+                        float(table.get("action_link_ttl_s", 3600)), table.get("public_url"))
+
+
+def load_notify_config(path: Path) -> NotifyConfig:
+    if not path.exists():
+        return parse_notify({}, str(path))
+    try:
+        return parse_notify(tomllib.loads(path.read_text()), str(path))
+    except tomllib.TOMLDecodeError as exc:
+        raise NotifyConfigError(f"{path}: not valid TOML: {exc}") from None

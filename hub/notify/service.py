@@ -1,0 +1,268 @@
+"""The notifier: reads the log after its cursor, fills the durable outbox, and delivers with retries.
+
+Exactly-once where it can be: one outbox row per (channel, subject), written together with the cursor, so a
+replay, a reconnecting client or a restart never produces a notification twice; a delivery interrupted by a
+crash is sent again (channels carry the notification id for their own idempotency). Old events (the hub was
+down for a day) do not notify; quiet hours and the per-channel rate only delay, never drop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Any
+
+from hub.notify.channel import Channel, Delivery
+from hub.notify.compose import as_json, compose, kind_of
+from hub.notify.config import NotifyConfig, NotifyConfigError, load_notify_config, parse_notify
+from hub.protocol.envelope import new_id, now_iso
+from hub.store.events import read_all
+from hub.store.writer import Command, Tx
+
+if TYPE_CHECKING:
+    from hub.core import Hub
+
+log = logging.getLogger("lineup.notify")
+MAX_ATTEMPTS = 8
+BACKOFF_MAX_S = 300.0
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _parse(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+class Notifier:
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.config: NotifyConfig = parse_notify({}, "defaults")
+        self.config_error: str | None = None
+        self.channels: dict[str, Channel] = {}
+        self._wakeups: dict[str, asyncio.Event] = {}
+        self._workers: list[asyncio.Task[None]] = []
+        self._sent: dict[str, list[float]] = {}
+        self._enqueue_lock = asyncio.Lock()
+
+    @property
+    def base_url(self) -> str:
+        return (self.config.public_url or self.hub.public_url or "http://127.0.0.1:9527").rstrip("/")
+
+    async def start(self) -> None:
+        try:
+            self.config = load_notify_config(self.hub.settings.data_dir / "lineup.toml")
+        except NotifyConfigError as exc:
+            self.config_error = str(exc)
+            log.error("%s (notifications use the defaults)", exc)
+        for plugin, channel in self.hub.plugins.collect("register_notifiers", hub=self.hub):
+            name = getattr(channel, "name", None)
+            if not isinstance(name, str) or not callable(getattr(channel, "send", None)):
+                self.hub.plugins.fail(plugin, "register_notifiers returned an object without `name` and `send`")
+                continue
+            if self.config.channel(name).enabled:
+                self.channels[name] = channel
+        for name in self.channels:
+            self._wakeups[name] = asyncio.Event()
+            self._workers.append(asyncio.create_task(self._work(name), name=f"lineup-notify-{name}"))
+        await self.catch_up()
+
+    async def stop(self) -> None:
+        for worker in self._workers:
+            worker.cancel()
+        await asyncio.gather(*self._workers, return_exceptions=True)
+        self._workers.clear()
+
+    # ---- filling the outbox ------------------------------------------------------------------------------
+
+    def observe(self, events: list[Any]) -> None:
+        if self.channels and any(kind_of(event) for event in events):
+            self.hub.spawn(self.catch_up())
+
+    async def catch_up(self) -> None:
+        """Examine every event after the cursor; enqueue what notifies; move the cursor, in one transaction."""
+        if not self.channels:
+            return
+        async with self._enqueue_lock:
+            while True:
+                count = await self.hub.execute(Command(run=self._enqueue_page))
+                if not count:
+                    break
+        for wakeup in self._wakeups.values():
+            wakeup.set()
+
+    def _enqueue_page(self, tx: Tx) -> int:
+        cursor = int(tx.one("SELECT value FROM meta WHERE key = 'notify_cursor'")[0])
+        page = read_all(tx.conn, cursor, 500)
+        if not page:
+            return 0
+        now = datetime.now(timezone.utc)
+        for event in page:
+            kind = kind_of(event)
+            if kind is None or event.workspace_id is None:
+                continue
+            if (now - _parse(event.recorded_at)).total_seconds() > self.config.max_age_s:
+                continue  # a notification about something long past helps nobody
+            subject, note = compose(tx.conn, event, kind, self.base_url, self.config.include_details)
+            for name in self.channels:
+                if kind not in self.config.channel(name).kinds:
+                    continue
+                tx.conn.execute(
+                    "INSERT OR IGNORE INTO notification_outbox (id, channel, kind, subject_key, event_sequence, "
+                    "workspace_id, notification, status, next_attempt_at, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
+                    (new_id("out"), name, kind, subject, event.sequence, event.workspace_id, as_json(note),
+                     _iso(now), _iso(now)))
+        tx.conn.execute("UPDATE meta SET value = ? WHERE key = 'notify_cursor'", (str(page[-1].sequence),))
+        return len(page)
+
+    async def send_test(self, workspace_id: str, channel: str | None = None) -> list[str]:
+        """The settings page's "send test notification": one per channel (or the one named), through the outbox."""
+        names = [channel] if channel else list(self.channels)
+        now = _iso(datetime.now(timezone.utc))
+
+        def run(tx: Tx) -> None:
+            for name in names:
+                note = {"id": new_id("ntf"), "kind": "test", "workspaceId": workspace_id, "title": "LineUp test",
+                        "body": "If you can read this, notifications reach you here.", "link": f"{self.base_url}/"}
+                tx.conn.execute(
+                    "INSERT INTO notification_outbox (id, channel, kind, subject_key, event_sequence, workspace_id, "
+                    "notification, status, next_attempt_at, created_at) VALUES (?, ?, 'test', ?, 0, ?, ?, 'pending', ?, ?)",
+                    (new_id("out"), name, f"test:{note['id']}", workspace_id, as_json(note), now, now))
+
+        unknown = [n for n in names if n not in self.channels]
+        if unknown:
+            return unknown
+        await self.hub.execute(Command(run=run))
+        for name in names:
+            self._wakeups[name].set()
+        return []
+
+    # ---- delivering ------------------------------------------------------------------------------------
+
+    async def _work(self, name: str) -> None:
+        wakeup = self._wakeups[name]
+        while True:
+            try:
+                delay = await self._deliver_due(name)
+            except Exception:
+                log.exception("notification worker %s failed", name)
+                delay = 5.0
+            wakeup.clear()
+            try:
+                await asyncio.wait_for(wakeup.wait(), delay)
+            except asyncio.TimeoutError:
+                pass
+
+    async def _deliver_due(self, name: str) -> float:
+        """Deliver every due row of this channel; return how long to sleep until the next one is due."""
+        now = datetime.now(timezone.utc)
+        rows = await self.hub.read(lambda c: c.execute(
+            "SELECT * FROM notification_outbox WHERE channel = ? AND status = 'pending' ORDER BY next_attempt_at "
+            "LIMIT 100", (name,)).fetchall())
+        next_due = 60.0
+        for row in rows:
+            due = _parse(row["next_attempt_at"])
+            if due > now:
+                next_due = min(next_due, (due - now).total_seconds())
+                continue
+            await self._deliver(name, row)
+        return max(0.05, next_due)
+
+    def _quiet_until(self, now: datetime) -> datetime | None:
+        if self.config.quiet_hours is None:
+            return None
+        start, end = self.config.quiet_hours
+        local = now.astimezone()
+        clock = local.time()
+        inside = (start <= clock < end) if start < end else (clock >= start or clock < end)
+        if not inside:
+            return None
+        until = local.replace(hour=end.hour, minute=end.minute, second=0, microsecond=0)
+        if until <= local:
+            until += timedelta(days=1)
+        return until.astimezone(timezone.utc)
+
+    def _rate_limited(self, name: str) -> bool:
+        loop_now = asyncio.get_running_loop().time()
+        recent = [t for t in self._sent.get(name, []) if loop_now - t < 60]
+        self._sent[name] = recent
+        return len(recent) >= self.config.rate_per_minute
+
+    async def _still_relevant(self, row: Any) -> bool:
+        if row["kind"] != "waiting_for_me":
+            return True
+        note = json.loads(row["notification"])
+        status = await self.hub.read(lambda c: c.execute("SELECT status FROM interactions WHERE id = ?",
+                                                         (note["interactionId"],)).fetchone())
+        return status is not None and status[0] == "pending"
+
+    async def _deliver(self, name: str, row: Any) -> None:
+        now = datetime.now(timezone.utc)
+        if not await self._still_relevant(row):
+            await self._mark(row["id"], "skipped", error="already answered")
+            return
+        quiet_until = self._quiet_until(now) if name != "inapp" else None
+        if quiet_until is not None:
+            await self._reschedule(row["id"], quiet_until, None, count=False)
+            return
+        if self._rate_limited(name):
+            await self._reschedule(row["id"], now + timedelta(seconds=10), None, count=False)
+            return
+        channel = self.channels[name]
+        delivery = Delivery(self.hub, self.config.channel(name), self.base_url, row["workspace_id"])
+        try:
+            await asyncio.wait_for(channel.send(json.loads(row["notification"]), delivery), 30)
+        except Exception as exc:  # noqa: BLE001 - any failure is retried, and shown in the delivery log
+            attempts = row["attempts"] + 1
+            error = f"{type(exc).__name__}: {exc}"[:500]
+            log.warning("notification %s via %s failed (attempt %d): %s", row["id"], name, attempts, error)
+            if attempts >= MAX_ATTEMPTS:
+                await self._mark(row["id"], "failed", error=error, attempts=attempts)
+            else:
+                backoff = min(BACKOFF_MAX_S, 2 ** (attempts - 1))
+                await self._reschedule(row["id"], now + timedelta(seconds=backoff), error, count=True)
+            return
+        self._sent.setdefault(name, []).append(asyncio.get_running_loop().time())
+        await self._mark(row["id"], "delivered", attempts=row["attempts"] + 1)
+
+    async def _mark(self, row_id: str, status: str, *, error: str | None = None, attempts: int | None = None) -> None:
+        def run(tx: Tx) -> None:
+            tx.conn.execute("UPDATE notification_outbox SET status = ?, last_error = COALESCE(?, last_error), "
+                            "attempts = COALESCE(?, attempts), delivered_at = ? WHERE id = ?",
+                            (status, error, attempts, now_iso() if status == "delivered" else None, row_id))
+        await self.hub.execute(Command(run=run))
+
+    async def _reschedule(self, row_id: str, when: datetime, error: str | None, *, count: bool) -> None:
+        def run(tx: Tx) -> None:
+            tx.conn.execute("UPDATE notification_outbox SET next_attempt_at = ?, last_error = COALESCE(?, last_error), "
+                            "attempts = attempts + ? WHERE id = ?", (_iso(when), error, 1 if count else 0, row_id))
+        await self.hub.execute(Command(run=run))
+
+    async def delivery_log(self, workspace_id: str) -> dict[str, Any]:
+        """Per channel: counts by status, the last error, and the latest deliveries (the settings page)."""
+        def read(c: Any) -> dict[str, Any]:
+            out: dict[str, Any] = {}
+            for name in self.channels:
+                counts = {r[0]: r[1] for r in c.execute(
+                    "SELECT status, COUNT(*) FROM notification_outbox WHERE channel = ? AND workspace_id = ? "
+                    "GROUP BY status", (name, workspace_id))}
+                last_error = c.execute("SELECT last_error, created_at FROM notification_outbox WHERE channel = ? AND "
+                                       "workspace_id = ? AND last_error IS NOT NULL ORDER BY created_at DESC LIMIT 1",
+                                       (name, workspace_id)).fetchone()
+                recent = c.execute("SELECT id, kind, status, attempts, last_error, created_at, delivered_at, "
+                                   "notification FROM notification_outbox WHERE channel = ? AND workspace_id = ? "
+                                   "ORDER BY created_at DESC LIMIT 20", (name, workspace_id)).fetchall()
+                out[name] = {"kinds": list(self.config.channel(name).kinds), "counts": counts,
+                             "lastError": dict(last_error) if last_error else None,
+                             "recent": [{"id": r["id"], "kind": r["kind"], "status": r["status"],
+                                         "attempts": r["attempts"], "lastError": r["last_error"],
+                                         "createdAt": r["created_at"], "deliveredAt": r["delivered_at"],
+                                         "title": json.loads(r["notification"]).get("title")} for r in recent]}
+            return out
+        return {"channels": await self.hub.read(read), "configError": self.config_error,
+                "quietHours": [t.strftime("%H:%M") for t in self.config.quiet_hours] if self.config.quiet_hours else None,
+                "includeDetails": self.config.include_details}

@@ -1,0 +1,60 @@
+"""HTTP routes of notifications: the delivery log, the test button, and action links from notifications."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from hub.notify.actions import use_action_link
+from hub.protocol.errors import LapError
+from hub.web.auth import json_body, require_user
+
+
+class TestRequest(msgspec.Struct):
+    channel: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+
+
+class ActionRequest(msgspec.Struct):
+    token: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+
+
+async def delivery_log(request: Request) -> JSONResponse:
+    actor = await require_user(request)
+    return JSONResponse(await request.app.state.hub.notifier.delivery_log(actor.workspace_id))
+
+
+async def send_test(request: Request) -> JSONResponse:
+    actor = await require_user(request)
+    body = await json_body(request, TestRequest)
+    unknown = await request.app.state.hub.notifier.send_test(actor.workspace_id, body.channel)
+    if unknown:
+        raise LapError("not_found", f"No notification channel {unknown[0]!r} is configured.",
+                       hint="Configure it in the [notify] table of lineup.toml and restart the hub.")
+    return JSONResponse({"queued": True}, status_code=202)
+
+
+async def use_action(request: Request) -> JSONResponse:
+    """A notification's button: the single-use token is the authorisation (it travels in the body only)."""
+    hub = request.app.state.hub
+    key = "action:" + (request.client.host if request.client else "?")
+    if hub.sign_in_limiter.blocked(key):
+        raise LapError("rate_limited", "Too many invalid action links from this address; wait a few minutes.")
+    body = await json_body(request, ActionRequest)
+    try:
+        result = await hub.execute(use_action_link(body.token))
+    except LapError as exc:
+        if exc.code == "unauthorized":
+            hub.sign_in_limiter.fail(key)
+        raise
+    return JSONResponse({"done": True, **result})
+
+
+routes = [
+    Route("/api/notifications", delivery_log),
+    Route("/api/notifications/test", send_test, methods=["POST"]),
+    Route("/api/actions", use_action, methods=["POST"]),
+]
