@@ -151,6 +151,8 @@ class Notifier:
             except Exception:
                 log.exception("notification worker %s failed", name)
                 delay = 5.0
+            if delay <= 0:
+                continue
             wakeup.clear()
             try:
                 await asyncio.wait_for(wakeup.wait(), delay)
@@ -163,14 +165,16 @@ class Notifier:
         rows = await self.hub.read(lambda c: c.execute(
             "SELECT * FROM notification_outbox WHERE channel = ? AND status = 'pending' ORDER BY next_attempt_at "
             "LIMIT 100", (name,)).fetchall())
-        next_due = 60.0
+        next_due, worked = 60.0, False
         for row in rows:
             due = _parse(row["next_attempt_at"])
             if due > now:
                 next_due = min(next_due, (due - now).total_seconds())
                 continue
             await self._deliver(name, row)
-        return max(0.05, next_due)
+            worked = True
+        # After a delivery or a retry was scheduled, look again at once: the row's next time has moved.
+        return 0.0 if worked else max(0.05, next_due)
 
     def _quiet_until(self, now: datetime) -> datetime | None:
         if self.config.quiet_hours is None:
