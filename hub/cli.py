@@ -244,6 +244,46 @@ def db_rebuild(data_dir: Path | None) -> None:
     click.echo(f"rebuilt the projections from {count} events")
 
 
+@db.command("verify")
+@data_dir_option
+def db_verify(data_dir: Path | None) -> None:
+    """Check the tamper-evident chain: names the first edited, deleted or reordered event."""
+    from hub.store.chain import verify
+    from hub.store.rebuild import open_for_maintenance
+
+    conn = open_for_maintenance(_settings(data_dir=data_dir).db_path)
+    broken = verify(conn)
+    head = conn.execute("SELECT COALESCE(MAX(sequence), 0) FROM events").fetchone()[0]
+    conn.close()
+    if broken is None:
+        click.echo(f"ok: the chain holds for all {head} events")
+        return
+    click.echo(f"FAIL: the chain breaks at sequence {broken[0]}: {broken[1]}", err=True)
+    sys.exit(1)
+
+
+@main.command()
+@data_dir_option
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write here instead of standard output.")
+def export(data_dir: Path | None, output: Path | None) -> None:
+    """Write the event log as JSON Lines with its chain, so it can be checked elsewhere (hub/store/chain.py)."""
+    from hub.store.chain import CHAINED_COLUMNS, rows
+    from hub.store.rebuild import open_for_maintenance
+
+    conn = open_for_maintenance(_settings(data_dir=data_dir).db_path)
+    handle = open(output, "w") if output else sys.stdout
+    try:
+        for row in rows(conn):
+            record = dict(zip(CHAINED_COLUMNS, tuple(row)[:-1]))
+            record["chain"] = row[-1]
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    finally:
+        if output:
+            handle.close()
+        conn.close()
+
+
 @main.command()
 def schema() -> None:
     """Print the JSON Schema of every LAP/0.1 envelope and payload."""

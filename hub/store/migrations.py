@@ -209,9 +209,17 @@ def m005_create_notifications(conn: sqlite3.Connection) -> None:
     )
 
 
+def m006_chain_events(conn: sqlite3.Connection) -> None:
+    from hub.store.chain import backfill
+
+    # chain = sha256(previous chain + the row): editing, deleting or reordering rows shows (hub/store/chain.py).
+    conn.execute("ALTER TABLE events ADD COLUMN chain TEXT")
+    backfill(conn)
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_create_event_log, m002_create_projections, m003_create_sign_in_links, m004_create_tools,
-    m005_create_notifications,
+    m005_create_notifications, m006_chain_events,
 ]
 
 # Tables rebuilt from the log by `lineup db rebuild` and compared by `lineup db check`.

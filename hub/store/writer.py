@@ -21,7 +21,7 @@ import msgspec
 
 from hub.protocol.envelope import new_id, now_iso
 from hub.protocol.errors import LapError
-from hub.store import database, projections
+from hub.store import chain, database, projections
 from hub.store.events import StoredEvent, head_sequence, read_all_with_recipients
 
 log = logging.getLogger("lineup.store")
@@ -52,6 +52,7 @@ class Tx:
         # The running command's (envelope id, request hash): stored with the event carrying that id, so a
         # re-send of the same envelope is told apart from a conflicting reuse of its id.
         self.dedupe: tuple[str | None, str | None] = (None, None)
+        self.prev_chain = chain.previous_chain(conn, next_sequence - 1)
 
     def one(self, sql: str, *params: Any) -> sqlite3.Row | None:
         row: sqlite3.Row | None = self.conn.execute(sql, params).fetchone()
@@ -72,11 +73,13 @@ class Tx:
         )
         if request_hash is None and event.id == self.dedupe[0]:
             request_hash = self.dedupe[1]
+        row = (event.sequence, event.id, type_, workspace_id, conversation_id, task_id, correlation_id, actor,
+               event.occurred_at, self.recorded_at, _encode(payload).decode())
+        self.prev_chain = chain.link(self.prev_chain, row)
         self.conn.execute(
             "INSERT INTO events (sequence, id, type, workspace_id, conversation_id, task_id, correlation_id, actor, "
-            "occurred_at, recorded_at, payload, request_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (event.sequence, event.id, type_, workspace_id, conversation_id, task_id, correlation_id, actor,
-             event.occurred_at, self.recorded_at, _encode(payload).decode(), request_hash))
+            "occurred_at, recorded_at, payload, request_hash, chain) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (*row, request_hash, self.prev_chain))
         if event.recipients:
             self.conn.executemany("INSERT INTO event_recipients (agent_id, sequence) VALUES (?, ?)",
                                   [(agent_id, event.sequence) for agent_id in event.recipients])
@@ -237,7 +240,7 @@ class Writer:
                     return Outcome(error=LapError(
                         "conflict", f"Envelope id {cmd.dedupe_id!r} was already used for a different envelope."))
                 return Outcome(sequence=row[0], duplicate=True)
-        first_event, sequence_before = len(tx.events), tx.next_sequence
+        first_event, sequence_before, chain_before = len(tx.events), tx.next_sequence, tx.prev_chain
         conn.execute("SAVEPOINT command")
         tx.dedupe = (cmd.dedupe_id, cmd.request_hash)
         try:
@@ -249,6 +252,7 @@ class Writer:
             conn.execute("RELEASE command")
             del tx.events[first_event:]
             tx.next_sequence = sequence_before
+            tx.prev_chain = chain_before
             if isinstance(exc, LapError):
                 return Outcome(error=exc)
             if isinstance(exc, sqlite3.IntegrityError):
