@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 from hub.domain.actors import Actor
-from hub.domain.collaboration import request_interaction
+from hub.domain.collaboration import get_task, request_interaction
 from hub.protocol import payloads as P
 from hub.protocol.envelope import Envelope, new_id
 from hub.protocol.errors import LapError
@@ -49,6 +49,8 @@ def tool_list(registry: ToolRegistry, tx: Tx, actor: Actor, env: Envelope, p: P.
 
 def tool_call(registry: ToolRegistry, tx: Tx, actor: Actor, env: Envelope, p: P.ToolCall) -> None:
     caller_kind, caller_id = caller_of(actor)
+    if env.taskId is not None:
+        get_task(tx, actor, env.taskId)  # a call made for a task must name one the caller may see
     if tx.one("SELECT 1 FROM tool_calls WHERE caller_id = ? AND call_id = ? AND workspace_id = ?",
               caller_id, p.call_id, actor.workspace_id) is not None:
         raise LapError("conflict", f"call_id {p.call_id!r} was already used for another call; use a new one.")

@@ -35,11 +35,17 @@ class PluginHost:
         if plugin is not None:
             self.pm.unregister(plugin)
 
+    def _trace(self, hook_name: str, plugin: str) -> None:
+        """LINEUP_TRACE_PLUGINS=1: hooks are called one implementation at a time (not through `pm.hook`, which
+        is all pluggy's own tracing sees), so each call is traced here; without a writer this does nothing."""
+        self.pm.trace.root.get("hook")(f"{hook_name} -> {plugin}")
+
     def collect(self, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
         """Call a `register_*` hook implementation by implementation; a failing plugin is reported, not fatal."""
         found: list[tuple[str, Any]] = []
         for impl in getattr(self.pm.hook, hook_name).get_hookimpls():
             name = self.pm.get_name(impl.plugin) or "?"
+            self._trace(hook_name, name)
             try:
                 result = impl.function(**{k: v for k, v in kwargs.items() if k in impl.argnames})
             except Exception as exc:  # noqa: BLE001 - any plugin error is reported with its name
@@ -53,6 +59,7 @@ class PluginHost:
         """startup/shutdown: each implementation may be async; one failing does not stop the others."""
         for impl in reversed(getattr(self.pm.hook, hook_name).get_hookimpls()):
             name = self.pm.get_name(impl.plugin) or "?"
+            self._trace(hook_name, name)
             try:
                 result = impl.function(**{k: v for k, v in kwargs.items() if k in impl.argnames})
                 if inspect.isawaitable(result):
@@ -63,6 +70,7 @@ class PluginHost:
     def notify(self, hook_name: str, **kwargs: Any) -> None:
         """Fire-and-forget hooks (after_commit): exceptions are logged, never raised into the hub."""
         for impl in getattr(self.pm.hook, hook_name).get_hookimpls():
+            self._trace(hook_name, self.pm.get_name(impl.plugin) or "?")
             try:
                 impl.function(**{k: v for k, v in kwargs.items() if k in impl.argnames})
             except Exception:
@@ -72,6 +80,8 @@ class PluginHost:
         """For /-/plugins.json and `lineup plugins`: each plugin, where it came from, its version and hooks."""
         rows = []
         for name, plugin in sorted(self.pm.list_name_plugin(), key=lambda item: item[0]):
+            if plugin is None:
+                continue  # a name blocked with set_blocked: pluggy lists it, but nothing was loaded
             source = self.sources.get(name)
             hooks = sorted(caller.name for caller in self.pm.get_hookcallers(plugin) or [])
             rows.append({"name": name, "origin": source.origin if source else "?",
@@ -107,7 +117,12 @@ def make_plugin_manager(*, user_dir: Path | None, extra_dirs: list[Path] = (),  
             host.failures.append(loader.describe_failure(source, exc))
     if include_entry_points:
         for source, entry_point in loader.entry_point_plugins():
-            if pm.is_blocked(source.name) or source.name in host.sources:
+            if pm.is_blocked(source.name):
+                continue
+            if source.name in host.sources:
+                host.failures.append(PluginFailure(source.name, source.origin,
+                                                   f"a plugin named {source.name!r} is already loaded from "
+                                                   f"{host.sources[source.name].origin}"))
                 continue
             try:
                 pm.register(entry_point.load(), name=source.name)
