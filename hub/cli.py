@@ -46,13 +46,20 @@ def main(ctx: click.Context) -> None:
 @click.option("--mdns-interface", "mdns_interfaces", default=None,
               help="Advertise only on these addresses (comma-separated), e.g. 192.168.1.20.")
 @click.option("--open-browser/--no-open-browser", default=False, help="Open the app in the browser once running.")
+@click.option("--tls-cert", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Serve HTTPS/WSS with this certificate (PEM); needs --tls-key.")
+@click.option("--tls-key", type=click.Path(dir_okay=False, path_type=Path), default=None, help="The key of --tls-cert.")
+@click.option("--tls-self-signed", is_flag=True, default=None,
+              help="Serve HTTPS/WSS with a self-signed certificate made once (clients pin its fingerprint).")
 def serve(host: str | None = None, port: int | None = None, data_dir: Path | None = None, no_mdns: bool = False,
-          plugins_dir: Path | None = None, mdns_interfaces: str | None = None, open_browser: bool = False) -> None:
+          plugins_dir: Path | None = None, mdns_interfaces: str | None = None, open_browser: bool = False,
+          tls_cert: Path | None = None, tls_key: Path | None = None, tls_self_signed: bool | None = None) -> None:
     """Run the hub: the app, the API and the agent and app sockets."""
     from hub.server import serve as run_server
 
     settings = _settings(host=host, port=port, data_dir=data_dir, mdns=False if no_mdns else None,
-                         plugins_dir=plugins_dir, mdns_interfaces=mdns_interfaces)
+                         plugins_dir=plugins_dir, mdns_interfaces=mdns_interfaces, tls_cert=tls_cert,
+                         tls_key=tls_key, tls_self_signed=tls_self_signed)
     run_server(settings, open_browser=open_browser)
 
 
@@ -139,8 +146,10 @@ def discover(timeout_s: float, interfaces: tuple[str, ...]) -> None:
 @click.option("--credential-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where the agent keeps its credential (default: in the user config folder).")
 @click.option("--step-seconds", type=float, default=1.0, show_default=True, help="Pause between demo steps.")
+@click.option("--fingerprint", default=None,
+              help="The SHA-256 fingerprint of a hub's self-signed TLS certificate (printed by the hub).")
 def demo_agent(hub_url: str | None, code: str | None, name: str, credential_file: Path | None,
-               step_seconds: float) -> None:
+               step_seconds: float, fingerprint: str | None) -> None:
     """Run the demo agent: it plays seed 002's MVP demo on every task you give it."""
     import logging
 
@@ -153,7 +162,8 @@ def demo_agent(hub_url: str | None, code: str | None, name: str, credential_file
     path = credential_file or Path(platformdirs.user_config_dir("lineup-agents", appauthor=False)) / "demo-agent.json"
 
     async def run() -> None:
-        credential = await pair_or_load(hub_url, code, path, name=name, runtime="demo", agent_version="1.0")
+        credential = await pair_or_load(hub_url, code, path, name=name, runtime="demo", agent_version="1.0",
+                                        tls_fingerprint=fingerprint)
         click.echo(f"demo agent {credential.agent_id} connecting to {credential.hub_url}", err=True)
         await run_demo(credential, path.with_name(path.stem + ".state.json"), step_seconds)
 

@@ -79,6 +79,7 @@ class Hub:
         self._background: set[asyncio.Task[None]] = set()
         self.url: str | None = None
         self.public_url: str | None = None  # how a phone reaches the hub (links in notifications)
+        self.tls_fingerprint: str | None = None  # SHA-256 of the certificate, for clients to pin
         self.advertiser: Advertiser | None = None
         self.advertised_name: str | None = None
         self._name: str | None = None

@@ -6,10 +6,12 @@ import errno
 import io
 import json
 import logging
+import signal
 import socket
 import sys
 import urllib.request
 import webbrowser
+from pathlib import Path
 from typing import Any, Callable
 
 import segno
@@ -58,11 +60,27 @@ def lan_addresses() -> list[str]:
     return sorted(set(found))
 
 
-def urls_for(host: str, port: int) -> list[str]:
+def urls_for(host: str, port: int, scheme: str = "http") -> list[str]:
     if host in ("0.0.0.0", "::", ""):
-        return [f"http://127.0.0.1:{port}/"] + [f"http://{ip}:{port}/" for ip in lan_addresses()]
+        return [f"{scheme}://127.0.0.1:{port}/"] + [f"{scheme}://{ip}:{port}/" for ip in lan_addresses()]
     shown = f"[{host}]" if ":" in host else host
-    return [f"http://{shown}:{port}/"]
+    return [f"{scheme}://{shown}:{port}/"]
+
+
+def tls_files(settings: Settings) -> tuple[Path, Path] | None:
+    """The certificate and key to serve with, if TLS is on; a half-given pair is an error."""
+    if settings.tls_cert or settings.tls_key:
+        if not (settings.tls_cert and settings.tls_key):
+            raise SystemExit("lineup: give both --tls-cert and --tls-key.")
+        for path in (settings.tls_cert, settings.tls_key):
+            if not path.is_file():
+                raise SystemExit(f"lineup: {path} does not exist.")
+        return settings.tls_cert, settings.tls_key
+    if settings.tls_self_signed:
+        from hub.tls import self_signed
+
+        return self_signed(settings.data_dir / "tls", lan_addresses())
+    return None
 
 
 class HubServer(uvicorn.Server):
@@ -77,13 +95,22 @@ class HubServer(uvicorn.Server):
         if not self.should_exit:
             self._on_listening()
 
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        # SIGTERM is how a service manager (or the packaging test) stops the hub: shut down gracefully and exit 0.
+        # uvicorn would re-raise the signal after its graceful shutdown, ending the process with -15 (issue 6).
+        if sig == signal.SIGTERM:
+            self.should_exit = True
+            return
+        super().handle_exit(sig, frame)
 
-def uvicorn_config(app: Any, settings: Settings) -> uvicorn.Config:
+
+def uvicorn_config(app: Any, settings: Settings, tls: tuple[Path, Path] | None = None) -> uvicorn.Config:
     # shared/QUALITY.md rule 6: per-message deflate off, 1 MiB frames, uvloop and httptools where available.
     return uvicorn.Config(
         app, ws_max_size=settings.max_frame_bytes, ws_per_message_deflate=False, lifespan="on",
         log_level=settings.log_level, access_log=False, timeout_graceful_shutdown=5,
         loop="auto", http="auto", ws="websockets-sansio", log_config=None,
+        ssl_certfile=str(tls[0]) if tls else None, ssl_keyfile=str(tls[1]) if tls else None,
     )
 
 
@@ -133,14 +160,19 @@ def serve(settings: Settings, *, open_browser: bool = False, out: Callable[[str]
             webbrowser.open(url)
         return
     port = sock.getsockname()[1]
-    urls = urls_for(settings.host, port)
+    tls = tls_files(settings)
+    urls = urls_for(settings.host, port, "https" if tls else "http")
     hub = Hub(settings)
+    if tls is not None:
+        from hub.tls import fingerprint
+
+        hub.tls_fingerprint = fingerprint(tls[0])
     hub.public_url = next((u for u in urls if "127.0.0.1" not in u), urls[0]).rstrip("/")
     app = create_app(settings, hub)
 
     def on_listening() -> None:
         loopback = settings.host in ("0.0.0.0", "::", "")
-        hub.on_listening(f"http://127.0.0.1:{port}" if loopback else urls[0].rstrip("/"), port,
+        hub.on_listening(f"{'https' if tls else 'http'}://127.0.0.1:{port}" if loopback else urls[0].rstrip("/"), port,
                          lan_addresses() if loopback else [settings.host])
         out(f"LineUp hub {hub.version} is running. Data: {settings.data_dir}")
         for url in urls:
@@ -149,6 +181,8 @@ def serve(settings: Settings, *, open_browser: bool = False, out: Callable[[str]
         if phone_url is not None:
             out("  on your phone (same Wi-Fi), scan:")
             print_qr(phone_url, out)
+        if hub.tls_fingerprint:
+            out(f"  TLS certificate SHA-256 fingerprint: {hub.tls_fingerprint}")
         if hub.setup_code is not None:
             out(f"  first run: set up from this machine's browser, or from another device with setup code "
                 f"{hub.setup_code}")
@@ -158,5 +192,5 @@ def serve(settings: Settings, *, open_browser: bool = False, out: Callable[[str]
         if open_browser:
             webbrowser.open(urls[0])
 
-    server = HubServer(uvicorn_config(app, settings), on_listening)
+    server = HubServer(uvicorn_config(app, settings, tls), on_listening)
     server.run(sockets=[sock])

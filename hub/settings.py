@@ -44,6 +44,9 @@ class Settings:
     tool_call_timeout_s: float = 300.0     # a call to an app's or agent's tool fails when nobody answers by then
     max_in_flight: int = 1000              # envelopes of one socket awaiting their ack before reading pauses
     log_level: str = "info"
+    tls_cert: Path | None = None           # serve HTTPS/WSS with this certificate (PEM) ...
+    tls_key: Path | None = None            # ... and this key
+    tls_self_signed: bool = False          # or make a self-signed certificate once (clients pin its fingerprint)
     plugins_dir: Path | None = None        # one more folder of plugins, besides <data dir>/plugins
     blocked_plugins: str = ""              # names of plugins not to load, comma-separated
 

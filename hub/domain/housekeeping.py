@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from hub.domain.actors import Actor, hub_actor
-from hub.domain.collaboration import change_status, resolve_interaction, resume_task_if_unblocked
+from hub.domain.collaboration import change_status, pending_interactions, resolve_interaction, resume_task_if_unblocked
 from hub.domain.interactions import is_expired
 from hub.protocol.errors import LapError
 from hub.store.writer import Command, Tx
@@ -51,8 +51,11 @@ def cancel_timed_out(task_id: str) -> Command:
     """A cancel request the agent never confirmed: the policy's timeout makes the task cancelled."""
     def run(tx: Tx) -> None:
         task = tx.one("SELECT * FROM tasks WHERE id = ?", task_id)
-        if task is None or task["status"] != "running" or task["cancel_requested_at"] is None:
+        if task is None or task["status"] not in ("running", "waiting_for_human") or task["cancel_requested_at"] is None:
             return
+        # The agent may have asked the person something after the request; the policy still ends the task.
+        for interaction in pending_interactions(tx, task_id):
+            resolve_interaction(tx, hub_actor(task["workspace_id"]), interaction, "cancelled", None, correlation_id=None)
         change_status(tx, hub_actor(task["workspace_id"]), task, "cancelled", by="hub", correlation_id=None,
                       cause="cancel_timeout")
 

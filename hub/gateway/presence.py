@@ -49,7 +49,7 @@ class Presence:
                 await self.hub.execute(housekeeping.agent_status(
                     row["id"], "offline", reason="hub_restarted", last_heartbeat_at=row["last_heartbeat_at"]))
         for row in await self.hub.read(lambda c: c.execute(
-                "SELECT id FROM tasks WHERE status = 'running' AND cancel_requested_at IS NOT NULL").fetchall()):
+                "SELECT id FROM tasks WHERE status IN ('running', 'waiting_for_human') AND cancel_requested_at IS NOT NULL").fetchall()):
             self.cancel_deadlines[row["id"]] = now + self.hub.settings.cancel_timeout_s
         for row in await self.hub.read(lambda c: c.execute(
                 "SELECT id, expires_at FROM interactions WHERE status = 'pending' AND expires_at IS NOT NULL").fetchall()):

@@ -62,7 +62,9 @@ class Session:
         """Queue a frame without waiting; a client that lets more than the bound pile up is disconnected."""
         if self.closed:
             return
-        if self.queued_bytes + len(frame) > self.max_buffer_bytes:
+        # An empty buffer always takes the next frame: a stored event near the frame limit can be larger than
+        # the bound once the hub's fields are added, and must not make its receivers unable to ever get past it.
+        if self.queued_bytes and self.queued_bytes + len(frame) > self.max_buffer_bytes:
             log.info("closing slow consumer %s (%d bytes queued)", self.actor.ref, self.queued_bytes)
             self.close(CLOSE_SLOW_CONSUMER, "slow consumer: resume with lastSequence")
             return
@@ -75,6 +77,8 @@ class Session:
         """Queue a replayed frame, waiting while the buffer is above the replay high-water mark."""
         while not self.closed and self.queued_bytes > REPLAY_HIGH_WATER:
             await self._drained.wait()
+        while not self.closed and self.queued_bytes and self.queued_bytes + len(frame) > self.max_buffer_bytes:
+            await asyncio.sleep(0.002)  # a frame that does not fit beside what is queued goes out alone
         self.send(frame)
 
     def send_system(self, type_: str, payload: dict[str, Any], correlation_id: str | None = None) -> None:

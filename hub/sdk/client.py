@@ -19,6 +19,7 @@ from websockets.asyncio.client import ClientConnection
 from hub.sdk.credentials import Credential
 from hub.sdk.errors import AuthError, HubError, SdkError, ToolCallError
 from hub.sdk.outbox import Outbox
+from hub.sdk.tlspin import PinMismatch, check_peer, client_context
 from hub.sdk.tasks import Outcome, TaskHandle
 
 log = logging.getLogger("lineup.sdk")
@@ -131,7 +132,7 @@ class AgentClient:
             sessions_before = self.connections
             try:
                 await self._session()
-            except AuthError:
+            except (AuthError, PinMismatch):
                 raise
             except (OSError, websockets.WebSocketException, asyncio.TimeoutError, HubError) as exc:
                 log.info("connection to %s failed: %s", self.credential.hub_url, exc)
@@ -220,8 +221,13 @@ class AgentClient:
     # ---- one connection ------------------------------------------------------------------------------
 
     async def _session(self) -> None:
+        secure = self.credential.ws_url.startswith("wss://")
+        pin = self.credential.tls_fingerprint
         async with websockets.connect(self.credential.ws_url, proxy=None, compression=None, max_size=None,
-                                      ping_interval=None, open_timeout=10, close_timeout=2) as ws:
+                                      ping_interval=None, open_timeout=10, close_timeout=2,
+                                      ssl=client_context(pin) if secure else None) as ws:
+            if secure:
+                check_peer(ws.transport.get_extra_info("ssl_object"), pin)  # before the credential is sent
             hello: dict[str, Any] = {"credential": self.credential.credential, "runtime": self.runtime,
                                      "agentVersion": self.agent_version, "capabilities": self.capabilities,
                                      "lastSequence": self.last_sequence}

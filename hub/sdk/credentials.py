@@ -5,12 +5,17 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
+import ssl
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from hub.sdk.errors import AuthError, HubError, SdkError
+from hub.sdk.tlspin import check_peer, client_context, normalise
 
 
 @dataclass(frozen=True)
@@ -19,6 +24,7 @@ class Credential:
     agent_id: str
     workspace_id: str
     credential: str    # the secret: keep it out of logs and URLs
+    tls_fingerprint: str | None = None  # pinned SHA-256 of a self-signed hub certificate (https hubs)
 
     def __repr__(self) -> str:  # never print the secret by accident
         return f"Credential(hub_url={self.hub_url!r}, agent_id={self.agent_id!r}, workspace_id={self.workspace_id!r})"
@@ -30,11 +36,14 @@ class Credential:
         return f"{scheme}://{base.split('://', 1)[1]}/ws/agent"
 
 
-def _post_json(url: str, body: dict[str, str], timeout_s: float) -> dict[str, str]:
+def _post_json(url: str, body: dict[str, str], timeout_s: float, fingerprint: str | None = None) -> dict[str, str]:
     request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
                                      headers={"Content-Type": "application/json"})
+    context = client_context(fingerprint) if url.startswith("https://") else None
     try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310 - the hub's own URL
+        if fingerprint is not None and url.startswith("https://"):
+            _check_pin(url, fingerprint, timeout_s)  # before the code or anything else is sent
+        with urllib.request.urlopen(request, timeout=timeout_s, context=context) as response:  # noqa: S310
             return dict(json.loads(response.read()))
     except urllib.error.HTTPError as exc:
         try:
@@ -43,18 +52,35 @@ def _post_json(url: str, body: dict[str, str], timeout_s: float) -> dict[str, st
             raise HubError("internal", f"The hub answered HTTP {exc.code}.") from None
         kind = AuthError if error["code"] in ("unauthorized", "expired") else HubError
         raise kind(error["code"], error["message"], error.get("hint", "")) from None
+    except SdkError:
+        raise
     except (urllib.error.URLError, OSError) as exc:
+        if isinstance(getattr(exc, "reason", exc), ssl.SSLCertVerificationError):
+            raise SdkError(f"The hub at {url} has a certificate no authority vouches for (a self-signed one). "
+                           "Pass its fingerprint (the hub prints it; the app's pairing command includes it).") from None
         raise SdkError(f"Cannot reach the hub at {url}: {exc}. Is it running, and is the address right?") from None
 
 
+def _check_pin(url: str, fingerprint: str, timeout_s: float) -> None:
+    parts = urllib.parse.urlsplit(url)
+    with socket.create_connection((parts.hostname, parts.port or 443), timeout=timeout_s) as raw:
+        with client_context(fingerprint).wrap_socket(raw, server_hostname=parts.hostname) as tls:
+            check_peer(tls, fingerprint)
+
+
 async def pair(hub_url: str, code: str, *, name: str = "agent", runtime: str = "python-sdk",
-               agent_version: str = "", timeout_s: float = 10.0) -> Credential:
-    """Redeem a one-time pairing code (from the app or `lineup pair`) for this agent's credential."""
+               agent_version: str = "", timeout_s: float = 10.0, tls_fingerprint: str | None = None) -> Credential:
+    """Redeem a one-time pairing code (from the app or `lineup pair`) for this agent's credential.
+
+    For a hub with a self-signed certificate pass its fingerprint (printed by the hub, shown in the pairing
+    command): the SDK then trusts exactly that certificate, now and on every later connection.
+    """
     base = hub_url.rstrip("/")
+    pin = normalise(tls_fingerprint) if tls_fingerprint else None
     answer = await asyncio.to_thread(_post_json, base + "/api/pair",
                                      {"code": code, "name": name, "runtime": runtime, "agentVersion": agent_version},
-                                     timeout_s)
-    return Credential(base, answer["agentId"], answer["workspaceId"], answer["credential"])
+                                     timeout_s, pin)
+    return Credential(base, answer["agentId"], answer["workspaceId"], answer["credential"], pin)
 
 
 def save_credential(credential: Credential, path: Path | str) -> None:
@@ -71,7 +97,8 @@ def save_credential(credential: Credential, path: Path | str) -> None:
 
 def load_credential(path: Path | str) -> Credential:
     data = json.loads(Path(path).read_text())
-    return Credential(data["hub_url"], data["agent_id"], data["workspace_id"], data["credential"])
+    return Credential(data["hub_url"], data["agent_id"], data["workspace_id"], data["credential"],
+                      data.get("tls_fingerprint"))
 
 
 async def find_hub(timeout_s: float = 3.0, interfaces: list[str] | None = None) -> str:
@@ -87,7 +114,7 @@ async def find_hub(timeout_s: float = 3.0, interfaces: list[str] | None = None) 
     raise SdkError(f"Several hubs answered ({listing}); pass the one you mean with --hub.")
 
 
-async def pair_or_load(hub_url: str | None, code: str | None, path: Path | str, **pair_options: str) -> Credential:
+async def pair_or_load(hub_url: str | None, code: str | None, path: Path | str, **pair_options: Any) -> Credential:
     """The stored credential if there is one; otherwise pair with `code` and store the result."""
     path = Path(path)
     if path.exists():

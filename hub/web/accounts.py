@@ -129,7 +129,9 @@ async def create_pairing_code(request: Request) -> JSONResponse:
     result = await hub.execute(command)
     base = str(request.base_url).rstrip("/")
     return JSONResponse({"code": code, "expiresAt": result["expiresAt"], "codeId": result["codeId"],
-                         "command": f"lineup demo-agent --hub {base} --code {code}"}, status_code=201)
+                         "command": f"lineup demo-agent --hub {base} --code {code}"
+                                    + (f" --fingerprint {hub.tls_fingerprint}" if hub.tls_fingerprint else "")},
+                        status_code=201)
 
 
 async def pair(request: Request) -> JSONResponse:

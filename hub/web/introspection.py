@@ -25,7 +25,8 @@ async def well_known(request: Request) -> JSONResponse:
     hub = request.app.state.hub
     return JSONResponse({"name": hub.name, "hubId": hub.hub_id, "version": hub.version,
                          "protocol": PROTOCOL_VERSION, "ws": {"app": "/ws/app", "agent": "/ws/agent"},
-                         "api": "/api", "needsSetup": hub.setup_code is not None})
+                         "api": "/api", "needsSetup": hub.setup_code is not None,
+                         "tlsFingerprint": hub.tls_fingerprint})
 
 
 def _open_fds() -> int | None:
