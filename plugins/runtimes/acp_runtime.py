@@ -8,6 +8,10 @@ command = ["gemini", "--experimental-acp"]
 cwd = "~/code/my-project"      # the sessions' working directory (default: the hub's data folder)
 fs = false                     # offer fs/read_text_file and fs/write_text_file (inside `cwd` only; needs `cwd`)
 terminal = false               # offer terminal/* (commands run in `cwd`)
+init_timeout_s = 60            # for `initialize`, `session/new` and `session/load`
+cancel_grace_s = 10            # after `session/cancel`, how long the turn may take to end before it is left
+kill_grace_s = 5               # on stop: SIGTERM to the process group, SIGKILL after this
+max_reply_chars = 200000       # a longer reply is cut with a note
 ```
 
 One agent process serves the agent: started at `start()`, stopped at `stop()`, and started again for the next
@@ -27,7 +31,9 @@ turns run one at a time:
 - the stop reason ends the task: `end_turn` → succeeded, `cancelled` → cancelled, `refusal`, `max_tokens`,
   `max_turn_requests` → failed with that code; a cancel request sends `session/cancel`.
 
-File-system and terminal requests are refused unless `fs` / `terminal` are set.
+File-system and terminal requests are refused unless `fs` / `terminal` are set. Which session each
+conversation has is kept in `<data dir>/agents/<name>.acp-sessions.json`: after a hub restart an agent that
+offers `session/load` continues the conversation, and a message delivered again after a crash is not prompted twice.
 """
 
 from __future__ import annotations
@@ -157,27 +163,33 @@ class AgentProcess:
         self.info: InitializeResponse | None = None
         self.exited = asyncio.Event()
         self.stopping = False
+        self.broken = False               # the connection failed while the process lives on: replace it
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=40)
         self._tasks: list[asyncio.Task[None]] = []
 
     @property
     def alive(self) -> bool:
-        return self.process is not None and not self.exited.is_set() and not self.stopping
+        return self.process is not None and not (self.exited.is_set() or self.stopping or self.broken)
 
     @property
     def returncode(self) -> int | None:
         return self.process.returncode if self.process is not None else None
 
-    def describe_exit(self) -> str:
+    def describe_exit(self, then: str = "") -> str:
+        """What happened to the process, `then` (what happens next), and the end of what it wrote on stderr."""
         code = self.returncode
         status = "is still running" if code is None else (f"exited with code {code}" if code >= 0
                                                            else f"was killed by signal {-code}")
+        return f"The agent process ({Path(self.command[0]).name}) {status}.{then}" + self.stderr_note()
+
+    def stderr_note(self) -> str:
         tail = "\n".join(self.stderr_tail)[-1500:]
-        return f"The agent process ({self.command[0]}) {status}." + (f" Its last output on stderr:\n{tail}"
-                                                                      if tail else "")
+        return f"\nIts last output on stderr:\n{tail}" if tail else ""
 
     async def start(self, timeout_s: float) -> InitializeResponse:
         """Spawn the process and `initialize`; raise TurnError(agent_unavailable) with the reason on failure."""
+        if not self.cwd.is_dir():
+            raise TurnError("agent_unavailable", f"The working directory {self.cwd} does not exist.")
         try:
             self.process = await asyncio.create_subprocess_exec(
                 *self.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
@@ -197,8 +209,9 @@ class AgentProcess:
                 timeout_s)
         except asyncio.TimeoutError:
             await self.stop()
-            raise TurnError("agent_unavailable", f"The agent did not answer `initialize` within {timeout_s:g} s. "
-                                                 + self.describe_exit()) from None
+            raise TurnError("agent_unavailable", f"The agent process ({Path(self.command[0]).name}) did not answer "
+                                                 f"`initialize` within {timeout_s:g} s and was stopped."
+                                                 + self.stderr_note()) from None
         except (acp.RequestError, ConnectionError, ValueError) as exc:
             await _wait(self.exited, 1.0)  # for the exit code, when it died
             await self.stop()
@@ -244,8 +257,8 @@ class AgentProcess:
         await self.process.wait()
         self.exited.set()
         if not self.stopping and self.info is not None:  # a failed start is reported by start()
-            log.error("ACP agent %s died: %s It is started again for the next task.", self.command[0],
-                      self.describe_exit())
+            log.error("ACP agent %s died: %s", self.command[0],
+                      self.describe_exit(" It is started again for the next task or message."))
         await self.conn.close()  # pending requests fail with ConnectionError: their turns report it
 
     async def stop(self) -> None:
@@ -312,17 +325,31 @@ class _Terminal:
                 self.output = self.output[cut:]
                 self.truncated = True
 
+    async def drained(self) -> None:
+        """The output is complete shortly after the command exits (unless something it started holds it)."""
+        await asyncio.wait({self.pump}, timeout=1.0)
+
     def exit_status(self) -> TerminalExitStatus | None:
         code = self.process.returncode
         if code is None:
             return None
         if code < 0:
-            return TerminalExitStatus(exit_code=None, signal=signal.Signals(-code).name)
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return TerminalExitStatus(exit_code=None, signal=name)
         return TerminalExitStatus(exit_code=code, signal=None)
 
     def kill(self) -> None:
         if self.process.returncode is None:
             _killpg(self.process.pid, signal.SIGKILL)
+
+    async def close(self) -> None:
+        self.kill()
+        await self.process.wait()
+        self.pump.cancel()
+        await asyncio.gather(self.pump, return_exceptions=True)
 
 
 class HubClient:
@@ -423,7 +450,7 @@ class HubClient:
         terminal = self._terminal(terminal_id)
         status = terminal.exit_status()
         if status is not None:
-            await terminal.pump  # the output is complete once the command has exited
+            await terminal.drained()
         return TerminalOutputResponse(output=terminal.output.decode("utf-8", errors="replace"),
                                       truncated=terminal.truncated, exit_status=status)
 
@@ -431,7 +458,7 @@ class HubClient:
                                      **kwargs: Any) -> WaitForTerminalExitResponse:
         terminal = self._terminal(terminal_id)
         await terminal.process.wait()
-        await terminal.pump
+        await terminal.drained()
         status = terminal.exit_status()
         assert status is not None
         return WaitForTerminalExitResponse(exit_code=status.exit_code, signal=status.signal)
@@ -441,15 +468,13 @@ class HubClient:
         return KillTerminalResponse()
 
     async def release_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> ReleaseTerminalResponse:
-        self._terminal(terminal_id).kill()
+        await self._terminal(terminal_id).close()
         self.terminals.pop(terminal_id, None)
         return ReleaseTerminalResponse()
 
     async def close_terminals(self) -> None:
-        for terminal in self.terminals.values():
-            terminal.kill()
-        await asyncio.gather(*(t.process.wait() for t in self.terminals.values()), return_exceptions=True)
-        self.terminals.clear()
+        terminals, self.terminals = list(self.terminals.values()), {}
+        await asyncio.gather(*(t.close() for t in terminals), return_exceptions=True)
 
 
 # ---- sessions and turns --------------------------------------------------------------------------------
@@ -554,7 +579,8 @@ class Turn:
         summary = f"Plan: {done} of {len(entries)} done" + (f"; now: {_clip(current, 300)}" if current else "")
         await self._progress(summary, done * 100 // len(entries))
 
-    async def ask_permission(self, tool_call: ToolCallUpdate, options: list[PermissionOption]) -> RequestPermissionResponse:
+    async def ask_permission(self, tool_call: ToolCallUpdate,
+                             options: list[PermissionOption]) -> RequestPermissionResponse:
         if self.cancelling.is_set():
             return _cancelled()
         title = tool_call.title or self.tools.get(tool_call.tool_call_id) or "a tool call"
@@ -637,8 +663,9 @@ def _tool_details(tool_call: ToolCallUpdate) -> dict[str, Any]:
         try:
             raw = json.dumps(tool_call.raw_input)
         except (TypeError, ValueError):
-            raw = repr(tool_call.raw_input)
-        details["input"] = tool_call.raw_input if len(raw) <= 4000 else _clip(raw, 4000)
+            details["input"] = _clip(repr(tool_call.raw_input), 4000)
+        else:
+            details["input"] = tool_call.raw_input if len(raw) <= 4000 else _clip(raw, 4000)
     return details
 
 
@@ -668,10 +695,45 @@ class AcpRuntime:
         self.generations = 0
         self.sessions: dict[str, Session] = {}
         self.sessions_by_acp_id: dict[str, Session] = {}
+        self.waiting: dict[str, TaskHandle] = {}  # tasks queued behind another turn of their session
         self.stopping = False
         self._agent_lock = asyncio.Lock()
+        # Kept next to the agent's credential: which ACP session each conversation has (after a hub restart an
+        # agent that can `session/load` continues the conversation where it was), and the last messages
+        # prompted (after a crash the SDK delivers what came after its saved cursor again: not asked twice).
+        self.prompted: collections.deque[str] = collections.deque(maxlen=200)
+        self.sessions_path = (client.state_path.parent / f"{config.slug}.acp-sessions.json"
+                              if client.state_path is not None else None)
+        self._load_sessions()
         client.on_task(self.run_task)
         client.on("message.delivered")(self.on_message)
+
+    def _load_sessions(self) -> None:
+        if self.sessions_path is None or not self.sessions_path.exists():
+            return
+        try:
+            stored = json.loads(self.sessions_path.read_text())
+        except (OSError, ValueError):
+            log.warning("ignoring an unreadable %s", self.sessions_path)
+            return
+        if not isinstance(stored, dict):
+            return
+        for key, acp_id in (stored.get("sessions") or {}).items():
+            if isinstance(acp_id, str):
+                self.sessions[key] = Session(key, acp_id)  # generation 0: loaded (or replaced) on first use
+        self.prompted.extend(m for m in stored.get("prompted") or [] if isinstance(m, str))
+
+    def _save_sessions(self) -> None:
+        if self.sessions_path is None:
+            return
+        sessions = {key: s.acp_id for key, s in self.sessions.items() if s.acp_id and not key.startswith("task:")}
+        stored = {"sessions": sessions, "prompted": list(self.prompted)}
+        tmp = self.sessions_path.with_name(self.sessions_path.name + ".tmp")
+        try:
+            tmp.write_text(json.dumps(stored))
+            os.replace(tmp, self.sessions_path)
+        except OSError as exc:
+            log.warning("could not save %s: %s", self.sessions_path, exc)
 
     @property
     def session_cwd(self) -> Path:
@@ -690,9 +752,13 @@ class AcpRuntime:
     async def start(self) -> None:
         """Start the agent now, so a broken command shows in the log at once; tasks retry it if it fails."""
         try:
-            await self.ensure_agent()
+            agent = await self.ensure_agent()
         except TurnError as exc:
             log.error("ACP agent %s did not start: %s", self.config.name, exc.message)
+            return
+        info = agent.info.agent_info if agent.info is not None else None
+        if info is not None:  # the app shows what runs behind the name, e.g. "Claude Code 0.16.2"
+            self.client.agent_version = f"{info.title or info.name} {info.version}"
 
     async def stop(self) -> None:
         self.stopping = True
@@ -704,6 +770,12 @@ class AcpRuntime:
                                                           "was working; the ACP session ended with it."), 2.0)
                 except (HubError, asyncio.TimeoutError) as exc:
                     log.info("could not report task %s as stopped: %s", turn.task.id, exc)
+        for task in list(self.waiting.values()):  # not started: nothing would start them after a restart
+            try:
+                await asyncio.wait_for(task.cancelled("The hub stopped before the agent could start this task; "
+                                                      "create it again."), 2.0)
+            except (HubError, asyncio.TimeoutError) as exc:
+                log.info("could not report task %s as not started: %s", task.id, exc)
         if self.agent is not None:
             await self.agent.stop()
         await self.hub_client.close_terminals()
@@ -718,13 +790,16 @@ class AcpRuntime:
             if self.agent is not None:
                 await self.agent.stop()  # reap what is left of the dead one
             self.generations += 1
-            self.agent = None
-            agent = AgentProcess(self.config.command, self.hub_client, cwd=self.session_cwd,
-                                 env={**os.environ, **self.config.env}, capabilities=self.capabilities,
-                                 generation=self.generations, kill_grace_s=self.kill_grace_s)
+            # Known before it is up, so that stop() during a slow start stops it too (a failed start stops itself).
+            agent = self.agent = AgentProcess(
+                self.config.command, self.hub_client, cwd=self.session_cwd, env={**os.environ, **self.config.env},
+                capabilities=self.capabilities, generation=self.generations, kill_grace_s=self.kill_grace_s)
             await agent.start(self.init_timeout_s)
-            self.agent = agent
             return agent
+
+    async def open_session(self, key: str) -> str:
+        """The ACP session id of a conversation (or `task:<id>`), starting the agent and the session if needed."""
+        return await self._open(await self.ensure_agent(), self._session(key))
 
     def _session(self, key: str) -> Session:
         session = self.sessions.get(key)
@@ -746,6 +821,7 @@ class AcpRuntime:
                     await asyncio.wait_for(agent.load_session(cwd, session.acp_id), self.init_timeout_s)
                     acp_id = session.acp_id
                 except acp.RequestError as exc:
+                    self.sessions_by_acp_id.pop(session.acp_id, None)
                     log.info("session/load of %s failed (%s); starting a new session", session.acp_id, exc)
             if acp_id is None:
                 acp_id = await asyncio.wait_for(agent.new_session(cwd), self.init_timeout_s)
@@ -760,9 +836,13 @@ class AcpRuntime:
             raise TurnError("session_failed", f"The agent did not open a session within "
                                               f"{self.init_timeout_s:g} s.") from None
         except ConnectionError:
-            raise TurnError("agent_exited", agent.describe_exit()) from None
+            agent.broken = True
+            raise TurnError("agent_exited", agent.describe_exit(
+                " It is started again for the next task or message.")) from None
         session.acp_id, session.generation = acp_id, agent.generation
         self.sessions_by_acp_id[acp_id] = session
+        if not session.key.startswith("task:"):
+            self._save_sessions()
         return acp_id
 
     async def _prompt(self, session: Session, turn: Turn, text: str) -> str:
@@ -785,14 +865,16 @@ class AcpRuntime:
                 await asyncio.wait({prompt}, timeout=self.cancel_grace_s)
                 if not prompt.done():  # the agent ignores the cancel: leave that session behind
                     log.warning("the agent did not end its turn within %s s of session/cancel", self.cancel_grace_s)
+                    self.sessions_by_acp_id.pop(acp_id, None)  # its late updates go nowhere
                     session.acp_id = None
                     return "cancelled"
             response: PromptResponse = prompt.result()
             return str(response.stop_reason)
         except ConnectionError:
+            agent.broken = True
             await _wait(agent.exited, 2.0)  # for the exit code
-            raise TurnError("agent_exited", agent.describe_exit()
-                            + " It is started again for the next task.") from None
+            raise TurnError("agent_exited", agent.describe_exit(
+                " It is started again for the next task or message.")) from None
         except acp.RequestError as exc:
             raise TurnError("acp_error", f"The agent answered session/prompt with an error: {exc} "
                                          f"{exc.data or ''}".strip()) from None
@@ -809,9 +891,11 @@ class AcpRuntime:
             return  # cancelled while queued: the hub has ended it already
         key = task.conversation_id or f"task:{task.id}"
         session = self._session(key)
+        self.waiting[task.id] = task
         try:
             async with session.lock:  # one turn at a time per session; the task stays queued meanwhile
-                if task.cancel_requested.is_set():
+                self.waiting.pop(task.id, None)
+                if task.cancel_requested.is_set() or self.stopping:
                     return
                 try:
                     await task.accept()
@@ -820,6 +904,7 @@ class AcpRuntime:
                     return
                 await self._run_turn(session, task)
         finally:
+            self.waiting.pop(task.id, None)
             if task.conversation_id is None:
                 self.sessions.pop(key, None)
                 self.sessions_by_acp_id.pop(session.acp_id or "", None)
@@ -860,10 +945,16 @@ class AcpRuntime:
         text = payload.get("content") or ""
         if not text.strip():
             return
+        message_id = payload.get("messageId")
         task_id = envelope.get("taskId")
         reply_task_id = task_id if task_id in self.client.tasks else None  # only a timeline of our own task
         session = self._session(conversation_id)
         async with session.lock:
+            if message_id in self.prompted:
+                return  # delivered again after a crash: it was prompted (and most likely answered) before
+            if isinstance(message_id, str):
+                self.prompted.append(message_id)
+                self._save_sessions()
             turn = Turn(self, None, conversation_id, reply_task_id)
             try:
                 stop_reason = await self._prompt(session, turn, text)

@@ -1,0 +1,226 @@
+"""A scripted ACP agent for the `acp` runtime's tests, built with the `agent-client-protocol` package.
+
+Run as `python tests/support/acp_agent.py`; it speaks ACP on stdin/stdout. What it does depends on the first
+word of the prompt:
+
+- `stream`: the reply in several chunks;
+- `plan`: a three-step plan whose entries go pending → in_progress → completed, with a tool call;
+- `permission`: asks `session/request_permission` with the four option kinds and replies with the outcome;
+- `wait`: replies "Working" and waits until `session/cancel`, then ends the turn `cancelled`;
+- `refuse`: ends the turn with `refusal`;
+- `die`: replies "Dying", then exits with code 3 in the middle of the turn;
+- `read <path>`: asks the client for the file (fs/read_text_file) and replies with what came back;
+- `write <path> <text>`: asks the client to write the file (fs/write_text_file);
+- `terminal <command> <args...>`: runs it through terminal/create, waits, replies with its output and exit code;
+- anything else: "session <n> turn <k>: you said <text>".
+
+Every request and notification it receives is appended as a JSON line to the file named by `$ACP_TEST_LOG`;
+that log is also its memory: session ids continue its count, and with `$ACP_TEST_LOAD_SESSIONS` set it offers
+`session/load` for the sessions it made before (in an earlier process), continuing their turn count.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from typing import Any
+
+import acp
+from acp import (
+    PROTOCOL_VERSION,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptResponse,
+    plan_entry,
+    start_tool_call,
+    update_agent_message_text,
+    update_agent_thought_text,
+    update_plan,
+    update_tool_call,
+)
+from acp.interfaces import Client
+from acp.schema import AgentCapabilities, Implementation, PermissionOption
+
+PERMISSION_OPTIONS = [
+    PermissionOption(option_id="opt-allow-once", name="Allow once", kind="allow_once"),
+    PermissionOption(option_id="opt-allow-always", name="Always allow deleting", kind="allow_always"),
+    PermissionOption(option_id="opt-reject-once", name="Reject", kind="reject_once"),
+    PermissionOption(option_id="opt-reject-always", name="Never allow", kind="reject_always"),
+]
+
+
+def recorded(method: str) -> list[dict[str, Any]]:
+    path = os.environ.get("ACP_TEST_LOG")
+    if not path or not os.path.exists(path):
+        return []
+    with open(path) as log:
+        return [entry for entry in map(json.loads, log) if entry["method"] == method]
+
+
+def record(method: str, **fields: Any) -> None:
+    path = os.environ.get("ACP_TEST_LOG")
+    if path:
+        with open(path, "a") as log:
+            log.write(json.dumps({"method": method, "pid": os.getpid(), **fields}) + "\n")
+
+
+class ScriptedAgent:
+    def __init__(self) -> None:
+        self.conn: Client | None = None
+        self.sessions: dict[str, int] = {}       # session id → turns so far
+        self.cancelled: dict[str, asyncio.Event] = {}
+
+    def on_connect(self, conn: Client) -> None:
+        self.conn = conn
+
+    async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
+                         **kwargs: Any) -> InitializeResponse:
+        record("initialize", protocolVersion=protocol_version,
+               clientCapabilities=client_capabilities.model_dump(by_alias=True, mode="json", exclude_none=True)
+               if client_capabilities is not None else None,
+               clientInfo=client_info.name if client_info is not None else None)
+        capabilities = AgentCapabilities(load_session=bool(os.environ.get("ACP_TEST_LOAD_SESSIONS")))
+        return InitializeResponse(protocol_version=PROTOCOL_VERSION, agent_capabilities=capabilities,
+                                  agent_info=Implementation(name="scripted-acp-agent", version="1.0"))
+
+    async def new_session(self, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> NewSessionResponse:
+        session_id = f"s{max(len(self.sessions), len(recorded('session/new'))) + 1}"
+        self.sessions[session_id] = 0
+        record("session/new", cwd=cwd, sessionId=session_id)
+        return NewSessionResponse(session_id=session_id)
+
+    async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None,
+                           **kwargs: Any) -> LoadSessionResponse:
+        if session_id not in {entry["sessionId"] for entry in recorded("session/new")}:
+            raise acp.RequestError.resource_not_found(session_id)
+        self.sessions[session_id] = sum(1 for e in recorded("session/prompt") if e["sessionId"] == session_id)
+        record("session/load", cwd=cwd, sessionId=session_id)
+        return LoadSessionResponse()
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        record("session/cancel", sessionId=session_id)
+        self.cancelled.setdefault(session_id, asyncio.Event()).set()
+
+    async def say(self, session_id: str, text: str) -> None:
+        assert self.conn is not None
+        await self.conn.session_update(session_id=session_id, update=update_agent_message_text(text))
+
+    async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
+        text = "".join(getattr(block, "text", "") for block in prompt)
+        self.sessions[session_id] += 1
+        record("session/prompt", sessionId=session_id, text=text)
+        self.cancelled[session_id] = asyncio.Event()
+        command, _, rest = text.partition(" ")
+        handler = getattr(self, f"do_{command}", None)
+        if handler is None:
+            await self.say(session_id, f"session {session_id} turn {self.sessions[session_id]}: you said {text}")
+            return PromptResponse(stop_reason="end_turn")
+        return await handler(session_id, rest)
+
+    async def do_stream(self, session_id: str, rest: str) -> PromptResponse:
+        assert self.conn is not None
+        await self.conn.session_update(session_id=session_id, update=update_agent_thought_text("Thinking quietly"))
+        for word in ("Streaming ", "one ", "word ", "at ", "a ", "time."):
+            await self.say(session_id, word)
+            await asyncio.sleep(0.05)
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_plan(self, session_id: str, rest: str) -> PromptResponse:
+        conn = self.conn
+        assert conn is not None
+        steps = ["Read the notes", "Write the summary", "Check the links"]
+        statuses: list[Any] = ["pending"] * 3
+
+        async def publish() -> None:
+            entries = [plan_entry(step, status=status) for step, status in zip(steps, statuses)]
+            await conn.session_update(session_id=session_id, update=update_plan(entries))
+
+        await publish()
+        for index in range(3):
+            statuses[index] = "in_progress"
+            await publish()
+            if index == 0:
+                await self.conn.session_update(session_id=session_id, update=start_tool_call(
+                    "call-1", "Read notes.md", kind="read", status="in_progress"))
+                await self.conn.session_update(session_id=session_id,
+                                               update=update_tool_call("call-1", status="completed"))
+            statuses[index] = "completed"
+            await publish()
+        await self.say(session_id, "Plan done.")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_permission(self, session_id: str, rest: str) -> PromptResponse:
+        assert self.conn is not None
+        tool = start_tool_call("call-rm", "Delete build/", kind="delete", status="pending",
+                               raw_input={"command": "rm -rf build/"})
+        await self.conn.session_update(session_id=session_id, update=tool)
+        answer = await self.conn.request_permission(
+            session_id=session_id, options=PERMISSION_OPTIONS,
+            tool_call=update_tool_call("call-rm", title="Delete build/", kind="delete", status="pending",
+                                       raw_input={"command": "rm -rf build/"}))
+        outcome = answer.outcome
+        chosen = f"selected {outcome.option_id}" if outcome.outcome == "selected" else "cancelled"
+        record("permission/answer", sessionId=session_id, outcome=chosen)
+        await self.say(session_id, f"Permission outcome: {chosen}")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_wait(self, session_id: str, rest: str) -> PromptResponse:
+        await self.say(session_id, "Working until cancelled")
+        try:
+            await asyncio.wait_for(self.cancelled[session_id].wait(), 30)
+        except asyncio.TimeoutError:
+            return PromptResponse(stop_reason="end_turn")
+        return PromptResponse(stop_reason="cancelled")
+
+    async def do_refuse(self, session_id: str, rest: str) -> PromptResponse:
+        return PromptResponse(stop_reason="refusal")
+
+    async def do_die(self, session_id: str, rest: str) -> PromptResponse:
+        await self.say(session_id, "Dying")
+        await asyncio.sleep(0.2)
+        print("scripted agent: exiting on purpose", file=sys.stderr, flush=True)
+        os._exit(3)
+
+    async def do_read(self, session_id: str, rest: str) -> PromptResponse:
+        assert self.conn is not None
+        try:
+            answer = await self.conn.read_text_file(session_id=session_id, path=rest.strip())
+            reply = f"read: {answer.content}"
+        except acp.RequestError as exc:
+            reply = f"read refused: {exc} {exc.data}"
+        await self.say(session_id, reply)
+        return PromptResponse(stop_reason="end_turn")
+
+
+    async def do_write(self, session_id: str, rest: str) -> PromptResponse:
+        assert self.conn is not None
+        path, _, content = rest.partition(" ")
+        try:
+            await self.conn.write_text_file(session_id=session_id, path=path, content=content)
+            reply = f"wrote {path}"
+        except acp.RequestError as exc:
+            reply = f"write refused: {exc} {exc.data}"
+        await self.say(session_id, reply)
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_terminal(self, session_id: str, rest: str) -> PromptResponse:
+        assert self.conn is not None
+        command, *args = rest.split()
+        try:
+            terminal = await self.conn.create_terminal(session_id=session_id, command=command, args=args,
+                                                       output_byte_limit=1000)
+            exit_status = await self.conn.wait_for_terminal_exit(session_id=session_id,
+                                                                 terminal_id=terminal.terminal_id)
+            output = await self.conn.terminal_output(session_id=session_id, terminal_id=terminal.terminal_id)
+            await self.conn.release_terminal(session_id=session_id, terminal_id=terminal.terminal_id)
+            reply = f"terminal: {output.output.strip()} (exit {exit_status.exit_code})"
+        except acp.RequestError as exc:
+            reply = f"terminal refused: {exc} {exc.data}"
+        await self.say(session_id, reply)
+        return PromptResponse(stop_reason="end_turn")
+
+if __name__ == "__main__":
+    asyncio.run(acp.run_agent(ScriptedAgent()))
