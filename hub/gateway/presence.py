@@ -34,6 +34,7 @@ class Presence:
         self.cancel_deadlines: dict[str, float] = {}       # task id -> monotonic deadline
         self.expiries: list[tuple[datetime, str]] = []     # heap of (expiresAt, interaction id)
         self._task: asyncio.Task[None] | None = None
+        self._last_grace_check = 0.0
 
     @property
     def _loop_time(self) -> float:
@@ -123,13 +124,16 @@ class Presence:
                              settings.missed_heartbeats_offline)
                     session.close(4000, "heartbeat timeout")
                     await self.agent_disconnected(session, "heartbeat_timeout")
-        for agent_id, since in list(self.offline_since.items()):
-            if now - since >= settings.grace_period_s:
-                del self.offline_since[agent_id]
-                rows = await self.hub.read(lambda c: c.execute(
-                    "SELECT id, connection_lost_at FROM tasks WHERE agent_id = ? AND status = 'running' "
-                    "AND connection_lost_at IS NOT NULL", (agent_id,)).fetchall())
-                for row in rows:
+        # Agents still away after the grace period stay in offline_since: a task of theirs that becomes
+        # running again later (the person answered while the agent was away) fails too, not runs forever.
+        overdue = {agent_id for agent_id, since in self.offline_since.items() if now - since >= settings.grace_period_s}
+        if overdue and now - self._last_grace_check >= 1.0:
+            self._last_grace_check = now
+            rows = await self.hub.read(lambda c: c.execute(
+                "SELECT id, agent_id, connection_lost_at FROM tasks WHERE status = 'running' "
+                "AND connection_lost_at IS NOT NULL").fetchall())
+            for row in rows:
+                if row["agent_id"] in overdue:
                     await self.hub.execute(housekeeping.fail_unreachable(row["id"], row["connection_lost_at"]))
         for task_id, deadline in list(self.cancel_deadlines.items()):
             if now >= deadline:

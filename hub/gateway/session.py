@@ -62,9 +62,8 @@ class Session:
         """Queue a frame without waiting; a client that lets more than the bound pile up is disconnected."""
         if self.closed:
             return
-        # An empty buffer always takes the next frame: a stored event near the frame limit can be larger than
-        # the bound once the hub's fields are added, and must not make its receivers unable to ever get past it.
-        if self.queued_bytes and self.queued_bytes + len(frame) > self.max_buffer_bytes:
+        backlog = self._backlog()
+        if backlog and backlog + len(frame) > self.max_buffer_bytes:
             log.info("closing slow consumer %s (%d bytes queued)", self.actor.ref, self.queued_bytes)
             self.close(CLOSE_SLOW_CONSUMER, "slow consumer: resume with lastSequence")
             return
@@ -77,9 +76,19 @@ class Session:
         """Queue a replayed frame, waiting while the buffer is above the replay high-water mark."""
         while not self.closed and self.queued_bytes > REPLAY_HIGH_WATER:
             await self._drained.wait()
-        while not self.closed and self.queued_bytes and self.queued_bytes + len(frame) > self.max_buffer_bytes:
-            await asyncio.sleep(0.002)  # a frame that does not fit beside what is queued goes out alone
+        while not self.closed and self.queued_bytes and self._backlog() + len(frame) > self.max_buffer_bytes:
+            # Also below the bound itself: a bound configured under REPLAY_HIGH_WATER evicted every replaying
+            # socket, and a frame that does not fit beside what is queued must go out alone.
+            await asyncio.sleep(0.002)
         self.send(frame)
+
+    def _backlog(self) -> int:
+        """Queued bytes counted against the bound. A stored event near the frame limit can be larger than the
+        bound once the hub's fields are added: queued alone at the head it counts as being sent already, so its
+        receivers are not evicted every time they reach it (they could never resume past it)."""
+        if self._queue and len(self._queue[0]) > self.max_buffer_bytes:
+            return self.queued_bytes - len(self._queue[0])
+        return self.queued_bytes
 
     def send_system(self, type_: str, payload: dict[str, Any], correlation_id: str | None = None) -> None:
         self.send(system_frame(type_, payload, workspace_id=self.actor.workspace_id, correlation_id=correlation_id))

@@ -222,6 +222,10 @@ class SocketServer:
             if handler is None:
                 if env.type in P.HANDSHAKES:
                     raise LapError("invalid_envelope", "The hello was already accepted on this socket.")
+                other = P.APP_INBOUND if self.kind == "agent" else P.AGENT_INBOUND
+                if env.type in other:
+                    raise LapError("forbidden", f"{env.type} is sent by {'apps' if self.kind == 'agent' else 'agents'}, "
+                                                "not on this socket.")
                 # PROTOCOL.md: unknown types are acknowledged with a warning and not stored.
                 log.info("unknown event type %r from %s ignored", env.type, session.actor.ref)
                 session.send_system("system.ack", {"id": env.id, "sequence": None, "duplicate": False,
