@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass
 
 from zeroconf import IPVersion, ServiceStateChange, Zeroconf
@@ -28,7 +29,13 @@ class FoundHub:
 
 
 async def discover(timeout_s: float = 3.0, interfaces: list[str] | None = None) -> list[FoundHub]:
-    """Browse for `timeout_s` seconds and return every hub that answered, by name."""
+    """Browse for `timeout_s` seconds and return every hub that answered, by name.
+
+    Without `interfaces`, LINEUP_MDNS_INTERFACES (comma-separated addresses) limits where to listen, as it
+    limits where the hub advertises.
+    """
+    if interfaces is None:
+        interfaces = [a.strip() for a in os.environ.get("LINEUP_MDNS_INTERFACES", "").split(",") if a.strip()] or None
     zeroconf = AsyncZeroconf(interfaces=interfaces, ip_version=IPVersion.V4Only) if interfaces \
         else AsyncZeroconf(ip_version=IPVersion.V4Only)
     names: set[str] = set()
