@@ -94,10 +94,12 @@ def resume_task_if_unblocked(tx: Tx, actor: Actor, task_id: str | None, correlat
 def conversation_create(tx: Tx, actor: Actor, env: Envelope, p: P.ConversationCreate) -> None:
     conversation_id = env.conversationId or new_id("conv")
     ensure_new(tx, "conversations", conversation_id, "conversation")
-    for agent_id in p.agentIds:
+    # An agent opens a conversation of its own (the MCP bridge, one per MCP session; issue 9): it is the member.
+    agent_ids = [actor.id] if actor.kind == "agent" else p.agentIds
+    for agent_id in agent_ids:
         get_agent(tx, actor.workspace_id, agent_id)
-    tx.append("conversation.created", stored_payload(env, p, createdBy=actor.as_author()), id=env.id,
-              workspace_id=actor.workspace_id, actor=actor.ref, conversation_id=conversation_id,
+    tx.append("conversation.created", stored_payload(env, p, agentIds=agent_ids, createdBy=actor.as_author()),
+              id=env.id, workspace_id=actor.workspace_id, actor=actor.ref, conversation_id=conversation_id,
               correlation_id=env.correlationId, occurred_at=env.occurredAt)
 
 
@@ -174,7 +176,8 @@ def resolve_interaction(tx: Tx, actor: Actor, interaction: Any, outcome: str, re
     type_ = "interaction.expired" if outcome == "expired" else "interaction.resolved"
     payload: dict[str, Any] = {"interactionId": interaction["id"], "outcome": outcome, "response": response}
     if actor.kind == "user":
-        payload["respondedBy"] = actor.as_author()
+        user = tx.one("SELECT display_name FROM users WHERE id = ?", actor.id)
+        payload["respondedBy"] = {**actor.as_author(), "displayName": user["display_name"] if user else None}
     tx.append(type_, payload, id=envelope_id, workspace_id=actor.workspace_id, actor=actor.ref,
               task_id=interaction["task_id"], conversation_id=interaction["conversation_id"],
               correlation_id=correlation_id, occurred_at=occurred_at, recipients=(interaction["agent_id"],))
@@ -289,6 +292,7 @@ APP_HANDLERS: dict[str, Handler] = {
     "interaction.respond": interaction_respond,
 }
 AGENT_HANDLERS: dict[str, Handler] = {
+    "conversation.create": conversation_create,
     "message.create": message_create,
     "task.create": task_create,
     "task.accepted": task_accepted,

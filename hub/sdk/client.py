@@ -314,8 +314,10 @@ class AgentClient:
             if sequence <= self.last_sequence:
                 return  # already handled before a reconnect
             self.last_sequence = sequence
-            self._state_dirty = True
             self._dispatch(frame)
+            # Saved after every event (a few small writes a second at most): an agent killed and restarted
+            # does not handle an event twice.
+            self._save_state()
 
     def _on_error(self, error: dict[str, Any]) -> None:
         envelope_id = error.get("id")

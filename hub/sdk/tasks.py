@@ -77,7 +77,12 @@ class TaskHandle:
         return await self.client.send(type_, payload, taskId=task_id or self.id, conversationId=self.conversation_id)
 
     async def accept(self) -> None:
-        await self._send("task.accepted", {})
+        """Accept the task; accepting a task that already runs (a restarted agent) is not an error."""
+        try:
+            await self._send("task.accepted", {})
+        except HubError as exc:
+            if exc.code != "illegal_transition" or "running" not in exc.message and "waiting" not in exc.message:
+                raise
 
     async def progress(self, percent: int | None = None, summary: str | None = None) -> None:
         payload: dict[str, Any] = {}
@@ -219,7 +224,15 @@ class MessageStream:
                 raise
             self.live = False
 
-    async def __aexit__(self, *exc: object) -> None:
-        if self.text:
-            await self.client.send("message.create", {"content": self.text, "messageId": self.message_id},
-                                   conversationId=self.conversation_id, taskId=self.task_id)
+    async def __aexit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        if not self.text:
+            return
+        if exc_type is not None:
+            # Left by an error or a cancel: queue the text so far without waiting for the ack. Awaiting here
+            # after a cancel would never end while the hub is away (and blocked client.close(), hub shutdown).
+            future = self.client.send_nowait("message.create", {"content": self.text, "messageId": self.message_id},
+                                             conversationId=self.conversation_id, taskId=self.task_id)
+            future.add_done_callback(lambda f: f.cancelled() or f.exception())
+            return
+        await self.client.send("message.create", {"content": self.text, "messageId": self.message_id},
+                               conversationId=self.conversation_id, taskId=self.task_id)

@@ -107,7 +107,7 @@ async def test_mvp_demo(hub_factory, lap: Connect) -> None:  # type: ignore[no-u
     answer = await agent.event("interaction.resolved", interactionId="ask-publish")
     assert answer["payload"]["outcome"] == "answered"
     assert answer["payload"]["response"] == {"optionId": "approve", "approved": True, "comment": "go"}
-    assert answer["payload"]["respondedBy"] == {"kind": "user", "id": owner["userId"]}
+    assert answer["payload"]["respondedBy"]["id"] == owner["userId"] and answer["payload"]["respondedBy"]["displayName"]
     resumed = await app.event("task.status_changed", taskId="t-demo", status="running",
                               cause="interaction_resolved")
     assert resumed["payload"]["previousStatus"] == "waiting_for_human"

@@ -1,0 +1,224 @@
+"""Browser tests: Playwright's Python package driving Debian's Chromium against a real hub and the real demo agent.
+
+Every test gets a fresh hub (tests/conftest.py). Pages are opened with `open_page(...)`; uncaught script errors and
+Content-Security-Policy violations on any page fail the test. Screenshots go to tests/e2e/artifacts/<test>/.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import httpx
+import pytest
+
+from tests.support.hubproc import HubProcess
+
+CHROMIUM = os.environ.get("LINEUP_E2E_CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = Path(__file__).parent / "artifacts"
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+PASSWORD = "correct-horse-battery"
+
+try:
+    from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+except ImportError:  # pragma: no cover - the test extra installs it
+    sync_playwright = None  # type: ignore[assignment]
+else:
+    expect.set_options(timeout=10_000)  # CI shares two cores with the hub and the agents
+
+
+def _require_browser() -> None:
+    problem = None
+    if sync_playwright is None:
+        problem = "the playwright package is missing (pip install -e '.[test]')"
+    elif not Path(CHROMIUM).exists():
+        problem = f"Chromium is missing at {CHROMIUM} (apt-get install chromium; .ci/run does it)"
+    if problem:
+        if os.environ.get("CI"):
+            pytest.fail(problem)
+        pytest.skip(problem)
+
+
+@pytest.fixture(scope="package")
+def browser() -> Iterator["Browser"]:
+    """One Chromium for the e2e package. Package scope, not session: Playwright's sync API keeps an event loop
+    running in the main thread while it is open, and pytest-asyncio's tests after this package need it gone."""
+    _require_browser()
+    with sync_playwright() as playwright:  # type: ignore[misc]
+        instance = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"])
+        yield instance
+        instance.close()
+
+
+@dataclass
+class PageProblems:
+    """What went wrong in the pages of one test: uncaught errors and CSP violations fail it."""
+
+    errors: list[str] = field(default_factory=list)
+
+    def watch(self, page: "Page") -> None:
+        page.on("pageerror", lambda error: self.errors.append(f"pageerror: {error}"))
+        page.on("console", self._console)
+
+    def _console(self, message: Any) -> None:
+        text = message.text
+        if message.type == "error" and ("Content Security Policy" in text or "Refused to" in text):
+            self.errors.append(f"csp: {text}")
+
+
+@pytest.fixture
+def shots(request: pytest.FixtureRequest) -> Callable[["Page", str], Path]:
+    """`shots(page, "name")` saves a full-page screenshot under tests/e2e/artifacts/<test name>/."""
+    folder = ARTIFACTS / re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name)
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def take(page: "Page", name: str) -> Path:
+        path = folder / f"{name}.png"
+        page.screenshot(path=str(path), animations="disabled")
+        return path
+
+    return take
+
+
+@pytest.fixture
+def open_page(browser: "Browser") -> Iterator[Callable[..., "Page"]]:
+    """`open_page(hub, viewport=DESKTOP, locale="en-US", token=None)`: a page of its own browser context."""
+    contexts: list["BrowserContext"] = []
+    problems = PageProblems()
+
+    def open_(hub: HubProcess, viewport: dict[str, int] = DESKTOP, locale: str = "en-US",
+              token: str | None = None, path: str = "/", context: "BrowserContext | None" = None) -> "Page":
+        if context is None:
+            context = browser.new_context(viewport=viewport, locale=locale, base_url=hub.base,
+                                          service_workers="block")
+            context.set_default_timeout(10_000)
+            contexts.append(context)
+            if token:
+                # The app keeps its token in localStorage; a script the browser runs before the page's own.
+                context.add_init_script(f"localStorage.getItem('lineup.token') || localStorage.setItem('lineup.token', {token!r});")
+        page = context.new_page()
+        problems.watch(page)
+        page.goto(path)
+        return page
+
+    yield open_
+    for context in contexts:
+        context.close()
+    assert not problems.errors, "\n".join(problems.errors)
+
+
+@dataclass
+class Owner:
+    username: str
+    password: str
+    token: str
+    display_name: str
+
+
+def create_owner(hub: HubProcess, username: str = "ada", display_name: str = "Ada Lovelace",
+                 workspace: str = "Demo") -> Owner:
+    """First-run setup over HTTP from loopback (no setup code needed), as a person would in the app."""
+    answer = httpx.post(hub.base + "/api/setup", json={"username": username, "displayName": display_name,
+                                                       "password": PASSWORD, "workspaceName": workspace,
+                                                       "deviceName": "test setup"}, timeout=10)
+    answer.raise_for_status()
+    return Owner(username, PASSWORD, answer.json()["token"], display_name)
+
+
+def api(hub: HubProcess, token: str, method: str, path: str, body: Any = None) -> Any:
+    response = httpx.request(method, hub.base + path, json=body, timeout=10,
+                             headers={"Authorization": f"Bearer {token}"})
+    response.raise_for_status()
+    return response.json()
+
+
+class DemoAgent:
+    """The real demo agent (`python -m hub demo-agent`) as a child process that a test can kill and restart."""
+
+    def __init__(self, hub: HubProcess, folder: Path, code: str, step_s: float) -> None:
+        self.hub = hub
+        self.folder = folder
+        self.code = code
+        self.step_s = step_s
+        self.credential = folder / "demo-agent.json"
+        self.log_path = folder / "demo-agent.log"
+        self.proc: subprocess.Popen[str] | None = None
+
+    def start(self) -> "DemoAgent":
+        args = [sys.executable, "-m", "hub", "demo-agent", "--hub", self.hub.base, "--credential-file",
+                str(self.credential), "--step-seconds", str(self.step_s)]
+        if not self.credential.exists():
+            args += ["--code", self.code]
+        with open(self.log_path, "a") as log:
+            self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, text=True)
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL, like a crash or a pulled cable: the hub notices the closed socket."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+    def log(self) -> str:
+        return self.log_path.read_text() if self.log_path.exists() else ""
+
+
+@pytest.fixture
+def demo_agents(tmp_path: Path) -> Iterator[Callable[..., DemoAgent]]:
+    """`demo_agents(hub, code, step_s=0.3)`: start the demo agent; every one is stopped at the end."""
+    started: list[DemoAgent] = []
+
+    def start(hub: HubProcess, code: str, step_s: float = 0.3) -> DemoAgent:
+        folder = tmp_path / f"agent-{len(started)}"
+        folder.mkdir()
+        agent = DemoAgent(hub, folder, code, step_s).start()
+        started.append(agent)
+        return agent
+
+    yield start
+    for agent in started:
+        agent.stop()
+
+
+@pytest.fixture
+def asker_agent(tmp_path: Path) -> Iterator[Callable[[HubProcess, str], subprocess.Popen[str]]]:
+    """`asker_agent(hub, code)`: tests/e2e/asker_agent.py, which asks a choice, an input and a review."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(hub: HubProcess, code: str) -> subprocess.Popen[str]:
+        log = open(tmp_path / "asker.log", "a")
+        proc = subprocess.Popen([sys.executable, "-m", "tests.e2e.asker_agent", hub.base, code,
+                                 str(tmp_path / "asker.json")], stdout=log, stderr=subprocess.STDOUT, text=True,
+                                cwd=Path(__file__).parents[2])
+        log.close()
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)

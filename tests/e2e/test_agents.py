@@ -1,0 +1,81 @@
+"""Agents that stay away (seed 002 §7.4): the task fails and says it must be started again; diagnostics with a
+copyable code and the next step (§7.1); rename and revoke; request cancel shown as requested until confirmed."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import api, create_owner
+from tests.e2e.flows import connect_demo_agent, go, open_agent_conversation, send_task
+
+
+def test_unreachable_agent_means_restart_and_diagnostics(hub_factory, open_page, demo_agents, shots) -> None:  # type: ignore[no-untyped-def]
+    hub = hub_factory(env={"LINEUP_GRACE_PERIOD_S": "2"})
+    owner = create_owner(hub)
+    agent = connect_demo_agent(hub, owner, demo_agents, step_s=30)  # slow steps: the task stays running
+    page = open_page(hub, token=owner.token)
+    open_agent_conversation(page)
+    chip = send_task(page, "Long migration")
+    expect(chip.locator("[data-status]").first).to_have_text("Running", timeout=10_000)
+    chip.click()
+    verdict = page.locator("lineup-task-detail .restart-verdict")
+    expect(verdict).to_contain_text("Needs restarting? No.")
+
+    agent.kill()
+    expect(verdict).to_contain_text("Needs restarting? Not now.")
+    expect(verdict).to_contain_text("Agent connection lost since")
+    expect(verdict).to_contain_text("grace period")
+    # The grace period passes: the hub fails the task with agent_unreachable, and the app says to start again.
+    expect(verdict).to_contain_text("Needs restarting? Yes.", timeout=10_000)
+    expect(verdict).to_contain_text("stayed unreachable")
+    expect(page.locator("lineup-task-detail .detail-status [data-status]").first).to_have_text("Failed")
+    expect(page.locator(".inbox-indicator .count")).to_have_text("1")  # the failed task needs attention
+    shots(page, "01-needs-restart")
+    verdict.get_by_role("button", name="Start again").click()
+    again = page.locator(".task-chip").filter(has_text="Long migration")
+    expect(again).to_have_count(2)
+    expect(page.locator("lineup-task-detail .detail-status [data-status]").first).to_have_text("Queued")
+
+    go(page, "Agents")
+    card = page.locator(".agent-card").first
+    expect(card.locator("[data-agent-status]")).to_have_text("Offline")
+    diagnosis = card.locator("[data-diagnostic-code]")
+    expect(diagnosis).to_have_attribute("data-diagnostic-code", "LUA-A101")
+    expect(diagnosis).to_contain_text("The agent’s connection closed.")
+    expect(diagnosis).to_contain_text("Next step:")
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    diagnosis.get_by_role("button", name=re.compile("Copy")).click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.startswith("LUA-A101 agent=") and "reason=disconnected" in copied, copied
+    shots(page, "02-diagnostics")
+
+    card.get_by_role("button", name="Rename").click()
+    card.get_by_label("New name").fill("Migrator")
+    card.get_by_role("button", name="Save name").click()
+    expect(card.locator("h2")).to_have_text("Migrator")
+    assert api(hub, owner.token, "GET", "/api/agents")["agents"][0]["name"] == "Migrator"
+    card.get_by_role("button", name="Revoke").click()
+    card.get_by_role("group").get_by_role("button", name="Revoke").click()  # the confirmation
+    expect(page.locator(".agent-card")).to_have_count(0)
+    expect(page.locator(".revoked-agents")).to_contain_text("Revoked agents (1)")
+
+
+def test_cancel_is_requested_until_the_agent_confirms(hub, open_page, demo_agents) -> None:  # type: ignore[no-untyped-def]
+    owner = create_owner(hub)
+    connect_demo_agent(hub, owner, demo_agents, step_s=3)
+    page = open_page(hub, token=owner.token)
+    open_agent_conversation(page)
+    chip = send_task(page, "Stop me")
+    expect(chip.locator("[data-status]").first).to_have_text("Running", timeout=10_000)
+    chip.click()
+    detail = page.locator("lineup-task-detail .detail-inner")
+    detail.get_by_role("button", name="Request cancel").click()
+    detail.get_by_role("button", name="Request cancel").click()  # the confirmation
+    # Shown as requested (not cancelled) until the agent confirms, then cancelled (seed 002 §11).
+    expect(detail.locator("[data-cancel]")).to_have_attribute("data-cancel", re.compile("requested|sending"))
+    expect(detail.locator(".detail-status [data-status]").first).to_have_text(re.compile("Running|Cancelled"))
+    expect(detail).to_have_attribute("data-status", "cancelled", timeout=15_000)
+    expect(detail.locator(".detail-status [data-status]").first).to_have_text("Cancelled")
+    expect(detail.locator(".restart-verdict")).to_contain_text("It was cancelled.")

@@ -1,0 +1,147 @@
+// One conversation: messages (streamed text as it arrives), its tasks' progress and interaction cards, the composer.
+
+import { html } from '../vendor/lit-html/lit-html.js';
+import { repeat } from '../vendor/lit-html/directives/repeat.js';
+import { LineupElement } from '../lib/element.js';
+import { icon } from '../lib/icons.js';
+import { t, formatTime } from '../lib/i18n.js';
+import { taskStatusBadge, agentStatusBadge, progressBar } from '../lib/status.js';
+import { interactionCard } from '../lib/cards.js';
+
+export class LineupConversation extends LineupElement {
+  static properties = ['state', 'conversationId'];
+
+  constructor() {
+    super();
+    this._stick = true;
+    this._lastCount = 0;
+    this._lastId = null;
+  }
+
+  _items(state, conversationId) {
+    const items = [];
+    const list = state.messages[conversationId];
+    const messages = list?.items || [];
+    const seen = new Set();
+    for (const m of messages) {
+      seen.add(m.id);
+      const draft = state.drafts[m.id];
+      const content = draft && draft.text.length > m.content.length && m.state !== 'complete' ? draft.text : m.content;
+      items.push({ key: `m:${m.id}`, kind: 'message', at: m.createdAt, message: { ...m, content } });
+    }
+    for (const task of state.tasks) {
+      if (task.conversationId === conversationId && !task.parentTaskId) {
+        items.push({ key: `t:${task.id}`, kind: 'task', at: task.createdAt, task });
+      }
+    }
+    for (const it of state.interactions) {
+      if (it.conversationId === conversationId) items.push({ key: `i:${it.id}`, kind: 'interaction', at: it.createdAt, interaction: it });
+    }
+    items.sort((a, b) => String(a.at).localeCompare(String(b.at)));
+    // Text still streaming in (message.delta frames) that no stored snapshot holds yet, then what is being sent.
+    for (const draft of Object.values(state.drafts)) {
+      if (draft.conversationId === conversationId && !seen.has(draft.messageId)) {
+        items.push({ key: `m:${draft.messageId}`, kind: 'message', at: draft.updatedAt,
+          message: { id: draft.messageId, author: draft.author, content: draft.text, state: 'streaming', createdAt: draft.updatedAt } });
+      }
+    }
+    for (const out of state.outgoing) {
+      if (out.conversationId === conversationId) items.push({ key: `o:${out.envelopeId}`, kind: 'outgoing', at: out.createdAt, outgoing: out });
+    }
+    return items;
+  }
+
+  _author(message, state) {
+    const author = message.author || {};
+    if (author.kind === 'user') return author.id === state.me?.userId ? t('who.you') : t('who.person');
+    if (author.kind === 'agent') return state.agents.find((a) => a.id === author.id)?.name || t('who.agent');
+    return t('who.hub');
+  }
+
+  _onScroll(event) {
+    const el = event.target;
+    this._stick = el.scrollTop + el.clientHeight >= el.scrollHeight - 80;
+  }
+
+  updated() {
+    const stream = this.querySelector('.stream');
+    if (!stream) return;
+    const count = stream.childElementCount;
+    const switched = this._lastId !== this.conversationId;
+    if (switched || (this._stick && (count !== this._lastCount || this.querySelector('.message.streaming')))) {
+      stream.scrollTop = stream.scrollHeight;
+    }
+    this._lastCount = count;
+    this._lastId = this.conversationId;
+  }
+
+  render() {
+    const { state, conversationId } = this;
+    if (!state || !conversationId) return '';
+    const conversation = state.conversations.find((c) => c.id === conversationId);
+    if (!conversation) {
+      return html`<div class="view empty-view"><p>${state.loaded ? t('conversation.notFound') : t('app.loading')}</p>
+        <a href="#/conversations">${t('nav.conversations')}</a></div>`;
+    }
+    const agents = conversation.agentIds.map((id) => state.agents.find((a) => a.id === id)).filter(Boolean);
+    const list = state.messages[conversationId];
+    const items = this._items(state, conversationId);
+    return html`<section class="conversation" aria-labelledby="conversation-title">
+      <header class="view-head conversation-head">
+        <a class="icon-button back-link" href="#/conversations">${icon('back')}<span class="visually-hidden">${t('nav.conversations')}</span></a>
+        <h1 id="conversation-title">${conversation.title}</h1>
+        <span class="conversation-agents">${agents.map((a) => html`<span class="agent-chip">${icon('agent')}<span>${a.name}</span>${agentStatusBadge(a)}</span>`)}</span>
+      </header>
+      <div class="stream" role="log" aria-label=${t('conversation.stream')} tabindex="0" @scroll=${(e) => this._onScroll(e)}>
+        ${list?.loading && !list.items?.length ? html`<p class="muted center" role="status"><span class="spinner small" aria-hidden="true"></span> ${t('app.loading')}</p>` : ''}
+        ${list?.error ? html`<p class="notice notice-error" role="alert">${t('conversation.loadFailed')}</p>` : ''}
+        ${!items.length && !list?.loading ? html`<p class="muted center empty">${t('conversation.empty', { agent: agents[0]?.name || '' })}</p>` : ''}
+        ${repeat(items, (item) => item.key, (item) => this._item(item, state))}
+      </div>
+      <lineup-composer .conversation=${conversation} .agents=${state.agents} .connection=${state.connection}></lineup-composer>
+    </section>`;
+  }
+
+  _item(item, state) {
+    if (item.kind === 'message') {
+      const m = item.message;
+      const mine = m.author?.kind === 'user' && m.author.id === state.me?.userId;
+      const streaming = m.state === 'streaming';
+      return html`<div class="message ${mine ? 'mine' : 'theirs'} ${streaming ? 'streaming' : ''}" data-message-id=${m.id}
+          aria-busy=${streaming ? 'true' : 'false'}>
+        <div class="message-meta"><span class="message-author">${this._author(m, state)}</span>
+          <time class="muted" datetime=${m.createdAt}>${formatTime(m.createdAt)}</time>
+          ${streaming ? html`<span class="badge tone-running">${icon('running')}<span>${t('message.streaming')}</span></span>` : ''}</div>
+        <div class="message-body prewrap">${m.content}${streaming ? html`<span class="caret" aria-hidden="true"></span>` : ''}</div>
+      </div>`;
+    }
+    if (item.kind === 'outgoing') {
+      const o = item.outgoing;
+      const live = state.connection.status === 'live';
+      return html`<div class="message mine outgoing" data-envelope-id=${o.envelopeId} data-status=${o.status}>
+        <div class="message-meta"><span class="message-author">${t('who.you')}</span>
+          <span class="badge ${o.status === 'failed' ? 'tone-danger' : 'tone-neutral'}" role="status">${o.status === 'failed'
+            ? html`${icon('warning')}<span>${t('message.failed', { message: o.error?.message || '' })}</span>`
+            : live ? html`${icon('clock')}<span>${t('message.sending')}</span>` : html`${icon('clock')}<span>${t('message.queued')}</span>`}</span>
+          ${o.status === 'failed' ? html`<button class="button small" @click=${() => this.emit('lineup-message-retry', { envelopeId: o.envelopeId })}>${t('action.tryAgain')}</button>` : ''}
+        </div>
+        <div class="message-body prewrap">${o.content}</div>
+      </div>`;
+    }
+    if (item.kind === 'task') {
+      const task = item.task;
+      return html`<div class="task-chip-wrap"><button class="task-chip" data-task-id=${task.id}
+          aria-label=${t('task.openNamed', { title: task.title })} @click=${() => this.emit('lineup-task-open', { taskId: task.id })}>
+        <span class="task-chip-head">${icon('tasks')}<span class="task-chip-kind">${t('task.tracked')}</span>${taskStatusBadge(task)}</span>
+        <span class="task-chip-title">${task.title}</span>
+        <span class="task-chip-progress">${progressBar(task.progress, t('task.progressOf', { title: task.title }))}
+          <span class="muted small">${task.progress ?? 0}%${task.summary ? ` · ${task.summary}` : ''}</span></span>
+        ${task.connectionLostAt && !['succeeded', 'failed', 'cancelled'].includes(task.status)
+          ? html`<span class="small tone-text-danger">${icon('offline')} ${t('task.connectionLostShort', { time: formatTime(task.connectionLostAt) })}</span>` : ''}
+      </button></div>`;
+    }
+    return html`<div class="stream-card">${interactionCard(item.interaction, state, 'stream')}</div>`;
+  }
+}
+
+LineupConversation.define('lineup-conversation');

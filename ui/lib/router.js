@@ -1,0 +1,31 @@
+// Where the app is: the hash holds the view, its id and the open task, e.g. #/conversations/conv_1?task=task_2.
+
+export const VIEWS = ['inbox', 'conversations', 'tasks', 'agents', 'settings'];
+
+export function parseRoute(hash = window.location.hash) {
+  const raw = hash.replace(/^#\/?/, '');
+  const [path, query = ''] = raw.split('?');
+  const parts = path.split('/').filter(Boolean).map((part) => {
+    try { return decodeURIComponent(part); } catch { return part; }
+  });
+  const params = new URLSearchParams(query);
+  const view = VIEWS.includes(parts[0]) ? parts[0] : 'inbox';
+  return { view, id: parts[1] || null, task: params.get('task') || null };
+}
+
+export function routeHref({ view = 'inbox', id = null, task = null }) {
+  let href = `#/${view}`;
+  if (id) href += `/${encodeURIComponent(id)}`;
+  if (task) href += `?task=${encodeURIComponent(task)}`;
+  return href;
+}
+
+export function navigate(route) {
+  const href = routeHref(route);
+  if (window.location.hash !== href) window.location.hash = href;
+}
+
+/** The current route with another task opened (or closed with null): the view stays where it is. */
+export function withTask(route, task) {
+  return routeHref({ ...route, task });
+}
