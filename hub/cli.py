@@ -175,6 +175,33 @@ def demo_agent(hub_url: str | None, code: str | None, name: str, credential_file
         pass
 
 
+@main.command("mcp")
+@click.option("--hub", "hub_url", default=None, help="The hub's address (default: find it on the LAN, first run only).")
+@click.option("--code", default=None, help="A pairing code from the app or `lineup pair` (first run only).")
+@click.option("--name", default="MCP agent", show_default=True, help="The agent's name in the app (first run).")
+@click.option("--credential-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where the credential is kept (default: mcp/<name>.json in the user config folder).")
+@click.option("--session", "session_key", default=None,
+              help="Name of this MCP session (default: derived from the working folder).")
+@click.option("--progress-seconds", type=float, default=10.0, show_default=True,
+              help="Seconds between progress notifications while the person has not answered.")
+def mcp(hub_url: str | None, code: str | None, name: str, credential_file: Path | None, session_key: str | None,
+        progress_seconds: float) -> None:
+    """Run an MCP server on stdio, connected to the hub as an agent (Claude Code, Codex, Cursor, Gemini CLI, ...)."""
+    from hub.mcp import default_credential_path, log_to_stderr, run_bridge
+    from hub.sdk import AuthError, SdkError
+
+    log_to_stderr()
+    path = credential_file or default_credential_path(name)
+    try:
+        asyncio.run(run_bridge(path, hub_url, code, name=name, session_key=session_key,
+                               progress_interval_s=progress_seconds))
+    except (AuthError, SdkError) as exc:
+        raise click.ClickException(str(exc)) from None
+    except KeyboardInterrupt:
+        pass
+
+
 def _plugin_host(settings: Settings) -> Any:
     from hub.pluginhost.manager import make_plugin_manager
 
@@ -300,3 +327,124 @@ def schema() -> None:
     from hub.protocol.schema import protocol_schema
 
     click.echo(json.dumps(protocol_schema(), indent=2, ensure_ascii=False))
+
+
+# ---- `lineup relay`: the WuKongIM uplink (issue 8, docs/relay.md); the logic is in hub/relay/admin.py -----
+
+@main.group()
+def relay() -> None:
+    """The WuKongIM uplink: status, setup diagnostics, provisioning, pairing the LineUp app (docs/relay.md)."""
+
+
+def _relay_config(settings: Settings) -> Any:
+    from hub.relay.config import RelayConfigError, load_relay_config
+
+    try:
+        return load_relay_config(settings.data_dir / "lineup.toml")
+    except RelayConfigError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+@relay.command("status")
+@data_dir_option
+@click.option("--json", "as_json", is_flag=True, default=False, help="Print the report as JSON.")
+def relay_status(data_dir: Path | None, as_json: bool) -> None:
+    """What the hub last reported: connected / reconnecting / error, with the code and the next step."""
+    from hub.relay.admin import status_report
+
+    settings = _settings(data_dir=data_dir)
+    report = status_report(_relay_config(settings), settings.db_path)
+    if as_json:
+        click.echo(json.dumps(report, ensure_ascii=False, indent=2))
+        return
+    if not report["enabled"]:
+        click.echo("relay: off (no [relay] ws_url in lineup.toml; see docs/relay.md)")
+        return
+    status = report["status"] or {"state": "not started yet"}
+    click.echo(f"relay: {status['state']}  {report['server']}  as {report['uid']!r}  line {status.get('line') or report['serverLine']}")
+    if status.get("code"):
+        click.echo(f"  {status['code']}: {status.get('message', '')}")
+        click.echo(f"  next step: {status.get('nextStep', '')}")
+    for warning in status.get("warnings") or []:
+        click.echo(f"  note: {warning}")
+    click.echo(f"  outbox: {report.get('pending', 0)} pending, {report.get('failed', 0)} refused")
+    for person in report["people"]:
+        click.echo(f"  {person['uid']}: events through #{person['cursor']}, channel synced to {person['syncedSeq']}")
+
+
+@relay.command("check")
+@data_dir_option
+def relay_check(data_dir: Path | None) -> None:
+    """Setup diagnostics: which server line answers, whether the hub may sign in, the HTTP API, whitelists."""
+    from hub.relay.admin import check, hub_token, status_report
+
+    settings = _settings(data_dir=data_dir)
+    config = _relay_config(settings)
+    running = status_report(config, settings.db_path)["status"]
+
+    async def run() -> list[tuple[str, str]]:
+        token = await hub_token(config, lambda command: _run_command(settings, command))
+        return await check(config, token, "lineup-check", running)
+
+    lines = asyncio.run(run())
+    for verdict, text in lines:
+        click.echo(f"{verdict:<4} {text}")
+    if any(verdict == "FAIL" for verdict, _ in lines):
+        sys.exit(1)
+
+
+@relay.command("provision")
+@data_dir_option
+def relay_provision(data_dir: Path | None) -> None:
+    """With [relay] manager_token: register the hub's token, make it a system user, whitelist its people."""
+    from hub.relay.admin import hub_token, provision
+    from hub.relay.httpapi import ApiError
+
+    settings = _settings(data_dir=data_dir)
+    config = _relay_config(settings)
+
+    async def run() -> list[str]:
+        return await provision(config, await hub_token(config, lambda command: _run_command(settings, command)))
+
+    try:
+        for line in asyncio.run(run()):
+            click.echo(line)
+    except ApiError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@relay.command("pair")
+@click.argument("uid")
+@data_dir_option
+@click.option("--provision", "make_token", is_flag=True, default=False,
+              help="Register a new WuKongIM token for UID (needs manager_token) and include it.")
+@click.option("--device-flag", type=click.IntRange(0, 2), default=1, show_default=True,
+              help="The device flag the app signs in with (0 app, 1 web, 2 PC).")
+def relay_pair(uid: str, data_dir: Path | None, make_token: bool, device_flag: int) -> None:
+    """Print what the LineUp app needs to reach this hub through WuKongIM (JSON; docs/relay.md)."""
+    import secrets
+    import sqlite3
+
+    from hub.relay.admin import pairing
+    from hub.relay.httpapi import ApiError, HttpApi
+
+    settings = _settings(data_dir=data_dir)
+    config = _relay_config(settings)
+    person = config.person(uid)
+    if person is None:
+        raise click.UsageError(f"{uid!r} is not in [relay] people; add {{uid = {uid!r}, user = \"...\"}} first")
+    conn = sqlite3.connect(f"file:{settings.db_path}?mode=ro", uri=True)
+    row = conn.execute("SELECT workspace_id FROM users WHERE username = ?", (person.user,)).fetchone()
+    conn.close()
+    if row is None:
+        raise click.UsageError(f"LineUp has no user {person.user!r}")
+    token = None
+    if make_token:
+        if not (config.api_url and config.manager_token):
+            raise click.UsageError("--provision needs [relay] api_url and manager_token")
+        token = secrets.token_urlsafe(24)
+        try:
+            asyncio.run(HttpApi(config.api_url, config.manager_token).user_token(uid, token, device_flag))
+        except ApiError as exc:
+            raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps(pairing(config, uid, row[0], token), ensure_ascii=False, indent=2))

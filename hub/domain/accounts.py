@@ -212,8 +212,11 @@ def owner_device_for_cli(workspace_name: str | None, device_name: str) -> Comman
 def rename_hub(actor: Actor, name: str) -> Command:
     """The hub's display name, as the LAN (mDNS) and the app show it; the owner's decision."""
     def run(tx: Tx) -> None:
-        user = tx.one("SELECT role FROM users WHERE id = ?", actor.id)
-        if user is None or user["role"] != "owner":
+        # The hub's owner is the owner of its first workspace (as for `lineup token`): the owner of a second
+        # workspace on the same hub may not change what every workspace and the LAN see.
+        first = tx.one("SELECT u.id FROM users u JOIN workspaces w ON w.id = u.workspace_id WHERE u.role = 'owner' "
+                       "ORDER BY w.created_at, u.created_at LIMIT 1")
+        if first is None or first["id"] != actor.id:
             raise LapError("forbidden", "Only the hub's owner can rename it.")
         tx.append("hub.renamed", {"name": name}, workspace_id=actor.workspace_id, actor=actor.ref)
 

@@ -222,6 +222,8 @@ def task_status_changed(tx: Tx, actor: Actor, env: Envelope, p: P.TaskStatusChan
     if p.status is None and task["status"] in TERMINAL:
         raise LapError("illegal_transition", f"The task is already {task['status']}; it takes no more progress.")
     check_transition(task["status"], target, "agent")
+    if task["status"] in TERMINAL and target == task["status"]:
+        return  # confirming an end the task already has (a cancel the hub already applied): nothing to store
     if target == "failed" and p.error is None:
         raise LapError("invalid_payload", "A failed task needs `error: {code, message}`.")
     tx.append("task.status_changed", stored_payload(env, p, status=target, previousStatus=task["status"]),

@@ -47,6 +47,21 @@ def fail_unreachable(task_id: str, lost_since: str) -> Command:
     return Command(run=run)
 
 
+def fail_interrupted(task_id: str) -> Command:
+    """A supervised agent's task that was running when the hub stopped: its process did not survive."""
+    def run(tx: Tx) -> None:
+        task = tx.one("SELECT * FROM tasks WHERE id = ?", task_id)
+        if task is None or task["status"] != "running":
+            return
+        change_status(tx, hub_actor(task["workspace_id"]), task, "failed", by="hub", correlation_id=None,
+                      cause="runtime_restarted",
+                      error={"code": "runtime_restarted",
+                             "message": "The hub stopped while this task ran, and its process with it. "
+                                        "Start the task again."})
+
+    return Command(run=run)
+
+
 def cancel_timed_out(task_id: str) -> Command:
     """A cancel request the agent never confirmed: the policy's timeout makes the task cancelled."""
     def run(tx: Tx) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hub.domain import accounts
+from hub.domain import accounts, housekeeping
 from hub.domain.actors import hub_actor
 from hub.runtimes.base import AgentConfig, RuntimeConfigError, RuntimeSpec, SupervisedAgent, load_agent_configs
 from hub.sdk.client import AgentClient
@@ -66,6 +66,7 @@ class Supervisor:
         credential = await self._credential(config, hub_url)
         client = AgentClient(credential, state_path=self.credentials_dir / f"{config.slug}.state.json",
                              runtime=config.runtime, agent_version="supervised")
+        await self._fail_orphans(credential.agent_id)
         runtime = spec.create(config, client)
         if inspect.isawaitable(runtime):
             runtime = await runtime
@@ -78,9 +79,12 @@ class Supervisor:
         path = self.credentials_dir / f"{config.slug}.credential.json"
         if path.exists():
             stored = load_credential(path)
-            alive = await self.hub.read(lambda c: c.execute(
-                "SELECT 1 FROM agents WHERE id = ? AND revoked_at IS NULL", (stored.agent_id,)).fetchone())
-            if alive:
+            agent = await self.hub.read(lambda c: c.execute(
+                "SELECT revoked_at FROM agents WHERE id = ?", (stored.agent_id,)).fetchone())
+            if agent is not None and agent["revoked_at"] is not None:
+                # A person revoked it: that decision stands across restarts.
+                raise RuntimeConfigError(f"this agent was revoked; delete {path} to pair it again")
+            if agent is not None:
                 return Credential(hub_url, stored.agent_id, stored.workspace_id, stored.credential)
         workspace = await self.hub.read(lambda c: c.execute(
             "SELECT id FROM workspaces WHERE (? IS NULL OR name = ?) ORDER BY created_at LIMIT 1",
@@ -96,6 +100,14 @@ class Supervisor:
         credential = Credential(hub_url, result["agentId"], result["workspaceId"], secret)
         save_credential(credential, path)
         return credential
+
+    async def _fail_orphans(self, agent_id: str) -> None:
+        """Tasks this agent was running when the hub stopped: their process is gone, so they fail clearly
+        instead of staying `running` for ever (a supervised runtime cannot pick a process up again)."""
+        rows = await self.hub.read(lambda c: c.execute(
+            "SELECT id FROM tasks WHERE agent_id = ? AND status = 'running'", (agent_id,)).fetchall())
+        for row in rows:
+            await self.hub.execute(housekeeping.fail_interrupted(row["id"]))
 
     async def stop(self) -> None:
         for supervised in list(self.running.values()):

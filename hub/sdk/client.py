@@ -211,7 +211,7 @@ class AgentClient:
         if interaction_id in self._outcomes:
             return self._outcomes[interaction_id]
         future = self._waiters.get(interaction_id)
-        if future is None:
+        if future is None or future.done():  # a waiter left over from a cancelled ask cannot be reused
             future = self._waiters[interaction_id] = asyncio.get_running_loop().create_future()
         # The envelope id derives from the interaction id: a re-issued ask is a harmless re-send.
         await self.send("interaction.requested", {"interaction": {**interaction, "id": interaction_id}},

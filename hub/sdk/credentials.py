@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import os
-import socket
 import ssl
 import urllib.error
-import urllib.parse
 import urllib.request
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -42,8 +41,12 @@ def _post_json(url: str, body: dict[str, str], timeout_s: float, fingerprint: st
     context = client_context(fingerprint) if url.startswith("https://") else None
     try:
         if fingerprint is not None and url.startswith("https://"):
-            _check_pin(url, fingerprint, timeout_s)  # before the code or anything else is sent
-        with urllib.request.urlopen(request, timeout=timeout_s, context=context) as response:  # noqa: S310
+            # The pin is checked on the connection that carries the request, before anything is sent on it (a
+            # separate check could be passed through to the hub while this connection goes elsewhere).
+            opened = urllib.request.build_opener(_PinnedHTTPS(fingerprint)).open(request, timeout=timeout_s)
+        else:
+            opened = urllib.request.urlopen(request, timeout=timeout_s, context=context)  # noqa: S310
+        with opened as response:
             return dict(json.loads(response.read()))
     except urllib.error.HTTPError as exc:
         try:
@@ -61,11 +64,22 @@ def _post_json(url: str, body: dict[str, str], timeout_s: float, fingerprint: st
         raise SdkError(f"Cannot reach the hub at {url}: {exc}. Is it running, and is the address right?") from None
 
 
-def _check_pin(url: str, fingerprint: str, timeout_s: float) -> None:
-    parts = urllib.parse.urlsplit(url)
-    with socket.create_connection((parts.hostname, parts.port or 443), timeout=timeout_s) as raw:
-        with client_context(fingerprint).wrap_socket(raw, server_hostname=parts.hostname) as tls:
-            check_peer(tls, fingerprint)
+class _PinnedHTTPS(urllib.request.HTTPSHandler):
+    """HTTPS whose connections refuse, right after the TLS handshake, a certificate other than the pinned one."""
+
+    def __init__(self, fingerprint: str) -> None:
+        super().__init__(context=client_context(fingerprint))
+        self.fingerprint = fingerprint
+
+    def https_open(self, req: urllib.request.Request) -> Any:
+        fingerprint = self.fingerprint
+
+        class Pinned(http.client.HTTPSConnection):
+            def connect(self) -> None:
+                super().connect()
+                check_peer(self.sock, fingerprint)  # type: ignore[arg-type]
+
+        return self.do_open(Pinned, req, context=self._context)  # type: ignore[attr-defined]
 
 
 async def pair(hub_url: str, code: str, *, name: str = "agent", runtime: str = "python-sdk",

@@ -82,7 +82,7 @@ class SubprocessRuntime:
         """Stream stdout+stderr into the conversation, up to max_output_bytes; keep draining after that."""
         assert process.stdout is not None
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        seen, tail = 0, ""
+        seen, tail, noted = 0, "", False
         async with task.stream() if task.conversation_id else _Discard() as stream:
             while chunk := await process.stdout.read(4096):
                 seen += len(chunk)
@@ -91,8 +91,10 @@ class SubprocessRuntime:
                 if seen - len(chunk) < self.max_output_bytes:  # the chunk starts before the limit
                     room = self.max_output_bytes - (seen - len(chunk))
                     await stream.write(text if len(chunk) <= room else text[:room])
-                    if seen > self.max_output_bytes:
-                        await stream.write(f"\n[output truncated after {self.max_output_bytes} bytes]\n")
+                # Also when the limit fell exactly on the end of the previous chunk.
+                if seen > self.max_output_bytes and not noted:
+                    noted = True
+                    await stream.write(f"\n[output truncated after {self.max_output_bytes} bytes]\n")
         return tail
 
     async def _cancel_on_request(self, task: TaskHandle, process: asyncio.subprocess.Process) -> None:

@@ -502,6 +502,7 @@ async def test_outbox_full_while_the_hub_is_unreachable(world: World) -> None:
 async def test_a_refused_envelope_raises_hub_error_with_the_code(world: World) -> None:
     client = world.client()
     errors: dict[str, HubError] = {}
+    finished = asyncio.Event()
 
     @client.on_task
     async def work(task: TaskHandle) -> None:
@@ -513,16 +514,17 @@ async def test_a_refused_envelope_raises_hub_error_with_the_code(world: World) -
         await task.accept()  # accepting a running task again (a restarted agent) is not an error
         await task.succeed("done")
         try:
-            await task.progress(50, "after the end")
+            await task.progress(50, "after the end")  # a finished task takes no more progress
         except HubError as exc:
             errors["late"] = exc
+        finished.set()
 
     await client.start(timeout_s=10)
     await world.new_task("t1")
     await world.finished("t1")
     assert errors["early"].code == "illegal_transition" and errors["early"].hint
-    await asyncio.sleep(0.5)
-    assert errors["late"].code == "illegal_transition"
+    await asyncio.wait_for(finished.wait(), 10)
+    assert errors["late"].code == "illegal_transition" and "succeeded" in errors["late"].message
 
     await world.app.ok("conversation.create", {"title": "Private", "agentIds": []}, conversationId="c-private")
     with pytest.raises(HubError) as outsider:

@@ -67,6 +67,7 @@ TOOL_TYPES = {"tool.list", "tool.call", "tool.result"}
 
 def test_inbound_tables_follow_the_protocol_catalogue() -> None:
     assert APP_TO_HUB - TOOL_TYPES <= set(P.APP_INBOUND) <= APP_TO_HUB
-    assert AGENT_TO_HUB - TOOL_TYPES <= set(P.AGENT_INBOUND) <= AGENT_TO_HUB
+    # An extension PROTOCOL.md allows: an agent opens a conversation of its own (the MCP bridge, issue 9).
+    assert AGENT_TO_HUB - TOOL_TYPES <= set(P.AGENT_INBOUND) <= AGENT_TO_HUB | {"conversation.create"}
     assert "interaction.respond" not in P.AGENT_INBOUND  # only people answer interactions
     assert set(P.HANDSHAKES) == {"agent.hello", "app.hello"}
