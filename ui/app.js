@@ -11,6 +11,8 @@ import './components/lineup-task-detail.js';
 import './components/lineup-inbox.js';
 import './components/lineup-connect-agent.js';
 import './components/lineup-agent-list.js';
+import './components/lineup-toasts.js';
+import './components/lineup-notification-settings.js';
 import './components/lineup-settings.js';
 import './components/lineup-setup.js';
 import './components/lineup-sign-in.js';

@@ -7,7 +7,8 @@ import { Workspace } from '../lib/workspace.js';
 import { parseRoute, navigate, routeHref } from '../lib/router.js';
 import { t, setLanguage, formatCountdown } from '../lib/i18n.js';
 import { icon } from '../lib/icons.js';
-import { inboxCount } from '../lib/inbox.js';
+import { inboxLists } from '../lib/inbox.js';
+import { routeOf } from '../lib/notifications.js';
 
 const TOKEN_KEY = 'lineup.token';
 
@@ -90,6 +91,7 @@ export class LineupApp extends LineupElement {
     this.requestUpdate();
     const workspace = new Workspace({ token: this.token, api: this.api, html });
     workspace.onUnauthorized = () => this.signOut('revoked');
+    workspace.onNotificationOpen = (note) => this._openNotification(note);
     this.workspace = workspace;
     workspace.subscribe((state) => {
       this.state = state;
@@ -124,6 +126,7 @@ export class LineupApp extends LineupElement {
     clearInterval(this._tick);
     this.token = null;
     writeToken(null);
+    document.title = 'LineUp Agents';
     this.notice = reason === 'revoked' ? { kind: 'error', text: t('signin.revoked') } : null;
     this.showEntry();
   }
@@ -184,6 +187,24 @@ export class LineupApp extends LineupElement {
     on('lineup-inbox-seen', (d) => ws()?.markInboxSeen(d.ids));
     on('lineup-connection-retry', () => ws()?.live?.retryNow());
     on('lineup-navigate', (d) => { this._setMenu(false); navigate(d.route); });
+    on('lineup-toast-dismiss', (d) => ws()?.dismissToast(d.id));
+    on('lineup-toast-open', (d) => {
+      const toast = ws()?.state.toasts.find((x) => x.id === d.id);
+      if (toast) this._openNotification(toast.note);
+    });
+    on('lineup-notification-log-load', () => ws()?.loadNotificationLog());
+    on('lineup-notification-test-send', (d) => ws()?.sendTestNotification(d.channel));
+    on('lineup-browser-notifications-enable', () => ws()?.enableBrowserNotifications());
+    on('lineup-browser-notifications-disable', () => ws()?.disableBrowserNotifications());
+  }
+
+  /** A toast's "open" or a browser notification's click: the task beside the current view (or the inbox). */
+  _openNotification(note) {
+    this.workspace?.dismissToast(note.id);
+    const route = routeOf(note, this.route);
+    if (!route) return;
+    this._setMenu(false);
+    navigate(route);
   }
 
   _toast(error) {
@@ -268,7 +289,8 @@ export class LineupApp extends LineupElement {
   _renderReady() {
     const state = this.state;
     const route = this.route;
-    const waiting = inboxCount(state);
+    // The title counts the questions waiting for the person (seen from another tab or the taskbar).
+    const waiting = inboxLists(state).waitingForMe.length;
     document.title = waiting ? `(${waiting}) LineUp Agents` : 'LineUp Agents';
     const detailOpen = Boolean(route.task);
     return html`<div class="shell ${this.menuOpen ? 'menu-open' : ''} ${detailOpen ? 'detail-open' : ''}">
@@ -288,6 +310,7 @@ export class LineupApp extends LineupElement {
         </aside>
       </div>
       <div class="scrim" @click=${() => (this.menuOpen ? this._setMenu(false) : this._closeTask())}></div>
+      <lineup-toasts .state=${state} .route=${route}></lineup-toasts>
     </div>`;
   }
 

@@ -1,4 +1,4 @@
-// Settings: language, "sign in on your phone" (a QR code of a one-time link), devices with revoke, UI modules, sign out.
+// Settings: language, notifications, "sign in on your phone" (a QR code of a one-time link), devices with revoke, UI modules, sign out.
 
 import { html } from '../vendor/lit-html/lit-html.js';
 import { unsafeHTML } from '../vendor/lit-html/directives/unsafe-html.js';
@@ -53,6 +53,7 @@ export class LineupSettings extends LineupElement {
           </select></label>
         <button class="button sign-out" @click=${() => this.emit('lineup-sign-out')}>${icon('signout')}<span>${t('settings.signOut')}</span></button>
       </section>
+      <lineup-notification-settings .state=${state}></lineup-notification-settings>
       ${this._phone(state.signInLink)}
       ${this._devices(state.devices)}
       ${state.plugins.length ? html`<section class="card settings-section" aria-labelledby="settings-plugins">

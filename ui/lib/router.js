@@ -1,6 +1,7 @@
 // Where the app is: the hash holds the view, its id and the open task, e.g. #/conversations/conv_1?task=task_2.
 
 export const VIEWS = ['inbox', 'conversations', 'tasks', 'agents', 'settings'];
+const TASK_FILTER_NAMES = ['all', 'running', 'waiting', 'done', 'cancelled']; // lib/status.js TASK_FILTERS
 
 export function parseRoute(hash = window.location.hash) {
   const raw = hash.replace(/^#\/?/, '');
@@ -10,6 +11,10 @@ export function parseRoute(hash = window.location.hash) {
   });
   const params = new URLSearchParams(query);
   const view = VIEWS.includes(parts[0]) ? parts[0] : 'inbox';
+  if (view === 'tasks' && parts[1] && !TASK_FILTER_NAMES.includes(parts[1])) {
+    // The hub's links (notifications by webhook or mail) name a task as #/tasks/<id>: open it.
+    return { view, id: null, task: params.get('task') || parts[1] };
+  }
   return { view, id: parts[1] || null, task: params.get('task') || null };
 }
 

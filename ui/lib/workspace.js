@@ -3,6 +3,10 @@
 import { LiveConnection } from './live-connection.js';
 import { newId } from './ids.js';
 import { loadUiModules, normalizeModules } from './registry.js';
+import {
+  ShownIds, browserNotifyState, currentToasts, describe, requestBrowserPermission, setBrowserSwitch,
+  showBrowserNotification, vibrate, withToast,
+} from './notifications.js';
 
 const REFRESH_DELAY_MS = 80;
 
@@ -35,6 +39,7 @@ export class Workspace {
       taskDetails: {}, openTaskId: null, openConversationId: null,
       pairing: null, signInLink: null, devices: null, plugins: [],
       seenInbox: new Set(), outboxSize: 0,
+      toasts: [], notificationLog: null, notificationTest: null, browserNotify: browserNotifyState(),
     };
     this._dirty = new Set();
     this._refreshTimer = null;
@@ -64,6 +69,8 @@ export class Workspace {
     let seen = [];
     try { seen = JSON.parse(localStorage.getItem(`lineup.seen.${me.userId}`) || '[]'); } catch { seen = []; }
     this.set({ me, seenInbox: new Set(seen) });
+    this.shownNotifications = new ShownIds(`lineup.notified.${me.userId}`);
+    this._watchPermission();
     const position = await this.reload();
     const live = new LiveConnection({
       token: this.token, workspaceId: me.workspace.id, epoch: position.epoch,
@@ -86,6 +93,7 @@ export class Workspace {
   stop() {
     this.live?.stop();
     clearTimeout(this._refreshTimer);
+    clearTimeout(this._logTimer);
   }
 
   /** Load everything over HTTP (first load and after `system.resync_required`); returns the log position. */
@@ -308,9 +316,42 @@ export class Workspace {
       case 'device.revoked':
         this._schedule('devices');
         break;
+      case 'notification.created':
+        this._notified(p).catch(() => {});
+        break;
       default:
         break; // other event types change nothing the app shows
     }
+  }
+
+  /**
+   * A `notification.created` of the in-app channel: a toast, a buzz and a browser notification, but only when
+   * it arrives live (a replay during catch-up pops nothing) and only in the first tab of this browser to claim it.
+   */
+  async _notified(note) {
+    if (!note || !note.id) return;
+    if (this.state.notificationLog) this._scheduleLogReload();
+    if (this.live?.status !== 'live' || !this.shownNotifications) return;
+    if (!(await this.shownNotifications.claim(note.id))) return;
+    this.set({ toasts: withToast(currentToasts(this.state.toasts, this.state), note) });
+    vibrate();
+    // The browser notification says what the state knows: read the question and its task first if needed.
+    const missing = (note.interactionId && !this.state.interactions.some((i) => i.id === note.interactionId))
+      || (note.taskId && !this.state.tasks.some((x) => x.id === note.taskId));
+    if (missing && this.state.browserNotify.enabled) await this.refresh(['interactions', 'tasks']).catch(() => {});
+    showBrowserNotification(note, describe(note, this.state), () => this.onNotificationOpen?.(note));
+  }
+
+  _scheduleLogReload() {
+    clearTimeout(this._logTimer);
+    // The hub marks a delivery done just after storing the event: read the log a moment later.
+    this._logTimer = setTimeout(() => this.loadNotificationLog().catch(() => {}), 400);
+  }
+
+  _watchPermission() {
+    navigator.permissions?.query({ name: 'notifications' }).then((status) => {
+      status.onchange = () => this.set({ browserNotify: browserNotifyState() });
+    }, () => {});
   }
 
   _patchTask(taskId, p) {
@@ -471,6 +512,44 @@ export class Workspace {
   async revokeDevice(deviceId) {
     await this.api.post(`/api/devices/${encodeURIComponent(deviceId)}/revoke`, {});
     await this.loadDevices();
+  }
+
+  dismissToast(id) {
+    if (!this.state.toasts.some((x) => x.id === id)) return;
+    this.set({ toasts: this.state.toasts.filter((x) => x.id !== id) });
+  }
+
+  async loadNotificationLog() {
+    try {
+      const log = await this.api.get('/api/notifications');
+      this.set({ notificationLog: { ...log, status: 'ready', loadedAt: new Date().toISOString() } });
+    } catch (error) {
+      this.set({ notificationLog: { ...(this.state.notificationLog || {}), status: 'error', error } });
+    }
+  }
+
+  /** The settings page's "send test notification": every channel, or the one named. */
+  async sendTestNotification(channel = null) {
+    this.set({ notificationTest: { status: 'sending', channel } });
+    try {
+      await this.api.post('/api/notifications/test', channel ? { channel } : {});
+      this.set({ notificationTest: { status: 'sent', channel, at: new Date().toISOString() } });
+      this._scheduleLogReload();
+    } catch (error) {
+      this.set({ notificationTest: { status: 'error', channel, error } });
+    }
+  }
+
+  /** Turn browser notifications on: asks the browser for permission (from the settings button's click). */
+  async enableBrowserNotifications() {
+    setBrowserSwitch(true);
+    await requestBrowserPermission();
+    this.set({ browserNotify: browserNotifyState() });
+  }
+
+  disableBrowserNotifications() {
+    setBrowserSwitch(false);
+    this.set({ browserNotify: browserNotifyState() });
   }
 
   markInboxSeen(ids) {
