@@ -16,6 +16,7 @@ from hub.auth.secrets import new_setup_code
 from hub.discovery.advertise import Advertiser, txt_record
 from hub.notify.service import Notifier
 from hub.pluginhost.manager import PluginHost, make_plugin_manager
+from hub.relay import Uplink
 from hub.runtimes.base import RuntimeSpec
 from hub.runtimes.supervisor import Supervisor
 from hub.tools.registry import ToolRegistry
@@ -72,6 +73,7 @@ class Hub:
         self.tool_router: ToolRouter
         self.handlers: dict[str, dict[str, Any]] = {}
         self.notifier: Notifier
+        self.relay = Uplink(self)  # the WuKongIM uplink (issue 8, docs/relay.md); idle unless [relay] is set
         self.started = False
         self.loop_lag_ms = 0.0
         self._lag_task: asyncio.Task[None] | None = None
@@ -89,7 +91,8 @@ class Hub:
         return self.settings.db_path
 
     async def start(self) -> None:
-        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        # The owner's alone: the database holds password hashes, conversations and decisions.
+        self.settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         conn_options = {"synchronous": self.settings.synchronous}
         self._write_conn = await database.connect(self.db_path, max_pages=self.settings.db_max_pages, **conn_options)
         await database.run(self._write_conn, migrate)
@@ -116,6 +119,7 @@ class Hub:
         await self.tool_router.start()
         self.notifier = Notifier(self)
         await self.notifier.start()
+        await self.relay.start()
         self.supervisor = Supervisor(self, self.runtime_specs)
         await self.presence.start()
         self._lag_task = asyncio.create_task(self._measure_loop_lag(), name="lineup-loop-lag")
@@ -135,6 +139,7 @@ class Hub:
         if self.advertiser is not None:
             await self.advertiser.stop()  # goodbye packets while the loop still runs
         await self.supervisor.stop()
+        await self.relay.stop()
         await self.tool_router.stop()
         await self.notifier.stop()
         await self.plugins.call_lifecycle("shutdown", hub=self)

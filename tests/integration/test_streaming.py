@@ -135,7 +135,7 @@ async def test_stream_rules(team: Team, stream_hub: HubProcess, lap: Connect) ->
     # An app cannot stream: message.delta is not an app event, and it goes nowhere.
     app_delta = await team.app.request("message.delta", {"messageId": "m5", "offset": 0, "text": "x"},
                                        conversationId=c)
-    assert app_delta["payload"].get("warning") == "unknown_type"
+    assert app_delta["type"] == "system.error" and app_delta["payload"]["code"] == "forbidden"
     await asyncio.sleep(0.2)
     assert [d["payload"]["text"] for d in deltas(team.app, "m4")] == ["mine"]
     assert deltas(team.app, "m5") == []

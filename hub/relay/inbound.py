@@ -1,0 +1,208 @@
+"""One message from a person: a LineUp envelope takes the socket path; text answers a question or chats."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hub.domain.actors import Actor
+from hub.domain.collaboration import command_for
+from hub.protocol import payloads as P
+from hub.protocol.envelope import PROTOCOL_VERSION, Envelope, decode_envelope, now_iso, system_frame
+from hub.protocol.errors import LapError
+from hub.relay import store, textreply, wire
+from hub.relay.config import Person
+from hub.relay.outbound import ANSWER_PREFIX, client_msg_no
+from hub.relay.transport import Inbound
+from hub.store.events import read_workspace_after
+from hub.store.writer import Command, Tx
+
+if TYPE_CHECKING:
+    from hub.core import Hub
+
+log = logging.getLogger("lineup.relay")
+NOT_TEXT = "Only text reaches the agents here. / 这里只能发送文字。"
+RESUME_BATCH = 50  # envelopes per replay message (WuKongIM messages stay well under the SDK's 1 MiB frames)
+
+
+def control(op: str, **fields: Any) -> dict[str, Any]:
+    return {"type": wire.CONTROL, "op": op, **fields}
+
+
+@dataclass
+class Handled:
+    outcome: str
+    replies: list[tuple[dict[str, Any], bool, bool]] = field(default_factory=list)   # (payload, red dot, no persist)
+
+    def say(self, content: str) -> "Handled":
+        self.replies.append((wire.text(content), True, False))
+        return self
+
+    def answer(self, type_: str, payload: dict[str, Any], workspace_id: str, correlation_id: str | None) -> "Handled":
+        frame = json.loads(system_frame(type_, payload, workspace_id=workspace_id, correlation_id=correlation_id))
+        self.replies.append((wire.lap(frame), False, False))
+        return self
+
+
+class InboundHandler:
+    def __init__(self, hub: Hub, tag: str) -> None:
+        self.hub = hub
+        self.tag = tag
+
+    async def handle(self, person: Person, actor: Actor, message: Inbound) -> bool:
+        """Handle a message once (by its WuKongIM message id); False when it was handled before."""
+        if await self.hub.read(lambda c: store.seen(c, message.message_id)):
+            return False
+        kind = wire.content_type(message.payload)
+        payload = message.payload or {}
+        if kind == wire.LAP:
+            handled = await self._envelope(actor, payload.get("envelope"))
+        elif kind == wire.TEXT and isinstance(payload.get("content"), str):
+            handled = await self._text(person, actor, message, payload["content"])
+        elif kind == wire.CONTROL and payload.get("op") == "resume":
+            handled = await self._resume(actor, payload.get("lastSequence"))
+        elif kind is None or kind == wire.CMD or kind >= 1000:
+            handled = Handled("ignored")  # system notices, commands, LineUp control: nothing to answer
+        else:
+            handled = Handled("unsupported").say(NOT_TEXT)
+        return await self._record(person, message, handled)
+
+    async def _record(self, person: Person, message: Inbound, handled: Handled) -> bool:
+        def run(tx: Tx) -> bool:
+            if not store.record_inbound(tx, message.message_id, person.uid, message.message_seq, handled.outcome):
+                return False
+            for index, (payload, red_dot, no_persist) in enumerate(handled.replies):
+                store.enqueue(tx, person.uid, client_msg_no(self.tag, person.uid, "r", message.message_id, index),
+                              payload, red_dot=red_dot, no_persist=no_persist)
+            return True
+        return bool(await self.hub.execute(Command(run=run)))
+
+    # ---- LineUp envelopes: the same checks, idempotency and answers as /ws/app (hub/gateway/sockets.py) ----
+
+    async def _envelope(self, actor: Actor, data: Any) -> Handled:
+        ws = actor.workspace_id
+        if not isinstance(data, dict):
+            return Handled("invalid").answer("system.error", LapError(
+                "invalid_envelope", "A LineUp message carries `envelope`: one LAP/0.1 envelope.").as_payload(None),
+                ws, None)
+        try:
+            env = decode_envelope(json.dumps(data))
+        except LapError as exc:
+            guess = data.get("id") if isinstance(data.get("id"), str) else None
+            return Handled(exc.code).answer("system.error", exc.as_payload(guess), ws, None)
+        if env.type == "system.ping":
+            return Handled("ping").answer("system.pong", {}, ws, env.id)
+        try:
+            if env.workspaceId != ws:
+                raise LapError("forbidden", "The envelope names another workspace than yours.",
+                               hint=f"Set workspaceId to {ws!r}.")
+            handler = self.hub.handlers["app"].get(env.type)
+            if handler is None:
+                if env.type in P.HANDSHAKES:
+                    raise LapError("invalid_envelope", "No hello over the relay: the hub knows who you are.")
+                if env.type in P.AGENT_INBOUND:
+                    raise LapError("forbidden", f"{env.type} is sent by agents, not by apps.")
+                return Handled("unknown_type").answer("system.ack", {"id": env.id, "sequence": None,
+                                                                     "duplicate": False, "warning": "unknown_type"},
+                                                      ws, None)
+            parsed = P.parse_payload(P.APP_INBOUND[env.type], env.payload)
+            if env.type == "tool.list" and parsed.tools is None:
+                tools = await self.hub.read(lambda c: self.hub.tools.offered_to(c, ws, "app"))
+                return (Handled("tool.list").answer("system.ack", {"id": env.id, "sequence": None,
+                                                                   "duplicate": False}, ws, None)
+                        .answer("tool.list", {"tools": tools}, ws, env.id))
+        except LapError as exc:
+            return Handled(exc.code).answer("system.error", exc.as_payload(env.id), ws, None)
+        outcome = await self.hub.writer.execute(command_for(actor, env, handler, parsed))
+        if outcome.error is not None:
+            return Handled(outcome.error.code).answer("system.error", outcome.error.as_payload(env.id), ws, None)
+        return Handled("ack").answer("system.ack", {"id": env.id, "sequence": outcome.sequence,
+                                                    "duplicate": outcome.duplicate}, ws, None)
+
+    # ---- control: the LineUp app catching up ------------------------------------------------------------
+
+    async def _resume(self, actor: Actor, last_sequence: Any) -> Handled:
+        """Every event of the workspace after `lastSequence`, in batches, then `caught_up` (like /ws/app resume).
+        Not stored by WuKongIM (noPersist): an app that misses part of it asks again."""
+        handled = Handled("resume")
+        cursor = last_sequence if type(last_sequence) is int and last_sequence >= 0 else 0
+        head = self.hub.writer.head
+        while cursor < head:
+            page = await self.hub.read_replay(
+                lambda c, after=cursor: read_workspace_after(c, actor.workspace_id, after, head, RESUME_BATCH))
+            if not page:
+                break
+            handled.replies.append((control("replay", events=[e.as_dict() for e in page]), False, True))
+            cursor = page[-1].sequence
+        handled.replies.append((control("caught_up", sequence=head, epoch=self.hub.epoch), False, True))
+        return handled
+
+    # ---- plain text ------------------------------------------------------------------------------------
+
+    async def _execute(self, actor: Actor, message: Inbound, type_: str, payload: dict[str, Any],
+                       conversation_id: str | None = None) -> LapError | None:
+        env = Envelope(id=f"{ANSWER_PREFIX}{message.message_id}", type=type_, version=PROTOCOL_VERSION,
+                       occurredAt=now_iso(), payload=payload, workspaceId=actor.workspace_id,
+                       conversationId=conversation_id)
+        parsed = P.parse_payload(P.APP_INBOUND[type_], payload)
+        outcome = await self.hub.writer.execute(command_for(actor, env, self.hub.handlers["app"][type_], parsed))
+        if outcome.error is not None and outcome.error.code != "conflict":  # conflict: handled before a crash
+            return outcome.error
+        return None
+
+    async def _text(self, person: Person, actor: Actor, message: Inbound, text: str) -> Handled:
+        ref, rest = textreply.split_reference(text)
+        questions = await self.hub.read(lambda c: store.open_questions(c, person.uid))
+        if ref is not None:
+            target = await self.hub.read(lambda c: store.question(c, person.uid, ref))
+            if target is None:
+                return Handled("no_such_question").say(f"There is no question #{ref}. / 没有 #{ref} 这个问题。")
+            if target["status"] != "pending":
+                return Handled("already_closed").say(
+                    f"#{ref} is already {target['status']}. / #{ref} 已经结束（{target['status']}）。")
+            return await self._answer(actor, message, target, rest, several=len(questions) > 1)
+        if len(questions) == 1:
+            return await self._answer(actor, message, questions[0], text, several=False)
+        if len(questions) > 1 and any(textreply.parse(json.loads(q["spec"]), text).response is not None
+                                      and json.loads(q["spec"])["type"] != "input" for q in questions):
+            listing = "\n".join(f"#{q['number']} {q['title']}" for q in questions)
+            return Handled("ambiguous").say(
+                f"Several questions are open:\n{listing}\nReply like “#{questions[-1]['number']} 1”. "
+                f"/ 有多个问题待回答，请带上编号回复。")
+        return await self._chat(person, actor, message, text)
+
+    async def _answer(self, actor: Actor, message: Inbound, question: Any, text: str, *, several: bool) -> Handled:
+        spec = json.loads(question["spec"])
+        number = question["number"]
+        reply = textreply.parse(spec, text)
+        if reply.response is None:
+            return Handled("asked_again").say(
+                f"#{number} {spec['title']}: I could not read that as an answer. / 没看懂这个回答。\n"
+                + textreply.how_to_answer(spec, number, several))
+        error = await self._execute(actor, message, "interaction.respond",
+                                    {"interactionId": question["id"], "response": reply.response})
+        if error is None:
+            return Handled("answer")  # the confirmation comes from the stored interaction.resolved (outbound.py)
+        again = "\n" + textreply.how_to_answer(spec, number, several) if error.code == "invalid_payload" else ""
+        return Handled(error.code).say(f"#{number} {spec['title']}: {error.message} {error.hint or ''}".rstrip()
+                                       + again)
+
+    async def _chat(self, person: Person, actor: Actor, message: Inbound, text: str) -> Handled:
+        def conversation(c: Any) -> str | None:
+            row = store.person_row(c, person.uid)
+            if row is not None and row["conversation_id"]:
+                return str(row["conversation_id"])
+            latest = c.execute("SELECT id FROM conversations WHERE workspace_id = ? ORDER BY last_sequence DESC "
+                               "LIMIT 1", (actor.workspace_id,)).fetchone()
+            return str(latest[0]) if latest else None
+        conversation_id = await self.hub.read(conversation)
+        if conversation_id is None:
+            return Handled("no_conversation").say(
+                "No conversation with an agent yet: start one in LineUp, or wait for an agent to write. "
+                "/ 还没有与智能体的会话。")
+        error = await self._execute(actor, message, "message.create", {"content": text}, conversation_id)
+        if error is not None:
+            return Handled(error.code).say(f"Not delivered: {error.message} {error.hint or ''}".rstrip())
+        return Handled("chat")

@@ -1,0 +1,191 @@
+"""The uplink's durable state: per-person cursors, the outbox, inbound message ids, open questions, status."""
+# These tables are the relay's own bookkeeping, not projections of the log: they are created here on first use
+# (`CREATE … IF NOT EXISTS`) and every write goes through the hub's one writer, in the same transaction as
+# whatever it accounts for (shared/STYLE.md: a projection's cursor stored with its state).
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from hub.protocol.envelope import now_iso
+from hub.store.writer import Tx
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS relay_people (
+    uid             TEXT PRIMARY KEY,      -- the person's WuKongIM uid
+    cursor          INTEGER NOT NULL,      -- last event sequence turned into outbox rows for this person
+    synced_seq      INTEGER NOT NULL DEFAULT 0,  -- channel messageSeq reconciled through /channel/messagesync
+    conversation_id TEXT,                  -- where their plain text goes: the conversation they last heard from
+    next_question   INTEGER NOT NULL DEFAULT 1   -- the #number the next question to them gets
+);
+CREATE TABLE IF NOT EXISTS relay_outbox (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,   -- send order
+    person          TEXT NOT NULL,
+    client_msg_no   TEXT NOT NULL UNIQUE,  -- WuKongIM's clientMsgNo: how an uncertain send is recognised later
+    payload         TEXT NOT NULL,         -- the message payload (JSON object)
+    red_dot         INTEGER NOT NULL,      -- counts as unread in IM clients (text yes, LineUp envelopes no)
+    no_persist      INTEGER NOT NULL DEFAULT 0,  -- live only, not stored by WuKongIM (replays the app asked for)
+    event_sequence  INTEGER,               -- the event it carries, if any
+    status          TEXT NOT NULL DEFAULT 'pending',     -- pending | sent | failed
+    message_id      TEXT, message_seq INTEGER, error TEXT,
+    created_at      TEXT NOT NULL, sent_at TEXT
+);
+CREATE INDEX IF NOT EXISTS relay_outbox_pending ON relay_outbox (person, status, id);
+CREATE TABLE IF NOT EXISTS relay_inbound (
+    message_id      TEXT PRIMARY KEY,      -- WuKongIM's message id: each inbound message is handled once
+    person          TEXT NOT NULL,
+    message_seq     INTEGER,
+    handled_at      TEXT NOT NULL,
+    outcome         TEXT                   -- what became of it (ack, error code, answer, chat, ignored)
+);
+CREATE TABLE IF NOT EXISTS relay_questions (
+    person          TEXT NOT NULL,
+    number          INTEGER NOT NULL,      -- the #number shown in the text fallback
+    interaction_id  TEXT NOT NULL,
+    status          TEXT NOT NULL DEFAULT 'open',   -- open | closed
+    PRIMARY KEY (person, number), UNIQUE (person, interaction_id)
+);
+CREATE TABLE IF NOT EXISTS relay_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def ensure_schema(tx: Tx) -> None:
+    # Statement by statement: executescript would COMMIT the writer's open transaction.
+    for statement in SCHEMA.split(";"):
+        if statement.strip():
+            tx.conn.execute(statement)
+
+
+def has_schema(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'relay_outbox'").fetchone() is not None
+
+
+# ---- people ----------------------------------------------------------------------------------------------
+
+def ensure_person(tx: Tx, uid: str, head: int, synced_seq: int) -> None:
+    """A person new to the relay starts at the head of the log: they are not sent the whole history."""
+    tx.conn.execute("INSERT OR IGNORE INTO relay_people (uid, cursor, synced_seq) VALUES (?, ?, ?)",
+                    (uid, head, synced_seq))
+
+
+def person_row(conn: sqlite3.Connection, uid: str) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute("SELECT * FROM relay_people WHERE uid = ?", (uid,)).fetchone()
+    return row
+
+
+def set_cursor(tx: Tx, uid: str, sequence: int) -> None:
+    tx.conn.execute("UPDATE relay_people SET cursor = ? WHERE uid = ?", (sequence, uid))
+
+
+def set_synced(tx: Tx, uid: str, message_seq: int) -> None:
+    tx.conn.execute("UPDATE relay_people SET synced_seq = MAX(synced_seq, ?) WHERE uid = ?", (message_seq, uid))
+
+
+def set_conversation(tx: Tx, uid: str, conversation_id: str) -> None:
+    tx.conn.execute("UPDATE relay_people SET conversation_id = ? WHERE uid = ?", (conversation_id, uid))
+
+
+# ---- outbox --------------------------------------------------------------------------------------------
+
+def enqueue(tx: Tx, person: str, client_msg_no: str, payload: dict[str, Any], *, red_dot: bool,
+            event_sequence: int | None = None, no_persist: bool = False) -> None:
+    """Queue one message; a client_msg_no already queued is ignored, so re-deriving a message never doubles it."""
+    tx.conn.execute(
+        "INSERT OR IGNORE INTO relay_outbox (person, client_msg_no, payload, red_dot, no_persist, event_sequence, "
+        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (person, client_msg_no, json.dumps(payload, ensure_ascii=False), int(red_dot), int(no_persist),
+         event_sequence, now_iso()))
+
+
+def pending(conn: sqlite3.Connection, person: str, limit: int = 100) -> list[sqlite3.Row]:
+    return conn.execute("SELECT * FROM relay_outbox WHERE person = ? AND status = 'pending' ORDER BY id LIMIT ?",
+                        (person, limit)).fetchall()
+
+
+def pending_count(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT COUNT(*) FROM relay_outbox WHERE status = 'pending'").fetchone()[0])
+
+
+def mark_sent(tx: Tx, row_id: int, message_id: str, message_seq: int) -> None:
+    tx.conn.execute("UPDATE relay_outbox SET status = 'sent', message_id = ?, message_seq = ?, sent_at = ? "
+                    "WHERE id = ? AND status = 'pending'", (message_id, message_seq, now_iso(), row_id))
+
+
+def mark_sent_by_client_no(tx: Tx, client_msg_no: str, message_id: str, message_seq: int) -> bool:
+    cur = tx.conn.execute("UPDATE relay_outbox SET status = 'sent', message_id = ?, message_seq = ?, sent_at = ? "
+                          "WHERE client_msg_no = ? AND status = 'pending'",
+                          (message_id, message_seq, now_iso(), client_msg_no))
+    return cur.rowcount > 0
+
+
+def mark_failed(tx: Tx, row_id: int, error: str) -> None:
+    tx.conn.execute("UPDATE relay_outbox SET status = 'failed', error = ? WHERE id = ?", (error, row_id))
+
+
+# ---- inbound -------------------------------------------------------------------------------------------
+
+def seen(conn: sqlite3.Connection, message_id: str) -> bool:
+    return conn.execute("SELECT 1 FROM relay_inbound WHERE message_id = ?", (message_id,)).fetchone() is not None
+
+
+def record_inbound(tx: Tx, message_id: str, person: str, message_seq: int, outcome: str) -> bool:
+    """Remember a handled message; False when it was handled already (then nothing else is written)."""
+    cur = tx.conn.execute("INSERT OR IGNORE INTO relay_inbound (message_id, person, message_seq, handled_at, outcome) "
+                          "VALUES (?, ?, ?, ?, ?)", (message_id, person, message_seq, now_iso(), outcome))
+    return cur.rowcount > 0
+
+
+# ---- questions (the text fallback's numbered interactions) -------------------------------------------------
+
+def open_question(tx: Tx, person: str, interaction_id: str) -> int:
+    existing = tx.one("SELECT number FROM relay_questions WHERE person = ? AND interaction_id = ?", person,
+                      interaction_id)
+    if existing is not None:
+        return int(existing[0])
+    number = int(tx.one("SELECT next_question FROM relay_people WHERE uid = ?", person)[0])  # type: ignore[index]
+    tx.conn.execute("INSERT INTO relay_questions (person, number, interaction_id) VALUES (?, ?, ?)",
+                    (person, number, interaction_id))
+    tx.conn.execute("UPDATE relay_people SET next_question = ? WHERE uid = ?", (number + 1, person))
+    return number
+
+
+def close_question(tx: Tx, person: str, interaction_id: str) -> int | None:
+    row = tx.one("SELECT number, status FROM relay_questions WHERE person = ? AND interaction_id = ?", person,
+                 interaction_id)
+    if row is None:
+        return None
+    tx.conn.execute("UPDATE relay_questions SET status = 'closed' WHERE person = ? AND interaction_id = ?",
+                    (person, interaction_id))
+    return int(row[0]) if row[1] == "open" else None
+
+
+def open_questions(conn: sqlite3.Connection, person: str) -> list[sqlite3.Row]:
+    """The person's open questions whose interaction is still pending, oldest first."""
+    return conn.execute(
+        "SELECT q.number, i.* FROM relay_questions q JOIN interactions i ON i.id = q.interaction_id "
+        "WHERE q.person = ? AND q.status = 'open' AND i.status = 'pending' ORDER BY q.number",
+        (person,)).fetchall()
+
+
+def question(conn: sqlite3.Connection, person: str, number: int) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT q.number, q.status AS question_status, i.* FROM relay_questions q "
+        "JOIN interactions i ON i.id = q.interaction_id WHERE q.person = ? AND q.number = ?",
+        (person, number)).fetchone()
+    return row
+
+
+# ---- state ---------------------------------------------------------------------------------------------
+
+def get_state(conn: sqlite3.Connection, key: str) -> str | None:
+    if not has_schema(conn):
+        return None
+    row = conn.execute("SELECT value FROM relay_state WHERE key = ?", (key,)).fetchone()
+    return str(row[0]) if row else None
+
+
+def set_state(tx: Tx, key: str, value: str) -> None:
+    tx.conn.execute("INSERT INTO relay_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = "
+                    "excluded.value", (key, value))
