@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -69,7 +70,7 @@ async def _run_command(settings: Settings, command: Any) -> Any:
     from hub.store.migrations import migrate
     from hub.store.writer import Writer
 
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)  # the owner's alone, as in Hub.start
     conn = await database.connect(settings.db_path, synchronous=settings.synchronous)
     try:
         await database.run(conn, migrate)
@@ -309,7 +310,9 @@ def export(data_dir: Path | None, output: Path | None) -> None:
     from hub.store.rebuild import open_for_maintenance
 
     conn = open_for_maintenance(_settings(data_dir=data_dir).db_path)
-    handle = open(output, "w") if output else sys.stdout
+    # The export carries what the database does (password hashes included): readable by the owner alone.
+    handle = (os.fdopen(os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") if output
+              else sys.stdout)
     try:
         for row in rows(conn):
             record = dict(zip(CHAINED_COLUMNS, tuple(row)[:-1]))

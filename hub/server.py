@@ -108,6 +108,9 @@ def uvicorn_config(app: Any, settings: Settings, tls: tuple[Path, Path] | None =
     # shared/QUALITY.md rule 6: per-message deflate off, 1 MiB frames, uvloop and httptools where available.
     return uvicorn.Config(
         app, ws_max_size=settings.max_frame_bytes, ws_per_message_deflate=False, lifespan="on",
+        # The peer address is the TCP peer's: X-Forwarded-For would let any local client (or a DNS-rebound web
+        # page) pick a new address for every guess (hub/web/auth.py::client_key).
+        proxy_headers=False,
         log_level=settings.log_level, access_log=False, timeout_graceful_shutdown=5,
         loop="auto", http="auto", ws="websockets-sansio", log_config=None,
         ssl_certfile=str(tls[0]) if tls else None, ssl_keyfile=str(tls[1]) if tls else None,
@@ -133,14 +136,37 @@ def print_qr(url: str, out: Callable[[str], Any]) -> None:
     out(buffer.getvalue().rstrip("\n"))
 
 
+class QuietSockets(logging.Filter):
+    """At debug level websockets logs, through uvicorn's logger, every frame (a hello carries a token or a
+    credential, messages carry the person's words) and every handshake header and request line: the lines stay,
+    their secrets and contents do not (seed 002 §11: minimal logs)."""
+
+    SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "set-cookie", "sec-websocket-protocol"}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args if isinstance(record.args, tuple) else ()
+        if record.msg in ("< %s", "> %s") and len(args) == 1 and hasattr(args[0], "opcode"):
+            record.args = (f"{args[0].opcode.name} [{len(getattr(args[0], 'data', b''))} bytes]",)
+        elif record.msg in ("< %s: %s", "> %s: %s") and len(args) == 2 and str(args[0]).lower() in self.SECRET_HEADERS:
+            record.args = (args[0], "[redacted]")
+        elif record.msg == "< %s %s %s" and len(args) == 3 and "?" in str(args[1]):
+            record.args = (args[0], str(args[1]).split("?", 1)[0] + "?[redacted]", args[2])
+        elif isinstance(record.msg, str) and '"WebSocket %s"' in record.msg and len(args) >= 2 and "?" in str(args[1]):
+            # uvicorn's `"WebSocket /ws/app?…" [accepted]` (info level): a query string is no place for secrets,
+            # but a client may still put one there.
+            record.args = (args[0], str(args[1]).split("?", 1)[0] + "?[redacted]", *args[2:])
+        return True
+
+
 def configure_logging(settings: Settings, to_file: bool) -> None:
     """To stderr in a terminal; to `<data dir>/lineup.log` when started without one (a double-click)."""
     fmt = "%(asctime)s %(levelname)s %(name)s: %(message)s"
     if to_file:
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         logging.basicConfig(level=settings.log_level.upper(), filename=settings.data_dir / "lineup.log", format=fmt)
     else:
         logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr, format=fmt)
+    logging.getLogger("uvicorn.error").addFilter(QuietSockets())
 
 
 def serve(settings: Settings, *, open_browser: bool = False, out: Callable[[str], Any] = print) -> None:

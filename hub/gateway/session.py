@@ -142,8 +142,8 @@ class Session:
         self.closed = True
         self._wakeup.set()
         self._drained.set()
-        if self._closing is not None:
-            await asyncio.gather(self._closing, return_exceptions=True)
+        if self._closing is not None:  # bounded: a peer that stopped reading must not hold the cleanup up
+            await asyncio.wait([self._closing], timeout=FLUSH_ON_CLOSE_S)
         if self._sender is not None:
             self._sender.cancel()
             await asyncio.gather(self._sender, return_exceptions=True)
@@ -186,6 +186,11 @@ class Session:
                     await self.send_paced(self.frame_for(event))
                 cursor = page[-1].sequence
             cursor = max(cursor, upto)
+            # Go live only once the replay has left the buffer: the events buffered meanwhile (up to the bound
+            # themselves) are then queued into an empty buffer, not on top of the replay's tail, which evicted
+            # readers that kept up.
+            while self.queued_bytes and not self.closed and not self._pending_overflow:
+                await asyncio.sleep(0.001)
             if self._pending_overflow:
                 self._pending_overflow = False
                 continue

@@ -15,7 +15,7 @@ from hub.auth.secrets import hash_password, normalize_pairing_code, verify_passw
 from hub.domain import accounts
 from hub.protocol.errors import LapError
 from hub.web import views
-from hub.web.auth import client_is_loopback, json_body, require_user
+from hub.web.auth import client_is_loopback, client_key, json_body, require_user
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
 
@@ -56,7 +56,12 @@ class RenameRequest(msgspec.Struct):
 
 
 def _client_key(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    return client_key(request)
+
+
+# Checked when the username is unknown or has no password, so every wrong sign-in costs one scrypt: the time of
+# the answer does not tell which usernames exist. (Any well-formed hash will do: it never matches.)
+_NO_MATCH_HASH = "scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
 
 
 async def setup(request: Request) -> JSONResponse:
@@ -66,10 +71,12 @@ async def setup(request: Request) -> JSONResponse:
         raise LapError("forbidden", "This hub is already set up.", hint="Sign in with the owner's account.")
     if not client_is_loopback(request):
         key = "setup:" + _client_key(request)
-        if hub.sign_in_limiter.blocked(key):
+        # Also hub-wide (many addresses guessing 8 digits together); the hub's own machine needs no code.
+        if hub.sign_in_limiter.blocked(key) or hub.sign_in_limiter.blocked("setup:*"):
             raise LapError("rate_limited", "Too many wrong setup codes from this address.")
         if body.setupCode is None or body.setupCode.strip() != hub.setup_code:
             hub.sign_in_limiter.fail(key)
+            hub.sign_in_limiter.fail("setup:*")
             raise LapError("unauthorized", "The setup code is missing or wrong.",
                            hint="Use the setup code the hub printed when it started, or open the app on the hub's "
                                 "machine (http://127.0.0.1:PORT).")
@@ -87,7 +94,9 @@ async def login(request: Request) -> JSONResponse:
     if hub.sign_in_limiter.blocked(key):
         raise LapError("rate_limited", "Too many failed sign-ins from this address; wait a few minutes.")
     user = await hub.read(lambda c: c.execute("SELECT * FROM users WHERE username = ?", (body.username,)).fetchone())
-    ok = user is not None and await asyncio.to_thread(verify_password, body.password, user["password_hash"])
+    stored = user["password_hash"] if user is not None and user["password_hash"].startswith("scrypt$") else None
+    matches = await asyncio.to_thread(verify_password, body.password, stored or _NO_MATCH_HASH)
+    ok = stored is not None and matches
     if not ok:
         hub.sign_in_limiter.fail(key)
         raise LapError("unauthorized", "Wrong username or password.")
@@ -139,7 +148,8 @@ async def pair(request: Request) -> JSONResponse:
     body = await json_body(request, PairRequest)
     key = "pair:" + _client_key(request)
     # Guessing is limited per address and for the whole hub: 40 bits of code against 20 tries a minute.
-    if hub.pairing_limiter.blocked(key) or hub.pairing_limiter.blocked("pair:*"):
+    # The hub-wide limit never blocks the hub's own machine, so nobody can stop the owner pairing there.
+    if hub.pairing_limiter.blocked(key) or (hub.pairing_limiter.blocked("pair:*") and not client_is_loopback(request)):
         raise LapError("rate_limited", "Too many wrong pairing codes; wait a minute.")
     command, credential = accounts.pair_agent(normalize_pairing_code(body.code), body.name, body.runtime,
                                               body.agentVersion)

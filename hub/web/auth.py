@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
+from urllib.parse import urlsplit
 
 import msgspec
 from starlette.requests import Request
@@ -44,6 +46,53 @@ async def json_body(request: Request, kind: type[Any]) -> Any:
         raise LapError("invalid_json", "The request body is not valid JSON.") from None
 
 
+FORWARDING_HEADERS = ("forwarded", "x-forwarded-for", "x-real-ip")
+
+
+def _peer(request: Request) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        address = ipaddress.ip_address(request.client.host if request.client else "")
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def _loopback_name(host_header: str) -> bool:
+    try:
+        name = urlsplit("//" + host_header).hostname or ""
+    except ValueError:
+        return False
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
 def client_is_loopback(request: Request) -> bool:
-    host = request.client.host if request.client else ""
-    return host in ("127.0.0.1", "::1", "localhost") or host.startswith("127.")
+    """The person at the hub's own machine: a loopback peer that asked for a loopback name.
+
+    A web page whose DNS name was re-pointed at 127.0.0.1 (DNS rebinding) also connects from loopback, but with
+    its own name in Host; a reverse proxy on this machine connects from loopback on behalf of others and says so
+    in forwarding headers. Neither is the person at the machine.
+    """
+    peer = _peer(request)
+    if peer is None or not peer.is_loopback or any(h in request.headers for h in FORWARDING_HEADERS):
+        return False
+    return _loopback_name(request.headers.get("host", ""))
+
+
+def client_key(request: Request) -> str:
+    """Whose guesses these are, for the guess limits: the hub's machine is one guesser (any 127.x), an IPv6 host
+    is its /64 (it can take any address in it), an IPv4 host is its address."""
+    peer = _peer(request)
+    if peer is None:
+        return "unknown"
+    if peer.is_loopback:
+        return "loopback"
+    if isinstance(peer, ipaddress.IPv6Address):
+        return str(ipaddress.ip_network(f"{peer}/64", strict=False))
+    return str(peer)

@@ -11,7 +11,7 @@ from starlette.routing import Route
 
 from hub.notify.actions import use_action_link
 from hub.protocol.errors import LapError
-from hub.web.auth import json_body, require_user
+from hub.web.auth import client_key, json_body, require_user
 
 
 class TestRequest(msgspec.Struct):
@@ -40,7 +40,7 @@ async def send_test(request: Request) -> JSONResponse:
 async def use_action(request: Request) -> JSONResponse:
     """A notification's button: the single-use token is the authorisation (it travels in the body only)."""
     hub = request.app.state.hub
-    key = "action:" + (request.client.host if request.client else "?")
+    key = "action:" + client_key(request)
     if hub.sign_in_limiter.blocked(key):
         raise LapError("rate_limited", "Too many invalid action links from this address; wait a few minutes.")
     body = await json_body(request, ActionRequest)
