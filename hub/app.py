@@ -15,7 +15,7 @@ from hub.core import Hub
 from hub.gateway.sockets import agent_socket, app_socket
 from hub.protocol.errors import LapError
 from hub.settings import Settings
-from hub.web import accounts, introspection, notifications, reads
+from hub.web import accounts, introspection, notifications, reads, relay_access
 from hub.web.errors import lap_error_handler
 from hub.web.headers import SecurityHeaders
 from hub.web.plugin_routes import plugin_routes
@@ -45,6 +45,7 @@ def create_app(settings: Settings, hub: Hub | None = None) -> Starlette:
         *accounts.routes,
         *reads.routes,
         *notifications.routes,
+        *relay_access.routes,
         WebSocketRoute("/ws/agent", agent_socket),
         WebSocketRoute("/ws/app", app_socket),
         Mount("/", app=StaticFiles(directory=ui_dir(), html=True, check_dir=False), name="ui"),

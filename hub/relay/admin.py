@@ -147,8 +147,8 @@ async def provision(config: RelayConfig, token: str) -> list[str]:
 def pairing(config: RelayConfig, uid: str, workspace_id: str, token: str | None) -> dict[str, Any]:
     """What the LineUp app needs to reach this hub through WuKongIM (docs/relay.md, "The app's contract")."""
     data: dict[str, Any] = {
-        "kind": "lineup.relay", "protocol": "LAP/0.1", "ws": config.ws_url, "uid": uid, "hubUid": config.uid,
-        "workspaceId": workspace_id, "channelType": wire.PERSON,
+        "kind": "lineup.relay", "protocol": "LAP/0.1", "ws": config.app_ws_url or config.ws_url, "uid": uid,
+        "hubUid": config.uid, "workspaceId": workspace_id, "channelType": wire.PERSON,
         "types": {"text": wire.TEXT, "lap": wire.LAP, "control": wire.CONTROL},
         "serverLine": config.server_line}
     if token:

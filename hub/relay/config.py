@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 LINES = ("auto", "compat", "v2")
 ENV_PREFIX = "LINEUP_RELAY_"
 # Settings a variable may override (secrets are best kept out of lineup.toml).
-ENV_KEYS = ("enabled", "ws_url", "api_url", "uid", "token", "manager_token", "server_line")
+ENV_KEYS = ("enabled", "ws_url", "app_ws_url", "api_url", "uid", "token", "manager_token", "server_line")
 
 
 class RelayConfigError(ValueError):
@@ -33,6 +33,7 @@ class Person:
 class RelayConfig:
     enabled: bool = False
     ws_url: str = ""                   # WuKongIM's WebSocket address, e.g. ws://im.example.com:5200
+    app_ws_url: str = ""               # the address phones use, e.g. wss://im.example.com:5210 (default: ws_url)
     api_url: str = ""                  # WuKongIM's HTTP API, e.g. http://im.example.com:5001 (reconcile, provisioning)
     uid: str = "lineup-hub"            # the hub's own WuKongIM uid
     token: str = ""                    # the hub's WuKongIM token ...
@@ -113,7 +114,7 @@ def parse_relay(table: dict[str, Any], environ: dict[str, str] | None = None) ->
             out[key] = _people(value)
         elif key == "enabled":
             out[key] = _bool(key, value)
-        elif key == "ws_url":
+        elif key in ("ws_url", "app_ws_url"):
             out[key] = _url(key, str(value), ("ws", "wss"))
         elif key == "api_url":
             out[key] = _url(key, str(value), ("http", "https"))

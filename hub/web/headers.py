@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'{relay}; "
+       "frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 HEADERS = [
-    (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-                                 b"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"),
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
     (b"x-frame-options", b"DENY"),
     (b"cache-control", b"no-store"),
 ]
+
+
+def relay_origin(scope: Scope) -> str:
+    """The WuKongIM address the app's relay client connects to (docs/relay.md), allowed in connect-src."""
+    hub = getattr(getattr(scope.get("app"), "state", None), "hub", None)
+    config = getattr(getattr(hub, "relay", None), "config", None)
+    url = (config.app_ws_url or config.ws_url) if config is not None and config.enabled else ""
+    parts = urlsplit(url)
+    return f" {parts.scheme}://{parts.netloc}" if parts.scheme in ("ws", "wss") and parts.netloc else ""
 
 
 class SecurityHeaders:
@@ -25,9 +36,11 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
+        policy = (b"content-security-policy", CSP.format(relay=relay_origin(scope)).encode())
+
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = list(message.get("headers", [])) + HEADERS
+                message["headers"] = list(message.get("headers", [])) + [policy] + HEADERS
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

@@ -1,0 +1,129 @@
+"""HTTP routes of the app's relay access: "use this phone away from home" (docs/relay.md, "The app in relay mode")."""
+# On the LAN the signed-in app asks for what its relay client needs (uid, token, wss URL, hub ids) and stores it;
+# away from home it reaches the hub through WuKongIM with it. WuKongIM keeps one token per uid and device flag,
+# so issuing a fresh token replaces the previous one, and revoking registers a token nobody is given (and asks
+# WuKongIM to sign the web device out).
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from hub.domain.actors import Actor
+from hub.protocol.envelope import now_iso
+from hub.protocol.errors import LapError
+from hub.relay import store
+from hub.relay.admin import pairing
+from hub.relay.httpapi import ApiError, HttpApi
+from hub.store.writer import Command, Tx
+from hub.web.auth import json_body, require_user
+
+APP_DEVICE_FLAG = 1  # WuKongIM's web device flag: the hub itself signs in as PC (2)
+
+
+def _access(request: Request, actor: Actor) -> tuple[str | None, dict[str, str] | None]:
+    """The caller's relay uid, or why there is none: {reason, message, hint}."""
+    uplink = request.app.state.hub.relay
+    config = uplink.config
+    if not (config.enabled and config.configured):
+        return None, {"reason": "relay_off", "message": "This hub has no relay.",
+                      "hint": "Set the [relay] table of lineup.toml on the hub (docs/relay.md), then restart it."}
+    uid = next((u for u, (_, who) in uplink.people.items() if who.id == actor.id), None)
+    if uid is None or not uplink.people[uid][0].lap:
+        return None, {"reason": "not_in_people", "message": "You are not among the relay's people.",
+                      "hint": 'Add {uid = "…", user = "<your username>"} to [relay] people on the hub, then restart it.'}
+    if not (config.api_url and config.manager_token):
+        return uid, {"reason": "no_manager_token", "message": "The hub cannot issue relay tokens.",
+                     "hint": "Set [relay] api_url and manager_token, or sign in to the relay with a 唐僧叨叨 token."}
+    return uid, None
+
+
+def _api(request: Request) -> HttpApi:
+    config = request.app.state.hub.relay.config
+    return HttpApi(config.api_url, config.manager_token)
+
+
+async def _paired(request: Request, uid: str) -> dict[str, Any] | None:
+    raw = await request.app.state.hub.read(lambda c: store.get_state(c, f"app_device:{uid}"))
+    return json.loads(raw) if raw else None
+
+
+async def _record(request: Request, uid: str, value: dict[str, Any] | None) -> None:
+    def run(tx: Tx) -> None:
+        store.ensure_schema(tx)
+        if value is None:
+            tx.conn.execute("DELETE FROM relay_state WHERE key = ?", (f"app_device:{uid}",))
+        else:
+            store.set_state(tx, f"app_device:{uid}", json.dumps(value))
+    await request.app.state.hub.execute(Command(run=run))
+
+
+async def describe(request: Request) -> JSONResponse:
+    """Whether the caller may use the relay, its state, and which of their devices holds the access."""
+    actor = await require_user(request)
+    uplink = request.app.state.hub.relay
+    uid, problem = _access(request, actor)
+    paired = await _paired(request, uid) if uid else None
+    if paired is not None:
+        paired["current"] = paired["deviceId"] == actor.device_id
+    status = uplink.status
+    return JSONResponse({"available": problem is None, **(problem or {}), "uid": uid, "paired": paired,
+                         "status": {"state": status.state, "code": status.code, "line": status.line}})
+
+
+async def issue(request: Request) -> JSONResponse:
+    """A fresh WuKongIM token for the caller's uid (web device flag) and the pairing data of docs/relay.md."""
+    actor = await require_user(request)
+    await json_body(request, dict)
+    hub = request.app.state.hub
+    uid, problem = _access(request, actor)
+    if uid is None or problem is not None:
+        assert problem is not None
+        raise LapError("not_found", problem["message"], hint=problem["hint"])
+    token = secrets.token_urlsafe(24)
+    try:
+        await _api(request).user_token(uid, token, APP_DEVICE_FLAG)
+    except ApiError as exc:
+        raise LapError("internal", f"WuKongIM did not take the token: {exc}",
+                       hint="Check [relay] api_url and manager_token (`lineup relay check`), then try again.") from None
+    name = await hub.read(lambda c: c.execute("SELECT name FROM devices WHERE id = ?", (actor.device_id,)).fetchone())
+    await _record(request, uid, {"deviceId": actor.device_id, "deviceName": name[0] if name else "",
+                                 "pairedAt": now_iso()})
+    data = pairing(hub.relay.config, uid, actor.workspace_id, token)
+    return JSONResponse({**data, "deviceFlag": APP_DEVICE_FLAG, "hubId": hub.hub_id}, status_code=201)
+
+
+async def revoke(request: Request) -> JSONResponse:
+    """Make the issued token useless: register one nobody is given, and sign the web device out of WuKongIM."""
+    actor = await require_user(request)
+    await json_body(request, dict)
+    uid, problem = _access(request, actor)
+    if uid is None or (problem is not None and problem["reason"] != "no_manager_token"):
+        assert problem is not None
+        raise LapError("not_found", problem["message"], hint=problem["hint"])
+    if problem is None:
+        api = _api(request)
+        try:
+            await api.user_token(uid, secrets.token_urlsafe(24), APP_DEVICE_FLAG)
+        except ApiError as exc:
+            raise LapError("internal", f"WuKongIM did not take the change: {exc}",
+                           hint="Check [relay] api_url and manager_token (`lineup relay check`), then try again.") \
+                from None
+        try:  # WuKongIM's "force a device out" (POST /user/device_quit); a server without it keeps the session
+            await api.post("/user/device_quit", {"uid": uid, "device_flag": APP_DEVICE_FLAG})
+        except ApiError:
+            pass
+    await _record(request, uid, None)
+    return JSONResponse({"revoked": True})
+
+
+routes = [
+    Route("/api/relay", describe),
+    Route("/api/relay/devices", issue, methods=["POST"]),
+    Route("/api/relay/devices/revoke", revoke, methods=["POST"]),
+]
