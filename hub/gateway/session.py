@@ -42,6 +42,7 @@ class Session:
         self._wakeup = asyncio.Event()
         self._drained = asyncio.Event()
         self._drained.set()
+        self._progress = asyncio.Event()  # set by the sender after every frame it sends (and on close)
         self.closed = False
         self.close_code: int | None = None
         self.live = False
@@ -79,8 +80,14 @@ class Session:
         while not self.closed and self.queued_bytes and self._backlog() + len(frame) > self.max_buffer_bytes:
             # Also below the bound itself: a bound configured under REPLAY_HIGH_WATER evicted every replaying
             # socket, and a frame that does not fit beside what is queued must go out alone.
-            await asyncio.sleep(0.002)
+            await self._sent_one()
         self.send(frame)
+
+    async def _sent_one(self) -> None:
+        """Wait until the sender has sent another frame (or the socket closed). No await separates the caller's
+        check of the queue from this clear, so a send cannot slip in between and be missed."""
+        self._progress.clear()
+        await self._progress.wait()
 
     def _backlog(self) -> int:
         """Queued bytes counted against the bound. A stored event near the frame limit can be larger than the
@@ -104,10 +111,12 @@ class Session:
                     if self.queued_bytes <= REPLAY_HIGH_WATER:
                         self._drained.set()
                     await self.ws.send_text(frame.decode())
+                    self._progress.set()
                 self._drained.set()
         except Exception:  # the peer went away while we were sending; the reader notices the close
             self.closed = True
             self._drained.set()
+            self._progress.set()
 
     def close(self, code: int, reason: str = "") -> None:
         """Close the socket from any task; the reader loop sees the disconnect and cleans up."""
@@ -116,6 +125,7 @@ class Session:
         self.closed = True
         self.close_code = code
         self._drained.set()
+        self._progress.set()
         self._wakeup.set()
         self._closing = asyncio.create_task(self._close(code, reason))
 
@@ -142,6 +152,7 @@ class Session:
         self.closed = True
         self._wakeup.set()
         self._drained.set()
+        self._progress.set()
         if self._closing is not None:  # bounded: a peer that stopped reading must not hold the cleanup up
             await asyncio.wait([self._closing], timeout=FLUSH_ON_CLOSE_S)
         if self._sender is not None:
@@ -190,7 +201,7 @@ class Session:
             # themselves) are then queued into an empty buffer, not on top of the replay's tail, which evicted
             # readers that kept up.
             while self.queued_bytes and not self.closed and not self._pending_overflow:
-                await asyncio.sleep(0.001)
+                await self._sent_one()
             if self._pending_overflow:
                 self._pending_overflow = False
                 continue
