@@ -1,13 +1,14 @@
-"""Shared fixtures: a real hub process on a loopback port, its owner token, paired agents."""
+"""Shared fixtures: a real hub process on a loopback port, its owner token, raw LAP sockets closed at teardown."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
 
 import pytest
 
 from tests.support.hubproc import HubProcess
+from tests.support.lap import LapClient
 
 
 @pytest.fixture
@@ -33,3 +34,21 @@ def hub(hub_factory) -> HubProcess:  # type: ignore[no-untyped-def]
 @pytest.fixture
 def owner_token(hub: HubProcess) -> str:
     return hub.token()
+
+
+Connect = Callable[..., Awaitable[LapClient]]
+
+
+@pytest.fixture
+async def lap() -> AsyncIterator[Connect]:
+    """`await lap(hub, "agent"|"app", secret, **hello)`: a LapClient closed at teardown."""
+    opened: list[LapClient] = []
+
+    async def connect(hub: HubProcess, kind: str, secret: str, **kwargs: Any) -> LapClient:
+        client = await LapClient.connect(hub.ws_base, kind, secret, **kwargs)
+        opened.append(client)
+        return client
+
+    yield connect
+    for client in opened:
+        await client.close()

@@ -89,6 +89,11 @@ class PluginHost:
         return rows
 
 
+def _duplicate(host: PluginHost, source: PluginSource) -> PluginFailure:
+    return PluginFailure(source.name, source.origin,
+                         f"a plugin named {source.name!r} is already loaded from {host.sources[source.name].origin}")
+
+
 def make_plugin_manager(*, user_dir: Path | None, extra_dirs: list[Path] = (),  # type: ignore[assignment]
                         blocked: list[str] = (), include_entry_points: bool = True) -> PluginHost:  # type: ignore[assignment]
     """A fresh manager: built-ins, then the user's folder, --plugins-dir folders, then entry points."""
@@ -105,9 +110,7 @@ def make_plugin_manager(*, user_dir: Path | None, extra_dirs: list[Path] = (),  
         if pm.is_blocked(source.name):
             continue
         if source.name in host.sources:
-            host.failures.append(PluginFailure(source.name, source.origin,
-                                               f"a plugin named {source.name!r} is already loaded from "
-                                               f"{host.sources[source.name].origin}"))
+            host.failures.append(_duplicate(host, source))
             continue
         try:
             module = loader.load(source)
@@ -120,9 +123,7 @@ def make_plugin_manager(*, user_dir: Path | None, extra_dirs: list[Path] = (),  
             if pm.is_blocked(source.name):
                 continue
             if source.name in host.sources:
-                host.failures.append(PluginFailure(source.name, source.origin,
-                                                   f"a plugin named {source.name!r} is already loaded from "
-                                                   f"{host.sources[source.name].origin}"))
+                host.failures.append(_duplicate(host, source))
                 continue
             try:
                 pm.register(entry_point.load(), name=source.name)
