@@ -72,6 +72,9 @@ APP_ROUTES: dict[tuple[str, str], AppRoute] = {
     ("GET", "/api/events"): AppRoute("own"),
     ("GET", "/api/notifications"): AppRoute("own"),
     ("POST", "/api/notifications/test"): AppRoute("own", body={}),
+    ("GET", "/api/relay"): AppRoute("own"),
+    ("POST", "/api/relay/devices"): AppRoute("own", body={}),
+    ("POST", "/api/relay/devices/revoke"): AppRoute("own", body={}),
 }
 SOCKETS = {"/ws/app": "app", "/ws/agent": "agent"}
 STATIC_MOUNTS = {"": "the web app (ui/)", "/plugins/{name}/static": "a plugin's static/ folder"}

@@ -9,6 +9,9 @@ import { t, setLanguage, formatCountdown } from '../lib/i18n.js';
 import { icon } from '../lib/icons.js';
 import { inboxLists } from '../lib/inbox.js';
 import { routeOf } from '../lib/notifications.js';
+import { enableRelay, forgetRelay, loadRelayAccess, revokeRelay } from '../lib/relay-access.js';
+import { forgetRelayCredentials } from '../lib/relay-connection.js';
+import { relayBanner } from '../lib/relay-view.js';
 
 const TOKEN_KEY = 'lineup.token';
 
@@ -120,6 +123,7 @@ export class LineupApp extends LineupElement {
     if (outboxKey) {
       try { localStorage.removeItem(outboxKey); } catch { /* nothing stored */ }
     }
+    forgetRelayCredentials(); // nor may whoever signs in next use this person's relay access
     this.workspace?.stop();
     this.workspace = null;
     this.state = null;
@@ -196,6 +200,10 @@ export class LineupApp extends LineupElement {
     on('lineup-notification-test-send', (d) => ws()?.sendTestNotification(d.channel));
     on('lineup-browser-notifications-enable', () => ws()?.enableBrowserNotifications());
     on('lineup-browser-notifications-disable', () => ws()?.disableBrowserNotifications());
+    on('lineup-relay-load', () => ws() && loadRelayAccess(ws()));
+    on('lineup-relay-enable', () => ws() && enableRelay(ws()));
+    on('lineup-relay-revoke', () => ws() && revokeRelay(ws()));
+    on('lineup-relay-forget', () => ws() && forgetRelay(ws()));
   }
 
   /** A toast's "open" or a browser notification's click: the task beside the current view (or the inbox). */
@@ -315,6 +323,8 @@ export class LineupApp extends LineupElement {
   }
 
   _renderBanner(state) {
+    const relay = relayBanner(state, () => this.workspace?.live?.retryNow());
+    if (relay) return relay;
     const connection = state.connection;
     const offline = connection.status === 'offline' || (connection.status === 'connecting' && connection.offlineSince);
     if (!offline) return '';

@@ -55,6 +55,7 @@ export class LineupSettings extends LineupElement {
       </section>
       <lineup-notification-settings .state=${state}></lineup-notification-settings>
       ${this._phone(state.signInLink)}
+      <lineup-relay-settings .state=${state}></lineup-relay-settings>
       ${this._devices(state.devices)}
       ${state.plugins.length ? html`<section class="card settings-section" aria-labelledby="settings-plugins">
         <h2 id="settings-plugins">${t('settings.plugins')}</h2>

@@ -35,6 +35,7 @@ export class LineupTopBar extends LineupElement {
       [agentWord, agentTone, agentIcon] = [t('topbar.agentsOnline', { n: online, total: agents.length }), 'waiting', 'online'];
     }
     const live = state.connection.status === 'live';
+    const relay = state.connection.mode === 'relay'; // the mode indicator (docs/relay.md); phones see the banner
     return html`<header class="topbar">
       <button class="icon-button menu-button" aria-expanded=${this.menuOpen ? 'true' : 'false'} aria-controls="sidebar"
         @click=${() => this.emit('lineup-menu-toggle', { open: !this.menuOpen })}>
@@ -50,8 +51,9 @@ export class LineupTopBar extends LineupElement {
       <a class="topbar-item agent-indicator tone-${agentTone}" href=${routeHref({ view: 'agents' })} data-online=${online}>
         ${icon(agentIcon)}<span>${agentWord}</span></a>
       <span class="topbar-item connection-indicator ${live ? 'tone-success' : 'tone-waiting'}" role="status"
-        data-connection=${state.connection.status}>
-        ${icon(live ? 'online' : 'clock')}<span class="topbar-word">${live ? t('connection.live') : t('connection.connecting')}</span></span>
+        data-connection=${state.connection.status} data-mode=${relay ? 'relay' : 'direct'}>
+        ${icon(live ? (relay ? 'globe' : 'online') : 'clock')}<span class="topbar-word">${live
+          ? (relay ? t('connection.relay') : t('connection.live')) : t('connection.connecting')}</span></span>
       <label class="language-switch">${icon('globe')}<span class="visually-hidden">${t('settings.language')}</span>
         <select @change=${(e) => this.emit('lineup-language-change', { language: e.target.value })}>
           ${LANGUAGES.map((l) => html`<option value=${l.code} ?selected=${l.code === language()}>${l.label}</option>`)}

@@ -1,8 +1,11 @@
 // The signed-in app's state: loaded over HTTP, kept current by the tab's one live connection, changed by actions.
 
-import { LiveConnection } from './live-connection.js';
+import { HubConnection } from './hub-connection.js';
+import { relayAwareApi, relayStart } from './relay-access.js';
+import { applyRelayEvent, relayMessages } from './relay-state.js';
 import { newId } from './ids.js';
 import { loadUiModules, normalizeModules } from './registry.js';
+import { ToolCalls } from './tool-calls.js';
 import {
   ShownIds, browserNotifyState, currentToasts, describe, requestBrowserPermission, setBrowserSwitch,
   showBrowserNotification, vibrate, withToast,
@@ -26,7 +29,7 @@ function firstLine(text, max = 120) {
 export class Workspace {
   constructor({ token, api, html }) {
     this.token = token;
-    this.api = api;
+    this.api = relayAwareApi(api, () => this.live?.mode === 'relay'); // relay mode: no HTTP (docs/relay.md)
     this.html = html;
     this.live = null;
     this.listeners = new Set();
@@ -45,6 +48,7 @@ export class Workspace {
     this._refreshTimer = null;
     this._queue = Promise.resolve();
     this._notifyScheduled = false;
+    this.tools = new ToolCalls(this);
   }
 
   subscribe(fn) {
@@ -65,19 +69,25 @@ export class Workspace {
   // ---- start, load, refresh ---------------------------------------------------------------------------
 
   async start() {
-    const me = await this.api.get('/api/me');
+    // The hub silent and relay credentials held: start from what the relay replays (lib/relay-access.js).
+    let away = null;
+    const me = await this.api.get('/api/me').catch((error) => { away = relayStart(error); return away.me; });
     let seen = [];
     try { seen = JSON.parse(localStorage.getItem(`lineup.seen.${me.userId}`) || '[]'); } catch { seen = []; }
     this.set({ me, seenInbox: new Set(seen) });
     this.shownNotifications = new ShownIds(`lineup.notified.${me.userId}`);
     this._watchPermission();
-    const position = await this.reload();
-    const live = new LiveConnection({
+    const position = away ? { epoch: null, headSequence: 0 } : await this.reload();
+    if (away) this.set({ loaded: true });
+    const live = new HubConnection({
       token: this.token, workspaceId: me.workspace.id, epoch: position.epoch,
-      lastSequence: position.headSequence, outboxKey: `lineup.outbox.${me.deviceId}`,
+      lastSequence: position.headSequence, outboxKey: `lineup.outbox.${me.deviceId}`, relayFirst: Boolean(away),
+      resumeFrom: () => Math.max(this.covered ?? 0, position.headSequence),
     });
     this.live = live;
+    this.tools.start(live, position.headSequence);
     live.addEventListener('status', () => this._connectionChanged());
+    live.addEventListener('mode', () => this._modeChanged());
     live.addEventListener('event', (e) => this._apply(e.detail.envelope));
     live.addEventListener('transient', (e) => this._transient(e.detail.envelope));
     live.addEventListener('resync', () => { this.reload(); });
@@ -92,6 +102,7 @@ export class Workspace {
 
   stop() {
     this.live?.stop();
+    this.tools.stop();
     clearTimeout(this._refreshTimer);
     clearTimeout(this._logTimer);
   }
@@ -106,7 +117,9 @@ export class Workspace {
 
   /** Re-read parts of the state; calls run one after another, so the last answer is also the newest. */
   refresh(kinds) {
+    if (this.live?.mode === 'relay') return this._queue; // events keep the state instead (lib/relay-state.js)
     const run = async () => {
+      const upto = this.live?.lastSequence ?? 0; // what this read covers: the relay replays from here (resumeFrom)
       const s = this.state;
       const jobs = [];
       const want = new Set(kinds);
@@ -135,6 +148,7 @@ export class Workspace {
         else patch.loadError = result.reason;
       }
       if (patch.taskDetails) patch.taskDetails = { ...this.state.taskDetails, ...patch.taskDetails };
+      if (!patch.loadError) this.covered = Math.max(this.covered ?? 0, upto);
       this.set(patch);
       if (want.has('messages') && this.state.openConversationId) await this._loadMessages(this.state.openConversationId);
     };
@@ -154,6 +168,7 @@ export class Workspace {
   }
 
   async _loadMessages(conversationId) {
+    if (this.live?.mode === 'relay') return this.set(relayMessages(this.state, conversationId));
     const current = this.state.messages[conversationId];
     this.set({ messages: { ...this.state.messages, [conversationId]: { items: [], ...current, loading: true } } });
     try {
@@ -188,7 +203,14 @@ export class Workspace {
 
   _connectionChanged() {
     const live = this.live;
-    this.set({ connection: { status: live.status, offlineSince: live.offlineSince, nextRetryAt: live.nextRetryAt } });
+    this.set({ connection: { status: live.status, offlineSince: live.offlineSince, nextRetryAt: live.nextRetryAt,
+      mode: live.mode, problem: live.problem } });
+  }
+
+  /** Direct again after the relay: read over HTTP what events alone could not say (files, timelines, devices). */
+  _modeChanged() {
+    this._connectionChanged();
+    if (this.live.mode === 'direct') this.reload().catch(() => {});
   }
 
   _outboxChanged() {
@@ -265,6 +287,7 @@ export class Workspace {
   }
 
   _apply(env) {
+    if (this.live?.mode === 'relay') this.set(applyRelayEvent(this.state, env));
     const p = env.payload || {};
     switch (env.type) {
       case 'agent.paired':
@@ -315,6 +338,9 @@ export class Workspace {
       case 'device.created':
       case 'device.revoked':
         this._schedule('devices');
+        break;
+      case 'tool.call':
+        if (env.taskId) this._schedule('detail'); // the call is on its task's timeline (lib/tool-calls.js pairs results)
         break;
       case 'notification.created':
         this._notified(p).catch(() => {});
