@@ -7,6 +7,8 @@ import { icon } from '../lib/icons.js';
 import { t, formatTime } from '../lib/i18n.js';
 import { taskStatusBadge, agentStatusBadge, progressBar } from '../lib/status.js';
 import { interactionCard } from '../lib/cards.js';
+import { conversationOf, interactionCalls, toolItems } from '../lib/tool-calls.js';
+import { toolItem } from '../lib/tool-views.js';
 
 export class LineupConversation extends LineupElement {
   static properties = ['state', 'conversationId'];
@@ -34,9 +36,15 @@ export class LineupConversation extends LineupElement {
         items.push({ key: `t:${task.id}`, kind: 'task', at: task.createdAt, task });
       }
     }
+    // A call that asked the person is shown on its question's card, not as a second card (issue 5).
+    const asked = interactionCalls(state);
+    const shown = new Set();
     for (const it of state.interactions) {
-      if (it.conversationId === conversationId) items.push({ key: `i:${it.id}`, kind: 'interaction', at: it.createdAt, interaction: it });
+      if (it.conversationId !== conversationId) continue;
+      shown.add(it.id);
+      items.push({ key: `i:${it.id}`, kind: 'interaction', at: it.createdAt, interaction: it, call: asked.get(it.id) });
     }
+    items.push(...toolItems(state, (entry) => conversationOf(entry, state) === conversationId, (id) => shown.has(id)));
     items.sort((a, b) => String(a.at).localeCompare(String(b.at)));
     // Text still streaming in (message.delta frames) that no stored snapshot holds yet, then what is being sent.
     for (const draft of Object.values(state.drafts)) {
@@ -140,7 +148,9 @@ export class LineupConversation extends LineupElement {
           ? html`<span class="small tone-text-danger">${icon('offline')} ${t('task.connectionLostShort', { time: formatTime(task.connectionLostAt) })}</span>` : ''}
       </button></div>`;
     }
-    return html`<div class="stream-card">${interactionCard(item.interaction, state, 'stream')}</div>`;
+    if (item.kind === 'tool-call' || item.kind === 'tool-instance') return toolItem(item, state, 'stream');
+    return html`<div class="stream-card">${item.call ? html`<lineup-tool-call .entry=${item.call} .state=${state}
+      .linked=${true}></lineup-tool-call>` : ''}${interactionCard(item.interaction, state, 'stream')}</div>`;
   }
 }
 

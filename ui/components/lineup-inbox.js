@@ -55,6 +55,7 @@ export class LineupInbox extends LineupElement {
       ${section('inbox-done', t('inbox.done'), recentlyCompleted.length, html`<ul class="plain-list task-rows">
         ${repeat(recentlyCompleted, (task) => task.id, (task) => taskRow(task, state, { selected: this.route?.task === task.id }))}</ul>`,
         t('inbox.doneEmpty'), false)}
+      <lineup-tool-activity .state=${state}></lineup-tool-activity>
     </div>`;
   }
 }

@@ -9,6 +9,8 @@ import { TERMINAL, taskStatusBadge, agentStatusBadge, progressBar } from '../lib
 import { artifactItem } from '../lib/artifacts.js';
 import { interactionCard } from '../lib/cards.js';
 import { describeEvent } from '../lib/timeline.js';
+import { interactionCalls, toolItems } from '../lib/tool-calls.js';
+import { toolItem } from '../lib/tool-views.js';
 
 export class LineupTaskDetail extends LineupElement {
   static properties = ['state', 'taskId'];
@@ -42,6 +44,8 @@ export class LineupTaskDetail extends LineupElement {
     const interactions = detail?.interactions || state.interactions.filter((i) => i.taskId === task.id);
     const artifacts = detail?.artifacts || [];
     const timeline = detail?.timeline || [];
+    const asked = interactionCalls(state);
+    const tools = toolItems(state, (entry) => entry.call.taskId === task.id, (id) => interactions.some((it) => it.id === id));
     return html`<article class="detail-inner" data-task-id=${task.id} data-status=${task.status} aria-labelledby="task-detail-heading">
       <header class="detail-head">
         <h2 id="task-detail-heading" tabindex="-1">${task.title}</h2>
@@ -61,7 +65,11 @@ export class LineupTaskDetail extends LineupElement {
         <p class="prewrap">${task.description}</p></details>` : ''}
       ${interactions.length ? html`<section class="detail-section" aria-labelledby="detail-interactions">
         <h3 id="detail-interactions">${t('detail.interactions')}</h3>
-        ${interactions.map((it) => interactionCard(it, state, 'detail'))}</section>` : ''}
+        ${interactions.map((it) => html`${asked.has(it.id) ? html`<lineup-tool-call .entry=${asked.get(it.id)} .state=${state}
+          .linked=${true}></lineup-tool-call>` : ''}${interactionCard(it, state, 'detail')}`)}</section>` : ''}
+      ${tools.length ? html`<section class="detail-section" aria-labelledby="detail-tools">
+        <h3 id="detail-tools">${t('tool.section')} <span class="count">${tools.length}</span></h3>
+        ${tools.map((item) => toolItem(item, state, 'detail'))}</section>` : ''}
       <section class="detail-section" aria-labelledby="detail-children">
         <h3 id="detail-children">${t('detail.children')} <span class="count">${children.length}</span></h3>
         ${children.length ? html`<ul class="plain-list child-tasks">${children.map((child) => html`<li class="child-task" data-child-status=${child.status}>

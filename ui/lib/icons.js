@@ -34,6 +34,7 @@ const PATHS = {
   back: svg`<path d="M10 3L5 8l5 5"/>`,
   chevron: svg`<path d="M6 3l5 5-5 5"/>`,
   signout: svg`<path d="M6.5 2.5h-4v11h4M10 5l3 3-3 3M13 8H6"/>`,
+  tool: svg`<path d="M10.25 2.25a3.25 3.25 0 0 0-3 4.5L2.5 11.5l2 2 4.75-4.75a3.25 3.25 0 0 0 4.5-3l-2 2-1.75-.5-.5-1.75z"/>`,
   key: svg`<circle cx="5" cy="10.5" r="2.75"/><path d="M7 8.5l6-6M11 4.5l1.75 1.75M9.5 6l1.25 1.25"/>`,
 };
 

@@ -5,11 +5,19 @@
  * this object: `registerInteractionCard(type, tagName)` makes the app render interactions of `type` with
  * the custom element `tagName` (it receives `.interaction`, `.answer` and `.me`, and answers with a bubbling
  * `lineup-interaction-respond` event carrying {interaction, response}, like the built-in card).
+ * `registerToolView(toolName, tagName)` makes the app show that tool's calls with `tagName` (it receives
+ * `.instance` for an app-type tool, else `.call` and `.result`: the tool.call and tool.result payloads, the
+ * result null until it arrives); without it, the element is the one named after
+ * the file of the tool's `ui` URL (`/plugins/canvas/static/lineup-canvas.js` → `<lineup-canvas>`).
  */
 export const registry = {
   cards: new Map(),
+  toolViews: new Map(),
   registerInteractionCard(type, tagName) {
     this.cards.set(type, tagName);
+  },
+  registerToolView(toolName, tagName) {
+    this.toolViews.set(toolName, tagName);
   },
 };
 

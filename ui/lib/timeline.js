@@ -1,6 +1,7 @@
 // One line of a task's event timeline in words (seed 002 §15.7: the whole process is traceable).
 
 import { t } from './i18n.js';
+import { callerName, formatArguments, resultText, toolLabel } from './tool-views.js';
 
 function who(actor, ctx) {
   if (!actor) return '';
@@ -49,6 +50,14 @@ export function describeEvent(event, ctx) {
       return t('timeline.message', { who: by });
     case 'message.updated':
       return t('timeline.messageStreaming', { who: by });
+    case 'tool.call': {
+      // The result is not filed under the task (hub/domain/tools.py): it is paired here by the call's id.
+      const text = t('tool.called', { who: callerName(p.caller, ctx), tool: toolLabel(p), args: formatArguments(p.arguments) }).trim();
+      const answer = ctx.tools?.byId.get(event.id)?.result?.payload;
+      if (!answer) return `${text} · ${t('tool.pending')}`;
+      if (answer.error) return `${text} · ${t('tool.error')} ${answer.error.code}: ${answer.error.message}`;
+      return `${text} → ${resultText(answer.result)}`;
+    }
     default:
       return event.type;
   }
