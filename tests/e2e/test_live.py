@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import api, create_owner
@@ -91,8 +92,13 @@ def test_answer_given_offline_is_sent_after_reconnect(hub, open_page, demo_agent
     shots(page, "offline-answer-queued")
 
     hub.start()
-    banner.get_by_role("button", name="Retry now").click()
-    expect(banner).to_have_count(0, timeout=15_000)
+    # The app may reconnect on its own schedule before the click lands (the banner then goes, and its
+    # button with it); "Retry now" only shortens the wait, so a click that finds no button is fine.
+    try:
+        banner.get_by_role("button", name="Retry now").click(timeout=3_000)
+    except PlaywrightTimeoutError:
+        pass
+    expect(banner).to_have_count(0, timeout=30_000)
     answered = page.locator(".stream .interaction-card")
     expect(answered).to_have_attribute("data-status", "answered", timeout=10_000)
     expect(answered.locator(".decision")).to_have_text("Approved: Approve")
