@@ -35,6 +35,8 @@ class Presence:
         self.expiries: list[tuple[datetime, str]] = []     # heap of (expiresAt, interaction id)
         self._task: asyncio.Task[None] | None = None
         self._last_grace_check = 0.0
+        self._last_tick = 0.0
+        self._resumed_at = 0.0  # loop time the hub last came back from a stall (SIGSTOP, suspend, a blocked loop)
 
     @property
     def _loop_time(self) -> float:
@@ -117,9 +119,15 @@ class Presence:
         settings = self.hub.settings
         now = self._loop_time
         silent_after = settings.heartbeat_interval_s * settings.missed_heartbeats_offline
+        if self._last_tick and now - self._last_tick > 4 * TICK_S:
+            # The hub itself was not running: the peers' beats wait unread in the socket buffers. Count
+            # silence from now, or every agent would look like a zombie at once (a false offline storm).
+            log.warning("presence: the hub stalled for %.1f s; counting silence from now", now - self._last_tick)
+            self._resumed_at = now
+        self._last_tick = now
         for sessions in list(self.hub.broker.agents.values()):
             for session in list(sessions):
-                if session.connected and now - session.last_seen > silent_after:
+                if session.connected and now - max(session.last_seen, self._resumed_at) > silent_after:
                     log.info("agent %s missed %d heartbeats; closing", session.actor.id,
                              settings.missed_heartbeats_offline)
                     session.close(4000, "heartbeat timeout")
