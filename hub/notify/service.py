@@ -106,6 +106,9 @@ class Notifier:
                 continue
             if (now - _parse(event.recorded_at)).total_seconds() > self.config.max_age_s:
                 continue  # a notification about something long past helps nobody
+            if kind == "succeeded" and tx.one("SELECT 1 FROM tasks WHERE id = ? AND parent_task_id IS NOT NULL",
+                                              event.task_id):
+                continue  # a finished step of a larger task is progress, not news
             subject, note = compose(tx.conn, event, kind, self.base_url, self.config.include_details)
             for name in self.channels:
                 if kind not in self.config.channel(name).kinds:
