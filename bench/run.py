@@ -65,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"LineUp bench: profiles {names}, {args.repeats} repeats, run {run_s} s, warm-up {warmup_s} s; "
           f"results → {rec.path}", flush=True)
 
+    rec.write("config", {"profiles": names, "repeats": args.repeats, "runS": run_s, "warmupS": warmup_s,
+                         "quietWaitS": args.quiet_wait, "argv": sys.argv[1:]})
     baselines = run_baselines()
     rec.write("baselines", baselines)
     fs, sq = baselines["fsync"]["fsync"], baselines["sqlite"]

@@ -93,7 +93,7 @@ def run_profile(kind: str, profile: Profile) -> dict[str, Any]:
         target.stop()
     if isinstance(target, HubTarget):
         result["stored"] = stored_run_events(target)
-        target.cleanup()
+    target.cleanup()
     return result
 
 

@@ -11,6 +11,8 @@ import json
 import sys
 import time
 
+import psutil
+
 from bench.ipc import Child
 from bench.report import Recorder
 from bench.sampler import Sampler
@@ -52,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         sent = agents.recv(timeout_s=args.run_s + warmup_s + 60)
         received = apps.call({"cmd": "drain", "expected": sent["sent"], "timeoutS": 20.0, "quietS": 5.0},
                              timeout_s=60)
+        time.sleep(2.0)
+        rss_after_mb = round(psutil.Process(target.pid).memory_info().rss / 2**20, 1)  # does the storm's memory return?
     finally:
         for child in (agents, apps):
             if child is not None:
@@ -64,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
               "ackP99Ms": sent["ack"]["p99"], "ackMaxMs": sent["ack"]["max"], "sent": sent["sent"],
               "acked": sent["acked"], "lost": received["lost"], "dups": received["duplicates"],
               "gaps": received["gaps"], "e2eP99Ms": received["e2e"]["p99"],
-              "duringStorm": sampler.summary()}
+              "duringStorm": sampler.summary(), "rssAfterMB": rss_after_mb}
     problems = []
     if slowest_s > CAUGHT_UP_LIMIT_S:
         problems.append(f"slowest app caught up after {slowest_s:.2f} s > {CAUGHT_UP_LIMIT_S} s")

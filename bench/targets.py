@@ -128,7 +128,9 @@ class Target:
         raise NotImplementedError
 
     def cleanup(self) -> None:
-        pass
+        """Remove what the run left on disk (the log; a hub also its data dir)."""
+        if self.log_path is not None and self.log_path.exists():
+            self.log_path.unlink()
 
 
 class RelayTarget(Target):
@@ -158,11 +160,6 @@ class HubTarget(Target):
         return self.data_dir / "lineup.db"
 
     def command(self) -> list[str]:
-        switch = os.environ.get("BENCH_HUB_SWITCH_INTERVAL")  # experiment knob: the GIL switch interval, seconds
-        if switch:
-            return [sys.executable, "-c", f"import sys; sys.setswitchinterval({float(switch)}); sys.argv[0] = 'lineup'; "
-                    "from hub.cli import main; main()", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                    "--data-dir", str(self.data_dir), "--no-mdns"]
         return [sys.executable, "-m", "hub", "serve", "--host", "127.0.0.1", "--port", str(self.port),
                 "--data-dir", str(self.data_dir), "--no-mdns"]
 
