@@ -186,15 +186,9 @@ class Uplink:
             try:
                 transport = await self._open()
             except TransportError as exc:
-                code, message, step = diagnose(exc, line=self.line, uid=self.config.uid)
-                if exc.terminal:
-                    await self._set("error", code=code, message=message, next_step=step)
-                    return
                 attempt += 1
-                delay = self._backoff(attempt)
-                await self._set("reconnecting", code=code, message=message, next_step=step, attempt=attempt,
-                                retry_in_s=round(delay, 1))
-                await asyncio.sleep(delay)
+                if not await self._wait_to_retry(exc, attempt):
+                    return
                 continue
             except _Unsupported as exc:
                 await self._set("error", code="relay_unsupported_server", message=str(exc),
@@ -212,15 +206,21 @@ class Uplink:
                 await asyncio.gather(deliver, return_exceptions=True)
                 self._transport = None
                 await transport.close()
-            code, message, step = diagnose(ended, line=self.line, uid=self.config.uid)
-            if ended.terminal:
-                await self._set("error", code=code, message=message, next_step=step)
-                return
             attempt += 1
-            delay = self._backoff(attempt)
-            await self._set("reconnecting", code=code, message=message, next_step=step, attempt=attempt,
-                            retry_in_s=round(delay, 1))
-            await asyncio.sleep(delay)
+            if not await self._wait_to_retry(ended, attempt):
+                return
+
+    async def _wait_to_retry(self, failure: TransportError, attempt: int) -> bool:
+        """Show why the session ended; wait the backoff and say True, or False when retrying cannot help."""
+        code, message, step = diagnose(failure, line=self.line, uid=self.config.uid)
+        if failure.terminal:
+            await self._set("error", code=code, message=message, next_step=step)
+            return False
+        delay = self._backoff(attempt)
+        await self._set("reconnecting", code=code, message=message, next_step=step, attempt=attempt,
+                        retry_in_s=round(delay, 1))
+        await asyncio.sleep(delay)
+        return True
 
     async def _open(self) -> Transport:
         """Register the hub's token when it provisions itself, tell the line, connect."""
