@@ -11,7 +11,6 @@ import asyncio
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -34,6 +33,7 @@ from hub.discovery.advertise import Advertiser
 from hub.discovery.browse import FoundHub, discover
 from hub.sdk import SdkError
 from hub.sdk.credentials import find_hub, pair_or_load
+from tests.support import netns
 from tests.support.hubproc import HubProcess, free_port, run_cli
 
 LOOPBACK = ["127.0.0.1"]
@@ -437,49 +437,20 @@ class Lan:
         return dict(json.loads(result.stdout))
 
 
-def _ip(*args: str) -> None:
-    subprocess.run(["ip", *args], check=True, capture_output=True, text=True, timeout=10)
-
-
 @pytest.fixture
 def lan() -> Iterator[Lan]:
-    if sys.platform != "linux" or shutil.which("ip") is None:
-        pytest.skip("network namespaces need Linux and the `ip` command (iproute2)")
-    if os.geteuid() != 0:
-        pytest.skip("creating network namespaces needs root (`ip netns add`); run the tests as root to include it")
+    netns.require_namespaces()
     suffix = f"{os.getpid() % 100000}"
     net = Lan(f"lineup-hub-{suffix}", f"lineup-phone-{suffix}", f"luh{suffix}", f"lup{suffix}")
-    try:
-        _ip("netns", "add", net.hub_ns)
-        _ip("netns", "add", net.phone_ns)
-        # Both ends are created directly inside the namespaces: the machine's own stack never sees the link.
-        _ip("link", "add", net.hub_link, "netns", net.hub_ns, "type", "veth", "peer", "name", net.phone_link,
-            "netns", net.phone_ns)
-        ends = ((net.hub_ns, net.hub_link, HUB_ADDRESS), (net.phone_ns, net.phone_link, PHONE_ADDRESS))
-        for ns, link, address in ends:
-            _ip("-n", ns, "addr", "add", f"{address}/24", "dev", link)
-            _ip("-n", ns, "link", "set", link, "up")
-            _ip("-n", ns, "link", "set", "lo", "up")
-    except subprocess.CalledProcessError as exc:
-        for ns in (net.hub_ns, net.phone_ns):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-        pytest.skip(f"this machine does not permit creating network namespaces: {' '.join(exc.cmd)}: "
-                    f"{exc.stderr.strip()}")
+    netns.join_two(((net.hub_ns, net.hub_link, HUB_ADDRESS), (net.phone_ns, net.phone_link, PHONE_ADDRESS)))
     try:
         yield net
     finally:
+        netns.stop(net.processes)
         for proc in net.processes:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-                try:
-                    proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
             if proc.stdout is not None:
                 proc.stdout.close()
-        for ns in (net.hub_ns, net.phone_ns):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=10)
+        netns.remove(net.hub_ns, net.phone_ns)
 
 
 def _wait_log(path: Path, needle: str, proc: subprocess.Popen[str], timeout_s: float = 20) -> None:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import signal
 import subprocess
 import sys
 import textwrap
@@ -21,6 +19,8 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+
+from tests.support import netns
 
 ROOT = Path(__file__).resolve().parents[2]
 HUB_ADDRESS, PHONE_ADDRESS = "10.231.0.1", "10.231.0.2"
@@ -69,45 +69,17 @@ class Lan:
         return list(json.loads(result.stdout))
 
 
-def _ip(*args: str) -> None:
-    subprocess.run(["ip", *args], check=True, capture_output=True, text=True, timeout=10)
-
-
 @pytest.fixture
 def lan() -> Iterator[Lan]:
-    if sys.platform != "linux" or shutil.which("ip") is None:
-        pytest.skip("network namespaces need Linux and the `ip` command (iproute2)")
-    if os.geteuid() != 0:
-        pytest.skip("creating network namespaces needs root (`ip netns add`); run the tests as root to include it")
+    netns.require_namespaces()
     suffix = f"{os.getpid() % 100000}"
     net = Lan(f"lusec-hub-{suffix}", f"lusec-phone-{suffix}")
-    hub_link, phone_link = f"lsh{suffix}", f"lsp{suffix}"
-    try:
-        _ip("netns", "add", net.hub_ns)
-        _ip("netns", "add", net.phone_ns)
-        _ip("link", "add", hub_link, "netns", net.hub_ns, "type", "veth", "peer", "name", phone_link,
-            "netns", net.phone_ns)
-        for ns, link, address in ((net.hub_ns, hub_link, HUB_ADDRESS), (net.phone_ns, phone_link, PHONE_ADDRESS)):
-            _ip("-n", ns, "addr", "add", f"{address}/24", "dev", link)
-            _ip("-n", ns, "link", "set", link, "up")
-            _ip("-n", ns, "link", "set", "lo", "up")
-    except subprocess.CalledProcessError as exc:
-        for ns in (net.hub_ns, net.phone_ns):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-        pytest.skip(f"this machine does not permit network namespaces: {' '.join(exc.cmd)}: {exc.stderr.strip()}")
+    netns.join_two(((net.hub_ns, f"lsh{suffix}", HUB_ADDRESS), (net.phone_ns, f"lsp{suffix}", PHONE_ADDRESS)))
     try:
         yield net
     finally:
-        for proc in net.processes:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-                try:
-                    proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
-        for ns in (net.hub_ns, net.phone_ns):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=10)
+        netns.stop(net.processes)
+        netns.remove(net.hub_ns, net.phone_ns)
 
 
 def test_a_hub_on_the_lan_without_an_owner_needs_the_setup_code(lan: Lan, tmp_path: Path) -> None:
