@@ -49,11 +49,13 @@ class Hub:
     def __init__(self, settings: Settings) -> None:
         from hub.gateway.broker import Broker
         from hub.gateway.presence import Presence
+        from hub.gateway.recent import RecentEvents
         from hub.gateway.streams import Streams
 
         self.settings = settings
         self.version = __version__
         self.broker = Broker()
+        self.recent = RecentEvents(max_events=settings.replay_window_events)  # shared by receivers resuming at once
         self.presence = Presence(self)
         self.streams = Streams(self)
         self.epoch = ""
@@ -169,6 +171,7 @@ class Hub:
 
     def _on_commit(self, events: list[StoredEvent]) -> None:
         """After COMMIT, in commit order: fan out, then let the rest of the hub react."""
+        self.recent.append(events)
         self.broker.publish(events)
         self.presence.observe(events)
         self.streams.observe(events)

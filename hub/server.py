@@ -18,6 +18,7 @@ import segno
 import uvicorn
 
 from hub.app import create_app
+from hub.gateway.wire import FrameBatching
 from hub.core import Hub
 from hub.settings import Settings
 
@@ -107,7 +108,7 @@ class HubServer(uvicorn.Server):
 def uvicorn_config(app: Any, settings: Settings, tls: tuple[Path, Path] | None = None) -> uvicorn.Config:
     # shared/QUALITY.md rule 6: per-message deflate off, 1 MiB frames, uvloop and httptools where available.
     return uvicorn.Config(
-        app, ws_max_size=settings.max_frame_bytes, ws_per_message_deflate=False, lifespan="on",
+        FrameBatching(app), ws_max_size=settings.max_frame_bytes, ws_per_message_deflate=False, lifespan="on",
         # The peer address is the TCP peer's: X-Forwarded-For would let any local client (or a DNS-rebound web
         # page) pick a new address for every guess (hub/web/auth.py::client_key).
         proxy_headers=False,

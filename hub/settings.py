@@ -43,6 +43,9 @@ class Settings:
     outbound_buffer_bytes: int = 1024 * 1024
     tool_call_timeout_s: float = 300.0     # a call to an app's or agent's tool fails when nobody answers by then
     max_in_flight: int = 1000              # envelopes of one socket awaiting their ack before reading pauses
+    # The newest committed events kept in memory (and at most 8 MiB of them) for receivers that resume at once;
+    # replays from further back read the log. 0 turns it off.
+    replay_window_events: int = 8192
     log_level: str = "info"
     tls_cert: Path | None = None           # serve HTTPS/WSS with this certificate (PEM) ...
     tls_key: Path | None = None            # ... and this key

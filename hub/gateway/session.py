@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from starlette.websockets import WebSocket, WebSocketState
 
 from hub.domain.actors import Actor
+from hub.gateway.wire import frame_writer
 from hub.protocol.envelope import system_frame
 from hub.store.events import StoredEvent
 
@@ -26,6 +27,9 @@ log = logging.getLogger("lineup.gateway")
 CLOSE_SLOW_CONSUMER = 4008
 REPLAY_HIGH_WATER = 256 * 1024  # replay waits while this much is queued, instead of growing the buffer
 FLUSH_ON_CLOSE_S = 5.0  # how long a closing socket may take to send the answers already queued
+# A sender writes at most this much at a time, then lets the other sockets have their turn: with hundreds of
+# sockets replaying at once, an agent's ack waits for one round of these, not for every replay to finish.
+WRITE_CHUNK_BYTES = 32 * 1024
 
 
 class Session:
@@ -42,7 +46,7 @@ class Session:
         self._wakeup = asyncio.Event()
         self._drained = asyncio.Event()
         self._drained.set()
-        self._progress = asyncio.Event()  # set by the sender after every frame it sends (and on close)
+        self._progress = asyncio.Event()  # set by the sender after every chunk of frames it writes (and on close)
         self.closed = False
         self.close_code: int | None = None
         self.live = False
@@ -53,6 +57,7 @@ class Session:
         self.last_seen = asyncio.get_running_loop().time()
         self._sender: asyncio.Task[None] | None = None
         self._closing: asyncio.Task[None] | None = None
+        self._write = frame_writer(ws)
 
     # ---- outbound ----------------------------------------------------------------------------------
 
@@ -100,18 +105,29 @@ class Session:
     def send_system(self, type_: str, payload: dict[str, Any], correlation_id: str | None = None) -> None:
         self.send(system_frame(type_, payload, workspace_id=self.actor.workspace_id, correlation_id=correlation_id))
 
+    def _take_chunk(self) -> list[bytes]:
+        """The next frames to write: at least one, then up to WRITE_CHUNK_BYTES."""
+        chunk, size = [], 0
+        while self._queue and (not chunk or size + len(self._queue[0]) <= WRITE_CHUNK_BYTES):
+            frame = self._queue.popleft()
+            self.queued_bytes -= len(frame)
+            size += len(frame)
+            chunk.append(frame)
+        return chunk
+
     async def _send_loop(self) -> None:
         try:
             while not self.closed:
                 await self._wakeup.wait()
                 self._wakeup.clear()
                 while self._queue and not self.closed:
-                    frame = self._queue.popleft()
-                    self.queued_bytes -= len(frame)
+                    chunk = self._take_chunk()
                     if self.queued_bytes <= REPLAY_HIGH_WATER:
                         self._drained.set()
-                    await self.ws.send_text(frame.decode())
+                    await self._write(chunk)
                     self._progress.set()
+                    if self._queue:
+                        await asyncio.sleep(0)  # the writes above may not have waited: give others a turn
                 self._drained.set()
         except Exception:  # the peer went away while we were sending; the reader notices the close
             self.closed = True
@@ -142,11 +158,9 @@ class Session:
 
     async def _flush(self) -> None:
         assert self._sender is not None
-        await asyncio.wait([self._sender])  # it stops after the frame it is sending, keeping the order
+        await asyncio.wait([self._sender])  # it stops after the frames it is writing, keeping the order
         while self._queue:
-            frame = self._queue.popleft()
-            self.queued_bytes -= len(frame)
-            await self.ws.send_text(frame.decode())
+            await self._write(self._take_chunk())
 
     async def shutdown(self) -> None:
         self.closed = True

@@ -177,12 +177,24 @@ class SocketServer:
             session.send_system("system.error", outcome.error.as_payload(None))
 
     def _app_pages(self, workspace_id: str) -> Any:
+        def visible(event: event_log.StoredEvent) -> bool:
+            return event.workspace_id == workspace_id
+
         async def read(after: int, upto: int) -> list[event_log.StoredEvent]:
+            page = self.hub.recent.page(after, upto, visible)
+            if page is not None:
+                return page
             return await self.hub.read_replay(lambda c: event_log.read_workspace_after(c, workspace_id, after, upto))
         return read
 
     def _agent_pages(self, agent_id: str) -> Any:
+        def visible(event: event_log.StoredEvent) -> bool:
+            return agent_id in event.recipients
+
         async def read(after: int, upto: int) -> list[event_log.StoredEvent]:
+            page = self.hub.recent.page(after, upto, visible)
+            if page is not None:
+                return page
             return await self.hub.read_replay(lambda c: event_log.read_agent_after(c, agent_id, after, upto))
         return read
 

@@ -1,6 +1,6 @@
 """R1: the resume table (shared/QUALITY.md "Reliability drills", PROTOCOL.md "Handshake and resume").
 
-One hub for the module holds a log of ~1,500 events: agent A is in conversation c-a (1,300 app messages, so a
+One hub for each window size (below) holds a log of ~1,500 events: agent A is in conversation c-a (1,300 app messages, so a
 replay from 0 takes more than one 1,000-row page), agent B in c-b. Each case connects with a cursor and checks
 what arrives against the log read behind the hub's back: every event after the cursor once, in order, then
 `system.caught_up`, then live events; or `system.resync_required` where the cursor cannot be served.
@@ -62,9 +62,12 @@ async def _populate(hub: HubProcess) -> Log:
     return Log(hub, space.token, space.agents[0], agent_b)
 
 
-@pytest.fixture(scope="module")
-def log(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Log]:
-    hub = HubProcess(tmp_path_factory.mktemp("resume") / "hub").start()
+# The hub keeps the newest events in memory for replays (hub/gateway/recent.py); with a window of 100 most cases
+# start in the log and finish in the window, so both paths and the hand-over between them are checked.
+@pytest.fixture(scope="module", params=["window-8192", "window-100"])
+def log(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Log]:
+    window = request.param.removeprefix("window-")
+    hub = HubProcess(tmp_path_factory.mktemp("resume") / "hub", env={"LINEUP_REPLAY_WINDOW_EVENTS": window}).start()
     try:
         # In a thread of its own: the tests' event loop is not running yet and must not be disturbed.
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
