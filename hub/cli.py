@@ -284,19 +284,75 @@ def db_rebuild(data_dir: Path | None) -> None:
 
 @db.command("verify")
 @data_dir_option
-def db_verify(data_dir: Path | None) -> None:
-    """Check the tamper-evident chain: names the first edited, deleted or reordered event."""
+@click.option("--anchor", "kept_head", default=None, metavar="SEQUENCE:CHAIN",
+              help="Also check against a head kept elsewhere (as a previous `lineup db verify` printed it).")
+def db_verify(data_dir: Path | None, kept_head: str | None) -> None:
+    """Check the tamper-evident chain: names the first edited, deleted or reordered event.
+
+    Also checks the chain's anchor (chain-anchor.json, written by the running hub) and, with --anchor, a head kept
+    elsewhere, so deleting the newest events is noticed too.
+    """
+    from hub.store.anchor import AnchorError, anchor_path, check_head, head, parse_head, read_anchor
     from hub.store.chain import verify
+    from hub.store.migrations import read_meta
     from hub.store.rebuild import open_for_maintenance
 
-    conn = open_for_maintenance(_settings(data_dir=data_dir).db_path)
-    broken = verify(conn)
-    head = conn.execute("SELECT COALESCE(MAX(sequence), 0) FROM events").fetchone()[0]
-    conn.close()
-    if broken is None:
-        click.echo(f"ok: the chain holds for all {head} events")
+    settings = _settings(data_dir=data_dir)
+    try:
+        kept = parse_head(kept_head) if kept_head is not None else None
+    except AnchorError as exc:
+        raise click.BadParameter(str(exc), param_hint="--anchor") from None
+    conn = open_for_maintenance(settings.db_path)
+    try:
+        problems: list[tuple[int, str]] = []  # (sequence, message) or (-1, a message about the anchor itself)
+        notes: list[str] = []
+        broken = verify(conn)
+        if broken is not None:
+            problems.append((broken[0], f"the chain breaks at sequence {broken[0]}: {broken[1]}"))
+        last, last_chain = head(conn)
+        epoch = read_meta(conn, "epoch")
+        path = anchor_path(settings.data_dir)
+        try:
+            anchor = read_anchor(settings.data_dir)
+        except AnchorError as exc:
+            anchor = None
+            problems.append((-1, f"the chain anchor {exc}"))
+        else:
+            if anchor is None:
+                notes.append(f"note: no chain anchor at {path} (a hub that never ran on this data, or an older "
+                             "one): deleting the newest events could not be noticed")
+            elif anchor.epoch != epoch:
+                problems.append((-1, f"the chain anchor {path} belongs to another event log (epoch {anchor.epoch}; "
+                                     f"this database: epoch {epoch}): the database was replaced or reset after the "
+                                     "hub wrote it. If that was intended, move the anchor away."))
+            else:
+                bad = check_head(conn, anchor.sequence, anchor.chain)
+                if bad is not None:
+                    problems.append((bad[0], f"the chain breaks at sequence {bad[0]}: {bad[1]} (the anchor written "
+                                             f"at {anchor.written_at} names sequence {anchor.sequence})"))
+                else:
+                    notes.append(f"anchor: sequence {anchor.sequence} as anchored at {anchor.written_at}")
+        if kept is not None:
+            bad = check_head(conn, *kept)
+            if bad is not None:
+                problems.append((bad[0], f"the chain breaks at sequence {bad[0]}: {bad[1]} (the head given with "
+                                         f"--anchor names sequence {kept[0]})"))
+            else:
+                notes.append(f"anchor: sequence {kept[0]} as given with --anchor")
+    finally:
+        conn.close()
+    if not problems:
+        click.echo(f"ok: the chain holds for all {last} events")
+        for note in notes:
+            click.echo(note)
+        # Kept elsewhere (a note, another machine), this head shows later whether events were removed since.
+        click.echo(f"head: sequence {last}, chain {last_chain} (keep it elsewhere; check later with "
+                   f"`lineup db verify --anchor {last}:{last_chain}`)")
         return
-    click.echo(f"FAIL: the chain breaks at sequence {broken[0]}: {broken[1]}", err=True)
+    for _, message in sorted(problems, key=lambda problem: problem[0]):
+        click.echo(f"FAIL: {message}", err=True)
+    for note in notes:
+        click.echo(note, err=True)
     sys.exit(1)
 
 

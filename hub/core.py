@@ -23,6 +23,7 @@ from hub.tools.registry import ToolRegistry
 from hub.tools.router import ToolRouter
 from hub.settings import Settings
 from hub.store import database
+from hub.store.anchor import Anchorer
 from hub.store.events import StoredEvent
 from hub.store.migrations import migrate, read_meta
 from hub.store.writer import Command, Writer
@@ -79,6 +80,7 @@ class Hub:
         self.started = False
         self.loop_lag_ms = 0.0
         self._lag_task: asyncio.Task[None] | None = None
+        self.anchorer: Anchorer | None = None
         self._data_version: int | None = None
         self._background: set[asyncio.Task[None]] = set()
         self.url: str | None = None
@@ -104,6 +106,9 @@ class Hub:
         self._api_conn = await database.connect(self.db_path, **conn_options)
         self.writer = Writer(self._write_conn, self._on_commit)
         await self.writer.start()
+        # The head of the chain, kept outside the database (hub/store/anchor.py): read on a reader, off the hot path.
+        self.anchorer = Anchorer(self.settings.data_dir, self.epoch, self.read, self.settings.chain_anchor_interval_s)
+        await self.anchorer.start()
         self._name = await self.read(lambda c: (c.execute("SELECT value FROM meta WHERE key = 'hub_name'").fetchone()
                                                 or [None])[0])
         if not await self.read(lambda c: c.execute("SELECT 1 FROM users LIMIT 1").fetchone()):
@@ -148,6 +153,8 @@ class Hub:
         await self.presence.stop()
         await self.streams.flush_all()
         await self.writer.stop()
+        if self.anchorer is not None:
+            await self.anchorer.stop()  # everything is committed now: anchor the last head once more
         for conn in (self._api_conn, self._replay_conn, self._write_conn):
             if conn is not None:
                 await conn.close()

@@ -39,6 +39,9 @@ class Settings:
     hello_timeout_s: float = 10.0
     pairing_code_ttl_s: float = 600.0      # seed 002 §7.1: 10 minutes
     stream_snapshot_s: float = 2.0         # a streaming message is saved at least this often
+    # The head of the chain is written to <data dir>/chain-anchor.json this often when it moved (and at shutdown),
+    # so `lineup db verify` notices the newest events deleted; 0: only at start and at shutdown.
+    chain_anchor_interval_s: float = 5.0
     max_frame_bytes: int = 1024 * 1024
     outbound_buffer_bytes: int = 1024 * 1024
     tool_call_timeout_s: float = 300.0     # a call to an app's or agent's tool fails when nobody answers by then

@@ -3,6 +3,7 @@
 Editing, deleting or reordering any row breaks every chain value after it, so `lineup db verify` names the
 first bad sequence, and an export (`lineup export`) can be checked elsewhere with the same few lines of code:
 chain[n] = sha256(chain[n-1] + "\\n" + canonical JSON of the row's fields), chain[0] = 64 zeros.
+Deleting the newest rows leaves a chain that still holds: hub/store/anchor.py keeps the head outside the database.
 """
 
 from __future__ import annotations
