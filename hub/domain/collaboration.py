@@ -57,8 +57,9 @@ def get_agent(tx: Tx, workspace_id: str, agent_id: str) -> Any:
     return row
 
 
-def ensure_new(tx: Tx, table: str, object_id: str, what: str) -> None:
-    if tx.one(f"SELECT 1 FROM {table} WHERE id = ?", object_id) is not None:
+def ensure_new(tx: Tx, workspace_id: str, table: str, object_id: str, what: str) -> None:
+    """Ids are unique within a workspace: one another workspace uses is free here, and nothing tells it exists."""
+    if tx.one(f"SELECT 1 FROM {table} WHERE id = ? AND workspace_id = ?", object_id, workspace_id) is not None:
         raise LapError("conflict", f"A {what} with id {object_id!r} already exists.")
 
 
@@ -76,16 +77,18 @@ def stored_payload(env: Envelope, parsed: Any, **hub_fields: Any) -> dict[str, A
     return {**env.payload, **msgspec.to_builtins(parsed), **hub_fields}
 
 
-def pending_interactions(tx: Tx, task_id: str) -> list[Any]:
-    return tx.all("SELECT * FROM interactions WHERE task_id = ? AND status = 'pending'", task_id)
+def pending_interactions(tx: Tx, workspace_id: str, task_id: str) -> list[Any]:
+    return tx.all("SELECT * FROM interactions WHERE task_id = ? AND workspace_id = ? AND status = 'pending'",
+                  task_id, workspace_id)
 
 
 def resume_task_if_unblocked(tx: Tx, actor: Actor, task_id: str | None, correlation_id: str | None) -> None:
     """waiting_for_human → running once no pending interaction blocks the task any more."""
     if task_id is None:
         return
-    task = tx.one("SELECT * FROM tasks WHERE id = ?", task_id)
-    if task is not None and task["status"] == "waiting_for_human" and not pending_interactions(tx, task_id):
+    task = tx.one("SELECT * FROM tasks WHERE id = ? AND workspace_id = ?", task_id, actor.workspace_id)
+    if task is not None and task["status"] == "waiting_for_human" \
+            and not pending_interactions(tx, actor.workspace_id, task_id):
         change_status(tx, actor, task, "running", by="hub", correlation_id=correlation_id, cause="interaction_resolved")
 
 
@@ -93,7 +96,7 @@ def resume_task_if_unblocked(tx: Tx, actor: Actor, task_id: str | None, correlat
 
 def conversation_create(tx: Tx, actor: Actor, env: Envelope, p: P.ConversationCreate) -> None:
     conversation_id = env.conversationId or new_id("conv")
-    ensure_new(tx, "conversations", conversation_id, "conversation")
+    ensure_new(tx, actor.workspace_id, "conversations", conversation_id, "conversation")
     # An agent opens a conversation of its own (the MCP bridge, one per MCP session; issue 9): it is the member.
     agent_ids = [actor.id] if actor.kind == "agent" else p.agentIds
     for agent_id in agent_ids:
@@ -108,7 +111,7 @@ def message_create(tx: Tx, actor: Actor, env: Envelope, p: P.MessageCreate) -> N
     if env.taskId is not None:  # a message shows in that task's timeline: only a task the sender may touch
         get_task(tx, actor, env.taskId)
     message_id = p.messageId or new_id("msg")
-    existing = tx.one("SELECT * FROM messages WHERE id = ?", message_id)
+    existing = tx.one("SELECT * FROM messages WHERE id = ? AND workspace_id = ?", message_id, actor.workspace_id)
     if existing is not None and not (existing["state"] == "streaming" and existing["author_id"] == actor.id
                                      and existing["conversation_id"] == conversation["id"]):
         raise LapError("conflict", f"A message with id {message_id!r} already exists.")
@@ -130,7 +133,7 @@ def message_create(tx: Tx, actor: Actor, env: Envelope, p: P.MessageCreate) -> N
 
 def task_create(tx: Tx, actor: Actor, env: Envelope, p: P.TaskCreate) -> None:
     task_id = env.taskId or new_id("task")
-    ensure_new(tx, "tasks", task_id, "task")
+    ensure_new(tx, actor.workspace_id, "tasks", task_id, "task")
     conversation = get_conversation(tx, actor, env.conversationId, required=False)
     if actor.kind == "agent":
         agent_id = actor.id
@@ -162,7 +165,7 @@ def task_cancel_requested(tx: Tx, actor: Actor, env: Envelope, p: P.TaskCancelRe
     # seed 002 §6.2: a queued task or one waiting for the person stops at once; a running one only when
     # its agent confirms or the cancel timeout passes (hub/domain/housekeeping.py).
     if task["status"] == "waiting_for_human":
-        for interaction in pending_interactions(tx, task["id"]):
+        for interaction in pending_interactions(tx, actor.workspace_id, task["id"]):
             resolve_interaction(tx, actor, interaction, "cancelled", None, correlation_id=env.correlationId)
     if task["status"] in ("queued", "waiting_for_human"):
         change_status(tx, actor, task, "cancelled", by="user", correlation_id=env.correlationId,
@@ -234,7 +237,7 @@ def task_status_changed(tx: Tx, actor: Actor, env: Envelope, p: P.TaskStatusChan
 def task_child_created(tx: Tx, actor: Actor, env: Envelope, p: P.TaskChildCreated) -> None:
     parent = get_task(tx, actor, p.parentTaskId)
     child_id = p.taskId or new_id("task")
-    ensure_new(tx, "tasks", child_id, "task")
+    ensure_new(tx, actor.workspace_id, "tasks", child_id, "task")
     if p.status == "waiting_for_human":
         raise LapError("invalid_payload", "A child task cannot start waiting_for_human; ask through an interaction.")
     # `status` is named explicitly: the payload type omits defaults, and the projection needs it.
@@ -255,7 +258,7 @@ def request_interaction(tx: Tx, actor: Actor, request: P.InteractionSpec, *, tas
                         tool_call: dict[str, Any] | None = None) -> str:
     """Store an interaction (and block its task); also used by human-facing tools (hub/domain/tools.py)."""
     interaction_id = request.id or new_id("int")
-    ensure_new(tx, "interactions", interaction_id, "interaction")
+    ensure_new(tx, actor.workspace_id, "interactions", interaction_id, "interaction")
     task = get_task(tx, actor, task_id) if task_id is not None else None
     if task is not None and task["status"] not in ("running", "waiting_for_human"):
         raise LapError("illegal_transition", f"Only a running task can ask the person; this one is {task['status']}.")
@@ -276,7 +279,7 @@ def request_interaction(tx: Tx, actor: Actor, request: P.InteractionSpec, *, tas
 
 def artifact_created(tx: Tx, actor: Actor, env: Envelope, p: P.ArtifactCreated) -> None:
     artifact_id = p.artifactId or new_id("art")
-    ensure_new(tx, "artifacts", artifact_id, "artifact")
+    ensure_new(tx, actor.workspace_id, "artifacts", artifact_id, "artifact")
     task = get_task(tx, actor, env.taskId) if env.taskId is not None else None
     conversation_id = env.conversationId or (task["conversation_id"] if task is not None else None)
     if conversation_id is not None:
@@ -306,6 +309,7 @@ AGENT_HANDLERS: dict[str, Handler] = {
 
 
 def command_for(actor: Actor, env: Envelope, handler: Handler, parsed: Any) -> Command:
-    """Wrap one inbound envelope as a writer command keyed by its id for idempotency."""
+    """Wrap one inbound envelope as a writer command keyed by its id (within the workspace) for idempotency."""
     digest = request_digest(actor.ref, env.type, env.workspaceId, env.conversationId, env.taskId, env.payload)
-    return Command(run=lambda tx: handler(tx, actor, env, parsed), dedupe_id=env.id, request_hash=digest)
+    return Command(run=lambda tx: handler(tx, actor, env, parsed), dedupe_id=env.id, request_hash=digest,
+                   workspace_id=actor.workspace_id)

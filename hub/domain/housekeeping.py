@@ -1,4 +1,8 @@
-"""What the hub itself records: agent presence, the grace period, cancel timeouts, expiries, stream snapshots."""
+"""What the hub itself records: agent presence, the grace period, cancel timeouts, expiries, stream snapshots.
+
+Task and interaction ids are unique within a workspace only. A timer that knows the workspace passes it; one
+that knows only the id gets every workspace's object of that id, and each is judged by its own state.
+"""
 
 from __future__ import annotations
 
@@ -33,58 +37,65 @@ def agent_status(agent_id: str, status: str, *, reason: str, last_heartbeat_at: 
     return Command(run=run)
 
 
-def fail_unreachable(task_id: str, lost_since: str) -> Command:
-    """After the grace period a running task whose agent stayed away fails with agent_unreachable."""
+def _rows(tx: Tx, table: str, object_id: str, workspace_id: str | None) -> list[Any]:
+    if workspace_id is not None:
+        return tx.all(f"SELECT * FROM {table} WHERE id = ? AND workspace_id = ?", object_id, workspace_id)
+    return tx.all(f"SELECT * FROM {table} WHERE id = ?", object_id)
+
+
+def fail_unreachable(task_id: str, lost_since: str, workspace_id: str | None = None) -> Command:
+    """After the grace period a running task whose agent stayed away (since `lost_since`) fails with
+    agent_unreachable."""
     def run(tx: Tx) -> None:
-        task = tx.one("SELECT * FROM tasks WHERE id = ?", task_id)
-        if task is None or task["status"] != "running" or task["connection_lost_at"] is None:
-            return
-        change_status(tx, hub_actor(task["workspace_id"]), task, "failed", by="hub", correlation_id=None,
-                      cause="agent_unreachable",
-                      error={"code": "agent_unreachable",
-                             "message": f"The agent has been unreachable since {lost_since}."})
+        for task in _rows(tx, "tasks", task_id, workspace_id):
+            if task["status"] != "running" or task["connection_lost_at"] != lost_since:
+                continue
+            change_status(tx, hub_actor(task["workspace_id"]), task, "failed", by="hub", correlation_id=None,
+                          cause="agent_unreachable",
+                          error={"code": "agent_unreachable",
+                                 "message": f"The agent has been unreachable since {lost_since}."})
 
     return Command(run=run)
 
 
-def fail_interrupted(task_id: str) -> Command:
+def fail_interrupted(task_id: str, workspace_id: str | None = None) -> Command:
     """A supervised agent's task that was running when the hub stopped: its process did not survive."""
     def run(tx: Tx) -> None:
-        task = tx.one("SELECT * FROM tasks WHERE id = ?", task_id)
-        if task is None or task["status"] != "running":
-            return
-        change_status(tx, hub_actor(task["workspace_id"]), task, "failed", by="hub", correlation_id=None,
-                      cause="runtime_restarted",
-                      error={"code": "runtime_restarted",
-                             "message": "The hub stopped while this task ran, and its process with it. "
-                                        "Start the task again."})
+        for task in _rows(tx, "tasks", task_id, workspace_id):
+            if task["status"] != "running":
+                continue
+            change_status(tx, hub_actor(task["workspace_id"]), task, "failed", by="hub", correlation_id=None,
+                          cause="runtime_restarted",
+                          error={"code": "runtime_restarted",
+                                 "message": "The hub stopped while this task ran, and its process with it. "
+                                            "Start the task again."})
 
     return Command(run=run)
 
 
-def cancel_timed_out(task_id: str) -> Command:
+def cancel_timed_out(task_id: str, workspace_id: str | None = None) -> Command:
     """A cancel request the agent never confirmed: the policy's timeout makes the task cancelled."""
     def run(tx: Tx) -> None:
-        task = tx.one("SELECT * FROM tasks WHERE id = ?", task_id)
-        if task is None or task["status"] not in ("running", "waiting_for_human") or task["cancel_requested_at"] is None:
-            return
-        # The agent may have asked the person something after the request; the policy still ends the task.
-        for interaction in pending_interactions(tx, task_id):
-            resolve_interaction(tx, hub_actor(task["workspace_id"]), interaction, "cancelled", None, correlation_id=None)
-        change_status(tx, hub_actor(task["workspace_id"]), task, "cancelled", by="hub", correlation_id=None,
-                      cause="cancel_timeout")
+        for task in _rows(tx, "tasks", task_id, workspace_id):
+            if task["status"] not in ("running", "waiting_for_human") or task["cancel_requested_at"] is None:
+                continue
+            # The agent may have asked the person something after the request; the policy still ends the task.
+            actor = hub_actor(task["workspace_id"])
+            for interaction in pending_interactions(tx, task["workspace_id"], task["id"]):
+                resolve_interaction(tx, actor, interaction, "cancelled", None, correlation_id=None)
+            change_status(tx, actor, task, "cancelled", by="hub", correlation_id=None, cause="cancel_timeout")
 
     return Command(run=run)
 
 
-def expire_interaction(interaction_id: str) -> Command:
+def expire_interaction(interaction_id: str, workspace_id: str | None = None) -> Command:
     def run(tx: Tx) -> None:
-        interaction = tx.one("SELECT * FROM interactions WHERE id = ?", interaction_id)
-        if interaction is None or interaction["status"] != "pending" or not is_expired(interaction["expires_at"]):
-            return
-        actor = hub_actor(interaction["workspace_id"])
-        resolve_interaction(tx, actor, interaction, "expired", None, correlation_id=None)
-        resume_task_if_unblocked(tx, actor, interaction["task_id"], None)
+        for interaction in _rows(tx, "interactions", interaction_id, workspace_id):
+            if interaction["status"] != "pending" or not is_expired(interaction["expires_at"]):
+                continue
+            actor = hub_actor(interaction["workspace_id"])
+            resolve_interaction(tx, actor, interaction, "expired", None, correlation_id=None)
+            resume_task_if_unblocked(tx, actor, interaction["task_id"], None)
 
     return Command(run=run)
 
@@ -92,7 +103,8 @@ def expire_interaction(interaction_id: str) -> Command:
 def snapshot_stream(actor: Actor, conversation_id: str, message_id: str, content: str, task_id: str | None) -> Command:
     """message.updated: what a streaming message holds so far, so a crash loses seconds of text at most."""
     def run(tx: Tx) -> None:
-        existing = tx.one("SELECT state, author_id FROM messages WHERE id = ?", message_id)
+        existing = tx.one("SELECT state, author_id FROM messages WHERE id = ? AND workspace_id = ?", message_id,
+                          actor.workspace_id)
         if existing is not None and (existing["state"] != "streaming" or existing["author_id"] != actor.id):
             raise LapError("conflict", f"Message {message_id!r} is complete or belongs to someone else.")
         tx.append("message.updated", {"messageId": message_id, "content": content, "author": actor.as_author(),

@@ -86,7 +86,7 @@ def tool_call(registry: ToolRegistry, tx: Tx, actor: Actor, env: Envelope, p: P.
               conversation_id=env.conversationId, correlation_id=env.correlationId, occurred_at=env.occurredAt,
               recipients=(target_id,) if target_kind == "agent" and target_id else ())
     if error is not None:
-        append_result(tx, call_of(tx, env.id), error={"code": error[0], "message": error[1]})
+        append_result(tx, call_of(tx, actor.workspace_id, env.id), error={"code": error[0], "message": error[1]})
         return
     assert target is not None
     if target_kind == "interaction":
@@ -95,7 +95,8 @@ def tool_call(registry: ToolRegistry, tx: Tx, actor: Actor, env: Envelope, p: P.
             request = msgspec.convert({**target.hub_tool.interaction(p.action, p.arguments), "id": interaction_id},
                                       P.InteractionSpec)
         except Exception as exc:  # noqa: BLE001 - a plugin's bug becomes this call's error, not the hub's
-            append_result(tx, call_of(tx, env.id), error={"code": "tool_failed", "message": str(exc)[:500]})
+            append_result(tx, call_of(tx, actor.workspace_id, env.id),
+                          error={"code": "tool_failed", "message": str(exc)[:500]})
             return
         request_interaction(tx, actor, request, task_id=env.taskId, conversation_id=env.conversationId,
                             envelope_id=None, correlation_id=env.id,
@@ -103,8 +104,9 @@ def tool_call(registry: ToolRegistry, tx: Tx, actor: Actor, env: Envelope, p: P.
                                        "action": p.action})
 
 
-def call_of(tx: Tx, call_event_id: str) -> Any:
-    row = tx.one("SELECT * FROM tool_calls WHERE id = ?", call_event_id)
+def call_of(tx: Tx, workspace_id: str, call_event_id: str) -> Any:
+    """A call by its event id: the envelope id, unique within the workspace."""
+    row = tx.one("SELECT * FROM tool_calls WHERE id = ? AND workspace_id = ?", call_event_id, workspace_id)
     if row is None:
         raise LapError("not_found", f"No tool call {call_event_id!r}.")
     return row
@@ -145,11 +147,11 @@ def tool_result(registry: ToolRegistry, tx: Tx, actor: Actor, env: Envelope, p: 
                   extra={k: v for k, v in env.payload.items() if k not in ("result", "error")})
 
 
-def complete_call(call_event_id: str, *, result: dict[str, Any] | None = None, error: dict[str, str] | None = None,
-                  instance: dict[str, Any] | None = None) -> Command:
+def complete_call(workspace_id: str, call_event_id: str, *, result: dict[str, Any] | None = None,
+                  error: dict[str, str] | None = None, instance: dict[str, Any] | None = None) -> Command:
     """The router's answer for a hub-handled, human-answered or timed-out call (no-op if already answered)."""
     def run(tx: Tx) -> None:
-        call = tx.one("SELECT * FROM tool_calls WHERE id = ?", call_event_id)
+        call = tx.one("SELECT * FROM tool_calls WHERE id = ? AND workspace_id = ?", call_event_id, workspace_id)
         if call is None or call["status"] != "pending":
             return
         append_result(tx, call, result=result, error=error, instance=instance)

@@ -27,17 +27,19 @@ def _agent_name(conn: sqlite3.Connection, agent_id: str | None) -> str:
     return str(row[0]) if row else "An agent"
 
 
-def _task(conn: sqlite3.Connection, task_id: str | None) -> sqlite3.Row | None:
+def _task(conn: sqlite3.Connection, workspace_id: str | None, task_id: str | None) -> sqlite3.Row | None:
     if not task_id:
         return None
-    row: sqlite3.Row | None = conn.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone()
+    row: sqlite3.Row | None = conn.execute("SELECT * FROM tasks WHERE id = ? AND workspace_id = ?",
+                                           (task_id, workspace_id)).fetchone()
     return row
 
 
 def compose(conn: sqlite3.Connection, event: StoredEvent, kind: str, base_url: str,
             include_details: bool) -> tuple[str, dict[str, Any]]:
-    """(subject key, notification) for one event. The subject key makes a notification happen once."""
-    task = _task(conn, event.task_id)
+    """(subject key, notification) for one event. The subject key makes a notification happen once; it names
+    the workspace, as interaction and task ids are unique only within one."""
+    task = _task(conn, event.workspace_id, event.task_id)
     note: dict[str, Any] = {"id": new_id("ntf"), "kind": kind, "workspaceId": event.workspace_id,
                             "taskId": event.task_id, "sequence": event.sequence, "createdAt": event.recorded_at}
     link = f"{base_url}/#/tasks/{event.task_id}" if event.task_id else f"{base_url}/#/inbox"
@@ -54,7 +56,7 @@ def compose(conn: sqlite3.Connection, event: StoredEvent, kind: str, base_url: s
         if include_details:
             note["details"] = {k: spec[k] for k in ("description", "impact", "details") if spec.get(k)}
         note["link"] = link
-        return f"waiting_for_me:{spec['id']}", note
+        return f"waiting_for_me:{event.workspace_id}:{spec['id']}", note
     if kind in ("failed", "succeeded"):
         agent = _agent_name(conn, task["agent_id"] if task is not None else None)
         title = task["title"] if task is not None else event.task_id
@@ -63,7 +65,7 @@ def compose(conn: sqlite3.Connection, event: StoredEvent, kind: str, base_url: s
                     body=f"{agent}: {error.get('code', 'failed')}" if kind == "failed" else f"{agent} finished it.")
         if include_details and error.get("message"):
             note["details"] = {"error": error.get("message")}
-        return f"{kind}:{event.task_id}", note
+        return f"{kind}:{event.workspace_id}:{event.task_id}", note
     agent_id = event.payload["agentId"]
     agent = _agent_name(conn, agent_id)
     running = conn.execute("SELECT COUNT(*) FROM tasks WHERE agent_id = ? AND status IN ('running', "

@@ -106,8 +106,8 @@ class Notifier:
                 continue
             if (now - _parse(event.recorded_at)).total_seconds() > self.config.max_age_s:
                 continue  # a notification about something long past helps nobody
-            if kind == "succeeded" and tx.one("SELECT 1 FROM tasks WHERE id = ? AND parent_task_id IS NOT NULL",
-                                              event.task_id):
+            if kind == "succeeded" and tx.one("SELECT 1 FROM tasks WHERE id = ? AND workspace_id = ? "
+                                              "AND parent_task_id IS NOT NULL", event.task_id, event.workspace_id):
                 continue  # a finished step of a larger task is progress, not news
             subject, note = compose(tx.conn, event, kind, self.base_url, self.config.include_details)
             for name in self.channels:
@@ -203,8 +203,9 @@ class Notifier:
         if row["kind"] != "waiting_for_me":
             return True
         note = json.loads(row["notification"])
-        status = await self.hub.read(lambda c: c.execute("SELECT status FROM interactions WHERE id = ?",
-                                                         (note["interactionId"],)).fetchone())
+        status = await self.hub.read(lambda c: c.execute(
+            "SELECT status FROM interactions WHERE id = ? AND workspace_id = ?",
+            (note["interactionId"], row["workspace_id"])).fetchone())
         return status is not None and status[0] == "pending"
 
     async def _deliver(self, name: str, row: Any) -> None:

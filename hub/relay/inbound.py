@@ -154,9 +154,9 @@ class InboundHandler:
 
     async def _text(self, person: Person, actor: Actor, message: Inbound, text: str) -> Handled:
         ref, rest = textreply.split_reference(text)
-        questions = await self.hub.read(lambda c: store.open_questions(c, person.uid))
+        questions = await self.hub.read(lambda c: store.open_questions(c, person.uid, actor.workspace_id))
         if ref is not None:
-            target = await self.hub.read(lambda c: store.question(c, person.uid, ref))
+            target = await self.hub.read(lambda c: store.question(c, person.uid, actor.workspace_id, ref))
             if target is None:
                 return Handled("no_such_question").say(f"There is no question #{ref}. / 没有 #{ref} 这个问题。")
             if target["status"] != "pending":

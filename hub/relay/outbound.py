@@ -47,13 +47,14 @@ def text_for(tx: Tx, person: Person, event: StoredEvent) -> str | None:
     if event.type == "interaction.requested":
         spec = payload["interaction"]
         number = store.open_question(tx, person.uid, spec["id"])
-        several = len(store.open_questions(tx.conn, person.uid)) > 1
+        several = len(store.open_questions(tx.conn, person.uid, event.workspace_id or "")) > 1
         if event.conversation_id:
             store.set_conversation(tx, person.uid, event.conversation_id)
         return textreply.render_question(spec, number, several)
     if event.type in ("interaction.resolved", "interaction.expired"):
         number = store.close_question(tx, person.uid, payload["interactionId"])
-        row = tx.one("SELECT spec FROM interactions WHERE id = ?", payload["interactionId"])
+        row = tx.one("SELECT spec FROM interactions WHERE id = ? AND workspace_id = ?", payload["interactionId"],
+                     event.workspace_id)
         if number is None or row is None:
             return None
         spec: dict[str, Any] = json.loads(row[0])
@@ -63,7 +64,7 @@ def text_for(tx: Tx, person: Person, event: StoredEvent) -> str | None:
             return f"✓ #{number} {spec['title']}: {answer} — recorded / 已记录"
         return f"#{number} {spec['title']}: {answer} (answered elsewhere / 已在别处回答)"
     if event.type == "task.status_changed" and payload.get("status") in FINISHED:
-        row = tx.one("SELECT title FROM tasks WHERE id = ?", event.task_id)
+        row = tx.one("SELECT title FROM tasks WHERE id = ? AND workspace_id = ?", event.task_id, event.workspace_id)
         title = row[0] if row else event.task_id
         status = payload["status"]
         detail = payload.get("summary") or (payload.get("error") or {}).get("message") or ""

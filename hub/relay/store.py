@@ -161,19 +161,20 @@ def close_question(tx: Tx, person: str, interaction_id: str) -> int | None:
     return int(row[0]) if row[1] == "open" else None
 
 
-def open_questions(conn: sqlite3.Connection, person: str) -> list[sqlite3.Row]:
-    """The person's open questions whose interaction is still pending, oldest first."""
+def open_questions(conn: sqlite3.Connection, person: str, workspace_id: str) -> list[sqlite3.Row]:
+    """The person's open questions whose interaction is still pending, oldest first. `workspace_id` is the
+    person's: interaction ids are unique within a workspace only."""
     return conn.execute(
         "SELECT q.number, i.* FROM relay_questions q JOIN interactions i ON i.id = q.interaction_id "
-        "WHERE q.person = ? AND q.status = 'open' AND i.status = 'pending' ORDER BY q.number",
-        (person,)).fetchall()
+        "AND i.workspace_id = ? WHERE q.person = ? AND q.status = 'open' AND i.status = 'pending' ORDER BY q.number",
+        (workspace_id, person)).fetchall()
 
 
-def question(conn: sqlite3.Connection, person: str, number: int) -> sqlite3.Row | None:
+def question(conn: sqlite3.Connection, person: str, workspace_id: str, number: int) -> sqlite3.Row | None:
     row: sqlite3.Row | None = conn.execute(
-        "SELECT q.number, q.status AS question_status, i.* FROM relay_questions q "
-        "JOIN interactions i ON i.id = q.interaction_id WHERE q.person = ? AND q.number = ?",
-        (person, number)).fetchone()
+        "SELECT q.number, q.status AS question_status, i.* FROM relay_questions q JOIN interactions i "
+        "ON i.id = q.interaction_id AND i.workspace_id = ? WHERE q.person = ? AND q.number = ?",
+        (workspace_id, person, number)).fetchone()
     return row
 
 

@@ -105,9 +105,9 @@ class Supervisor:
         """Tasks this agent was running when the hub stopped: their process is gone, so they fail clearly
         instead of staying `running` for ever (a supervised runtime cannot pick a process up again)."""
         rows = await self.hub.read(lambda c: c.execute(
-            "SELECT id FROM tasks WHERE agent_id = ? AND status = 'running'", (agent_id,)).fetchall())
+            "SELECT id, workspace_id FROM tasks WHERE agent_id = ? AND status = 'running'", (agent_id,)).fetchall())
         for row in rows:
-            await self.hub.execute(housekeeping.fail_interrupted(row["id"]))
+            await self.hub.execute(housekeeping.fail_interrupted(row["id"], row["workspace_id"]))
 
     async def stop(self) -> None:
         for supervised in list(self.running.values()):

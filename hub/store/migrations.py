@@ -217,9 +217,135 @@ def m006_chain_events(conn: sqlite3.Connection) -> None:
     backfill(conn)
 
 
+def _rebuild_table(conn: sqlite3.Connection, table: str, create: str, indexes: str = "") -> None:
+    """SQLite cannot change a key in place: create the new table, copy every row, drop, rename, index again.
+
+    `create` is the new CREATE TABLE statement for `<table>_new`; the columns keep their names and order,
+    so rows are copied by name and `SELECT *` reads them as before. Dropping the old table drops its indexes.
+    """
+    columns = ", ".join(row[1] for row in conn.execute(f"PRAGMA table_info({table})"))
+    _run_script(conn, create)
+    conn.execute(f"INSERT INTO {table}_new ({columns}) SELECT {columns} FROM {table}")
+    conn.execute(f"DROP TABLE {table}")
+    conn.execute(f"ALTER TABLE {table}_new RENAME TO {table}")
+    _run_script(conn, indexes)
+
+
+def m007_scope_ids_to_workspaces(conn: sqlite3.Connection) -> None:
+    # Ids a client may choose (conversation, message, task, interaction, artifact, the envelope id, and so the
+    # tool call's id and an instance's) are unique within a workspace, not across the hub: otherwise creating
+    # an object with an id another workspace uses answers `conflict` and tells that the id exists there.
+    # Keys are (id, workspace_id): unique per workspace, and a lookup by id alone still uses the key's index.
+    # Ids the hub generates (workspaces, users, devices, agents, credentials, codes, links) stay global.
+    _rebuild_table(conn, "events", """
+        CREATE TABLE events_new (
+            sequence        INTEGER PRIMARY KEY,
+            id              TEXT NOT NULL,          -- the envelope id: the idempotency key, within the workspace
+            type            TEXT NOT NULL,
+            workspace_id    TEXT,
+            conversation_id TEXT,
+            task_id         TEXT,
+            correlation_id  TEXT,
+            actor           TEXT NOT NULL,
+            occurred_at     TEXT NOT NULL,
+            recorded_at     TEXT NOT NULL,
+            payload         TEXT NOT NULL,
+            request_hash    TEXT,
+            chain           TEXT
+        );
+        """, """
+        CREATE UNIQUE INDEX events_by_id ON events (id, workspace_id);
+        CREATE INDEX events_by_workspace ON events (workspace_id, sequence);
+        CREATE INDEX events_by_task ON events (task_id, sequence) WHERE task_id IS NOT NULL;
+        """)
+    _rebuild_table(conn, "conversations", """
+        CREATE TABLE conversations_new (
+            id TEXT NOT NULL, workspace_id TEXT NOT NULL, title TEXT NOT NULL,
+            agent_ids TEXT NOT NULL DEFAULT '[]', created_by TEXT NOT NULL,
+            created_at TEXT NOT NULL, updated_at TEXT NOT NULL, last_sequence INTEGER NOT NULL,
+            PRIMARY KEY (id, workspace_id)
+        );
+        """, "CREATE INDEX conversations_by_workspace ON conversations (workspace_id, last_sequence);")
+    _rebuild_table(conn, "messages", """
+        CREATE TABLE messages_new (
+            id TEXT NOT NULL, workspace_id TEXT NOT NULL, conversation_id TEXT NOT NULL,
+            author_kind TEXT NOT NULL, author_id TEXT NOT NULL, target_agent_id TEXT,
+            content TEXT NOT NULL, blocks TEXT,
+            state TEXT NOT NULL,                     -- streaming | complete
+            created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+            first_sequence INTEGER NOT NULL,         -- orders the stream; stable while a message streams
+            last_sequence INTEGER NOT NULL,
+            PRIMARY KEY (id, workspace_id)
+        );
+        """, "CREATE INDEX messages_by_conversation ON messages (conversation_id, first_sequence);")
+    _rebuild_table(conn, "tasks", """
+        CREATE TABLE tasks_new (
+            id TEXT NOT NULL, workspace_id TEXT NOT NULL, conversation_id TEXT, parent_task_id TEXT,
+            agent_id TEXT, title TEXT NOT NULL, description TEXT NOT NULL DEFAULT '',
+            status TEXT NOT NULL, progress INTEGER, summary TEXT, error TEXT,
+            cancel_requested_at TEXT, cancel_reason TEXT,
+            connection_lost_at TEXT,                 -- set while its agent is offline: "connection lost since"
+            created_by TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+            last_sequence INTEGER NOT NULL,
+            PRIMARY KEY (id, workspace_id)
+        );
+        """, """
+        CREATE INDEX tasks_by_workspace ON tasks (workspace_id, status, last_sequence);
+        CREATE INDEX tasks_by_agent ON tasks (agent_id, status);
+        CREATE INDEX tasks_by_parent ON tasks (parent_task_id);
+        """)
+    _rebuild_table(conn, "interactions", """
+        CREATE TABLE interactions_new (
+            id TEXT NOT NULL, workspace_id TEXT NOT NULL, task_id TEXT, conversation_id TEXT,
+            agent_id TEXT NOT NULL, type TEXT NOT NULL, title TEXT NOT NULL, risk TEXT NOT NULL,
+            spec TEXT NOT NULL,                      -- the request as the agent sent it (JSON)
+            status TEXT NOT NULL,                    -- pending | answered | declined | expired | cancelled
+            response TEXT, responded_by TEXT, responded_at TEXT,
+            expires_at TEXT, created_at TEXT NOT NULL, last_sequence INTEGER NOT NULL,
+            PRIMARY KEY (id, workspace_id)
+        );
+        """, """
+        CREATE INDEX interactions_by_workspace ON interactions (workspace_id, status);
+        CREATE INDEX interactions_by_task ON interactions (task_id);
+        """)
+    _rebuild_table(conn, "artifacts", """
+        CREATE TABLE artifacts_new (
+            id TEXT NOT NULL, workspace_id TEXT NOT NULL, task_id TEXT, conversation_id TEXT,
+            agent_id TEXT NOT NULL, name TEXT NOT NULL, url TEXT NOT NULL, mime_type TEXT, summary TEXT,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (id, workspace_id)
+        );
+        """, "CREATE INDEX artifacts_by_task ON artifacts (task_id);")
+    _rebuild_table(conn, "tool_calls", """
+        CREATE TABLE tool_calls_new (
+            id TEXT NOT NULL, workspace_id TEXT NOT NULL, call_id TEXT NOT NULL,
+            caller_kind TEXT NOT NULL, caller_id TEXT NOT NULL, name TEXT NOT NULL, action TEXT,
+            arguments TEXT NOT NULL,
+            target_kind TEXT NOT NULL,               -- hub | interaction | agent | app | none
+            target_id TEXT,                          -- the agent, device or interaction that answers
+            instance_id TEXT,                        -- for app-type tools: the instance the call works on
+            status TEXT NOT NULL,                    -- pending | done | failed
+            result TEXT, error TEXT, created_at TEXT NOT NULL, completed_at TEXT, last_sequence INTEGER NOT NULL,
+            PRIMARY KEY (id, workspace_id)
+        );
+        """, """
+        CREATE INDEX tool_calls_by_caller ON tool_calls (caller_id, call_id);
+        CREATE INDEX tool_calls_pending ON tool_calls (workspace_id, status);
+        """)
+    _rebuild_table(conn, "tool_instances", """
+        CREATE TABLE tool_instances_new (
+            id TEXT NOT NULL, workspace_id TEXT NOT NULL, tool TEXT NOT NULL, state TEXT NOT NULL,
+            status TEXT NOT NULL,                    -- open | closed
+            created_by TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+            last_sequence INTEGER NOT NULL,
+            PRIMARY KEY (id, workspace_id)
+        );
+        """)
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_create_event_log, m002_create_projections, m003_create_sign_in_links, m004_create_tools,
-    m005_create_notifications, m006_chain_events,
+    m005_create_notifications, m006_chain_events, m007_scope_ids_to_workspaces,
 ]
 
 # Tables rebuilt from the log by `lineup db rebuild` and compared by `lineup db check`.

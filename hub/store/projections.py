@@ -144,8 +144,8 @@ def _conversation_created(conn: sqlite3.Connection, ev: StoredEvent) -> None:
 
 def _touch_conversation(conn: sqlite3.Connection, ev: StoredEvent) -> None:
     if ev.conversation_id:
-        conn.execute("UPDATE conversations SET updated_at = ?, last_sequence = ? WHERE id = ?",
-                     (ev.recorded_at, ev.sequence, ev.conversation_id))
+        conn.execute("UPDATE conversations SET updated_at = ?, last_sequence = ? WHERE id = ? AND workspace_id = ?",
+                     (ev.recorded_at, ev.sequence, ev.conversation_id, ev.workspace_id))
 
 
 @projects("message.created", "message.updated")
@@ -157,8 +157,9 @@ def _message_written(conn: sqlite3.Connection, ev: StoredEvent) -> None:
     conn.execute(
         "INSERT INTO messages (id, workspace_id, conversation_id, author_kind, author_id, target_agent_id, content, "
         "blocks, state, created_at, updated_at, first_sequence, last_sequence) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
-        "ON CONFLICT (id) DO UPDATE SET content = excluded.content, blocks = COALESCE(excluded.blocks, blocks), "
-        "state = excluded.state, updated_at = excluded.updated_at, last_sequence = excluded.last_sequence",
+        "ON CONFLICT (id, workspace_id) DO UPDATE SET content = excluded.content, "
+        "blocks = COALESCE(excluded.blocks, blocks), state = excluded.state, updated_at = excluded.updated_at, "
+        "last_sequence = excluded.last_sequence",
         (p["messageId"], ev.workspace_id, ev.conversation_id, author["kind"], author["id"], p.get("targetAgentId"),
          p.get("content", ""), _json(p.get("blocks")), state, ev.recorded_at, ev.recorded_at, ev.sequence,
          ev.sequence))
@@ -181,16 +182,17 @@ def _task_status_changed(conn: sqlite3.Connection, ev: StoredEvent) -> None:
     p = ev.payload
     conn.execute(
         "UPDATE tasks SET status = COALESCE(?, status), progress = COALESCE(?, progress), "
-        "summary = COALESCE(?, summary), error = COALESCE(?, error), updated_at = ?, last_sequence = ? WHERE id = ?",
+        "summary = COALESCE(?, summary), error = COALESCE(?, error), updated_at = ?, last_sequence = ? "
+        "WHERE id = ? AND workspace_id = ?",
         (p.get("status"), p.get("progress"), p.get("summary"), _json(p.get("error")), ev.recorded_at, ev.sequence,
-         ev.task_id))
+         ev.task_id, ev.workspace_id))
 
 
 @projects("task.cancel_requested")
 def _task_cancel_requested(conn: sqlite3.Connection, ev: StoredEvent) -> None:
     conn.execute("UPDATE tasks SET cancel_requested_at = COALESCE(cancel_requested_at, ?), cancel_reason = ?, "
-                 "updated_at = ?, last_sequence = ? WHERE id = ?",
-                 (ev.recorded_at, ev.payload.get("reason"), ev.recorded_at, ev.sequence, ev.task_id))
+                 "updated_at = ?, last_sequence = ? WHERE id = ? AND workspace_id = ?",
+                 (ev.recorded_at, ev.payload.get("reason"), ev.recorded_at, ev.sequence, ev.task_id, ev.workspace_id))
 
 
 @projects("interaction.requested")
@@ -207,9 +209,9 @@ def _interaction_requested(conn: sqlite3.Connection, ev: StoredEvent) -> None:
 def _interaction_resolved(conn: sqlite3.Connection, ev: StoredEvent) -> None:
     p = ev.payload
     conn.execute("UPDATE interactions SET status = ?, response = ?, responded_by = ?, responded_at = ?, "
-                 "last_sequence = ? WHERE id = ?",
+                 "last_sequence = ? WHERE id = ? AND workspace_id = ?",
                  (p["outcome"], _json(p.get("response")), _json(p.get("respondedBy")), ev.recorded_at, ev.sequence,
-                  p["interactionId"]))
+                  p["interactionId"], ev.workspace_id))
 
 
 @projects("artifact.created")
@@ -248,13 +250,15 @@ def _tool_called(conn: sqlite3.Connection, ev: StoredEvent) -> None:
 def _tool_answered(conn: sqlite3.Connection, ev: StoredEvent) -> None:
     p = ev.payload
     conn.execute("UPDATE tool_calls SET status = ?, result = ?, error = ?, completed_at = ?, last_sequence = ? "
-                 "WHERE id = ?", ("failed" if p.get("error") else "done", _json(p.get("result")),
-                                  _json(p.get("error")), ev.recorded_at, ev.sequence, p["callEventId"]))
+                 "WHERE id = ? AND workspace_id = ?",
+                 ("failed" if p.get("error") else "done", _json(p.get("result")), _json(p.get("error")),
+                  ev.recorded_at, ev.sequence, p["callEventId"], ev.workspace_id))
     instance = p.get("instance")
     if instance:
         conn.execute(
             "INSERT INTO tool_instances (id, workspace_id, tool, state, status, created_by, created_at, updated_at, "
-            "last_sequence) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, "
-            "status = excluded.status, updated_at = excluded.updated_at, last_sequence = excluded.last_sequence",
+            "last_sequence) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT (id, workspace_id) DO UPDATE SET "
+            "state = excluded.state, status = excluded.status, updated_at = excluded.updated_at, "
+            "last_sequence = excluded.last_sequence",
             (instance["id"], ev.workspace_id, p["name"], _json(instance.get("state", {})), instance["status"],
              instance.get("createdBy", ev.actor), ev.recorded_at, ev.recorded_at, ev.sequence))

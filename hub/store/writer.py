@@ -96,6 +96,9 @@ class Command:
     run: Callable[[Tx], Any]
     dedupe_id: str | None = None  # the envelope id: a re-send answers with the first ack
     request_hash: str | None = None
+    # The sender's workspace: envelope ids are unique within a workspace (an id another workspace used is new
+    # here). None: the id is looked up among all workspaces (hub-generated ids, which are random anyway).
+    workspace_id: str | None = None
 
 
 @dataclass(slots=True)
@@ -234,7 +237,11 @@ class Writer:
     def _apply_one(tx: Tx, cmd: Command) -> Outcome:
         conn = tx.conn
         if cmd.dedupe_id is not None:
-            row = conn.execute("SELECT sequence, request_hash FROM events WHERE id = ?", (cmd.dedupe_id,)).fetchone()
+            if cmd.workspace_id is None:
+                row = conn.execute("SELECT sequence, request_hash FROM events WHERE id = ?", (cmd.dedupe_id,)).fetchone()
+            else:
+                row = conn.execute("SELECT sequence, request_hash FROM events WHERE id = ? AND workspace_id = ?",
+                                   (cmd.dedupe_id, cmd.workspace_id)).fetchone()
             if row is not None:
                 if cmd.request_hash is not None and row[1] != cmd.request_hash:
                     return Outcome(error=LapError(

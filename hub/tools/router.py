@@ -2,7 +2,7 @@
 
 Calls are worked one at a time in commit order, so an app-type tool's instance sees its calls in order and a
 handler always reads the state the previous call left. On start-up, calls still pending from before a restart
-are picked up again.
+are picked up again. A call is named by (workspace, call event id): envelope ids are unique within a workspace.
 """
 
 from __future__ import annotations
@@ -50,22 +50,23 @@ class ToolRouter:
     def __init__(self, hub: Hub, registry: ToolRegistry) -> None:
         self.hub = hub
         self.registry = registry
-        self.queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()  # (job kind, call event id)
-        self.app_deadlines: dict[str, float] = {}
+        # (job kind, workspace id, call event id or interaction id)
+        self.queue: asyncio.Queue[tuple[str, str, str]] = asyncio.Queue()
+        self.app_deadlines: dict[tuple[str, str], float] = {}  # (workspace id, call event id) -> deadline
         self._worker: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         rows = await self.hub.read(lambda c: c.execute(
-            "SELECT id, target_kind, target_id FROM tool_calls WHERE status = 'pending' ORDER BY last_sequence"
-        ).fetchall())
+            "SELECT id, workspace_id, target_kind, target_id FROM tool_calls WHERE status = 'pending' "
+            "ORDER BY last_sequence").fetchall())
         now = asyncio.get_running_loop().time()
         for row in rows:
             if row["target_kind"] == "hub":
-                self.queue.put_nowait(("run", row["id"]))
+                self.queue.put_nowait(("run", row["workspace_id"], row["id"]))
             elif row["target_kind"] == "interaction":
-                self.queue.put_nowait(("interaction", row["target_id"]))
+                self.queue.put_nowait(("interaction", row["workspace_id"], row["target_id"]))
             elif row["target_kind"] in ("app", "agent"):
-                self.app_deadlines[row["id"]] = now + self.hub.settings.tool_call_timeout_s
+                self.app_deadlines[(row["workspace_id"], row["id"])] = now + self.hub.settings.tool_call_timeout_s
         self._worker = asyncio.create_task(self._work(), name="lineup-tools")
 
     async def stop(self) -> None:
@@ -76,49 +77,50 @@ class ToolRouter:
     def observe(self, events: list[StoredEvent]) -> None:
         now = asyncio.get_running_loop().time()
         for event in events:
+            workspace_id = event.workspace_id or ""
             if event.type == "tool.call":
                 kind = event.payload["target"]["kind"]
                 if kind == "hub":
-                    self.queue.put_nowait(("run", event.id))
+                    self.queue.put_nowait(("run", workspace_id, event.id))
                 elif kind in ("app", "agent"):
-                    self.app_deadlines[event.id] = now + self.hub.settings.tool_call_timeout_s
+                    self.app_deadlines[(workspace_id, event.id)] = now + self.hub.settings.tool_call_timeout_s
             elif event.type in ("interaction.resolved", "interaction.expired"):
-                self.queue.put_nowait(("interaction", event.payload["interactionId"]))
+                self.queue.put_nowait(("interaction", workspace_id, event.payload["interactionId"]))
             elif event.type == "tool.result":
-                self.app_deadlines.pop(event.payload.get("callEventId", ""), None)
+                self.app_deadlines.pop((workspace_id, event.payload.get("callEventId", "")), None)
 
     def expire_due(self) -> None:
         """Called by the presence tick: calls nobody answered in time get an error result."""
         now = asyncio.get_running_loop().time()
-        for call_event_id, deadline in list(self.app_deadlines.items()):
+        for (workspace_id, call_event_id), deadline in list(self.app_deadlines.items()):
             if now >= deadline:
-                del self.app_deadlines[call_event_id]
-                self.queue.put_nowait(("timeout", call_event_id))
+                del self.app_deadlines[(workspace_id, call_event_id)]
+                self.queue.put_nowait(("timeout", workspace_id, call_event_id))
 
     async def _work(self) -> None:
         while True:
-            kind, key = await self.queue.get()
+            kind, workspace_id, key = await self.queue.get()
             try:
                 if kind == "run":
-                    await self._run_handler(key)
+                    await self._run_handler(workspace_id, key)
                 elif kind == "interaction":
-                    await self._finish_interaction(key)
+                    await self._finish_interaction(workspace_id, key)
                 else:
-                    await self.hub.execute(complete_call(key, error={
+                    await self.hub.execute(complete_call(workspace_id, key, error={
                         "code": "no_answer", "message": f"Nobody answered within {self.hub.settings.tool_call_timeout_s:g} s: "
                                                          "the app or agent offering this tool is offline."}))
             except Exception:
                 log.exception("tool job %s %s failed", kind, key)
 
-    async def _run_handler(self, call_event_id: str) -> None:
-        call = await self.hub.read(lambda c: c.execute("SELECT * FROM tool_calls WHERE id = ?",
-                                                       (call_event_id,)).fetchone())
+    async def _run_handler(self, workspace_id: str, call_event_id: str) -> None:
+        call = await self.hub.read(lambda c: c.execute("SELECT * FROM tool_calls WHERE id = ? AND workspace_id = ?",
+                                                       (call_event_id, workspace_id)).fetchone())
         if call is None or call["status"] != "pending":
             return
         tool = self.registry.hub_tools.get(call["name"])
         if tool is None or tool.handler is None:
-            await self.hub.execute(complete_call(call_event_id, error={"code": "unknown_tool",
-                                                                       "message": f"{call['name']!r} is gone."}))
+            await self.hub.execute(complete_call(workspace_id, call_event_id, error={
+                "code": "unknown_tool", "message": f"{call['name']!r} is gone."}))
             return
         arguments = json.loads(call["arguments"])
         context = ToolContext(call["call_id"], {"kind": call["caller_kind"], "id": call["caller_id"]},
@@ -129,11 +131,12 @@ class ToolRouter:
                 context.instance_id = new_id("inst")
             else:
                 context.instance_id = call["instance_id"]
-                row = await self.hub.read(lambda c: c.execute("SELECT state, status FROM tool_instances WHERE id = ?",
-                                                              (context.instance_id,)).fetchone())
+                row = await self.hub.read(lambda c: c.execute(
+                    "SELECT state, status FROM tool_instances WHERE id = ? AND workspace_id = ?",
+                    (context.instance_id, workspace_id)).fetchone())
                 # Checked again here: a close queued just before this call may have committed since it was stored.
                 if row is None or row["status"] != "open":
-                    await self.hub.execute(complete_call(call_event_id, error={
+                    await self.hub.execute(complete_call(workspace_id, call_event_id, error={
                         "code": "instance_closed", "message": f"The {call['name']} instance {context.instance_id!r} "
                                                               "is closed."}))
                     return
@@ -144,11 +147,12 @@ class ToolRouter:
                 outcome = await asyncio.wait_for(outcome, HANDLER_TIMEOUT_S)
             result = dict(outcome or {})
         except ToolError as exc:
-            await self.hub.execute(complete_call(call_event_id, error={"code": exc.code, "message": exc.message}))
+            await self.hub.execute(complete_call(workspace_id, call_event_id,
+                                                 error={"code": exc.code, "message": exc.message}))
             return
         except Exception as exc:  # noqa: BLE001 - a plugin's bug is this call's error; the hub keeps serving
             log.exception("tool %s (plugin %s) raised", call["name"], tool.plugin)
-            await self.hub.execute(complete_call(call_event_id, error={
+            await self.hub.execute(complete_call(workspace_id, call_event_id, error={
                 "code": "tool_failed", "message": f"The {call['name']} tool failed: {type(exc).__name__}: {exc}"[:500]}))
             return
         instance = None
@@ -159,26 +163,28 @@ class ToolRouter:
             instance = {"id": context.instance_id, "state": context.state,
                         "status": "closed" if call["action"] == "close" else "open",
                         "createdBy": f"{call['caller_kind']}:{call['caller_id']}"}
-        await self.hub.execute(complete_call(call_event_id, result=result, instance=instance))
+        await self.hub.execute(complete_call(workspace_id, call_event_id, result=result, instance=instance))
 
-    async def _finish_interaction(self, interaction_id: str) -> None:
+    async def _finish_interaction(self, workspace_id: str, interaction_id: str) -> None:
         row = await self.hub.read(lambda c: c.execute(
             "SELECT tc.id AS call_event_id, tc.name, tc.action, i.spec, i.status, i.response FROM tool_calls tc "
-            "JOIN interactions i ON i.id = tc.target_id WHERE tc.target_kind = 'interaction' AND tc.target_id = ? "
-            "AND tc.status = 'pending'", (interaction_id,)).fetchone())
+            "JOIN interactions i ON i.id = tc.target_id AND i.workspace_id = tc.workspace_id "
+            "WHERE tc.target_kind = 'interaction' AND tc.target_id = ? AND tc.workspace_id = ? "
+            "AND tc.status = 'pending'", (interaction_id, workspace_id)).fetchone())
         if row is None or row["status"] == "pending":
             return
         tool = self.registry.hub_tools.get(row["name"])
         spec, response = json.loads(row["spec"]), json.loads(row["response"]) if row["response"] else None
         outcome = row["status"]
         if outcome in ("expired", "cancelled"):
-            await self.hub.execute(complete_call(row["call_event_id"], error={
+            await self.hub.execute(complete_call(workspace_id, row["call_event_id"], error={
                 "code": outcome, "message": f"The person did not answer: the question was {outcome}."}))
             return
         try:
             result = tool.result(spec, outcome, response or {}) if tool and tool.result else {"message": outcome}
         except Exception as exc:  # noqa: BLE001
-            await self.hub.execute(complete_call(row["call_event_id"], error={"code": "tool_failed",
-                                                                              "message": str(exc)[:500]}))
+            await self.hub.execute(complete_call(workspace_id, row["call_event_id"],
+                                                 error={"code": "tool_failed", "message": str(exc)[:500]}))
             return
-        await self.hub.execute(complete_call(row["call_event_id"], result={**result, "outcome": outcome}))
+        await self.hub.execute(complete_call(workspace_id, row["call_event_id"],
+                                             result={**result, "outcome": outcome}))

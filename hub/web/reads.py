@@ -56,8 +56,9 @@ async def list_messages(request: Request) -> JSONResponse:
         if c.execute("SELECT 1 FROM conversations WHERE id = ? AND workspace_id = ?",
                      (conversation_id, actor.workspace_id)).fetchone() is None:
             return None
-        return c.execute("SELECT * FROM messages WHERE conversation_id = ? AND first_sequence < ? "
-                         "ORDER BY first_sequence DESC LIMIT ?", (conversation_id, before, limit)).fetchall()
+        return c.execute("SELECT * FROM messages WHERE conversation_id = ? AND workspace_id = ? AND first_sequence < ? "
+                         "ORDER BY first_sequence DESC LIMIT ?",
+                         (conversation_id, actor.workspace_id, before, limit)).fetchall()
 
     rows = await request.app.state.hub.read(read)
     if rows is None:
@@ -91,17 +92,21 @@ async def list_tasks(request: Request) -> JSONResponse:
 async def task_detail(request: Request) -> JSONResponse:
     actor = await require_user(request)
     task_id = request.path_params["task_id"]
+    scope = (task_id, actor.workspace_id)  # ids are unique within a workspace: every read names both
 
     def read(c: sqlite3.Connection) -> dict[str, Any] | None:
-        task = c.execute("SELECT * FROM tasks WHERE id = ? AND workspace_id = ?", (task_id, actor.workspace_id)).fetchone()
+        task = c.execute("SELECT * FROM tasks WHERE id = ? AND workspace_id = ?", scope).fetchone()
         if task is None:
             return None
-        children = c.execute("SELECT * FROM tasks WHERE parent_task_id = ? ORDER BY created_at", (task_id,)).fetchall()
-        artifacts = c.execute("SELECT * FROM artifacts WHERE task_id = ? ORDER BY created_at", (task_id,)).fetchall()
-        interactions = c.execute("SELECT * FROM interactions WHERE task_id = ? ORDER BY created_at", (task_id,)).fetchall()
+        children = c.execute("SELECT * FROM tasks WHERE parent_task_id = ? AND workspace_id = ? ORDER BY created_at",
+                             scope).fetchall()
+        artifacts = c.execute("SELECT * FROM artifacts WHERE task_id = ? AND workspace_id = ? ORDER BY created_at",
+                              scope).fetchall()
+        interactions = c.execute("SELECT * FROM interactions WHERE task_id = ? AND workspace_id = ? "
+                                 "ORDER BY created_at", scope).fetchall()
         timeline = c.execute("SELECT sequence, id, type, workspace_id, conversation_id, task_id, correlation_id, actor, "
-                             "occurred_at, recorded_at, payload FROM events WHERE task_id = ? ORDER BY sequence "
-                             "LIMIT 5000", (task_id,)).fetchall()
+                             "occurred_at, recorded_at, payload FROM events WHERE task_id = ? AND workspace_id = ? "
+                             "ORDER BY sequence LIMIT 5000", scope).fetchall()
         return {"task": views.task(task), "children": [views.task(r) for r in children],
                 "artifacts": [views.artifact(r) for r in artifacts],
                 "interactions": [views.interaction(r) for r in interactions],

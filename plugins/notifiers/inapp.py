@@ -17,4 +17,5 @@ class InAppChannel:
                       workspace_id=notification["workspaceId"], actor="hub", task_id=notification.get("taskId"),
                       id=f"{notification['id']}-inapp")
 
-        await delivery.hub.execute(Command(run=run, dedupe_id=f"{notification['id']}-inapp"))
+        await delivery.hub.execute(Command(run=run, dedupe_id=f"{notification['id']}-inapp",
+                                           workspace_id=notification["workspaceId"]))

@@ -572,19 +572,147 @@ async def test_a_credential_revoked_while_connected_stops_at_once(world: World) 
             await agent.close()
 
 
-# ---- a known gap (design): ids are global --------------------------------------------------------------------
+# ---- ids are unique within a workspace, not across the hub ----------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="design gap, reported: conversation, task, message, interaction, artifact and "
-                                       "envelope ids are unique hub-wide, so creating an object with an id another "
-                                       "workspace already uses answers `conflict` and reveals that it exists")
+async def connect_both(world: World, side: str) -> tuple[LapClient, LapClient]:
+    ids = getattr(world, side)
+    app = await LapClient.connect(world.hub.ws_base, "app", ids["token"])
+    agent = await LapClient.connect(world.hub.ws_base, "agent", ids["credential"])
+    return app, agent
+
+
+async def create_objects(app: LapClient, agent: LapClient, agent_id: str, ids: dict[str, str]) -> list[Any]:
+    """A conversation, a message, a task and a child task, an artifact and an interaction with the ids given:
+    the (type, error code) of each answer."""
+    answers = [
+        await app.request("conversation.create", {"title": "t", "agentIds": [agent_id]}, conversationId=ids["conv"]),
+        await app.request("message.create", {"content": "hi", "messageId": ids["msg"]}, conversationId=ids["conv"]),
+        await app.request("task.create", {"title": "t"}, conversationId=ids["conv"], taskId=ids["task"]),
+        await agent.request("task.accepted", {}, taskId=ids["task"]),
+        await agent.request("task.child_created", {"parentTaskId": ids["task"], "taskId": ids["child"], "title": "c"}),
+        await agent.request("artifact.created", {"name": "n", "url": "https://x.test", "artifactId": ids["art"]},
+                            taskId=ids["task"]),
+        await agent.request("interaction.requested", {"interaction": {"id": ids["ask"], "type": "approval",
+                                                                      "title": "t"}}, taskId=ids["task"]),
+    ]
+    return [(answer["type"], answer["payload"].get("code")) for answer in answers]
+
+
 async def test_an_id_used_in_another_workspace_is_not_revealed(world: World) -> None:
-    b_app = await LapClient.connect(world.hub.ws_base, "app", world.b["token"])
+    """Guards that the ids a client chooses (conversation, message, task, artifact, interaction) are unique within
+    a workspace only (migration m007): B creating objects with ids A already uses gets exactly the answers it gets
+    with unused ids, never `conflict`, which would tell B that those ids exist in another workspace."""
+    # A makes the taken ids here (not world.a's): B owning an object named like one of world.a's would trip the
+    # leak checks of the other tests, which look for A's ids in B's answers.
+    taken = {k: f"{k}-{uuid.uuid4().hex[:8]}" for k in ("conv", "msg", "task", "child", "art", "ask")}
+    unused = {k: f"{k}-{uuid.uuid4().hex[:8]}" for k in taken}
+    a_app, a_agent = await connect_both(world, "a")
+    b_app, b_agent = await connect_both(world, "b")
     try:
-        answer = await b_app.request("conversation.create", {"title": "squat", "agentIds": []},
-                                     conversationId=world.a["conversationId"])
-        fresh = await b_app.request("conversation.create", {"title": "fresh", "agentIds": []},
-                                    conversationId=f"b-{uuid.uuid4().hex[:8]}")
-        assert fresh["type"] == "system.ack"
-        assert answer["type"] == fresh["type"], answer
+        acked = [("system.ack", None)] * 7
+        assert await create_objects(a_app, a_agent, world.a["agentId"], taken) == acked
+        assert await create_objects(b_app, b_agent, world.b["agentId"], taken) == acked
+        assert await create_objects(b_app, b_agent, world.b["agentId"], unused) == acked
+        # Within one workspace an id is still taken.
+        again = await b_app.request("task.create", {"title": "again"}, conversationId=taken["conv"],
+                                    taskId=taken["task"])
+        assert (again["type"], again["payload"]["code"]) == ("system.error", "conflict")
     finally:
-        await b_app.close()
+        for client in (a_app, a_agent, b_app, b_agent):
+            await client.close()
+
+
+async def resend(client: LapClient, type_: str, payload: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """Send and return the answer to this very send (an earlier answer to the same envelope id does not count)."""
+    start = len(client.frames)
+    envelope_id = await client.send(type_, payload, **fields)
+    return await client.wait_for(lambda f: f["type"] in ("system.ack", "system.error")
+                                 and f["payload"].get("id") == envelope_id, start=start)
+
+
+async def test_the_same_envelope_id_is_a_new_event_in_another_workspace(world: World) -> None:
+    """The envelope id (the idempotency key) is unique within a workspace: B's envelope with an id A used is stored
+    as B's own event; re-sends stay duplicates within each workspace; A's and B's objects of the same ids stay
+    apart in every HTTP read and in the replays of apps and agents."""
+    sides = {"a": world.a, "b": world.b}
+    head = (await state(world))["headSequence"]
+    shared = {k: f"{k}-{uuid.uuid4().hex[:8]}" for k in ("env", "conv", "msg", "task", "call", "call_id")}
+    a_app, a_agent = await connect_both(world, "a")
+    b_app, b_agent = await connect_both(world, "b")
+    try:
+        created: dict[str, dict[str, Any]] = {}
+        for side, app in (("a", a_app), ("b", b_app)):
+            own = f"{side.upper()}'s"
+            conv = {"title": own, "agentIds": [sides[side]["agentId"]]}
+            ack = await app.ok("conversation.create", conv, id=shared["env"], conversationId=shared["conv"])
+            assert ack["duplicate"] is False and ack["sequence"] > head, (side, ack)
+            await app.ok("message.create", {"content": f"{own} words", "messageId": shared["msg"]},
+                         conversationId=shared["conv"], id=f"{shared['env']}-msg")
+            await app.ok("task.create", {"title": f"{own} task"}, conversationId=shared["conv"],
+                         taskId=shared["task"], id=f"{shared['env']}-task")
+            # A tool call's id is its envelope id: each workspace's call is worked and answered on its own.
+            await app.ok("tool.call", {"call_id": shared["call_id"], "name": "calculator", "action": "add",
+                                       "arguments": {"a": 1, "b": 1 if side == "a" else 4}}, id=shared["call"])
+            result = await app.event("tool.result", correlationId=shared["call"])
+            assert result["workspaceId"] == sides[side]["workspaceId"]
+            assert result["payload"].get("result", {}).get("value") == (2 if side == "a" else 5), result["payload"]
+            created[side] = {"conv": conv, "sequence": ack["sequence"]}
+        # A re-send within a workspace: the first ack again, nothing stored. Another payload: conflict.
+        for side, app in (("a", a_app), ("b", b_app)):
+            again = await resend(app, "conversation.create", created[side]["conv"], id=shared["env"],
+                                 conversationId=shared["conv"])
+            assert again["type"] == "system.ack", again
+            assert (again["payload"]["duplicate"], again["payload"]["sequence"]) == (True, created[side]["sequence"])
+            other = await resend(app, "conversation.create", {"title": "other", "agentIds": []}, id=shared["env"],
+                                 conversationId=shared["conv"])
+            assert (other["type"], other["payload"]["code"]) == ("system.error", "conflict")
+        # B's agent starts B's task of that id; A's task of that id stays queued.
+        await b_agent.ok("task.accepted", {}, taskId=shared["task"])
+        # Each workspace's HTTP reads show its own objects only.
+        async with httpx.AsyncClient(base_url=world.hub.base, timeout=30) as http:
+            for side, status in (("a", "queued"), ("b", "running")):
+                own, workspace_id = f"{side.upper()}'s", sides[side]["workspaceId"]
+                auth = {"Authorization": f"Bearer {sides[side]['token']}"}
+                convs = (await http.get("/api/conversations", headers=auth)).json()["conversations"]
+                assert [c["title"] for c in convs if c["id"] == shared["conv"]] == [own]
+                messages = (await http.get(f"/api/conversations/{shared['conv']}/messages", headers=auth)).json()
+                assert [m["content"] for m in messages["messages"]] == [f"{own} words"]
+                detail = (await http.get(f"/api/tasks/{shared['task']}", headers=auth)).json()
+                assert (detail["task"]["title"], detail["task"]["status"]) == (f"{own} task", status)
+                assert {e["workspaceId"] for e in detail["timeline"]} == {workspace_id}
+                events = (await http.get("/api/events", params={"after": head}, headers=auth)).json()["events"]
+                assert {e["workspaceId"] for e in events} == {workspace_id}
+                assert [e["sequence"] for e in events if e["id"] == shared["env"]] == [created[side]["sequence"]]
+        # Replays from before: an app sees its own workspace's events, an agent the ones addressed to it.
+        for side in ("a", "b"):
+            ids, own = sides[side], f"{side.upper()}'s"
+            app = await LapClient.connect(world.hub.ws_base, "app", ids["token"], last_sequence=head)
+            agent = await LapClient.connect(world.hub.ws_base, "agent", ids["credential"], last_sequence=head)
+            try:
+                assert {f["workspaceId"] for f in app.events() + agent.events()} == {ids["workspaceId"]}
+                assert [f["payload"]["title"] for f in app.events() if f["id"] == shared["env"]] == [own]
+                assigned = [f["payload"]["title"] for f in agent.events() if f["type"] == "task.assigned"
+                            and f.get("taskId") == shared["task"]]
+                assert assigned == [f"{own} task"]
+            finally:
+                await app.close()
+                await agent.close()
+    finally:
+        for client in (a_app, a_agent, b_app, b_agent):
+            await client.close()
+
+
+@pytest.mark.xfail(strict=True, reason="known gap in hub/gateway/streams.py (outside the m007 change): a stream "
+                                       "looks its message id up without the workspace, so streaming under the id of "
+                                       "A's complete message answers `conflict` and reveals that it exists")
+async def test_a_streamed_message_id_used_in_another_workspace_is_not_revealed(world: World) -> None:
+    b_agent = await LapClient.connect(world.hub.ws_base, "agent", world.b["credential"])
+    try:
+        answers = []
+        for message_id in (world.a["messageId"], f"m-{uuid.uuid4().hex[:8]}"):
+            answer = await b_agent.request("message.delta", {"messageId": message_id, "offset": 0, "text": "hi"},
+                                           conversationId=world.b["conversationId"])
+            answers.append((answer["type"], answer["payload"].get("code")))
+        assert answers[0] == answers[1], answers
+    finally:
+        await b_agent.close()

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from hub.domain import housekeeping
+from hub.domain import accounts, housekeeping
 from hub.domain.actors import Actor
 from hub.protocol.errors import LapError
 from tests.unit.scenario import World, WriterRig, command, executor, populate
@@ -103,6 +103,56 @@ async def test_cancel_stops_a_queued_task_at_once_but_only_requests_a_running_on
     assert task(reader, "t3")["status"] == "cancelled"
     again = await refused(rig, world.user, "task.cancel_requested", {}, taskId="t3")
     assert again.code == "illegal_transition"
+
+
+async def second_workspace(rig: WriterRig) -> tuple[Actor, Actor]:
+    """Another team on the same hub (`lineup token --workspace Other`) with an agent of its own."""
+    execute = executor(rig.writer)
+    owner = await execute(accounts.owner_device_for_cli("Other", "cli"))
+    user = Actor("user", owner["userId"], owner["workspaceId"], device_id=owner["deviceId"])
+    make_code, code = accounts.create_pairing_code(user, "other-bot", 600)
+    await execute(make_code)
+    pair, _ = accounts.pair_agent(code, "other-bot", "test", "1.0")
+    return user, Actor("agent", (await execute(pair))["agentId"], owner["workspaceId"])
+
+
+async def test_ids_of_one_workspace_are_free_in_another_and_the_objects_stay_apart(
+        rig: WriterRig, world: World, reader: sqlite3.Connection) -> None:
+    user, agent = await second_workspace(rig)
+    # The scenario's ids (c1, t1, i1) and new ones both workspaces use (t3, i3, a3).
+    await send(rig, user, "conversation.create", {"title": "Other site", "agentIds": [agent.id]}, conversationId="c1")
+    await send(rig, user, "message.create", {"content": "Other words", "messageId": "m3"}, conversationId="c1")
+    await send(rig, world.user, "message.create", {"content": "Home words", "messageId": "m3"}, conversationId="c1")
+    for who, bot in ((world.user, world.agent), (user, agent)):
+        await send(rig, who, "task.create", {"title": f"t3 of {who.workspace_id}"}, conversationId="c1", taskId="t3")
+        await send(rig, bot, "task.accepted", {}, taskId="t3")
+        await send(rig, bot, "artifact.created", {"name": "n", "url": "https://x.test", "artifactId": "a3"},
+                   taskId="t3")
+        await send(rig, bot, "interaction.requested", {"interaction": {"id": "i3", "type": "approval",
+                                                                       "title": "Go?"}}, taskId="t3")
+    await send(rig, user, "task.create", {"title": "t1 of Other"}, conversationId="c1", taskId="t1")
+    # Answering i3 in one workspace resumes that workspace's t3 only.
+    await send(rig, user, "interaction.respond", {"interactionId": "i3", "response": {"optionId": "approve"}})
+    statuses = reader.execute("SELECT workspace_id, status FROM tasks WHERE id = 't3'").fetchall()
+    assert dict(map(tuple, statuses)) == {world.user.workspace_id: "waiting_for_human", user.workspace_id: "running"}
+    messages = reader.execute("SELECT workspace_id, content FROM messages WHERE id = 'm3'").fetchall()
+    assert dict(map(tuple, messages)) == {world.user.workspace_id: "Home words", user.workspace_id: "Other words"}
+    assert reader.execute("SELECT COUNT(*) FROM artifacts WHERE id = 'a3'").fetchone()[0] == 2
+    # Within a workspace an id stays taken.
+    assert (await refused(rig, user, "task.create", {"title": "again"}, conversationId="c1", taskId="t3")).code \
+        == "conflict"
+    # Housekeeping that names the workspace touches that workspace's task only; one that names only the id
+    # judges every workspace's task of that id by its own state.
+    await send(rig, user, "task.cancel_requested", {}, taskId="t3")
+    await executor(rig.writer)(housekeeping.cancel_timed_out("t3", world.user.workspace_id))
+    statuses = reader.execute("SELECT workspace_id, status FROM tasks WHERE id = 't3'").fetchall()
+    assert dict(map(tuple, statuses)) == {world.user.workspace_id: "waiting_for_human", user.workspace_id: "running"}
+    await executor(rig.writer)(housekeeping.cancel_timed_out("t3"))
+    statuses = reader.execute("SELECT workspace_id, status FROM tasks WHERE id = 't3'").fetchall()
+    assert dict(map(tuple, statuses)) == {world.user.workspace_id: "waiting_for_human", user.workspace_id: "cancelled"}
+    first_status = {r[0]: r[1] for r in reader.execute(
+        "SELECT workspace_id, status FROM tasks WHERE id = 't1'")}
+    assert first_status == {world.user.workspace_id: "succeeded", user.workspace_id: "queued"}
 
 
 async def test_unknown_payload_fields_are_kept_in_the_stored_event(rig: WriterRig, world: World,

@@ -149,6 +149,26 @@ async def test_same_id_with_a_different_request_is_a_conflict_and_the_first_stay
     assert json.loads(reader.execute("SELECT payload FROM events WHERE id = 'env-1'").fetchone()[0]) == {"v": 1}
 
 
+async def test_an_envelope_id_is_unique_within_its_workspace(rig: WriterRig, reader: sqlite3.Connection) -> None:
+    """The same envelope id in another workspace is a new event there (not a duplicate, not a conflict); each
+    workspace's re-send is answered with its own first sequence."""
+    def noted(workspace_id: str, payload: dict[str, Any]) -> Command:
+        return Command(run=lambda tx: tx.append("test.noted", payload, workspace_id=workspace_id, actor="hub",
+                                                id="env-1"),
+                       dedupe_id="env-1", request_hash=request_digest(payload), workspace_id=workspace_id)
+
+    first = await rig.writer.execute(noted("ws1", {"v": 1}))
+    other = await rig.writer.execute(noted("ws2", {"v": 2}))
+    assert first.error is None and other.error is None, (first.error, other.error)
+    assert (first.sequence, first.duplicate, other.sequence, other.duplicate) == (1, False, 2, False)
+    again = [await rig.writer.execute(noted(ws, {"v": v})) for ws, v in (("ws2", 2), ("ws1", 1))]
+    assert [(o.sequence, o.duplicate) for o in again] == [(2, True), (1, True)]
+    clash = await rig.writer.execute(noted("ws2", {"v": 1}))
+    assert clash.error is not None and clash.error.code == "conflict"
+    stored = reader.execute("SELECT workspace_id, payload FROM events WHERE id = 'env-1' ORDER BY sequence")
+    assert [tuple(r) for r in stored] == [("ws1", '{"v":1}'), ("ws2", '{"v":2}')]
+
+
 async def test_resent_envelope_through_the_gateway_command_is_a_duplicate(rig: WriterRig) -> None:
     """command_for keys on the envelope id and hashes the request: an identical re-send is not a conflict."""
     world = await populate(executor(rig.writer))
