@@ -31,8 +31,9 @@ class Presence:
         self.hub = hub
         self.last_heartbeat_wall: dict[str, str] = {}     # agent id -> ISO time of its last sign of life
         self.offline_since: dict[str, float] = {}          # agent id -> monotonic time it went offline
-        self.cancel_deadlines: dict[str, float] = {}       # task id -> monotonic deadline
-        self.expiries: list[tuple[datetime, str]] = []     # heap of (expiresAt, interaction id)
+        # Task and interaction ids are unique within a workspace only: both timers are keyed by (workspace, id).
+        self.cancel_deadlines: dict[tuple[str, str], float] = {}       # (workspace, task id) -> monotonic deadline
+        self.expiries: list[tuple[datetime, str, str]] = []            # heap of (expiresAt, workspace, interaction id)
         self._task: asyncio.Task[None] | None = None
         self._last_grace_check = 0.0
         self._last_tick = 0.0
@@ -52,11 +53,13 @@ class Presence:
                 await self.hub.execute(housekeeping.agent_status(
                     row["id"], "offline", reason="hub_restarted", last_heartbeat_at=row["last_heartbeat_at"]))
         for row in await self.hub.read(lambda c: c.execute(
-                "SELECT id FROM tasks WHERE status IN ('running', 'waiting_for_human') AND cancel_requested_at IS NOT NULL").fetchall()):
-            self.cancel_deadlines[row["id"]] = now + self.hub.settings.cancel_timeout_s
+                "SELECT id, workspace_id FROM tasks WHERE status IN ('running', 'waiting_for_human') "
+                "AND cancel_requested_at IS NOT NULL").fetchall()):
+            self.cancel_deadlines[(row["workspace_id"], row["id"])] = now + self.hub.settings.cancel_timeout_s
         for row in await self.hub.read(lambda c: c.execute(
-                "SELECT id, expires_at FROM interactions WHERE status = 'pending' AND expires_at IS NOT NULL").fetchall()):
-            heapq.heappush(self.expiries, (parse_time(row["expires_at"], "expiresAt"), row["id"]))
+                "SELECT id, workspace_id, expires_at FROM interactions WHERE status = 'pending' "
+                "AND expires_at IS NOT NULL").fetchall()):
+            heapq.heappush(self.expiries, (parse_time(row["expires_at"], "expiresAt"), row["workspace_id"], row["id"]))
         self._task = asyncio.create_task(self._run(), name="lineup-presence")
 
     async def stop(self) -> None:
@@ -94,14 +97,16 @@ class Presence:
 
     def observe(self, events: list[StoredEvent]) -> None:
         for event in events:
+            key = (event.workspace_id or "", event.task_id or "")
             if event.type == "task.cancel_requested":
-                self.cancel_deadlines[event.task_id or ""] = self._loop_time + self.hub.settings.cancel_timeout_s
+                self.cancel_deadlines[key] = self._loop_time + self.hub.settings.cancel_timeout_s
             elif event.type == "task.status_changed" and event.payload.get("status") in TERMINAL:
-                self.cancel_deadlines.pop(event.task_id or "", None)
+                self.cancel_deadlines.pop(key, None)
             elif event.type == "interaction.requested":
                 expires_at = event.payload["interaction"].get("expiresAt")
                 if expires_at:
-                    heapq.heappush(self.expiries, (parse_time(expires_at, "expiresAt"), event.payload["interaction"]["id"]))
+                    heapq.heappush(self.expiries, (parse_time(expires_at, "expiresAt"), event.workspace_id or "",
+                                                   event.payload["interaction"]["id"]))
             elif event.type == "agent.revoked":
                 self.offline_since.pop(event.payload["agentId"], None)
 
@@ -143,14 +148,14 @@ class Presence:
             for row in rows:
                 if row["agent_id"] in overdue:
                     await self.hub.execute(housekeeping.fail_unreachable(row["id"], row["connection_lost_at"]))
-        for task_id, deadline in list(self.cancel_deadlines.items()):
+        for (workspace_id, task_id), deadline in list(self.cancel_deadlines.items()):
             if now >= deadline:
-                del self.cancel_deadlines[task_id]
-                await self.hub.execute(housekeeping.cancel_timed_out(task_id))
+                del self.cancel_deadlines[(workspace_id, task_id)]
+                await self.hub.execute(housekeeping.cancel_timed_out(task_id, workspace_id))
         wall_now = datetime.now(timezone.utc)
         while self.expiries and self.expiries[0][0] <= wall_now:
-            _, interaction_id = heapq.heappop(self.expiries)
-            await self.hub.execute(housekeeping.expire_interaction(interaction_id))
+            _, workspace_id, interaction_id = heapq.heappop(self.expiries)
+            await self.hub.execute(housekeeping.expire_interaction(interaction_id, workspace_id))
         await self.hub.streams.flush_due()
         self.hub.tool_router.expire_due()
         await self.hub.notice_foreign_writes()

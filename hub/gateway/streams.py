@@ -35,14 +35,17 @@ class Stream:
     last_saved: float
 
 
+StreamKey = tuple[str, str]  # (workspace id, message id): message ids are unique within a workspace only
+
+
 class Streams:
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
-        self.open: dict[str, Stream] = {}
+        self.open: dict[StreamKey, Stream] = {}
 
     async def delta(self, actor: Actor, env: Envelope, delta: MessageDelta) -> None:
         """Apply one delta (idempotent by offset) and forward it live; raise LapError if it cannot apply."""
-        stream = self.open.get(delta.messageId)
+        stream = self.open.get((actor.workspace_id, delta.messageId))
         if stream is None:
             stream = await self._open(actor, env, delta.messageId)
         if stream.actor != actor:
@@ -85,14 +88,15 @@ class Streams:
             if task["agent_id"] != actor.id:
                 raise LapError("forbidden", "That task is assigned to another agent.")
         existing = await self.hub.read(lambda c: c.execute(
-            "SELECT content, state, author_id FROM messages WHERE id = ?", (message_id,)).fetchone())
+            "SELECT content, state, author_id FROM messages WHERE id = ? AND workspace_id = ?",
+            (message_id, actor.workspace_id)).fetchone())
         content = ""
         if existing is not None:
             if existing["state"] != "streaming" or existing["author_id"] != actor.id:
                 raise LapError("conflict", f"Message {message_id!r} is already complete.")
             content = existing["content"]  # resuming after a hub restart: continue from the last snapshot
         stream = Stream(actor, conversation_id, env.taskId, content, len(content), asyncio.get_running_loop().time())
-        self.open[message_id] = stream
+        self.open[(actor.workspace_id, message_id)] = stream
         return stream
 
     async def _save(self, message_id: str, stream: Stream) -> None:
@@ -105,15 +109,15 @@ class Streams:
 
     async def flush_due(self) -> None:
         now = asyncio.get_running_loop().time()
-        for message_id, stream in list(self.open.items()):
+        for key, stream in list(self.open.items()):
             if stream.saved_length != len(stream.content) and now - stream.last_saved >= self.hub.settings.stream_snapshot_s:
                 try:
-                    await self._save(message_id, stream)
+                    await self._save(key[1], stream)
                 except LapError:
-                    self.open.pop(message_id, None)
+                    self.open.pop(key, None)
 
     async def flush_all(self) -> None:
-        for message_id, stream in list(self.open.items()):
+        for (_, message_id), stream in list(self.open.items()):
             try:
                 await self._save(message_id, stream)
             except LapError:
@@ -121,5 +125,5 @@ class Streams:
 
     def observe(self, events: list[StoredEvent]) -> None:
         for event in events:
-            if event.type == "message.created":
-                self.open.pop(event.payload.get("messageId", ""), None)
+            if event.type == "message.created" and event.workspace_id is not None:
+                self.open.pop((event.workspace_id, event.payload.get("messageId", "")), None)

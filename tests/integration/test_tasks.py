@@ -8,7 +8,7 @@ import time
 import pytest
 
 from tests.integration.conftest import Connect
-from tests.support.hubproc import HubProcess
+from tests.support.hubproc import HubProcess, run_cli
 from tests.support.live import Team, make_team, of_type, pair, request_fresh, stored_after
 
 
@@ -204,6 +204,25 @@ async def test_cancel_of_a_running_task_waits_for_the_agent(team: Team) -> None:
     confirmed = await team.app.event("task.status_changed", taskId="t1", status="cancelled")
     assert confirmed["payload"]["previousStatus"] == "running"
     assert (await team.api.task("t1"))["task"]["status"] == "cancelled"
+
+
+async def test_cancel_timers_of_two_workspaces_using_the_same_task_id_stay_apart(hub_factory, lap: Connect) -> None:  # type: ignore[no-untyped-def]
+    """Task ids are unique within a workspace only: A's task ending must not drop B's cancel timer."""
+    hub = hub_factory("cancel-two", env={"LINEUP_CANCEL_TIMEOUT_S": "1.5"})
+    a = await make_team(hub, hub.token(), lap)
+    b = await make_team(hub, run_cli(hub.data_dir, "token", "--workspace", "other").stdout.strip(), lap,
+                        agent_name="agent-b")
+    assert a.app.workspace_id != b.app.workspace_id
+    for team in (a, b):
+        await team.new_task("same", accept=True)
+    await b.app.ok("task.cancel_requested", {}, taskId="same")
+    await a.app.ok("task.cancel_requested", {}, taskId="same")
+    await a.agent.event("task.cancel_requested", taskId="same")
+    await a.agent.ok("task.status_changed", {"status": "cancelled"}, taskId="same")  # A's ends: its timer goes
+    timed_out = await b.app.event("task.status_changed", taskId="same", status="cancelled", timeout=5)
+    assert timed_out["payload"]["cause"] == "cancel_timeout"
+    a_moves = of_type(a.app, "task.status_changed", taskId="same", status="cancelled")
+    assert len(a_moves) == 1 and "cause" not in a_moves[0]["payload"]  # A's was cancelled once, by its agent
 
 
 async def test_unconfirmed_cancel_times_out(hub_factory, lap: Connect) -> None:  # type: ignore[no-untyped-def]

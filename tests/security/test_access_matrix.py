@@ -702,9 +702,6 @@ async def test_the_same_envelope_id_is_a_new_event_in_another_workspace(world: W
             await client.close()
 
 
-@pytest.mark.xfail(strict=True, reason="known gap in hub/gateway/streams.py (outside the m007 change): a stream "
-                                       "looks its message id up without the workspace, so streaming under the id of "
-                                       "A's complete message answers `conflict` and reveals that it exists")
 async def test_a_streamed_message_id_used_in_another_workspace_is_not_revealed(world: World) -> None:
     b_agent = await LapClient.connect(world.hub.ws_base, "agent", world.b["credential"])
     try:
