@@ -67,9 +67,13 @@ def change_status(tx: Tx, actor: Actor, task: Any, status: str, *, by: str, corr
                   envelope_id: str | None = None, **extra: Any) -> None:
     """Append task.status_changed after checking the move (the hub's own moves use by='hub')."""
     check_transition(task["status"], status, by)
+    # The task's agent hears when someone else ended its task (a cancel while queued or waiting, the cancel
+    # timeout, agent_unreachable): an agent restarted with the task unfinished then knows not to resume it.
+    ended_by_other = status in TERMINAL and by != "agent" and task["agent_id"]
     tx.append("task.status_changed", {"status": status, "previousStatus": task["status"], **extra},
               id=envelope_id, workspace_id=actor.workspace_id, actor=actor.ref, task_id=task["id"],
-              conversation_id=task["conversation_id"], correlation_id=correlation_id)
+              conversation_id=task["conversation_id"], correlation_id=correlation_id,
+              recipients=(task["agent_id"],) if ended_by_other else ())
 
 
 def stored_payload(env: Envelope, parsed: Any, **hub_fields: Any) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from hub.sdk.credentials import Credential
 from hub.sdk.errors import AuthError, HubError, SdkError, ToolCallError
 from hub.sdk.outbox import Outbox
 from hub.sdk.tlspin import PinMismatch, check_peer, client_context
-from hub.sdk.tasks import Outcome, TaskHandle
+from hub.sdk.tasks import TERMINAL, Outcome, TaskHandle
 
 log = logging.getLogger("lineup.sdk")
 
@@ -55,9 +55,13 @@ class AgentClient:
         self.state_path = Path(state_path) if state_path else None
         self.epoch: str | None = None
         self.last_sequence = 0
+        self.tasks: dict[str, TaskHandle] = {}
+        # Tasks handed to the handler and not finished, kept in the state file: an agent killed and restarted
+        # runs its handler again for each of them (task.resumed), instead of leaving them running forever.
+        self._open_tasks: dict[str, dict[str, Any]] = {}
+        self._resume_pending: list[TaskHandle] = []
         self._load_state()
         self.outbox = Outbox(max_outbox)
-        self.tasks: dict[str, TaskHandle] = {}
         self.connections = 0  # how many times a session reached caught_up (tests and diagnostics)
         self._task_handler: TaskHandler | None = None
         self._handlers: dict[str, list[EventHandler]] = defaultdict(list)
@@ -299,6 +303,7 @@ class AgentClient:
             self.last_sequence = max(self.last_sequence, int(payload["sequence"]))
             self._save_state()
             self.connections += 1
+            self._resume_unfinished()
             self._caught_up.set()
         elif type_ == "tool.list" and frame.get("sequence") is None:
             waiter = self._tool_waiters.get(frame.get("correlationId") or "")
@@ -308,6 +313,8 @@ class AgentClient:
             # Our cursor means nothing in this log: start over; handlers are idempotent by object id.
             self.epoch = payload["epoch"]
             self.last_sequence = 0
+            self._open_tasks.clear()  # the tasks come again, from the new log
+            self._resume_pending.clear()
             self._save_state()
         elif frame.get("sequence") is not None:
             sequence = int(frame["sequence"])
@@ -343,7 +350,14 @@ class AgentClient:
             if task_id not in self.tasks:
                 task = self.tasks[task_id] = TaskHandle(self, task_id, frame.get("conversationId"), payload)
                 if self._task_handler is not None:
+                    self._open_tasks[task_id] = {"conversationId": task.conversation_id, "payload": payload}
                     self._spawn(self._run_task(task))
+        elif type_ == "task.status_changed" and payload.get("status") in TERMINAL:
+            # Someone else ended one of our tasks (a cancel, the cancel timeout, the grace period).
+            task = self.tasks.get(frame.get("taskId") or "")
+            if task is not None:
+                task.ended_by_hub(payload["status"])
+            self.task_finished(frame.get("taskId") or "")
         elif type_ == "task.cancel_requested":
             task = self.tasks.get(frame.get("taskId") or "")
             if task is not None:
@@ -401,6 +415,35 @@ class AgentClient:
 
     # ---- the cursor on disk --------------------------------------------------------------------------
 
+    def task_finished(self, task_id: str) -> None:
+        """The task reached a final status: nothing to resume after a restart."""
+        if self._open_tasks.pop(task_id, None) is not None:
+            self._save_state()
+
+    def _resume_unfinished(self) -> None:
+        """After the first catch-up: run the handler again for the tasks a previous run left unfinished."""
+        pending, self._resume_pending = self._resume_pending, []
+        for task in pending:
+            if task.id in self._open_tasks and self._task_handler is not None:
+                self._spawn(self._resume_task(task))
+
+    async def _resume_task(self, task: TaskHandle) -> None:
+        # The previous run may have ended the task just before it died (its final ack lost with it), or the
+        # hub ended it in a way not addressed to the agent: accepting again tells. The hub answers a task that
+        # runs with "already running" (a no-op for accept()) and a finished one with its final status.
+        try:
+            await task.accept()
+        except HubError as exc:
+            ended = next((status for status in TERMINAL if status in exc.message), None)
+            if exc.code == "illegal_transition" and ended is not None:
+                log.info("not resuming task %s: it is already %s", task.id, ended)
+                task.ended_by_hub(ended)
+                self.task_finished(task.id)
+                return
+            log.warning("resuming task %s: %s", task.id, exc)
+        log.info("resuming unfinished task %s", task.id)
+        await self._run_task(task)
+
     def _load_state(self) -> None:
         if self.state_path is None or not self.state_path.exists():
             return
@@ -411,11 +454,17 @@ class AgentClient:
             return
         self.epoch = data.get("epoch")
         self.last_sequence = int(data.get("lastSequence", 0))
+        for task_id, kept in dict(data.get("openTasks") or {}).items():
+            task = TaskHandle(self, task_id, kept.get("conversationId"), kept.get("payload") or {}, resumed=True)
+            self.tasks[task_id] = task
+            self._open_tasks[task_id] = kept
+            self._resume_pending.append(task)
 
     def _save_state(self) -> None:
         self._state_dirty = False
         if self.state_path is None:
             return
         tmp = self.state_path.with_name(self.state_path.name + ".tmp")
-        tmp.write_text(json.dumps({"epoch": self.epoch, "lastSequence": self.last_sequence}))
+        tmp.write_text(json.dumps({"epoch": self.epoch, "lastSequence": self.last_sequence,
+                                   "openTasks": self._open_tasks}))
         os.replace(tmp, self.state_path)

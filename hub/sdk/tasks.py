@@ -57,18 +57,35 @@ def _options(options: list[str] | list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [o if isinstance(o, dict) else {"id": f"o{i + 1}", "label": o} for i, o in enumerate(options)]
 
 
-class TaskHandle:
-    """One task assigned to this agent. Every method waits for the hub's ack and raises HubError on refusal."""
+TERMINAL = ("succeeded", "failed", "cancelled")
 
-    def __init__(self, client: AgentClient, task_id: str, conversation_id: str | None, payload: dict[str, Any]) -> None:
+
+class TaskHandle:
+    """One task assigned to this agent. Every method waits for the hub's ack and raises HubError on refusal.
+
+    `resumed` is True when a previous run of this agent was handed the task and stopped (killed, restarted)
+    before finishing it: the handler runs again from the start. `accept()` is then a no-op, and asking again
+    with the same `interaction_id` waits for the same interaction's outcome instead of asking twice.
+    """
+
+    def __init__(self, client: AgentClient, task_id: str, conversation_id: str | None, payload: dict[str, Any],
+                 *, resumed: bool = False) -> None:
         self.client = client
         self.id = task_id
         self.conversation_id = conversation_id
         self.title: str = payload.get("title", "")
         self.description: str = payload.get("description", "")
         self.payload = payload
+        self.resumed = resumed
         self.cancel_requested = asyncio.Event()
         self.cancel_reason: str | None = None
+        self.ended_status: str | None = None  # set when the hub or the person ended the task, not this agent
+
+    def ended_by_hub(self, status: str) -> None:
+        """Someone else ended the task (cancelled while queued or waiting, cancel timeout, agent_unreachable):
+        the handler should stop; finishing it afterwards is a no-op."""
+        self.ended_status = status
+        self.cancel_requested.set()
 
     def __repr__(self) -> str:
         return f"TaskHandle({self.id!r}, {self.title!r})"
@@ -133,9 +150,12 @@ class TaskHandle:
         await self._finish("cancelled", summary=summary)
 
     async def _finish(self, status: str, **fields: Any) -> None:
+        if self.ended_status is not None:
+            return  # already ended by the hub or the person: there is nothing left to report
         payload = {"status": status, "progress": 100 if status == "succeeded" else None,
                    **{k: v for k, v in fields.items() if v is not None}}
         await self._send("task.status_changed", {k: v for k, v in payload.items() if v is not None})
+        self.client.task_finished(self.id)
 
     # ---- asking the person -------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import stat
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -768,3 +769,104 @@ async def test_close_does_not_hang_on_a_stream_cut_short_while_the_hub_is_away(w
     began = time.monotonic()
     await asyncio.wait_for(client.close(), 5)  # cancels the handler inside its stream
     assert time.monotonic() - began < 2
+
+
+# ---- an agent killed mid-task -------------------------------------------------------------------------------
+
+RESUMING_AGENT = r"""
+import asyncio, sys
+from hub.sdk import AgentClient
+from hub.sdk.credentials import load_credential
+
+async def main():
+    client = AgentClient(load_credential(sys.argv[1]), state_path=sys.argv[2], backoff_initial_s=0.05,
+                         backoff_max_s=0.3)
+
+    @client.on_task
+    async def work(task):
+        print("HANDLING", task.id, "resumed" if task.resumed else "new", flush=True)
+        await task.accept()
+        await task.progress(10, "started")
+        # The same interaction id on every run: a resumed handler waits for the same question's answer.
+        outcome = await task.ask_approval("Go on?", interaction_id=f"{task.id}-go")
+        print("OUTCOME", task.id, outcome.outcome, flush=True)
+        if task.cancel_requested.is_set():
+            await task.cancelled()
+            return
+        await task.succeed("went on" if outcome.approved else "stopped")
+
+    await client.run()
+
+asyncio.run(main())
+"""
+
+
+async def _start_agent(world: World, state: Path) -> asyncio.subprocess.Process:
+    script, cred = world.tmp / "resuming_agent.py", world.tmp / "credential.json"
+    script.write_text(RESUMING_AGENT)
+    if not cred.exists():
+        save_credential(world.credential, cred)
+    return await asyncio.create_subprocess_exec(sys.executable, str(script), str(cred), str(state),
+                                                stdout=asyncio.subprocess.PIPE, cwd=Path(__file__).parents[2])
+
+
+async def _line(proc: asyncio.subprocess.Process, prefix: str, timeout: float = 15.0) -> str:
+    assert proc.stdout is not None
+    while True:
+        line = (await asyncio.wait_for(proc.stdout.readline(), timeout)).decode()
+        assert line, f"the agent exited ({proc.returncode}) before printing {prefix!r}"
+        if line.startswith(prefix):
+            return line.strip()
+
+
+async def test_an_agent_killed_mid_task_resumes_it_and_asks_nothing_twice(world: World) -> None:
+    state = world.tmp / "agent.state.json"
+    first = await _start_agent(world, state)
+    try:
+        await world.new_task("t-kill")
+        assert await _line(first, "HANDLING") == "HANDLING t-kill new"
+        asked = await world.app.event("interaction.requested", taskId="t-kill")
+    finally:
+        first.kill()  # SIGKILL: no goodbye, the task stays running on the hub
+        await first.wait()
+    # The person answers while the agent is down.
+    await world.app.ok("interaction.respond", {"interactionId": asked["payload"]["interaction"]["id"],
+                                               "response": {"approved": True, "optionId": "approve"}})
+    second = await _start_agent(world, state)
+    try:
+        assert await _line(second, "HANDLING") == "HANDLING t-kill resumed"
+        assert await _line(second, "OUTCOME") == "OUTCOME t-kill answered"
+        await world.finished("t-kill")
+        # Finished: forgotten, so a third start would resume nothing.
+        await eventually(lambda: json.loads(state.read_text())["openTasks"] == {}, what="the task forgotten")
+    finally:
+        second.kill()
+        await second.wait()
+    events = await world.api.events()
+    assert count(events, "interaction.requested", taskId="t-kill") == 1  # asked once, across both runs
+    assert count(events, "task.status_changed", taskId="t-kill", status="succeeded") == 1
+
+
+async def test_a_task_ended_while_its_agent_was_down_is_not_resumed(world: World) -> None:
+    state = world.tmp / "agent.state.json"
+    first = await _start_agent(world, state)
+    try:
+        await world.new_task("t-gone")
+        await _line(first, "HANDLING")
+        await world.app.event("interaction.requested", taskId="t-gone")
+    finally:
+        first.kill()
+        await first.wait()
+    assert "t-gone" in json.loads(state.read_text())["openTasks"]
+    # Cancelled while it waits for the person: the hub ends it at once and tells the agent (in its replay).
+    await world.app.ok("task.cancel_requested", {}, taskId="t-gone")
+    await world.finished("t-gone", status="cancelled")
+    second = await _start_agent(world, state)
+    try:
+        await eventually(lambda: json.loads(state.read_text()).get("openTasks") == {}, what="the task forgotten")
+        await asyncio.sleep(0.5)
+        assert second.returncode is None
+    finally:
+        second.kill()
+        out, _ = await second.communicate()
+    assert b"HANDLING" not in out, out
