@@ -7,11 +7,17 @@ import tomllib
 from dataclasses import dataclass, field
 from datetime import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 KINDS = ("waiting_for_me", "failed", "agent_offline", "succeeded")
 # What each channel sends unless configured otherwise: the person's attention first (seed 002 §5.1).
 DEFAULT_KINDS = {"inapp": KINDS, "webhook": ("waiting_for_me", "failed"), "mail": ("waiting_for_me", "failed")}
+ALL_WORKSPACES = "*"
+# Which workspaces a channel serves unless configured otherwise. In-app notifications are events of the
+# interaction's own workspace, seen only by its members, so they serve every workspace. Any other channel
+# reaches whoever wrote lineup.toml (their webhook, their mail box): by default only the hub's first workspace,
+# the one `lineup token` creates on a new hub, never the workspaces of the other people the hub serves.
+DEFAULT_WORKSPACES: dict[str, tuple[str, ...] | None] = {"inapp": (ALL_WORKSPACES,)}
 
 
 class NotifyConfigError(ValueError):
@@ -24,6 +30,23 @@ class ChannelConfig:
     enabled: bool
     kinds: tuple[str, ...]
     options: dict[str, Any] = field(default_factory=dict)
+    # Workspace ids or names, ("*",) for all; None: the hub's first workspace (the oldest).
+    workspaces: tuple[str, ...] | None = None
+
+    def serves(self, workspace_id: str, workspaces: Sequence[tuple[str, str]]) -> bool:
+        """Whether this channel may carry a notification of `workspace_id`. `workspaces` is the hub's
+        (id, name) pairs, oldest first; names are resolved now, so a workspace made later is served too."""
+        if self.workspaces is None:
+            return bool(workspaces) and workspaces[0][0] == workspace_id
+        if ALL_WORKSPACES in self.workspaces:
+            return True
+        return any(ws_id == workspace_id and (ws_id in self.workspaces or name in self.workspaces)
+                   for ws_id, name in workspaces)
+
+    def unmatched(self, workspaces: Sequence[tuple[str, str]]) -> list[str]:
+        """The configured names or ids that match no workspace (yet)."""
+        known = {value for pair in workspaces for value in pair}
+        return [w for w in self.workspaces or () if w != ALL_WORKSPACES and w not in known]
 
 
 @dataclass(frozen=True)
@@ -37,7 +60,8 @@ class NotifyConfig:
     public_url: str | None = None          # how links in notifications reach the hub (default: its LAN URL)
 
     def channel(self, name: str) -> ChannelConfig:
-        return self.channels.get(name) or ChannelConfig(name, name == "inapp", DEFAULT_KINDS.get(name, ()))
+        return self.channels.get(name) or ChannelConfig(name, name == "inapp", DEFAULT_KINDS.get(name, ()),
+                                                         workspaces=DEFAULT_WORKSPACES.get(name))
 
 
 def _hhmm(value: str, where: str) -> time:
@@ -45,6 +69,19 @@ def _hhmm(value: str, where: str) -> time:
     if not match or int(match[1]) > 23 or int(match[2]) > 59:
         raise NotifyConfigError(f"{where}: {value!r} is not a time like 22:00")
     return time(int(match[1]), int(match[2]))
+
+
+def _workspaces(name: str, options: dict[str, Any], origin: str) -> tuple[str, ...] | None:
+    if "workspaces" not in options:
+        return DEFAULT_WORKSPACES.get(name)
+    value = options["workspaces"]
+    if not isinstance(value, list) or not all(isinstance(w, str) and w.strip() for w in value):
+        raise NotifyConfigError(f"{origin}: notify.{name}.workspaces must be a list of workspace names or ids, "
+                                f'or ["*"] for all; got {value!r}')
+    if not value:
+        raise NotifyConfigError(f"{origin}: notify.{name}.workspaces names no workspace; "
+                                "to turn the channel off, set enabled = false")
+    return tuple(w.strip() for w in value)
 
 
 def parse_notify(data: dict[str, Any], origin: str) -> NotifyConfig:
@@ -65,7 +102,9 @@ def parse_notify(data: dict[str, Any], origin: str) -> NotifyConfig:
             raise NotifyConfigError(f"{origin}: notify.{name}.events has unknown kinds {sorted(unknown)}; "
                                     f"use {list(KINDS)}")
         channels[name] = ChannelConfig(name, bool(options.get("enabled", True)), kinds,
-                                       {k: v for k, v in options.items() if k not in ("enabled", "events")})
+                                       {k: v for k, v in options.items()
+                                        if k not in ("enabled", "events", "workspaces")},
+                                       _workspaces(name, options, origin))
     return NotifyConfig(channels, quiet, bool(table.get("include_details", False)),
                         int(table.get("rate_per_minute", 20)), float(table.get("max_age_s", 3600)),
                         float(table.get("action_link_ttl_s", 3600)), table.get("public_url"))

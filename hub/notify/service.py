@@ -37,6 +37,11 @@ def _parse(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
+def _workspaces(conn: Any) -> list[tuple[str, str]]:
+    """The hub's workspaces as (id, name), oldest first: the first one is the hub owner's (`lineup token`)."""
+    return [(r[0], r[1]) for r in conn.execute("SELECT id, name FROM workspaces ORDER BY created_at, rowid")]
+
+
 class Notifier:
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
@@ -68,7 +73,22 @@ class Notifier:
         for name in self.channels:
             self._wakeups[name] = asyncio.Event()
             self._workers.append(asyncio.create_task(self._work(name), name=f"lineup-notify-{name}"))
+        await self._warn_unmatched()
         await self.catch_up()
+
+    async def _warn_unmatched(self) -> None:
+        """Names are resolved when a notification is made (a workspace may be created later); say once which
+        configured ones match nothing now, so a typo does not pass in silence."""
+        workspaces = await self.hub.read(_workspaces)
+        for name in self.channels:
+            unmatched = self.config.channel(name).unmatched(workspaces)
+            if unmatched:
+                log.warning("notify.%s.workspaces: no workspace has the name or id %s yet; the channel serves "
+                            "such a workspace once it exists", name, " or ".join(map(repr, unmatched)))
+
+    def serving(self, workspace_id: str, workspaces: list[tuple[str, str]]) -> list[str]:
+        """The running channels that serve this workspace: only they may carry, list or test its notifications."""
+        return [name for name in self.channels if self.config.channel(name).serves(workspace_id, workspaces)]
 
     async def stop(self) -> None:
         for worker in self._workers:
@@ -100,6 +120,7 @@ class Notifier:
         if not page:
             return 0
         now = datetime.now(timezone.utc)
+        workspaces = _workspaces(tx.conn)
         for event in page:
             kind = kind_of(event)
             if kind is None or event.workspace_id is None:
@@ -109,10 +130,14 @@ class Notifier:
             if kind == "succeeded" and tx.one("SELECT 1 FROM tasks WHERE id = ? AND workspace_id = ? "
                                               "AND parent_task_id IS NOT NULL", event.task_id, event.workspace_id):
                 continue  # a finished step of a larger task is progress, not news
+            # Only channels that serve the event's workspace: another workspace's notification is never composed
+            # for a channel that reaches someone else (the hub owner's webhook, mail box).
+            targets = [name for name in self.serving(event.workspace_id, workspaces)
+                       if kind in self.config.channel(name).kinds]
+            if not targets:
+                continue
             subject, note = compose(tx.conn, event, kind, self.base_url, self.config.include_details)
-            for name in self.channels:
-                if kind not in self.config.channel(name).kinds:
-                    continue
+            for name in targets:
                 tx.conn.execute(
                     "INSERT OR IGNORE INTO notification_outbox (id, channel, kind, subject_key, event_sequence, "
                     "workspace_id, notification, status, next_attempt_at, created_at) "
@@ -123,8 +148,10 @@ class Notifier:
         return len(page)
 
     async def send_test(self, workspace_id: str, channel: str | None = None) -> list[str]:
-        """The settings page's "send test notification": one per channel (or the one named), through the outbox."""
-        names = [channel] if channel else list(self.channels)
+        """The settings page's "send test notification": one per channel serving the workspace (or the one named),
+        through the outbox. Returns the named channel if it does not serve the workspace, exactly as if unknown."""
+        serving = self.serving(workspace_id, await self.hub.read(_workspaces))
+        names = [channel] if channel else serving
         now = _iso(datetime.now(timezone.utc))
 
         def run(tx: Tx) -> None:
@@ -136,7 +163,7 @@ class Notifier:
                     "notification, status, next_attempt_at, created_at) VALUES (?, ?, 'test', ?, 0, ?, ?, 'pending', ?, ?)",
                     (new_id("out"), name, f"test:{note['id']}", workspace_id, as_json(note), now, now))
 
-        unknown = [n for n in names if n not in self.channels]
+        unknown = [n for n in names if n not in serving]
         if unknown:
             return unknown
         await self.hub.execute(Command(run=run))
@@ -199,19 +226,25 @@ class Notifier:
         self._sent[name] = recent
         return len(recent) >= self.config.rate_per_minute
 
-    async def _still_relevant(self, row: Any) -> bool:
-        if row["kind"] != "waiting_for_me":
-            return True
-        note = json.loads(row["notification"])
-        status = await self.hub.read(lambda c: c.execute(
-            "SELECT status FROM interactions WHERE id = ? AND workspace_id = ?",
-            (note["interactionId"], row["workspace_id"])).fetchone())
-        return status is not None and status[0] == "pending"
+    async def _skip_reason(self, name: str, row: Any) -> str | None:
+        """Why a due row must not go out: its channel no longer serves the workspace (lineup.toml changed since
+        it was queued), or the question was answered meanwhile."""
+        def read(c: Any) -> str | None:
+            if not self.config.channel(name).serves(row["workspace_id"], _workspaces(c)):
+                return "the channel does not serve this workspace"
+            if row["kind"] != "waiting_for_me":
+                return None
+            note = json.loads(row["notification"])
+            status = c.execute("SELECT status FROM interactions WHERE id = ? AND workspace_id = ?",
+                               (note["interactionId"], row["workspace_id"])).fetchone()
+            return None if status is not None and status[0] == "pending" else "already answered"
+        return await self.hub.read(read)
 
     async def _deliver(self, name: str, row: Any) -> None:
         now = datetime.now(timezone.utc)
-        if not await self._still_relevant(row):
-            await self._mark(row["id"], "skipped", error="already answered")
+        skip = await self._skip_reason(name, row)
+        if skip is not None:
+            await self._mark(row["id"], "skipped", error=skip)
             return
         quiet_until = self._quiet_until(now) if name != "inapp" else None
         if quiet_until is not None:
@@ -251,10 +284,12 @@ class Notifier:
         await self.hub.execute(Command(run=run))
 
     async def delivery_log(self, workspace_id: str) -> dict[str, Any]:
-        """Per channel: counts by status, the last error, and the latest deliveries (the settings page)."""
-        def read(c: Any) -> dict[str, Any]:
+        """Per channel serving the workspace: counts by status, the last error, and the latest deliveries (the
+        settings page). A channel that does not serve it is not named at all."""
+        def read(c: Any) -> tuple[dict[str, Any], bool]:
             out: dict[str, Any] = {}
-            for name in self.channels:
+            workspaces = _workspaces(c)
+            for name in self.serving(workspace_id, workspaces):
                 counts = {r[0]: r[1] for r in c.execute(
                     "SELECT status, COUNT(*) FROM notification_outbox WHERE channel = ? AND workspace_id = ? "
                     "GROUP BY status", (name, workspace_id))}
@@ -270,7 +305,10 @@ class Notifier:
                                          "attempts": r["attempts"], "lastError": r["last_error"],
                                          "createdAt": r["created_at"], "deliveredAt": r["delivered_at"],
                                          "title": json.loads(r["notification"]).get("title")} for r in recent]}
-            return out
-        return {"channels": await self.hub.read(read), "configError": self.config_error,
+            return out, bool(workspaces) and workspaces[0][0] == workspace_id
+        channels, first = await self.hub.read(read)
+        # lineup.toml is the hub owner's file (the first workspace's): its error may quote its values, names of
+        # other workspaces among them, so only that workspace is shown it.
+        return {"channels": channels, "configError": self.config_error if first else None,
                 "quietHours": [t.strftime("%H:%M") for t in self.config.quiet_hours] if self.config.quiet_hours else None,
                 "includeDetails": self.config.include_details}

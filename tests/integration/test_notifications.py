@@ -4,6 +4,7 @@ in-app channel, the durable outbox across kill -9, and no storm from replays or 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -11,7 +12,7 @@ from typing import Any, Callable, Iterator
 import httpx
 import pytest
 
-from tests.support.hubproc import HubProcess, pair_agent
+from tests.support.hubproc import HubProcess, pair_agent, run_cli
 from tests.support.lap import LapClient
 from tests.support.receivers import HttpReceiver, SmtpReceiver
 
@@ -46,8 +47,9 @@ async def wait_until(check: Callable[[], Any], timeout: float = 10.0) -> Any:
 
 
 async def approval_scenario(hub: HubProcess, token: str, *, description: str = "Drops 3 tables in production",
-                            interaction_id: str = "i1") -> tuple[LapClient, LapClient, dict[str, str]]:
-    paired = pair_agent(hub, token, name="Deployer")
+                            interaction_id: str = "i1", agent_name: str = "Deployer",
+                            ) -> tuple[LapClient, LapClient, dict[str, str]]:
+    paired = pair_agent(hub, token, name=agent_name)
     agent = await LapClient.connect(hub.ws_base, "agent", paired["credential"])
     app = await LapClient.connect(hub.ws_base, "app", token)
     await app.ok("conversation.create", {"title": "Ops", "agentIds": [paired["agentId"]]}, conversationId="c1")
@@ -247,3 +249,241 @@ async def test_answered_before_delivery_is_skipped(hub_factory, receiver: HttpRe
     assert receiver.received == []
     await agent.close()
     await app.close()
+
+
+# ---- several workspaces on one hub: a channel serves only the workspaces lineup.toml names --------------------
+
+PAGER_PLUGIN = '''"""A notifier plugin of the person's own: posts each notification and the delivery's workspace to a URL."""
+import asyncio
+import sqlite3
+import json
+import urllib.request
+
+from hub import hookimpl
+
+
+class Pager:
+    name = "pager"
+
+    async def send(self, notification, delivery):
+        body = json.dumps({"notification": notification, "deliveryWorkspaceId": delivery.workspace_id}).encode()
+        request = urllib.request.Request(delivery.config.options["url"], data=body, method="POST",
+                                         headers={"Content-Type": "application/json"})
+        await asyncio.to_thread(lambda: urllib.request.urlopen(request, timeout=5).close())
+
+
+@hookimpl
+def register_notifiers(hub):
+    return [Pager()]
+'''
+
+
+def other_workspace_token(hub: HubProcess, name: str = "Other") -> str:
+    """`lineup token --workspace Other`: a second workspace with an owner of its own, on the running hub."""
+    return run_cli(hub.data_dir, "token", "--workspace", name).stdout.strip()
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def delivery_log(hub: HubProcess, token: str) -> dict[str, Any]:
+    answer = httpx.get(f"{hub.base}/api/notifications", headers=auth(token))
+    assert answer.status_code == 200, answer.text
+    return dict(answer.json())
+
+
+async def both_ask(hub: HubProcess, token_a: str, token_b: str) -> list[LapClient]:
+    """B's agent asks first, then A's (the same task and interaction ids: ids are per workspace). B's in-app
+    notification has arrived before A asks, so the notifier has examined B's question by then."""
+    agent_b, app_b, _ = await approval_scenario(hub, token_b, agent_name="Builder")
+    await app_b.event("notification.created")
+    agent_a, app_a, _ = await approval_scenario(hub, token_a, agent_name="Deployer")
+    await app_a.event("notification.created")
+    return [agent_a, app_a, agent_b, app_b]
+
+
+async def close_all(clients: list[LapClient]) -> None:
+    for client in clients:
+        await client.close()
+
+
+async def test_webhook_and_mail_serve_only_the_first_workspace_by_default(hub_factory, receiver: HttpReceiver,
+                                                                         smtp: SmtpReceiver) -> None:
+    hub = hub_factory(start=False)
+    write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/hook"\n'
+                      f'[notify.mail]\nhost = "127.0.0.1"\nport = {smtp.port}\nsecurity = "none"\n'
+                      f'to = ["owner@example.test"]\n')
+    hub.start()
+    token_a = hub.token()
+    token_b = other_workspace_token(hub)
+    clients = await both_ask(hub, token_a, token_b)
+    a_workspace, b_workspace = clients[1].workspace_id, clients[3].workspace_id
+    assert a_workspace != b_workspace
+    await wait_until(lambda: receiver.received and smtp.messages)
+    await asyncio.sleep(0.5)
+    assert [r.body["workspaceId"] for r in receiver.received] == [a_workspace]
+    assert receiver.received[0].body["agent"] == "Deployer"
+    assert [m["Subject"] for m in smtp.messages] == ["[LineUp] Deployer needs your decision"]
+    assert "Builder" not in str([r.body for r in receiver.received])
+    # B's own people still hear of it in the app: in-app serves every workspace, each its own.
+    assert set(delivery_log(hub, token_b)["channels"]) == {"inapp"}
+    assert delivery_log(hub, token_b)["channels"]["inapp"]["counts"] == {"delivered": 1}
+    await close_all(clients)
+
+
+async def test_star_serves_every_workspace(hub_factory, receiver: HttpReceiver) -> None:
+    hub = hub_factory(start=False)
+    write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/hook"\nworkspaces = ["*"]\n')
+    hub.start()
+    clients = await both_ask(hub, hub.token(), other_workspace_token(hub))
+    posted = await wait_until(lambda: len(receiver.received) >= 2 and receiver.received)
+    assert [r.body["workspaceId"] for r in posted] == [clients[3].workspace_id, clients[1].workspace_id]
+    await close_all(clients)
+
+
+async def test_a_workspace_named_is_the_only_one_served(hub_factory, receiver: HttpReceiver) -> None:
+    hub = hub_factory(start=False)
+    write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/hook"\nworkspaces = ["Other"]\n')
+    hub.start()
+    assert "notify.webhook.workspaces: no workspace has the name or id 'Other' yet" in hub.log()
+    token_a = hub.token()
+    token_b = other_workspace_token(hub)  # made after the hub started: the name is resolved when notifying
+    clients = await both_ask(hub, token_a, token_b)
+    await wait_until(lambda: receiver.received)
+    await asyncio.sleep(0.5)
+    assert [r.body["workspaceId"] for r in receiver.received] == [clients[3].workspace_id]
+    assert set(delivery_log(hub, token_a)["channels"]) == {"inapp"}
+    await wait_until(lambda: delivery_log(hub, token_b)["channels"]["webhook"]["counts"] == {"delivered": 1})
+    await close_all(clients)
+
+
+async def test_test_button_and_delivery_log_show_only_the_channels_serving_the_caller(hub_factory,
+                                                                                     receiver: HttpReceiver) -> None:
+    hub = hub_factory(start=False)
+    write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/t"\n')
+    hub.start()
+    token_a = hub.token()
+    token_b = other_workspace_token(hub)
+    app_b = await LapClient.connect(hub.ws_base, "app", token_b)
+    assert set(delivery_log(hub, token_a)["channels"]) == {"inapp", "webhook"}
+    assert set(delivery_log(hub, token_b)["channels"]) == {"inapp"}
+
+    # A channel that does not serve B answers B exactly as a channel that does not exist.
+    test_url = f"{hub.base}/api/notifications/test"
+    hidden = httpx.post(test_url, headers=auth(token_b), json={"channel": "webhook"})
+    unknown = httpx.post(test_url, headers=auth(token_b), json={"channel": "pager"})
+    assert hidden.status_code == unknown.status_code == 404
+    assert hidden.json()["error"]["code"] == "not_found"
+    assert hidden.json() == httpx.Response(404, text=unknown.text.replace("pager", "webhook")).json()
+
+    # B's "test every channel" goes through B's channels only: in-app, not the hub owner's webhook.
+    assert httpx.post(test_url, headers=auth(token_b), json={}).status_code == 202
+    note = await app_b.event("notification.created")
+    assert note["payload"]["kind"] == "test"
+    await asyncio.sleep(0.5)
+    assert receiver.received == []
+    assert set(delivery_log(hub, token_b)["channels"]) == {"inapp"}
+
+    assert httpx.post(test_url, headers=auth(token_a), json={"channel": "webhook"}).status_code == 202
+    posted = await wait_until(lambda: receiver.received)
+    assert posted[0].body["kind"] == "test" and posted[0].body["workspaceId"] != app_b.workspace_id
+    await app_b.close()
+
+
+async def test_a_config_error_is_shown_to_the_hub_owner_only(hub_factory) -> None:
+    hub = hub_factory(start=False)
+    write_config(hub, '[notify.webhook]\nurl = "http://127.0.0.1:9/x"\nworkspaces = "Alpha-secret"\n')
+    hub.start()
+    token_a = hub.token()
+    token_b = other_workspace_token(hub)
+    error = delivery_log(hub, token_a)["configError"]
+    assert "notify.webhook.workspaces must be a list of workspace names or ids" in error
+    other = delivery_log(hub, token_b)
+    assert other["configError"] is None and "Alpha-secret" not in str(other)
+
+
+async def test_an_action_link_of_one_workspace_cannot_answer_another(hub_factory, receiver: HttpReceiver) -> None:
+    hub = hub_factory(start=False)
+    write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/topic"\nformat = "ntfy"\nworkspaces = ["*"]\n')
+    hub.start()
+    token_a = hub.token()
+    token_b = other_workspace_token(hub)
+    agent_a, app_a, agent_b, app_b = await both_ask(hub, token_a, token_b)  # both wait on "i1" of task "t1"
+    messages = await wait_until(lambda: len(receiver.received) >= 2 and receiver.received)
+    buttons = {m.body["title"].split()[0]: {a["label"]: a for a in m.body["actions"] if a["action"] == "http"}
+               for m in messages}
+    a_reject = buttons["Deployer"]["Reject"]
+
+    def status(token: str) -> str:
+        detail = httpx.get(f"{hub.base}/api/tasks/t1", headers=auth(token)).json()
+        return str(detail["interactions"][0]["status"])
+
+    answer = httpx.post(a_reject["url"], content=a_reject["body"], headers=a_reject["headers"])
+    assert answer.status_code == 200 and answer.json()["interactionId"] == "i1"
+    resolved = await agent_a.event("interaction.resolved", interactionId="i1")
+    assert resolved["workspaceId"] == app_a.workspace_id
+    assert status(token_a) != "pending" and status(token_b) == "pending"
+    # A's other button, and A's spent one, cannot reach B's "i1" either.
+    a_approve = buttons["Deployer"]["Approve"]
+    assert httpx.post(a_approve["url"], content=a_approve["body"], headers=a_approve["headers"]).status_code == 409
+    assert httpx.post(a_reject["url"], content=a_reject["body"], headers=a_reject["headers"]).status_code == 409
+    await asyncio.sleep(0.3)
+    assert status(token_b) == "pending"
+    assert [f for f in agent_b.events() if f["type"] == "interaction.resolved"] == []
+    # B's own link answers B's question, as B's owner.
+    b_approve = buttons["Builder"]["Approve"]
+    assert httpx.post(b_approve["url"], content=b_approve["body"], headers=b_approve["headers"]).status_code == 200
+    resolved_b = await agent_b.event("interaction.resolved", interactionId="i1")
+    assert resolved_b["workspaceId"] == app_b.workspace_id
+    await close_all([agent_a, app_a, agent_b, app_b])
+
+
+async def test_a_queued_notification_is_not_sent_once_its_channel_stops_serving_the_workspace(
+        hub_factory, receiver: HttpReceiver) -> None:
+    receiver.status = 500  # B's notification stays in the outbox, waiting for its retry
+    hub = hub_factory(start=False)
+    write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/w"\nworkspaces = ["*"]\n')
+    hub.start()
+    token_a = hub.token()
+    agent_b, app_b, _ = await approval_scenario(hub, other_workspace_token(hub))
+    await wait_until(lambda: receiver.received)
+    await agent_b.close()
+    await app_b.close()
+    hub.stop()
+    write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/w"\n')  # back to the default: A only
+    receiver.status = 200
+    receiver.received.clear()
+    hub.start()
+
+    def outbox() -> list[tuple[str, str]]:
+        with sqlite3.connect(f"file:{hub.data_dir / 'lineup.db'}?mode=ro", uri=True) as conn:
+            return conn.execute("SELECT status, last_error FROM notification_outbox WHERE channel = 'webhook'"
+                                ).fetchall()
+
+    rows = await wait_until(lambda: [r for r in outbox() if r[0] != "pending"], timeout=15)
+    assert rows == [("skipped", "the channel does not serve this workspace")]
+    assert receiver.received == []
+    assert set(delivery_log(hub, token_a)["channels"]["webhook"]["counts"]) == set()
+
+
+async def test_a_plugin_channel_serves_only_the_first_workspace_by_default(hub_factory,
+                                                                           receiver: HttpReceiver) -> None:
+    hub = hub_factory(start=False)
+    (hub.data_dir / "plugins").mkdir(parents=True)
+    (hub.data_dir / "plugins" / "pager.py").write_text(PAGER_PLUGIN)
+    write_config(hub, f'[notify.pager]\nurl = "{receiver.url}/page"\n')
+    hub.start()
+    token_a = hub.token()
+    token_b = other_workspace_token(hub)
+    clients = await both_ask(hub, token_a, token_b)
+    await wait_until(lambda: receiver.received)
+    await asyncio.sleep(0.5)
+    a_workspace = clients[1].workspace_id
+    assert [(r.body["notification"]["workspaceId"], r.body["deliveryWorkspaceId"]) for r in receiver.received] == [
+        (a_workspace, a_workspace)]
+    assert set(delivery_log(hub, token_a)["channels"]) == {"inapp", "pager"}
+    assert set(delivery_log(hub, token_b)["channels"]) == {"inapp"}
+    hidden = httpx.post(f"{hub.base}/api/notifications/test", headers=auth(token_b), json={"channel": "pager"})
+    assert hidden.status_code == 404 and hidden.json()["error"]["code"] == "not_found"
+    await close_all(clients)
