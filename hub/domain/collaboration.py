@@ -34,7 +34,7 @@ def get_conversation(tx: Tx, actor: Actor, conversation_id: str | None, *, requi
     row = tx.one("SELECT * FROM conversations WHERE id = ? AND workspace_id = ?", conversation_id, actor.workspace_id)
     if row is None:
         raise LapError("not_found", f"No conversation {conversation_id!r} in this workspace.")
-    if actor.kind == "agent" and actor.id not in json.loads(row["agent_ids"]):
+    if actor.kind == "agent" and actor.id not in msgspec.json.decode(row["agent_ids"]):
         raise LapError("forbidden", "This agent is not a member of that conversation.")
     return row
 
@@ -114,14 +114,17 @@ def message_create(tx: Tx, actor: Actor, env: Envelope, p: P.MessageCreate) -> N
     conversation = get_conversation(tx, actor, env.conversationId)
     if env.taskId is not None:  # a message shows in that task's timeline: only a task the sender may touch
         get_task(tx, actor, env.taskId)
-    message_id = p.messageId or new_id("msg")
-    existing = tx.one("SELECT * FROM messages WHERE id = ? AND workspace_id = ?", message_id, actor.workspace_id)
-    if existing is not None and not (existing["state"] == "streaming" and existing["author_id"] == actor.id
-                                     and existing["conversation_id"] == conversation["id"]):
-        raise LapError("conflict", f"A message with id {message_id!r} already exists.")
+    if not p.messageId:
+        message_id = new_id("msg")  # made here (80 random bits): it cannot exist yet, no need to look
+    else:
+        message_id = p.messageId
+        existing = tx.one("SELECT * FROM messages WHERE id = ? AND workspace_id = ?", message_id, actor.workspace_id)
+        if existing is not None and not (existing["state"] == "streaming" and existing["author_id"] == actor.id
+                                         and existing["conversation_id"] == conversation["id"]):
+            raise LapError("conflict", f"A message with id {message_id!r} already exists.")
     recipients: list[str] = []
     if actor.kind == "user":
-        members = json.loads(conversation["agent_ids"])
+        members = msgspec.json.decode(conversation["agent_ids"])
         if p.targetAgentId is not None:
             get_agent(tx, actor.workspace_id, p.targetAgentId)
             recipients = [p.targetAgentId]

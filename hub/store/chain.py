@@ -13,6 +13,8 @@ import json
 import sqlite3
 from typing import Any, Iterator
 
+import msgspec
+
 GENESIS = "0" * 64
 CHAINED_COLUMNS = ("sequence", "id", "type", "workspace_id", "conversation_id", "task_id", "correlation_id",
                    "actor", "occurred_at", "recorded_at", "payload")
@@ -22,6 +24,27 @@ def link(previous: str, row: tuple[Any, ...]) -> str:
     """The chain value of a row (its CHAINED_COLUMNS, the payload as the stored JSON text)."""
     canonical = json.dumps(list(row), ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(f"{previous}\n{canonical}".encode()).hexdigest()
+
+
+_encode = msgspec.json.Encoder().encode
+
+
+def link_row(previous: str, row: tuple[Any, ...]) -> str:
+    """`link`, ~3x cheaper, for the writer's rows: the same value, byte for byte.
+
+    For str (every code point: control characters, quotes, non-ASCII, U+2028, lone surrogates raise the same
+    UnicodeEncodeError), int and None, msgspec writes exactly what json.dumps(ensure_ascii=False, separators=
+    (",", ":")) writes (tests/unit/store/test_chain.py checks it). Anything else (floats, bools, dicts, str or
+    int subclasses) and anything msgspec refuses (ints beyond 64 bits) goes through `link` itself.
+    """
+    for value in row:
+        if value is not None and type(value) is not str and type(value) is not int:
+            return link(previous, row)
+    try:
+        canonical = _encode(row)
+    except Exception:  # noqa: BLE001 - whatever msgspec refuses, json.dumps decides (raises the same as before)
+        return link(previous, row)
+    return hashlib.sha256(b"%s\n%s" % (previous.encode(), canonical)).hexdigest()
 
 
 def previous_chain(conn: sqlite3.Connection, sequence: int) -> str:

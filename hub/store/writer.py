@@ -44,7 +44,8 @@ def is_disk_full(exc: BaseException) -> bool:
 class Tx:
     """What a command sees inside the batch transaction: reads, and `append` to add an event."""
 
-    def __init__(self, conn: sqlite3.Connection, next_sequence: int, recorded_at: str) -> None:
+    def __init__(self, conn: sqlite3.Connection, next_sequence: int, recorded_at: str,
+                 prev_chain: str | None = None) -> None:
         self.conn = conn
         self.next_sequence = next_sequence
         self.recorded_at = recorded_at
@@ -52,7 +53,8 @@ class Tx:
         # The running command's (envelope id, request hash): stored with the event carrying that id, so a
         # re-send of the same envelope is told apart from a conflicting reuse of its id.
         self.dedupe: tuple[str | None, str | None] = (None, None)
-        self.prev_chain = chain.previous_chain(conn, next_sequence - 1)
+        # The chain value of the row before next_sequence: the writer passes the one it remembers, if it may.
+        self.prev_chain = chain.previous_chain(conn, next_sequence - 1) if prev_chain is None else prev_chain
 
     def one(self, sql: str, *params: Any) -> sqlite3.Row | None:
         row: sqlite3.Row | None = self.conn.execute(sql, params).fetchone()
@@ -75,7 +77,7 @@ class Tx:
             request_hash = self.dedupe[1]
         row = (event.sequence, event.id, type_, workspace_id, conversation_id, task_id, correlation_id, actor,
                event.occurred_at, self.recorded_at, _encode(payload).decode())
-        self.prev_chain = chain.link(self.prev_chain, row)
+        self.prev_chain = chain.link_row(self.prev_chain, row)
         self.conn.execute(
             "INSERT INTO events (sequence, id, type, workspace_id, conversation_id, task_id, correlation_id, actor, "
             "occurred_at, recorded_at, payload, request_hash, chain) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -116,6 +118,7 @@ class WriterStats:
     commands: int = 0
     last_batch_size: int = 0
     max_batch_size: int = 0
+    log_reads: int = 0  # batches that read the log for rows another connection wrote (data_version moved)
     commit_ms: deque[float] = field(default_factory=lambda: deque(maxlen=1000))
 
 
@@ -130,10 +133,14 @@ class Writer:
         self._next_sequence = 1
         self.head = 0
         self.stats = WriterStats()
+        # (PRAGMA data_version, chain value of the row before _next_sequence) as of our last COMMIT; None when
+        # unknown (start, after a failed batch). While the version stays put nobody else committed: see _apply.
+        self._known: tuple[int, str] | None = None
 
     async def start(self) -> None:
         self.head = await database.run(self._conn, head_sequence)
         self._next_sequence = self.head + 1
+        self._known = None
         self._task = asyncio.create_task(self._loop(), name="lineup-writer")
 
     async def stop(self) -> None:
@@ -183,12 +190,14 @@ class Writer:
         started = time.perf_counter()
         commands = [cmd for cmd, _ in batch]
         try:
-            outcomes, events, next_sequence = await database.run(self._conn, lambda c: self._apply(c, commands))
+            outcomes, events, next_sequence, known = await database.run(self._conn,
+                                                                         lambda c: self._apply(c, commands))
         except Exception as exc:  # the thread hop itself failed: nothing was committed
             log.exception("writer batch failed")
             err = LapError("storage_full", "The hub's disk is full; nothing was stored.") if is_disk_full(exc) \
                 else LapError("internal", "The hub could not store the batch; nothing was stored.")
-            outcomes, events, next_sequence = [Outcome(error=err) for _ in commands], [], None
+            outcomes, events, next_sequence, known = [Outcome(error=err) for _ in commands], [], None, None
+        self._known = known
         if next_sequence is not None:
             self._next_sequence = next_sequence
             if events:
@@ -207,31 +216,39 @@ class Writer:
             if not future.done():
                 future.set_result(outcome)
 
-    def _apply(self, conn: sqlite3.Connection,
-               commands: list[Command]) -> tuple[list[Outcome], list[StoredEvent], int | None]:
+    def _apply(self, conn: sqlite3.Connection, commands: list[Command]
+               ) -> tuple[list[Outcome], list[StoredEvent], int | None, tuple[int, str] | None]:
         conn.execute("BEGIN IMMEDIATE")
-        # Another process (the `lineup` CLI) may have appended since our last batch: continue after its
-        # rows and publish them first, so live receivers see no gap.
-        foreign = read_all_with_recipients(conn, after=self._next_sequence - 1)
-        next_sequence = foreign[-1].sequence + 1 if foreign else self._next_sequence
-        tx = Tx(conn, next_sequence, now_iso())
-        tx.events.extend(foreign)
         try:
+            # data_version changes only when another connection commits; read under the write lock, nobody can
+            # commit before our COMMIT, so this is the version our commit leaves.
+            version = conn.execute("PRAGMA data_version").fetchone()[0]
+            if self._known is not None and self._known[0] == version:
+                # Nobody else wrote since our last commit: the log ends where we left it, with the chain we remember.
+                tx = Tx(conn, self._next_sequence, now_iso(), self._known[1])
+            else:
+                # Another process (the `lineup` CLI) may have appended since our last batch: continue after its
+                # rows and publish them first, so live receivers see no gap.
+                self.stats.log_reads += 1
+                foreign = read_all_with_recipients(conn, after=self._next_sequence - 1)
+                next_sequence = foreign[-1].sequence + 1 if foreign else self._next_sequence
+                tx = Tx(conn, next_sequence, now_iso())
+                tx.events.extend(foreign)
             outcomes = [self._apply_one(tx, cmd) for cmd in commands]
             conn.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except Exception as exc:  # whatever failed, the transaction must not stay open for the next batch
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-            if is_disk_full(exc):
+            if isinstance(exc, sqlite3.Error) and is_disk_full(exc):
                 log.warning("disk full: a batch of %d commands was refused with storage_full", len(commands))
                 err = LapError("storage_full", "The hub's disk is full; nothing was stored.")
             else:
                 log.exception("batch transaction failed")
                 err = LapError("internal", "The hub could not store the batch; nothing was stored.")
             # Nothing committed: keep our counter, so the next batch still reads and publishes the rows
-            # another process appended (restarting from the head would skip them).
-            return [Outcome(error=err) for _ in commands], [], self._next_sequence
-        return outcomes, tx.events, tx.next_sequence
+            # another process appended (restarting from the head would skip them); forget the chain value.
+            return [Outcome(error=err) for _ in commands], [], self._next_sequence, None
+        return outcomes, tx.events, tx.next_sequence, (version, tx.prev_chain)
 
     @staticmethod
     def _apply_one(tx: Tx, cmd: Command) -> Outcome:

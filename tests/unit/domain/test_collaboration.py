@@ -180,3 +180,16 @@ async def test_resending_a_message_is_a_duplicate_not_a_second_message(rig: Writ
     assert stored.error is None and resent.error is None
     assert (resent.sequence, resent.duplicate) == (stored.sequence, True)
     assert reader.execute("SELECT COUNT(*) FROM messages WHERE content = 'hello'").fetchone()[0] == 1
+
+
+async def test_a_message_id_the_sender_chose_is_checked_and_one_the_hub_makes_is_new(
+        rig: WriterRig, world: World, reader: sqlite3.Connection) -> None:
+    await send(rig, world.user, "message.create", {"content": "one", "messageId": "m-own"}, conversationId="c1")
+    taken = await refused(rig, world.agent, "message.create", {"content": "two", "messageId": "m-own"},
+                          conversationId="c1")
+    assert taken.code == "conflict" and "m-own" in taken.message
+    for text in ("made-1", "made-2"):
+        await send(rig, world.agent, "message.create", {"content": text}, conversationId="c1")
+    made = reader.execute("SELECT id FROM messages WHERE content LIKE 'made-%'").fetchall()
+    assert len({row[0] for row in made}) == 2 and all(row[0].startswith("msg_") for row in made)
+    assert reader.execute("SELECT content FROM messages WHERE id = 'm-own'").fetchone()[0] == "one"

@@ -14,7 +14,7 @@ import aiosqlite
 from hub.core import Hub
 from hub.protocol.errors import LapError
 from hub.settings import load_settings
-from hub.store import database
+from hub.store import chain, database
 from hub.store.events import StoredEvent
 from hub.store.migrations import migrate
 from hub.store.writer import Command, Outcome, Tx, Writer, request_digest
@@ -273,3 +273,133 @@ async def test_stop_drains_the_queue_and_later_submits_are_refused(rig: WriterRi
     assert late.error is not None and late.error.code == "internal"
     await rig.writer.start()  # the fixture stops it again
     assert rig.writer.head == 10
+
+
+# ---- the per-batch shortcut: while PRAGMA data_version stays put, the log is not read again ------------------
+
+def chain_holds(conn: sqlite3.Connection) -> None:
+    assert chain.verify(conn) is None
+
+
+async def test_batches_after_the_first_skip_the_log_read_and_the_chain_holds(
+        rig: WriterRig, reader: sqlite3.Connection) -> None:
+    for i in range(5):
+        await rig.writer.execute(append(f"a{i}"))
+    await rig.writer.execute(refuse_after_append())  # rolled back to its savepoint: the chain goes on from a4
+    await asyncio.gather(*(rig.writer.submit(append(f"b{i}")) for i in range(20)))
+    assert rig.writer.stats.log_reads == 1  # only the first batch after start read the log
+    assert rig.published_sequences == list(range(1, 26))
+    chain_holds(reader)
+
+
+async def test_a_commit_of_another_connection_between_batches_is_published_in_order_and_chained(
+        rig: WriterRig, reader: sqlite3.Connection) -> None:
+    """A plain second sqlite3 connection appends an event (with a recipient) the way the writer would."""
+    await rig.writer.execute(append("mine-1"))
+    await rig.writer.execute(append("mine-2"))
+    reads = rig.writer.stats.log_reads
+    other = rig.reader()
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        row = (3, "other-1", "test.noted", "ws1", None, None, None, "hub", "2026-01-01T00:00:00.000Z",
+               "2026-01-01T00:00:00.000Z", '{"by":"other"}')
+        other.execute(f"INSERT INTO events ({', '.join(chain.CHAINED_COLUMNS)}, chain) "
+                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", (*row, chain.link(chain.previous_chain(other, 2), row)))
+        other.execute("INSERT INTO event_recipients (agent_id, sequence) VALUES ('agt_x', 3)")
+        other.execute("COMMIT")
+    finally:
+        other.close()
+    outcome = await rig.writer.execute(append("mine-3"))
+    assert outcome.sequence == 4
+    assert rig.writer.stats.log_reads == reads + 1
+    assert [(e.id, e.recipients) for e in rig.published[-1]] == [("other-1", ("agt_x",)), ("mine-3", ())]
+    await rig.writer.execute(append("mine-4"))  # nobody else wrote since: the shortcut again
+    assert rig.writer.stats.log_reads == reads + 1
+    assert rig.published_sequences == [1, 2, 3, 4, 5]
+    chain_holds(reader)
+
+
+async def test_the_cli_writing_between_batches_is_picked_up_each_time(
+        rig: WriterRig, reader: sqlite3.Connection) -> None:
+    await rig.writer.execute(append("mine-1"))
+    for round_ in range(3):
+        await second_writer_appends(rig.path, [f"cli-{round_}-a", f"cli-{round_}-b"])
+        await rig.writer.execute(append(f"mine-{round_}-x"))
+        await rig.writer.execute(append(f"mine-{round_}-y"))
+    assert [e.id for batch in rig.published for e in batch][-4:] == ["cli-2-a", "cli-2-b", "mine-2-x", "mine-2-y"]
+    assert rig.published_sequences == list(range(1, 14))
+    assert rig.writer.stats.log_reads == 4  # the start, then once after each CLI run
+    chain_holds(reader)
+
+
+async def test_another_connection_changing_other_tables_costs_a_read_and_changes_nothing(
+        rig: WriterRig, reader: sqlite3.Connection) -> None:
+    await rig.writer.execute(append("mine-1"))
+    reader.execute("INSERT INTO meta (key, value) VALUES ('elsewhere', 'x')")
+    outcome = await rig.writer.execute(append("mine-2"))
+    assert outcome.sequence == 2 and rig.writer.stats.log_reads == 2
+    assert [e.id for e in rig.published[-1]] == ["mine-2"]
+    chain_holds(reader)
+
+
+async def test_after_another_connection_edits_the_newest_chain_value_the_next_row_links_to_what_is_stored(
+        rig: WriterRig, reader: sqlite3.Connection) -> None:
+    """As before the shortcut: the writer links to the stored value, not to one it remembers (verify then names
+    the edited row)."""
+    await rig.writer.execute(append("mine-1"))
+    await rig.writer.execute(append("mine-2"))
+    reader.execute("UPDATE events SET chain = ? WHERE sequence = 2", ("e" * 64,))
+    await rig.writer.execute(append("mine-3"))
+    third = reader.execute(f"SELECT {', '.join(chain.CHAINED_COLUMNS)}, chain FROM events "
+                           "WHERE sequence = 3").fetchone()
+    assert third["chain"] == chain.link("e" * 64, tuple(third)[:-1])
+    assert chain.verify(reader) == (2, "the row does not match its chain value (edited, or moved from elsewhere)")
+
+
+async def test_a_failed_batch_does_not_advance_the_remembered_chain(
+        rig: WriterRig, write_conn: aiosqlite.Connection, reader: sqlite3.Connection) -> None:
+    await rig.writer.execute(append("mine-1"))
+    await rig.writer.execute(append("mine-2"))
+    await database.run(write_conn, lambda c: c.execute("PRAGMA max_page_count = 1"))
+    # One batch: a small event is appended (the chain moves on in the transaction), then the big one hits the
+    # page cap and the whole batch rolls back.
+    failed = await asyncio.gather(rig.writer.submit(append("small")), rig.writer.submit(big(0)))
+    assert [o.error.code if o.error else None for o in failed] == ["storage_full", "storage_full"]
+    reads = rig.writer.stats.log_reads
+    await database.run(write_conn, lambda c: c.execute("PRAGMA max_page_count = 1000000"))
+    ok = await rig.writer.execute(append("mine-3"))
+    assert ok.sequence == 3
+    await rig.writer.execute(append("mine-4"))
+    assert rig.published_sequences == [1, 2, 3, 4]
+    chain_holds(reader)  # mine-3 links to mine-2, not to the rolled-back "small"
+    assert rig.writer.stats.log_reads == reads + 1  # the failed batch left nothing to remember
+
+
+async def test_a_restarted_writer_reads_the_log_again(rig: WriterRig, reader: sqlite3.Connection) -> None:
+    await rig.writer.execute(append("mine-1"))
+    await rig.writer.stop()
+    await second_writer_appends(rig.path, ["cli-1"])
+    await rig.writer.start()
+    reads = rig.writer.stats.log_reads
+    outcome = await rig.writer.execute(append("mine-2"))
+    assert outcome.sequence == 3 and rig.writer.stats.log_reads == reads + 1
+    chain_holds(reader)
+
+
+async def test_a_foreign_row_that_cannot_be_read_fails_the_batch_without_leaving_it_open(
+        rig: WriterRig, reader: sqlite3.Connection) -> None:
+    """Another process's row with a payload that is not JSON: the batch fails with `internal` and rolls back, so
+    the next batch starts cleanly (a transaction left open made every later batch fail)."""
+    await rig.writer.execute(append("mine-1"))
+    await second_writer_appends(rig.path, ["cli-1"])
+    with sqlite3.connect(rig.path) as other:
+        other.execute("UPDATE events SET payload = 'not json' WHERE id = 'cli-1'")
+    other.close()
+    failed = await rig.writer.execute(append("mine-2"))
+    assert failed.error is not None and failed.error.code == "internal"
+    with sqlite3.connect(rig.path) as other:  # repaired by hand
+        other.execute("UPDATE events SET payload = '{}' WHERE id = 'cli-1'")
+    other.close()
+    ok = await rig.writer.execute(append("mine-3"))
+    assert ok.error is None and ok.sequence == 3
+    assert rig.published_sequences == [1, 2, 3]
