@@ -11,7 +11,10 @@ for the writer's thread alone, the medians of `--repeats` runs, each on a fresh 
 may be shared: compare two trees by running both, interleaved, e.g.
 
     .venv/bin/python -m bench.writer
-    PYTHONPATH=/tmp/writer-before .venv/bin/python -m bench.writer
+    cd /tmp/writer-before && /path/to/.venv/bin/python -m bench.writer   # a copy of the other tree
+
+(with `-m` the current folder comes first on the import path, so `cd` into the tree to measure, PYTHONPATH alone
+is not enough while the project is installed in editable mode).
 """
 
 from __future__ import annotations
