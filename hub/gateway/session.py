@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from starlette.websockets import WebSocket, WebSocketState
 
 from hub.domain.actors import Actor
+from hub.gateway import switching
 from hub.gateway.wire import frame_writer
 from hub.protocol.envelope import system_frame
 from hub.store.events import StoredEvent
@@ -201,6 +202,13 @@ class Session:
 
     async def replay(self, cursor: int, read_page: Callable[[int, int], Awaitable[list[StoredEvent]]]) -> int:
         """Send every visible event after `cursor`, then go live. Returns the sequence reported as caught up."""
+        switching.replay_started()
+        try:
+            return await self._replay(cursor, read_page)
+        finally:
+            switching.replay_finished()
+
+    async def _replay(self, cursor: int, read_page: Callable[[int, int], Awaitable[list[StoredEvent]]]) -> int:
         while not self.closed:
             upto = self.hub.writer.head
             while cursor < upto and not self.closed:
