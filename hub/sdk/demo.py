@@ -74,6 +74,8 @@ class DemoAgent:
                                 summary="3 migrations applied, no downtime")
             await task.succeed("Migration applied")
         except Cancelled:
+            if task.ended_status is None:  # running: clean up briefly, as a real agent would, then confirm
+                await asyncio.sleep(min(self.step_s, 1.0))  # meanwhile the app shows "cancel requested"
             await task.cancelled("Stopped on your request")
 
     async def _say(self, task: TaskHandle, text: str) -> None:
