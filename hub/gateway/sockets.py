@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import msgspec
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -176,27 +177,23 @@ class SocketServer:
         if outcome.error is not None:
             session.send_system("system.error", outcome.error.as_payload(None))
 
-    def _app_pages(self, workspace_id: str) -> Any:
-        def visible(event: event_log.StoredEvent) -> bool:
-            return event.workspace_id == workspace_id
-
+    def _pages(self, visible: Callable[[event_log.StoredEvent], bool],
+               from_log: Callable[[sqlite3.Connection, int, int], list[event_log.StoredEvent]]) -> Any:
+        """Replay pages: from the hub's window of recent events when it covers them, else from the log."""
         async def read(after: int, upto: int) -> list[event_log.StoredEvent]:
             page = self.hub.recent.page(after, upto, visible)
             if page is not None:
                 return page
-            return await self.hub.read_replay(lambda c: event_log.read_workspace_after(c, workspace_id, after, upto))
+            return await self.hub.read_replay(lambda c: from_log(c, after, upto))
         return read
+
+    def _app_pages(self, workspace_id: str) -> Any:
+        return self._pages(lambda e: e.workspace_id == workspace_id,
+                           lambda c, after, upto: event_log.read_workspace_after(c, workspace_id, after, upto))
 
     def _agent_pages(self, agent_id: str) -> Any:
-        def visible(event: event_log.StoredEvent) -> bool:
-            return agent_id in event.recipients
-
-        async def read(after: int, upto: int) -> list[event_log.StoredEvent]:
-            page = self.hub.recent.page(after, upto, visible)
-            if page is not None:
-                return page
-            return await self.hub.read_replay(lambda c: event_log.read_agent_after(c, agent_id, after, upto))
-        return read
+        return self._pages(lambda e: agent_id in e.recipients,
+                           lambda c, after, upto: event_log.read_agent_after(c, agent_id, after, upto))
 
     # ---- frames after the hello ---------------------------------------------------------------------------
 
