@@ -1,4 +1,4 @@
-"""Zombie hub, long form: SIGSTOP the hub for 30 s (shared/QUALITY.md drills), then check nothing misfired.
+"""Zombie hub, long form: SIGSTOP the hub for 30 s (docs/quality.md#reliability-drills), then check nothing misfired.
 
 Run: python -m bench.hub_stop [--seconds 30]
 

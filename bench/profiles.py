@@ -1,4 +1,4 @@
-"""The load profiles of shared/QUALITY.md: agents × events per second per agent, and app sockets."""
+"""The load profiles of docs/quality.md#profiles: agents × events per second per agent, and app sockets."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The targets of shared/QUALITY.md (L1–L4, T1, T2) checked against the medians of a run."""
+"""The targets of docs/quality.md#targets (L1–L4, T1, T2) checked against the medians of a run."""
 
 from __future__ import annotations
 

@@ -4,27 +4,31 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import AsyncIterator
 
 from starlette.applications import Starlette
 from starlette.routing import Mount, WebSocketRoute
-from starlette.staticfiles import StaticFiles
 
 from hub.core import Hub
 from hub.gateway.sockets import agent_socket, app_socket
+from hub.protocol import vocabulary
 from hub.protocol.errors import LapError
 from hub.settings import Settings
 from hub.web import accounts, introspection, notifications, reads, relay_access
+from hub.web.bodylimit import BodyLimit
+from hub.web.compression import CompressReads
 from hub.web.errors import lap_error_handler
 from hub.web.headers import SecurityHeaders
+from hub.web.hostcheck import HostCheck
 from hub.web.plugin_routes import plugin_routes
+from hub.web.static_app import AppFiles
 
 
 def ui_dir() -> Path:
-    """The web app's folder: beside the package in a checkout, or inside a PyInstaller bundle."""
+    """The web app's folder: inside the package (hub/ui), in a checkout, a wheel and a PyInstaller bundle alike."""
     bundle = getattr(sys, "_MEIPASS", None)
-    return Path(bundle) / "ui" if bundle else Path(__file__).resolve().parent.parent / "ui"
+    return Path(bundle) / "hub" / "ui" if bundle else Path(__file__).resolve().parent / "ui"
 
 
 def create_app(settings: Settings, hub: Hub | None = None) -> Starlette:
@@ -48,9 +52,13 @@ def create_app(settings: Settings, hub: Hub | None = None) -> Starlette:
         *relay_access.routes,
         WebSocketRoute("/ws/agent", agent_socket),
         WebSocketRoute("/ws/app", app_socket),
-        Mount("/", app=StaticFiles(directory=ui_dir(), html=True, check_dir=False), name="ui"),
+        # The page carries the protocol's vocabularies: the app needs them before its first paint (lib/status.js).
+        Mount("/", app=AppFiles(ui_dir(), inline={"lineup-vocabulary": vocabulary.for_app()}), name="ui"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={LapError: lap_error_handler})
     app.state.hub = hub
+    app.add_middleware(CompressReads)  # innermost: the other middlewares' headers go on the compressed answer
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)  # inside SecurityHeaders: a 413 has them too
+    app.add_middleware(HostCheck)  # DNS rebinding (issue 15 #7); inside SecurityHeaders: a 421 has them too
     app.add_middleware(SecurityHeaders)
     return app

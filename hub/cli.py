@@ -87,6 +87,27 @@ async def _run_command(settings: Settings, command: Any) -> Any:
     return outcome.value
 
 
+def _setup_still_open(settings: Settings) -> None:
+    """On a hub nobody has set up yet, say where the person creates their account (stderr: stdout is the secret).
+
+    The CLI's owner has no password; the browser setup stays open and claims it, so nothing is locked out.
+    """
+    from hub import serving
+    from hub.netaddr import is_loopback_host
+
+    everywhere = settings.host in ("0.0.0.0", "::", "")
+    host = "127.0.0.1" if everywhere else settings.host
+    # A hub serving this folder recorded where (it may run with --port); else what lineup.toml says it will use.
+    address = serving.address(settings.data_dir) or (
+        f"http://{f'[{host}]' if ':' in host else host}:{settings.port}/" if settings.port else
+        "the address `lineup serve` prints")
+    where = (f"in a browser on this machine at {address} (from another device: with the setup code "
+             "`lineup serve` prints)") if everywhere or is_loopback_host(host) else \
+        f"at {address} with the setup code `lineup serve` prints"
+    click.echo(f"This hub has no account yet: create yours {where}. Agents you pair meanwhile stay in your workspace.",
+               err=True)
+
+
 @main.command()
 @data_dir_option
 @click.option("--name", default="cli token", show_default=True, help="A name for the device this token signs in.")
@@ -98,6 +119,8 @@ def token(data_dir: Path | None, name: str, workspace: str | None) -> None:
     settings = _settings(data_dir=data_dir)
     result = asyncio.run(_run_command(settings, accounts.owner_device_for_cli(workspace, name)))
     click.echo(result["token"])
+    if result["needsSetup"]:
+        _setup_still_open(settings)
 
 
 @main.command()
@@ -111,18 +134,20 @@ def pair(data_dir: Path | None, name: str | None, workspace: str | None) -> None
 
     settings = _settings(data_dir=data_dir)
 
-    async def run() -> tuple[str, dict[str, str]]:
+    async def run() -> tuple[str, dict[str, str], bool]:
         owner = await _run_command(settings, accounts.owner_device_for_cli(workspace, "cli pairing"))
         actor = Actor("user", owner["userId"], owner["workspaceId"], device_id=owner["deviceId"])
         command, code = accounts.create_pairing_code(actor, name, settings.pairing_code_ttl_s)
         result = await _run_command(settings, command)
         # The device made only to sign this request is not needed afterwards.
         await _run_command(settings, accounts.revoke_device(actor, owner["deviceId"]))
-        return code, result
+        return code, result, owner["needsSetup"]
 
-    code, result = asyncio.run(run())
+    code, result, needs_setup = asyncio.run(run())
     click.echo(code)
     click.echo(f"expires {result['expiresAt']}; use it within 10 minutes, once.", err=True)
+    if needs_setup:
+        _setup_still_open(settings)
 
 
 @main.command()
@@ -151,7 +176,7 @@ def discover(timeout_s: float, interfaces: tuple[str, ...]) -> None:
               help="The SHA-256 fingerprint of a hub's self-signed TLS certificate (printed by the hub).")
 def demo_agent(hub_url: str | None, code: str | None, name: str, credential_file: Path | None,
                step_seconds: float, fingerprint: str | None) -> None:
-    """Run the demo agent: it plays seed 002's MVP demo on every task you give it."""
+    """Run the demo agent: it plays the MVP demo (docs/design.md#the-mvp-demo) on every task you give it."""
     import logging
 
     import platformdirs
@@ -165,8 +190,11 @@ def demo_agent(hub_url: str | None, code: str | None, name: str, credential_file
     async def run() -> None:
         credential = await pair_or_load(hub_url, code, path, name=name, runtime="demo", agent_version="1.0",
                                         tls_fingerprint=fingerprint)
-        click.echo(f"demo agent {credential.agent_id} connecting to {credential.hub_url}", err=True)
-        await run_demo(credential, path.with_name(path.stem + ".state.json"), step_seconds)
+        again = f"lineup demo-agent --hub {credential.hub_url} --code NEW-CODE" + (
+            f" --fingerprint {credential.tls_fingerprint}" if credential.tls_fingerprint else "") + (
+            f" --credential-file {credential_file}" if credential_file else "")
+        await run_demo(credential, path.with_name(path.stem + ".state.json"), step_seconds,
+                       credential_path=path, pair_command=again)
 
     try:
         asyncio.run(run())
@@ -201,6 +229,26 @@ def mcp(hub_url: str | None, code: str | None, name: str, credential_file: Path 
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:
         pass
+
+
+@main.group()
+def connect() -> None:
+    """Connect an agent you run yourself (Claude Code, ...) to this hub: its questions come to LineUp."""
+
+
+@main.group()
+def hook() -> None:
+    """Run by an agent's hooks (written by `lineup connect`), not by people."""
+
+
+from hub.connect.commands import register as _register_connect  # noqa: E402 - click commands, imported lazily inside
+
+_register_connect(connect, hook)
+from hub.connect.codex import register as _register_codex  # noqa: E402 - `lineup connect codex` (issue 16)
+from hub.connect.gemini import register as _register_gemini  # noqa: E402 - `lineup connect gemini` (issue 16)
+
+_register_codex(connect, hook)
+_register_gemini(connect, hook)
 
 
 def _plugin_host(settings: Settings) -> Any:
@@ -360,24 +408,49 @@ def db_verify(data_dir: Path | None, kept_head: str | None) -> None:
 @data_dir_option
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write here instead of standard output.")
-def export(data_dir: Path | None, output: Path | None) -> None:
-    """Write the event log as JSON Lines with its chain, so it can be checked elsewhere (hub/store/chain.py)."""
+@click.option("--with-secrets", is_flag=True, default=False,
+              help="Keep the password, token and code hashes in, so that every link of the chain can be checked "
+                   "(keep such an export as safe as the database itself).")
+def export(data_dir: Path | None, output: Path | None, with_secrets: bool) -> None:
+    """Write the event log as JSON Lines with its chain, so it can be checked elsewhere (hub/store/chain.py).
+
+    Secret hashes (payload keys starting with `_`) are left out unless --with-secrets is given. A record they were
+    removed from names them in `redacted`; its payload is no longer what the chain covers, so a checker takes that
+    record's `chain` as given and checks every other link (README, "The audit chain and its anchor").
+    """
     from hub.store.chain import CHAINED_COLUMNS, rows
     from hub.store.rebuild import open_for_maintenance
 
     conn = open_for_maintenance(_settings(data_dir=data_dir).db_path)
-    # The export carries what the database does (password hashes included): readable by the owner alone.
+    # Even without the hashes the export holds the conversations and decisions: readable by the owner alone.
     handle = (os.fdopen(os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") if output
               else sys.stdout)
     try:
         for row in rows(conn):
-            record = dict(zip(CHAINED_COLUMNS, tuple(row)[:-1]))
+            record = dict(zip(CHAINED_COLUMNS, tuple(row)[:-1], strict=True))
             record["chain"] = row[-1]
+            if not with_secrets:
+                record.update(_without_secrets(record["payload"]))
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
     finally:
         if output:
             handle.close()
         conn.close()
+
+
+def _without_secrets(payload_text: Any) -> dict[str, Any]:
+    """The payload without its secret hashes, and which keys were removed (nothing when there were none)."""
+    try:
+        payload = json.loads(payload_text)
+    except (TypeError, ValueError):
+        return {}
+    if not isinstance(payload, dict):
+        return {}
+    secret = sorted(key for key in payload if key.startswith("_"))
+    if not secret:
+        return {}
+    kept = {key: value for key, value in payload.items() if not key.startswith("_")}
+    return {"payload": json.dumps(kept, ensure_ascii=False, separators=(",", ":")), "redacted": secret}
 
 
 @main.command()
@@ -420,7 +493,8 @@ def relay_status(data_dir: Path | None, as_json: bool) -> None:
         click.echo("relay: off (no [relay] ws_url in lineup.toml; see docs/relay.md)")
         return
     status = report["status"] or {"state": "not started yet"}
-    click.echo(f"relay: {status['state']}  {report['server']}  as {report['uid']!r}  line {status.get('line') or report['serverLine']}")
+    line = status.get("line") or report["serverLine"]
+    click.echo(f"relay: {status['state']}  {report['server']}  as {report['uid']!r}  line {line}")
     if status.get("code"):
         click.echo(f"  {status['code']}: {status.get('message', '')}")
         click.echo(f"  next step: {status.get('nextStep', '')}")
@@ -486,6 +560,7 @@ def relay_pair(uid: str, data_dir: Path | None, make_token: bool, device_flag: i
 
     from hub.relay.admin import pairing
     from hub.relay.httpapi import ApiError, HttpApi
+    from hub.store.queries import accounts as people
 
     settings = _settings(data_dir=data_dir)
     config = _relay_config(settings)
@@ -493,9 +568,9 @@ def relay_pair(uid: str, data_dir: Path | None, make_token: bool, device_flag: i
     if person is None:
         raise click.UsageError(f"{uid!r} is not in [relay] people; add {{uid = {uid!r}, user = \"...\"}} first")
     conn = sqlite3.connect(f"file:{settings.db_path}?mode=ro", uri=True)
-    row = conn.execute("SELECT workspace_id FROM users WHERE username = ?", (person.user,)).fetchone()
+    workspace_id = people.workspace_of_username(conn, person.user)
     conn.close()
-    if row is None:
+    if workspace_id is None:
         raise click.UsageError(f"LineUp has no user {person.user!r}")
     token = None
     if make_token:
@@ -506,4 +581,9 @@ def relay_pair(uid: str, data_dir: Path | None, make_token: bool, device_flag: i
             asyncio.run(HttpApi(config.api_url, config.manager_token).user_token(uid, token, device_flag))
         except ApiError as exc:
             raise click.ClickException(str(exc)) from None
-    click.echo(json.dumps(pairing(config, uid, row[0], token), ensure_ascii=False, indent=2))
+    click.echo(json.dumps(pairing(config, uid, workspace_id, token), ensure_ascii=False, indent=2))
+
+
+from hub.agents_add import agents as _agents  # noqa: E402 - `lineup agents add` (issue 16)
+
+main.add_command(_agents)

@@ -4,7 +4,9 @@ Rules for all hooks: the hub calls them with keyword arguments only, so an imple
 arguments it needs (new arguments can be added without breaking plugins). Hooks named `register_*` collect
 contributions: each implementation returns a list (or None) and the hub concatenates them. `startup` and
 `shutdown` implementations may be `async def`; the hub awaits them. Every other hook must be a plain function
-and return quickly: it runs on the hub's event loop.
+and return quickly: it runs on the hub's event loop. The hub calls every hook through pluggy's hook caller
+(`pm.hook.<name>(...)`, hub/pluginhost/manager.py), so `tryfirst`, `trylast` and wrappers work as in any pluggy host.
+Plugins import `hookimpl` and the rest of the public API from `hub` (listed in hub/api.py).
 """
 
 from __future__ import annotations
@@ -24,9 +26,10 @@ hookimpl = pluggy.HookimplMarker("lineup")
 
 @hookspec
 def register_tools(hub: Hub) -> list[dict[str, Any]] | None:
-    """Tools this plugin offers (seed 000 §4): definitions of type `app`, `toolset` or `action`.
+    """Tools this plugin offers (docs/design.md#tool-types): definitions of type `app`, `toolset` or `action`.
 
-    Called once at start-up. Each item is a tool definition dict; it may carry a hub-side `handler` callable
+    Called once at start-up. Each item is a plain typed function (its schema from its signature and docstring,
+    hub/tools/functions.py) or a tool definition dict, which may carry a hub-side `handler` callable
     (`handler(action, arguments, context) -> result dict`, may be async) and a `ui` module URL. A definition
     that does not validate is reported with the plugin's name and not loaded.
     """
@@ -36,7 +39,7 @@ def register_tools(hub: Hub) -> list[dict[str, Any]] | None:
 def register_runtimes(hub: Hub) -> list[RuntimeSpec] | None:
     """Agent runtimes the hub can start and supervise (`[[agents]] runtime = "<name>"` in lineup.toml).
 
-    Called once at start-up. Each item is a `hub.runtimes.base.RuntimeSpec(name, description, create)`;
+    Called once at start-up. Each item is a `hub.RuntimeSpec(name, description, create)`;
     `create(config, client)` builds the runtime for one configured agent around its SDK client.
     """
 
@@ -58,7 +61,7 @@ def register_ui_modules(hub: Hub) -> list[str] | None:
 def register_routes(hub: Hub) -> list[Any] | None:
     """Starlette routes added to the hub, under `/plugins/<name>/` by convention. Called once at start-up.
 
-    Each route must check who is asking itself (see `hub.web.auth.require_user`).
+    Each route must check who is asking itself (see `hub.require_user`).
     """
 
 

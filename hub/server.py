@@ -2,24 +2,31 @@
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import io
 import json
 import logging
 import signal
 import socket
+import ssl
 import sys
 import urllib.request
 import webbrowser
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import segno
 import uvicorn
 
+from hub import serving
 from hub.app import create_app
-from hub.gateway.wire import FrameBatching
+from hub.connguard import ConnectionGuard, guarded_protocol, raise_file_limit
 from hub.core import Hub
+from hub.filemodes import check_config_file
+from hub.gateway.wire import FrameBatching
+from hub.netaddr import device_urls, is_loopback_host, lan_addresses, urls_for
 from hub.settings import Settings
 
 log = logging.getLogger("lineup.server")
@@ -30,7 +37,8 @@ class PortInUse(Exception):
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
-    """Bind before uvicorn starts, so "listening" is true before anything is announced (STYLE.md, zeroconf)."""
+    """Bind before uvicorn starts, so "listening" is true before anything is announced
+    (docs/style.md#listening-before-announcing)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -45,27 +53,6 @@ def bind_socket(host: str, port: int) -> socket.socket:
         raise SystemExit(f"lineup: cannot listen on {host}:{port}: {exc.strerror}.") from None
     sock.set_inheritable(True)
     return sock
-
-
-def lan_addresses() -> list[str]:
-    """IPv4 addresses of this machine's interfaces other than loopback, for the URLs we print."""
-    try:
-        import ifaddr
-    except ImportError:  # pragma: no cover - ifaddr comes with zeroconf
-        return []
-    found = []
-    for adapter in ifaddr.get_adapters():
-        for ip in adapter.ips:
-            if isinstance(ip.ip, str) and not ip.ip.startswith("127."):
-                found.append(ip.ip)
-    return sorted(set(found))
-
-
-def urls_for(host: str, port: int, scheme: str = "http") -> list[str]:
-    if host in ("0.0.0.0", "::", ""):
-        return [f"{scheme}://127.0.0.1:{port}/"] + [f"{scheme}://{ip}:{port}/" for ip in lan_addresses()]
-    shown = f"[{host}]" if ":" in host else host
-    return [f"{scheme}://{shown}:{port}/"]
 
 
 def tls_files(settings: Settings) -> tuple[Path, Path] | None:
@@ -84,17 +71,66 @@ def tls_files(settings: Settings) -> tuple[Path, Path] | None:
     return None
 
 
-class HubServer(uvicorn.Server):
-    """uvicorn's server, telling us when the socket is really accepting connections."""
+AgentTls = tuple[socket.socket, ssl.SSLContext, Path]  # the listener, its context, its certificate
 
-    def __init__(self, config: uvicorn.Config, on_listening: Callable[[], Any]) -> None:
+
+def agent_tls_listener(settings: Settings, tls: tuple[Path, Path] | None, port: int) -> AgentTls | None:
+    """Beyond loopback over plain HTTP, agents get TLS by default (docs/design.md#security-baseline; issue 15 item 14):
+    a second listener on `agent_tls_port` (0: the hub's port + 1) serving the same app with the self-signed certificate,
+    whose fingerprint the pairing command carries. `agent_tls = "off"` is the explicit choice of plain ws://."""
+    if settings.agent_tls not in ("auto", "off"):
+        raise SystemExit(f'lineup: agent_tls = {settings.agent_tls!r}; use "auto" or "off".')
+    if tls is not None or settings.agent_tls == "off" or is_loopback_host(settings.host):
+        return None  # already TLS everywhere, plain chosen, or no other machine can reach the hub
+    from hub.tls import self_signed
+
+    cert, key = self_signed(settings.data_dir / "tls", lan_addresses())
+    tls_port = settings.agent_tls_port or port + 1
+    try:
+        sock = bind_socket(settings.host, tls_port)
+    except PortInUse:
+        raise SystemExit(f"lineup: port {tls_port} (the TLS listener for agents) is taken: set agent_tls_port "
+                         f'to a free port, or agent_tls = "off" to let agents talk plain ws:// on the LAN.') from None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    return sock, context, cert
+
+
+class HubServer(uvicorn.Server):
+    """uvicorn's server, telling us when the socket is really accepting connections; with `agent_tls`, it also
+    serves the same app over TLS on a second socket (one lifespan, one hub)."""
+
+    def __init__(self, config: uvicorn.Config, on_listening: Callable[[], Any],
+                 agent_tls: AgentTls | None = None, on_stopped: Callable[[], Any] | None = None) -> None:
         super().__init__(config)
         self._on_listening = on_listening
+        self._on_stopped = on_stopped
+        self._agent_tls = agent_tls
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets=sockets)
-        if not self.should_exit:
-            self._on_listening()
+        if self.should_exit:
+            return
+        if self._agent_tls is not None:
+            sock, context, _ = self._agent_tls
+            config = self.config
+
+            # As uvicorn makes it for its own sockets (uvicorn/server.py); Config.http_protocol_class is typed as
+            # asyncio.Protocol's class, whose constructor takes no arguments.
+            def protocol() -> asyncio.Protocol:
+                return config.http_protocol_class(config=config, server_state=self.server_state,  # type: ignore[call-arg]
+                                                  app_state=self.lifespan.state)
+            # In self.servers, so uvicorn closes it and waits for its connections at shutdown like the main one.
+            self.servers.append(await asyncio.get_running_loop().create_server(
+                protocol, sock=sock, ssl=context, backlog=config.backlog))
+        self._on_listening()
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await super().shutdown(sockets=sockets)
+        finally:
+            if self._on_stopped is not None:
+                self._on_stopped()
 
     def handle_exit(self, sig: int, frame: Any) -> None:
         # SIGTERM is how a service manager (or the packaging test) stops the hub: shut down gracefully and exit 0.
@@ -105,15 +141,29 @@ class HubServer(uvicorn.Server):
         super().handle_exit(sig, frame)
 
 
+def guarded_http(settings: Settings) -> type:
+    """uvicorn's HTTP protocol (httptools where available, else h11) with the connection limits (hub/connguard.py)."""
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    return guarded_protocol(AutoHTTPProtocol, ConnectionGuard(
+        request_timeout_s=settings.request_timeout_s, max_header_bytes=settings.max_header_bytes,
+        per_address=settings.max_connections_per_address,
+        per_local_address=settings.max_connections_per_local_address,
+        reserved_local=settings.connections_reserved_local))
+
+
 def uvicorn_config(app: Any, settings: Settings, tls: tuple[Path, Path] | None = None) -> uvicorn.Config:
-    # shared/QUALITY.md rule 6: per-message deflate off, 1 MiB frames, uvloop and httptools where available.
+    # docs/quality.md#websocket-server-settings: no per-message deflate, 1 MiB frames, uvloop and httptools.
     return uvicorn.Config(
         FrameBatching(app), ws_max_size=settings.max_frame_bytes, ws_per_message_deflate=False, lifespan="on",
+        # uvicorn types `http` as a name or type[asyncio.Protocol]; guarded_http returns a subclass it accepts.
+        http=guarded_http(settings), timeout_keep_alive=settings.keep_alive_timeout_s,  # type: ignore[arg-type]
+        h11_max_incomplete_event_size=settings.max_header_bytes,  # h11's own head limit; httptools: hub/connguard.py
         # The peer address is the TCP peer's: X-Forwarded-For would let any local client (or a DNS-rebound web
         # page) pick a new address for every guess (hub/web/auth.py::client_key).
         proxy_headers=False,
-        log_level=settings.log_level, access_log=False, timeout_graceful_shutdown=5,
-        loop="auto", http="auto", ws="websockets-sansio", log_config=None,
+        log_level=settings.log_level, access_log=False, timeout_graceful_shutdown=5, server_header=False,
+        loop="auto", ws="websockets-sansio", log_config=None,
         ssl_certfile=str(tls[0]) if tls else None, ssl_keyfile=str(tls[1]) if tls else None,
     )
 
@@ -140,7 +190,7 @@ def print_qr(url: str, out: Callable[[str], Any]) -> None:
 class QuietSockets(logging.Filter):
     """At debug level websockets logs, through uvicorn's logger, every frame (a hello carries a token or a
     credential, messages carry the person's words) and every handshake header and request line: the lines stay,
-    their secrets and contents do not (seed 002 §11: minimal logs)."""
+    their secrets and contents do not (docs/design.md#minimal-logs)."""
 
     SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "set-cookie", "sec-websocket-protocol"}
 
@@ -173,6 +223,8 @@ def configure_logging(settings: Settings, to_file: bool) -> None:
 def serve(settings: Settings, *, open_browser: bool = False, out: Callable[[str], Any] = print) -> None:
     headless = sys.stdout is None or not sys.stdout.isatty() and getattr(sys, "frozen", False)
     configure_logging(settings, to_file=headless)
+    raise_file_limit()
+    check_config_file(settings.data_dir)
     if sys.stdout is None:  # a windowed executable has no console at all
         out = log.info
     try:
@@ -186,6 +238,13 @@ def serve(settings: Settings, *, open_browser: bool = False, out: Callable[[str]
         if open_browser:
             webbrowser.open(url)
         return
+    build_server(settings, sock, open_browser=open_browser, out=out).run(sockets=[sock])
+
+
+def build_server(settings: Settings, sock: socket.socket, *, open_browser: bool = False,
+                 out: Callable[[str], Any] = print) -> HubServer:
+    """The hub, its app and the uvicorn server for a bound socket (port 0 allowed: the bound port is used).
+    `serve` runs it in the main thread; the tests run it in a thread of their own (tests/support/inproc.py)."""
     port = sock.getsockname()[1]
     tls = tls_files(settings)
     urls = urls_for(settings.host, port, "https" if tls else "http")
@@ -194,20 +253,34 @@ def serve(settings: Settings, *, open_browser: bool = False, out: Callable[[str]
         from hub.tls import fingerprint
 
         hub.tls_fingerprint = fingerprint(tls[0])
-    hub.public_url = next((u for u in urls if "127.0.0.1" not in u), urls[0]).rstrip("/")
+    # What other devices are shown (phone sign-in, the agent command) and notification links use: never loopback.
+    hub.lan_urls = device_urls(settings.host, port, "https" if tls else "http")
+    agent_tls = agent_tls_listener(settings, tls, port)
+    if agent_tls is not None:
+        from hub.tls import fingerprint
+
+        hub.tls_fingerprint = fingerprint(agent_tls[2])
+        hub.agent_tls_port = agent_tls[0].getsockname()[1]  # read by the pairing command (hub/web/accounts.py)
+    hub.public_url = hub.lan_urls[0] if hub.lan_urls else urls[0].rstrip("/")
     app = create_app(settings, hub)
 
     def on_listening() -> None:
         loopback = settings.host in ("0.0.0.0", "::", "")
-        hub.on_listening(f"{'https' if tls else 'http'}://127.0.0.1:{port}" if loopback else urls[0].rstrip("/"), port,
-                         lan_addresses() if loopback else [settings.host])
+        local_url = f"{'https' if tls else 'http'}://127.0.0.1:{port}" if loopback else urls[0].rstrip("/")
+        hub.on_listening(local_url, port, lan_addresses() if loopback else [settings.host])
+        serving.record(settings.data_dir, local_url + "/")  # for `lineup pair`/`token` on this folder
         out(f"LineUp hub {hub.version} is running. Data: {settings.data_dir}")
         for url in urls:
             out(f"  open {url}")
-        phone_url = next((u for u in urls if "127.0.0.1" not in u), None)
-        if phone_url is not None:
+        if hub.lan_urls:
             out("  on your phone (same Wi-Fi), scan:")
-            print_qr(phone_url, out)
+            print_qr(hub.lan_urls[0] + "/", out)
+        else:
+            out("  only this machine can reach it (no LAN address): for a phone or an agent on another machine, "
+                "run `lineup serve --host 0.0.0.0`")
+        if agent_tls is not None:
+            out(f"  agents: TLS on port {hub.agent_tls_port} (the pairing command carries it and the fingerprint; "
+                f'agent_tls = "off" for plain)')
         if hub.tls_fingerprint:
             out(f"  TLS certificate SHA-256 fingerprint: {hub.tls_fingerprint}")
         if hub.setup_code is not None:
@@ -219,5 +292,5 @@ def serve(settings: Settings, *, open_browser: bool = False, out: Callable[[str]
         if open_browser:
             webbrowser.open(urls[0])
 
-    server = HubServer(uvicorn_config(app, settings, tls), on_listening)
-    server.run(sockets=[sock])
+    return HubServer(uvicorn_config(app, settings, tls), on_listening, agent_tls,
+                     on_stopped=lambda: serving.forget(settings.data_dir))

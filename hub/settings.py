@@ -34,10 +34,10 @@ class Settings:
     db_max_pages: int | None = None
     heartbeat_interval_s: float = 25.0
     missed_heartbeats_offline: int = 2
-    grace_period_s: float = 900.0          # seed 002 §7.4: running tasks fail after 15 minutes away
+    grace_period_s: float = 900.0          # tasks fail after 15 min away (docs/design.md#an-agent-that-goes-away)
     cancel_timeout_s: float = 120.0        # a cancel request the agent never confirms ends the task after this
     hello_timeout_s: float = 10.0
-    pairing_code_ttl_s: float = 600.0      # seed 002 §7.1: 10 minutes
+    pairing_code_ttl_s: float = 600.0      # 10 minutes (docs/design.md#connecting-an-agent)
     stream_snapshot_s: float = 2.0         # a streaming message is saved at least this often
     # The head of the chain is written to <data dir>/chain-anchor.json this often when it moved (and at shutdown),
     # so `lineup db verify` notices the newest events deleted; 0: only at start and at shutdown.
@@ -46,15 +46,39 @@ class Settings:
     outbound_buffer_bytes: int = 1024 * 1024
     tool_call_timeout_s: float = 300.0     # a call to an app's or agent's tool fails when nobody answers by then
     max_in_flight: int = 1000              # envelopes of one socket awaiting their ack before reading pauses
+    # One agent (all its connections together) may send this many envelopes a second on average, in bursts of up
+    # to agent_event_burst; beyond that each is answered `rate_limited` (retryable) and not stored, so no single
+    # agent can fill the writer for everyone else (docs/security.md).
+    agent_events_per_second: float = 2000.0
+    agent_event_burst: int = 4000
+    # Questions to the person are rarer still: an agent asking faster than this (bursts of agent_question_burst) is
+    # answered `rate_limited` at the socket, before the writer, so a flood costs the hub next to nothing.
+    agent_questions_per_second: float = 10.0
+    agent_question_burst: int = 100
     # The newest committed events kept in memory (and at most 8 MiB of them) for receivers that resume at once;
     # replays from further back read the log. 0 turns it off.
     replay_window_events: int = 8192
+    # Limits against hostile clients (issue 15): HTTP bodies and heads, slow or idle connections, connections per
+    # address, streamed messages. A refused body is 413, a refused head 400, a refused connection 429.
+    max_body_bytes: int = 64 * 1024        # an HTTP request body above this is refused before it is read
+    max_header_bytes: int = 64 * 1024      # the request line and headers of one request
+    request_timeout_s: float = 10.0        # a whole request must arrive within this of connecting / the last answer
+    keep_alive_timeout_s: float = 5.0      # an idle kept-alive HTTP connection is closed after this
+    max_connections_per_address: int = 64  # from one other machine (an IPv4 address, an IPv6 /64)
+    max_connections_per_local_address: int = 4096  # from the hub's own machine (127.0.0.1, ::1)
+    connections_reserved_local: int = 256  # file descriptors other machines' connections never take
+    max_open_streams_per_agent: int = 16   # the least recently active stream is saved and closed beyond this
+    stream_idle_s: float = 120.0           # a stream without a delta for this long is saved and closed
     log_level: str = "info"
     tls_cert: Path | None = None           # serve HTTPS/WSS with this certificate (PEM) ...
     tls_key: Path | None = None            # ... and this key
     tls_self_signed: bool = False          # or make a self-signed certificate once (clients pin its fingerprint)
+    agent_tls: str = "auto"                # auto: beyond loopback without TLS, agents get a TLS listener; "off": plain
+    agent_tls_port: int = 0                # that listener's port (0: the hub's port + 1)
     plugins_dir: Path | None = None        # one more folder of plugins, besides <data dir>/plugins
     blocked_plugins: str = ""              # names of plugins not to load, comma-separated
+    # Each plugin's own settings: the `[plugins.<name>]` tables of lineup.toml (only from the file).
+    plugin_configs: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def db_path(self) -> Path:
@@ -105,11 +129,19 @@ def _coerce(name: str, kind: Any, value: Any, origin: str) -> Any:
         raise SettingsError(f"{origin}: {name} = {value!r} is not a valid {kind}") from None
 
 
+def _plugin_tables(value: Any, origin: str) -> dict[str, dict[str, Any]]:
+    """`[plugins.<name>]`: a table per plugin, handed to that plugin as it is (Datasette's plugin_config)."""
+    if not isinstance(value, dict) or not all(isinstance(table, dict) for table in value.values()):
+        raise SettingsError(f"{origin}: `plugins` must hold one table per plugin: [plugins.<name>]")
+    return {str(name): dict(table) for name, table in value.items()}
+
+
 def load_settings(overrides: dict[str, Any] | None = None, environ: dict[str, str] | None = None) -> Settings:
     """Build settings from every source; unknown keys in the TOML file are an error, not ignored."""
     overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
     environ = dict(os.environ if environ is None else environ)
     kinds = typing.get_type_hints(Settings)
+    del kinds["plugin_configs"]  # tables, not a value: read below, never from the environment
     values: dict[str, Any] = {}
     data_dir_source = overrides.get("data_dir") or environ.get(ENV_PREFIX + "DATA_DIR")
     data_dir = Path(data_dir_source).expanduser() if data_dir_source else default_data_dir()
@@ -121,11 +153,12 @@ def load_settings(overrides: dict[str, Any] | None = None, environ: dict[str, st
             raise SettingsError(f"{config_path}: not valid TOML: {exc}") from None
         hub_table = from_file.get("hub", from_file)
         for key, value in hub_table.items():
-            if isinstance(value, dict) or isinstance(value, list):
+            if isinstance(value, (dict, list)):
                 continue  # other tables ([[agents]], [notifications], ...) belong to other parts
             if key not in kinds:
                 raise SettingsError(f"{config_path}: unknown setting {key!r}")
             values[key] = _coerce(key, kinds[key], value, str(config_path))
+        values["plugin_configs"] = _plugin_tables(from_file.get("plugins", {}), str(config_path))
     for name, kind in kinds.items():
         env_value = environ.get(ENV_PREFIX + name.upper())
         if env_value is not None:

@@ -26,7 +26,9 @@ def self_signed(folder: Path, addresses: list[str]) -> tuple[Path, Path]:
     cert_path, key_path = folder / "cert.pem", folder / "key.pem"
     if cert_path.exists() and key_path.exists():
         return cert_path, key_path
-    folder.mkdir(parents=True, exist_ok=True)
+    # The data folder may not exist yet: it and the key's folder are the owner's alone, as in Hub.start.
+    folder.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    folder.mkdir(exist_ok=True, mode=0o700)
     key = ec.generate_private_key(ec.SECP256R1())
     hostname = socket.gethostname().split(".")[0] or "lineup"
     names: list[x509.GeneralName] = [x509.DNSName("localhost"), x509.DNSName(f"{hostname}.local"),
@@ -37,7 +39,7 @@ def self_signed(folder: Path, addresses: list[str]) -> tuple[Path, Path]:
         except ValueError:
             names.append(x509.DNSName(address))
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"LineUp hub on {hostname}")])
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     certificate = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject).public_key(key.public_key())
                    .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
                    .not_valid_after(now + datetime.timedelta(days=3650))

@@ -1,29 +1,47 @@
-"""Shared fixtures: a real hub process on a loopback port, its owner token, raw LAP sockets closed at teardown."""
+"""Shared fixtures: a real hub on a loopback port (in this process by default, a `lineup serve` child process on
+request), its owner token, raw LAP sockets closed at teardown."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
 
 import pytest
 
 from tests.support.hubproc import HubProcess
+from tests.support.inproc import InProcessHub
 from tests.support.lap import LapClient
 
 
 @pytest.fixture
-def hub_factory(tmp_path: Path) -> Iterator[type]:
-    """Make hubs with `hub_factory(env={...})`; every one is stopped at the end of the test."""
-    started: list[HubProcess] = []
+def hub_factory(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[type]:
+    """Make hubs with `hub_factory(env={...})`; every one is stopped at the end of the test.
 
-    def make(name: str = "hub", env: dict[str, str] | None = None, start: bool = True) -> HubProcess:
-        hub = HubProcess(tmp_path / name, env=env or {})
+    By default the hub runs in this process (tests/support/inproc.py: real uvicorn on a port of its own, real
+    SQLite). `process=True` runs `lineup serve` as a child process instead, for what needs one: kill -9, SIGSTOP,
+    signals, environment variables the hub reads from os.environ, the command line's own behaviour; a test marked
+    `@pytest.mark.hub_process` gets processes from every fixture built on this one (`hub`, its own worlds)."""
+    started: list[HubProcess | InProcessHub] = []
+    default = request.node.get_closest_marker("hub_process") is not None
+
+    def make(name: str = "hub", env: dict[str, str] | None = None, start: bool = True,
+             process: bool | None = None) -> HubProcess | InProcessHub:
+        process = default if process is None else process
+        kind = HubProcess if process else InProcessHub
+        hub = kind(tmp_path / name, env=env or {})
         started.append(hub)
         return hub.start() if start else hub
 
     yield make  # type: ignore[misc]
+    errors = []
     for hub in started:
-        hub.stop()
+        try:
+            hub.stop()
+        except Exception as exc:  # noqa: BLE001 - stop every hub, then report
+            errors.append(exc)
+    if errors:
+        raise errors[0]
 
 
 @pytest.fixture

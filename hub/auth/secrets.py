@@ -18,8 +18,8 @@ def hash_password(password: str) -> str:
     salt = secrets.token_bytes(16)
     digest = hashlib.scrypt(password.encode(), salt=salt, n=_SCRYPT_N, r=_SCRYPT_R, p=_SCRYPT_P,
                             maxmem=_SCRYPT_MAXMEM, dklen=32)
-    return "scrypt${}${}${}${}${}".format(_SCRYPT_N, _SCRYPT_R, _SCRYPT_P, base64.b64encode(salt).decode(),
-                                          base64.b64encode(digest).decode())
+    encoded_salt, encoded_digest = base64.b64encode(salt).decode(), base64.b64encode(digest).decode()
+    return f"scrypt${_SCRYPT_N}${_SCRYPT_R}${_SCRYPT_P}${encoded_salt}${encoded_digest}"
 
 
 def verify_password(password: str, stored: str) -> bool:
@@ -53,7 +53,7 @@ def new_pairing_code() -> str:
 def normalize_pairing_code(code: str) -> str:
     """Accept what a person types: lower case, spaces, O for 0, I/L for 1, with or without the dash."""
     cleaned = code.strip().upper().replace(" ", "").replace("-", "")
-    cleaned = cleaned.translate(str.maketrans({"O": "0", "I": "1", "L": "1"}))
+    cleaned = cleaned.translate(str.maketrans("OIL", "011"))
     return f"{cleaned[:4]}-{cleaned[4:]}" if len(cleaned) == 8 else cleaned
 
 

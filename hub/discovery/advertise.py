@@ -1,8 +1,8 @@
 """Advertising the hub on the LAN: one AsyncZeroconf, registered only once the port is listening.
 
-Follows python-zeroconf's and Home Assistant's practice (STYLE.md): one instance per process owned by one
-object, `allow_name_change=True` so two hubs with the same name both appear, a small TXT record without
-secrets, goodbye packets on shutdown, and interfaces restricted when configured (tests use 127.0.0.1 only).
+Follows python-zeroconf's and Home Assistant's practice (docs/style.md#one-zeroconf-per-process): one instance per
+process owned by one object, `allow_name_change=True` so two hubs with the same name both appear, a small TXT record
+without secrets, goodbye packets on shutdown, and interfaces restricted when configured (tests use 127.0.0.1 only).
 """
 
 from __future__ import annotations
@@ -26,19 +26,30 @@ def txt_record(hub_id: str, version: str, needs_setup: bool) -> dict[str, str]:
             "signIn": "setup" if needs_setup else "required"}
 
 
+def server_name(hub_id: str, machine: str | None = None) -> str:
+    """A host name of this hub's own (`<machine>-lineup-<id>.local.`), never the machine's `<host>.local.`.
+
+    Sharing the machine's name merged A records across hubs and with the system's own mDNS responder: a hub
+    bound to 127.0.0.1 was listed at the machine's LAN address, which it does not listen on.
+    """
+    host = (machine if machine is not None else socket.gethostname()).split(".")[0]
+    label = instance_name(host).replace(" ", "-")[:40].strip("-") or "hub"
+    return f"{label}-lineup-{hub_id[:8] or 'hub'}.local."
+
+
 class Advertiser:
-    def __init__(self, *, interfaces: list[str] | None, addresses: list[str], port: int) -> None:
+    def __init__(self, *, interfaces: list[str] | None, addresses: list[str], port: int, hub_id: str = "") -> None:
         self.interfaces = interfaces
-        self.addresses = addresses
+        self.addresses = addresses  # only the addresses the hub listens on
         self.port = port
+        self.server = server_name(hub_id)
         self.zeroconf: AsyncZeroconf | None = None
         self.info: ServiceInfo | None = None
 
     def _service_info(self, name: str, properties: dict[str, str]) -> ServiceInfo:
         label = instance_name(name)
-        host = socket.gethostname().split(".")[0] or "lineup"
         return ServiceInfo(SERVICE_TYPE, f"{label}.{SERVICE_TYPE}", port=self.port, properties=properties,
-                           parsed_addresses=self.addresses, server=f"{instance_name(host).replace(' ', '-')}.local.")
+                           parsed_addresses=self.addresses, server=self.server)
 
     async def start(self, name: str, properties: dict[str, str]) -> str:
         """Register the service; returns the instance name actually used (renamed on a conflict)."""

@@ -6,34 +6,67 @@ before any event leaves the hub (hub/store/events.py).
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hub.auth import secrets
-from hub.domain.actors import Actor
+from hub.domain.actors import Actor, hub_actor
+from hub.domain.collaboration import change_status, resolve_interaction
 from hub.protocol.envelope import new_id
 from hub.protocol.errors import LapError
+from hub.store.queries import accounts as people
+from hub.store.queries import agents, interactions, tasks
 from hub.store.writer import Command, Tx
 
+# What marks a password in users.password_hash; the CLI's owners have "!" (no password: nobody signs in with one).
+_PASSWORD_PREFIX = "scrypt$"  # noqa: S105 - the hash format's name, not a password
 
-def has_owner(tx: Tx) -> bool:
-    return tx.one("SELECT 1 FROM users LIMIT 1") is not None
+
+def needs_setup(conn: Any) -> bool:
+    """Whether the first-run setup is still open: nobody can sign in with a password yet.
+
+    An owner the CLI made on a fresh hub (`lineup pair`, `lineup token`) has no password, so it leaves the setup
+    open: the person's setup then claims that owner (hub/domain/accounts.py::create_owner) instead of locking
+    them out of a hub that only shows a sign-in page (issue 14).
+    """
+    return not people.has_password_user(conn, _PASSWORD_PREFIX)
+
+
+def closes_setup(event_type: str, payload: dict[str, Any]) -> bool:
+    """Whether this stored event gives the hub an owner who can sign in (so the setup code is void)."""
+    return event_type == "user.claimed" or (
+        event_type == "user.created" and str(payload.get("_passwordHash", "")).startswith(_PASSWORD_PREFIX))
 
 
 def create_owner(username: str, display_name: str, password_hash: str, workspace_name: str,
                  device_name: str) -> tuple[Command, str]:
-    """First run: the workspace, its owner and a first signed-in device. Refused once an owner exists."""
+    """First run: the workspace, its owner and a first signed-in device. Refused once an owner can sign in.
+
+    When the CLI already made the hub's first owner (no password: `lineup pair` before the browser), setup
+    claims that owner and its workspace, so agents paired meanwhile are the person's own (`user.claimed`).
+    """
     token = secrets.new_token("dev")
 
     def run(tx: Tx) -> dict[str, str]:
-        if has_owner(tx):
+        if not needs_setup(tx.conn):
             raise LapError("forbidden", "This hub is already set up.", hint="Sign in with the owner's account.")
-        workspace_id, user_id = new_id("ws"), new_id("usr")
-        actor = f"user:{user_id}"
-        tx.append("workspace.created", {"name": workspace_name}, workspace_id=workspace_id, actor=actor)
-        tx.append("user.created", {"userId": user_id, "username": username, "displayName": display_name,
-                                   "role": "owner", "_passwordHash": password_hash},
-                  workspace_id=workspace_id, actor=actor)
+        taken = people.user_id_by_username(tx.conn, username)
+        pending = people.first_owner(tx.conn)
+        if pending is not None:
+            if taken is not None and taken != pending["id"]:
+                raise LapError("conflict", f"The username {username!r} is taken.", hint="Choose another username.")
+            workspace_id, user_id = pending["workspace_id"], pending["id"]
+            tx.append("user.claimed", {"userId": user_id, "username": username, "displayName": display_name,
+                                       "role": "owner", "workspaceName": workspace_name,
+                                       "_passwordHash": password_hash},
+                      workspace_id=workspace_id, actor=f"user:{user_id}")
+        else:
+            workspace_id, user_id = new_id("ws"), new_id("usr")
+            actor = f"user:{user_id}"
+            tx.append("workspace.created", {"name": workspace_name}, workspace_id=workspace_id, actor=actor)
+            tx.append("user.created", {"userId": user_id, "username": username, "displayName": display_name,
+                                       "role": "owner", "_passwordHash": password_hash},
+                      workspace_id=workspace_id, actor=actor)
         device_id = _add_device(tx, workspace_id, user_id, device_name, token)
         return {"token": token, "userId": user_id, "workspaceId": workspace_id, "deviceId": device_id}
 
@@ -51,11 +84,11 @@ def _add_device(tx: Tx, workspace_id: str, user_id: str, name: str, token: str,
 
 
 def _expiry(ttl_s: float) -> str:
-    return (datetime.now(timezone.utc) + timedelta(seconds=ttl_s)).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return (datetime.now(UTC) + timedelta(seconds=ttl_s)).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _expired(expires_at: str) -> bool:
-    return datetime.fromisoformat(expires_at.replace("Z", "+00:00")) <= datetime.now(timezone.utc)
+    return datetime.fromisoformat(expires_at.replace("Z", "+00:00")) <= datetime.now(UTC)
 
 
 def create_sign_in_link(actor: Actor, ttl_s: float) -> tuple[Command, str]:
@@ -76,7 +109,7 @@ def redeem_sign_in_link(code: str, device_name: str) -> Command:
     token = secrets.new_token("dev")
 
     def run(tx: Tx) -> dict[str, str]:
-        link = tx.one("SELECT * FROM sign_in_links WHERE code_hash = ?", secrets.token_hash(code))
+        link = people.sign_in_link(tx.conn, secrets.token_hash(code))
         if link is None or link["used_at"] is not None:
             raise LapError("unauthorized", "This sign-in link is not valid or was already used.",
                            hint="Show a new QR code on a signed-in device and scan it again.")
@@ -94,7 +127,7 @@ def sign_in_device(user_id: str, device_name: str) -> Command:
     token = secrets.new_token("dev")
 
     def run(tx: Tx) -> dict[str, str]:
-        user = tx.one("SELECT * FROM users WHERE id = ?", user_id)
+        user = people.user_by_id(tx.conn, user_id)
         if user is None:
             raise LapError("not_found", "No such user.")
         device_id = _add_device(tx, user["workspace_id"], user_id, device_name, token)
@@ -105,7 +138,7 @@ def sign_in_device(user_id: str, device_name: str) -> Command:
 
 def revoke_device(actor: Actor, device_id: str) -> Command:
     def run(tx: Tx) -> None:
-        device = tx.one("SELECT * FROM devices WHERE id = ? AND workspace_id = ?", device_id, actor.workspace_id)
+        device = people.device_in_workspace(tx.conn, device_id, actor.workspace_id)
         if device is None:
             raise LapError("not_found", f"No device {device_id!r} in this workspace.")
         if device["revoked_at"] is None:
@@ -133,7 +166,7 @@ def pair_agent(code: str, name: str, runtime: str, agent_version: str) -> tuple[
     credential = secrets.new_token("agt")
 
     def run(tx: Tx) -> dict[str, str]:
-        row = tx.one("SELECT * FROM pairing_codes WHERE code_hash = ?", secrets.token_hash(code))
+        row = people.pairing_code(tx.conn, secrets.token_hash(code))
         if row is None:
             raise LapError("unauthorized", "That pairing code is not valid.",
                            hint="Check the code, or create a new one in the app or with `lineup pair`.")
@@ -155,19 +188,30 @@ def pair_agent(code: str, name: str, runtime: str, agent_version: str) -> tuple[
 
 def revoke_agent(actor: Actor, agent_id: str) -> Command:
     def run(tx: Tx) -> None:
-        agent = tx.one("SELECT * FROM agents WHERE id = ? AND workspace_id = ?", agent_id, actor.workspace_id)
+        agent = agents.agent_in_workspace(tx.conn, agent_id, actor.workspace_id)
         if agent is None:
             raise LapError("not_found", f"No agent {agent_id!r} in this workspace.")
         if agent["revoked_at"] is None:
             tx.append("agent.revoked", {"agentId": agent_id}, workspace_id=actor.workspace_id, actor=actor.ref)
+            end_revoked_agents_work(tx, actor, agent_id)
 
     return Command(run=run)
 
 
+def end_revoked_agents_work(tx: Tx, actor: Actor, agent_id: str) -> None:
+    """A revoked agent can never answer again: its questions stop waiting for the person and its unfinished
+    tasks end, each naming the cause, instead of staying in the inbox for ever."""
+    hub = hub_actor(actor.workspace_id)
+    for interaction in interactions.pending_of_agent(tx.conn, agent_id, actor.workspace_id):
+        resolve_interaction(tx, hub, interaction, "cancelled", {"cause": "agent_revoked"}, correlation_id=None)
+    for task in tasks.open_top_tasks_of_agent(tx.conn, agent_id, actor.workspace_id):
+        current = tasks.task(tx.conn, task["id"], actor.workspace_id)
+        change_status(tx, hub, current, "cancelled", by="hub", correlation_id=None, cause="agent_revoked")
+
+
 def rename_agent(actor: Actor, agent_id: str, name: str) -> Command:
     def run(tx: Tx) -> None:
-        agent = tx.one("SELECT * FROM agents WHERE id = ? AND workspace_id = ? AND revoked_at IS NULL", agent_id,
-                       actor.workspace_id)
+        agent = agents.live_agent(tx.conn, agent_id, actor.workspace_id)
         if agent is None:
             raise LapError("not_found", f"No agent {agent_id!r} in this workspace.")
         if agent["name"] != name:
@@ -187,24 +231,24 @@ def owner_device_for_cli(workspace_name: str | None, device_name: str) -> Comman
 
     def run(tx: Tx) -> dict[str, Any]:
         if workspace_name is None:
-            owner = tx.one("SELECT u.* FROM users u JOIN workspaces w ON w.id = u.workspace_id WHERE u.role = 'owner' "
-                           "ORDER BY w.created_at, u.created_at LIMIT 1")
+            owner = people.first_owner(tx.conn)
         else:
-            owner = tx.one("SELECT u.* FROM users u JOIN workspaces w ON w.id = u.workspace_id WHERE u.role = 'owner' "
-                           "AND w.name = ? ORDER BY u.created_at LIMIT 1", workspace_name)
+            owner = people.owner_of_workspace_named(tx.conn, workspace_name)
         if owner is None:
             workspace_id, user_id = new_id("ws"), new_id("usr")
             tx.append("workspace.created", {"name": workspace_name or "My workspace"}, workspace_id=workspace_id,
                       actor="hub")
-            # No password yet: the owner signs in with this token and may set one later in the app.
-            taken = tx.one("SELECT 1 FROM users WHERE username = 'owner'") is not None
+            # No password: this owner signs in with the token. On a fresh hub the setup stays open (needs_setup),
+            # and the person's browser setup claims this owner, with the agents paired meanwhile.
+            taken = people.owner_username_taken(tx.conn)
             tx.append("user.created", {"userId": user_id, "username": f"owner-{user_id[-6:]}" if taken else "owner",
                                        "displayName": "Owner", "role": "owner", "_passwordHash": "!"},
                       workspace_id=workspace_id, actor="hub")
         else:
             workspace_id, user_id = owner["workspace_id"], owner["id"]
         device_id = _add_device(tx, workspace_id, user_id, device_name, token)
-        return {"token": token, "userId": user_id, "workspaceId": workspace_id, "deviceId": device_id}
+        return {"token": token, "userId": user_id, "workspaceId": workspace_id, "deviceId": device_id,
+                "needsSetup": needs_setup(tx.conn)}
 
     return Command(run=run)
 
@@ -214,8 +258,7 @@ def rename_hub(actor: Actor, name: str) -> Command:
     def run(tx: Tx) -> None:
         # The hub's owner is the owner of its first workspace (as for `lineup token`): the owner of a second
         # workspace on the same hub may not change what every workspace and the LAN see.
-        first = tx.one("SELECT u.id FROM users u JOIN workspaces w ON w.id = u.workspace_id WHERE u.role = 'owner' "
-                       "ORDER BY w.created_at, u.created_at LIMIT 1")
+        first = people.first_owner(tx.conn)
         if first is None or first["id"] != actor.id:
             raise LapError("forbidden", "Only the hub's owner can rename it.")
         tx.append("hub.renamed", {"name": name}, workspace_id=actor.workspace_id, actor=actor.ref)

@@ -8,17 +8,24 @@ re-send is recognised and answered with the first ack.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
-from typing import Any, Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 import msgspec
 
-from hub.domain.actors import Actor
+from hub.domain.actors import Actor, hub_actor
 from hub.domain.interactions import check_response, is_expired, normalize_spec
-from hub.domain.tasks import TERMINAL, check_transition
+from hub.domain.tasks import ACTIVE, TERMINAL, check_transition, illegal_transition
 from hub.protocol import payloads as P
 from hub.protocol.envelope import Envelope, new_id
 from hub.protocol.errors import LapError
+from hub.store.queries import accounts as people
+from hub.store.queries import agents as agent_rows
+from hub.store.queries import conversations as conversation_rows
+from hub.store.queries import interactions as interaction_rows
+from hub.store.queries import rows
+from hub.store.queries import tasks as task_rows
 from hub.store.writer import Command, Tx, request_digest
 
 Handler = Callable[[Tx, Actor, Envelope, Any], None]
@@ -31,7 +38,7 @@ def get_conversation(tx: Tx, actor: Actor, conversation_id: str | None, *, requi
         if required:
             raise LapError("invalid_envelope", "This event needs `conversationId` on the envelope.")
         return None
-    row = tx.one("SELECT * FROM conversations WHERE id = ? AND workspace_id = ?", conversation_id, actor.workspace_id)
+    row = conversation_rows.conversation(tx.conn, conversation_id, actor.workspace_id)
     if row is None:
         raise LapError("not_found", f"No conversation {conversation_id!r} in this workspace.")
     if actor.kind == "agent" and actor.id not in msgspec.json.decode(row["agent_ids"]):
@@ -42,7 +49,7 @@ def get_conversation(tx: Tx, actor: Actor, conversation_id: str | None, *, requi
 def get_task(tx: Tx, actor: Actor, task_id: str | None) -> Any:
     if task_id is None:
         raise LapError("invalid_envelope", "This event needs `taskId`.")
-    row = tx.one("SELECT * FROM tasks WHERE id = ? AND workspace_id = ?", task_id, actor.workspace_id)
+    row = task_rows.task(tx.conn, task_id, actor.workspace_id)
     if row is None:
         raise LapError("not_found", f"No task {task_id!r} in this workspace.")
     if actor.kind == "agent" and row["agent_id"] != actor.id:
@@ -51,15 +58,15 @@ def get_task(tx: Tx, actor: Actor, task_id: str | None) -> Any:
 
 
 def get_agent(tx: Tx, workspace_id: str, agent_id: str) -> Any:
-    row = tx.one("SELECT * FROM agents WHERE id = ? AND workspace_id = ? AND revoked_at IS NULL", agent_id, workspace_id)
+    row = agent_rows.live_agent(tx.conn, agent_id, workspace_id)
     if row is None:
         raise LapError("not_found", f"No agent {agent_id!r} in this workspace.")
     return row
 
 
-def ensure_new(tx: Tx, workspace_id: str, table: str, object_id: str, what: str) -> None:
+def ensure_new(tx: Tx, workspace_id: str, table: rows.Table, object_id: str, what: str) -> None:
     """Ids are unique within a workspace: one another workspace uses is free here, and nothing tells it exists."""
-    if tx.one(f"SELECT 1 FROM {table} WHERE id = ? AND workspace_id = ?", object_id, workspace_id) is not None:
+    if rows.id_taken(tx.conn, table, object_id, workspace_id):
         raise LapError("conflict", f"A {what} with id {object_id!r} already exists.")
 
 
@@ -74,6 +81,16 @@ def change_status(tx: Tx, actor: Actor, task: Any, status: str, *, by: str, corr
               id=envelope_id, workspace_id=actor.workspace_id, actor=actor.ref, task_id=task["id"],
               conversation_id=task["conversation_id"], correlation_id=correlation_id,
               recipients=(task["agent_id"],) if ended_by_other else ())
+    if status in TERMINAL:
+        end_open_children(tx, actor, task, status, correlation_id)
+
+
+def end_open_children(tx: Tx, actor: Actor, parent: Any, parent_status: str, correlation_id: str | None) -> None:
+    """A task that ends takes its unfinished children with it (cancelled, naming the cause), so nothing shows
+    "running" under a finished task; an agent killed during a step left such a child behind."""
+    for child in task_rows.open_children(tx.conn, parent["id"], actor.workspace_id):
+        change_status(tx, hub_actor(actor.workspace_id), child, "cancelled", by="hub", correlation_id=correlation_id,
+                      cause="parent_ended", parentTaskId=parent["id"], parentStatus=parent_status)
 
 
 def stored_payload(env: Envelope, parsed: Any, **hub_fields: Any) -> dict[str, Any]:
@@ -82,15 +99,14 @@ def stored_payload(env: Envelope, parsed: Any, **hub_fields: Any) -> dict[str, A
 
 
 def pending_interactions(tx: Tx, workspace_id: str, task_id: str) -> list[Any]:
-    return tx.all("SELECT * FROM interactions WHERE task_id = ? AND workspace_id = ? AND status = 'pending'",
-                  task_id, workspace_id)
+    return interaction_rows.pending_of_task(tx.conn, task_id, workspace_id)
 
 
 def resume_task_if_unblocked(tx: Tx, actor: Actor, task_id: str | None, correlation_id: str | None) -> None:
     """waiting_for_human → running once no pending interaction blocks the task any more."""
     if task_id is None:
         return
-    task = tx.one("SELECT * FROM tasks WHERE id = ? AND workspace_id = ?", task_id, actor.workspace_id)
+    task = task_rows.task(tx.conn, task_id, actor.workspace_id)
     if task is not None and task["status"] == "waiting_for_human" \
             and not pending_interactions(tx, actor.workspace_id, task_id):
         change_status(tx, actor, task, "running", by="hub", correlation_id=correlation_id, cause="interaction_resolved")
@@ -118,7 +134,7 @@ def message_create(tx: Tx, actor: Actor, env: Envelope, p: P.MessageCreate) -> N
         message_id = new_id("msg")  # made here (80 random bits): it cannot exist yet, no need to look
     else:
         message_id = p.messageId
-        existing = tx.one("SELECT * FROM messages WHERE id = ? AND workspace_id = ?", message_id, actor.workspace_id)
+        existing = conversation_rows.message(tx.conn, message_id, actor.workspace_id)
         if existing is not None and not (existing["state"] == "streaming" and existing["author_id"] == actor.id
                                          and existing["conversation_id"] == conversation["id"]):
             raise LapError("conflict", f"A message with id {message_id!r} already exists.")
@@ -163,14 +179,15 @@ def task_create(tx: Tx, actor: Actor, env: Envelope, p: P.TaskCreate) -> None:
 def task_cancel_requested(tx: Tx, actor: Actor, env: Envelope, p: P.TaskCancelRequested) -> None:
     task = get_task(tx, actor, env.taskId)
     if task["status"] in TERMINAL:
-        raise LapError("illegal_transition", f"The task is already {task['status']}; there is nothing to cancel.")
+        raise illegal_transition(f"The task is already {task['status']}; there is nothing to cancel.",
+                                 task["status"], "cancelled")
     recipients = (task["agent_id"],) if task["agent_id"] else ()
     tx.append("task.cancel_requested", stored_payload(env, p, requestedBy=actor.as_author()), id=env.id,
               workspace_id=actor.workspace_id, actor=actor.ref, task_id=task["id"],
               conversation_id=task["conversation_id"], correlation_id=env.correlationId,
               occurred_at=env.occurredAt, recipients=recipients)
-    # seed 002 §6.2: a queued task or one waiting for the person stops at once; a running one only when
-    # its agent confirms or the cancel timeout passes (hub/domain/housekeeping.py).
+    # docs/design.md#cancel-is-a-request: a queued task or one waiting for the person stops at once; a running one only
+    # when its agent confirms or the cancel timeout passes (hub/domain/housekeeping.py).
     if task["status"] == "waiting_for_human":
         for interaction in pending_interactions(tx, actor.workspace_id, task["id"]):
             resolve_interaction(tx, actor, interaction, "cancelled", None, correlation_id=env.correlationId)
@@ -186,16 +203,14 @@ def resolve_interaction(tx: Tx, actor: Actor, interaction: Any, outcome: str, re
     type_ = "interaction.expired" if outcome == "expired" else "interaction.resolved"
     payload: dict[str, Any] = {"interactionId": interaction["id"], "outcome": outcome, "response": response}
     if actor.kind == "user":
-        user = tx.one("SELECT display_name FROM users WHERE id = ?", actor.id)
-        payload["respondedBy"] = {**actor.as_author(), "displayName": user["display_name"] if user else None}
+        payload["respondedBy"] = {**actor.as_author(), "displayName": people.user_display_name(tx.conn, actor.id)}
     tx.append(type_, payload, id=envelope_id, workspace_id=actor.workspace_id, actor=actor.ref,
               task_id=interaction["task_id"], conversation_id=interaction["conversation_id"],
               correlation_id=correlation_id, occurred_at=occurred_at, recipients=(interaction["agent_id"],))
 
 
 def interaction_respond(tx: Tx, actor: Actor, env: Envelope, p: P.InteractionRespond) -> None:
-    interaction = tx.one("SELECT * FROM interactions WHERE id = ? AND workspace_id = ?", p.interactionId,
-                         actor.workspace_id)
+    interaction = interaction_rows.interaction(tx.conn, p.interactionId, actor.workspace_id)
     if interaction is None:
         raise LapError("not_found", f"No interaction {p.interactionId!r} in this workspace.")
     if interaction["status"] == "expired":  # the same answer as before the expiry was recorded
@@ -219,7 +234,8 @@ def interaction_respond(tx: Tx, actor: Actor, env: Envelope, p: P.InteractionRes
 def task_accepted(tx: Tx, actor: Actor, env: Envelope, p: P.TaskAccepted) -> None:
     task = get_task(tx, actor, p.taskId or env.taskId)
     if task["status"] != "queued":
-        raise LapError("illegal_transition", f"Only a queued task can be accepted; this one is {task['status']}.")
+        raise illegal_transition(f"Only a queued task can be accepted; this one is {task['status']}.",
+                                 task["status"], "running")
     tx.append("task.accepted", stored_payload(env, p, taskId=task["id"]), id=env.id, workspace_id=actor.workspace_id,
               actor=actor.ref, task_id=task["id"], conversation_id=task["conversation_id"],
               correlation_id=env.correlationId, occurred_at=env.occurredAt)
@@ -230,7 +246,8 @@ def task_status_changed(tx: Tx, actor: Actor, env: Envelope, p: P.TaskStatusChan
     task = get_task(tx, actor, env.taskId)
     target = p.status or task["status"]
     if p.status is None and task["status"] in TERMINAL:
-        raise LapError("illegal_transition", f"The task is already {task['status']}; it takes no more progress.")
+        raise illegal_transition(f"The task is already {task['status']}; it takes no more progress.",
+                                 task["status"], None)
     check_transition(task["status"], target, "agent")
     if task["status"] in TERMINAL and target == task["status"]:
         return  # confirming an end the task already has (a cancel the hub already applied): nothing to store
@@ -238,6 +255,30 @@ def task_status_changed(tx: Tx, actor: Actor, env: Envelope, p: P.TaskStatusChan
         raise LapError("invalid_payload", "A failed task needs `error: {code, message}`.")
     tx.append("task.status_changed", stored_payload(env, p, status=target, previousStatus=task["status"]),
               id=env.id, workspace_id=actor.workspace_id, actor=actor.ref, task_id=task["id"],
+              conversation_id=task["conversation_id"], correlation_id=env.correlationId, occurred_at=env.occurredAt)
+    if target in TERMINAL:
+        end_open_children(tx, actor, task, target, env.correlationId)
+
+
+CHECKPOINT_DATA_BYTES = 16 * 1024
+CHECKPOINTS_PER_TASK = 200
+
+
+def task_checkpoint(tx: Tx, actor: Actor, env: Envelope, p: P.TaskCheckpoint) -> None:
+    """The agent finished a named step of its task (docs/sdk.md "Restart-safe handlers")."""
+    task = get_task(tx, actor, env.taskId)
+    if task["status"] in TERMINAL:
+        raise illegal_transition(f"The task is already {task['status']}; it takes no more checkpoints.",
+                                 task["status"], None)
+    if len(msgspec.json.encode(p.data)) > CHECKPOINT_DATA_BYTES:
+        raise LapError("invalid_payload", f"A checkpoint's data is limited to {CHECKPOINT_DATA_BYTES} bytes of JSON.",
+                       hint="Keep large results in an artifact and put its id in the checkpoint.")
+    kept = msgspec.json.decode(task["checkpoints"] or "{}")
+    if p.name not in kept and len(kept) >= CHECKPOINTS_PER_TASK:
+        raise LapError("rate_limited", f"A task keeps at most {CHECKPOINTS_PER_TASK} checkpoints.",
+                       details={"limit": "checkpoints", "max": CHECKPOINTS_PER_TASK})
+    tx.append("task.checkpoint", stored_payload(env, p, name=p.name, data=p.data), id=env.id,
+              workspace_id=actor.workspace_id, actor=actor.ref, task_id=task["id"],
               conversation_id=task["conversation_id"], correlation_id=env.correlationId, occurred_at=env.occurredAt)
 
 
@@ -248,8 +289,8 @@ def task_child_created(tx: Tx, actor: Actor, env: Envelope, p: P.TaskChildCreate
     if p.status == "waiting_for_human":
         raise LapError("invalid_payload", "A child task cannot start waiting_for_human; ask through an interaction.")
     # `status` is named explicitly: the payload type omits defaults, and the projection needs it.
-    tx.append("task.child_created", stored_payload(env, p, taskId=child_id, agentId=actor.id, status=p.status), id=env.id,
-              workspace_id=actor.workspace_id, actor=actor.ref, task_id=child_id,
+    tx.append("task.child_created", stored_payload(env, p, taskId=child_id, agentId=actor.id, status=p.status),
+              id=env.id, workspace_id=actor.workspace_id, actor=actor.ref, task_id=child_id,
               conversation_id=parent["conversation_id"], correlation_id=env.correlationId, occurred_at=env.occurredAt)
 
 
@@ -266,13 +307,15 @@ def request_interaction(tx: Tx, actor: Actor, request: P.InteractionSpec, *, tas
     """Store an interaction (and block its task); also used by human-facing tools (hub/domain/tools.py)."""
     interaction_id = request.id or new_id("int")
     ensure_new(tx, actor.workspace_id, "interactions", interaction_id, "interaction")
+    check_question_budget(tx, actor, request)
     task = get_task(tx, actor, task_id) if task_id is not None else None
-    if task is not None and task["status"] not in ("running", "waiting_for_human"):
-        raise LapError("illegal_transition", f"Only a running task can ask the person; this one is {task['status']}.")
+    if task is not None and task["status"] not in ACTIVE:
+        raise illegal_transition(f"Only a running task can ask the person; this one is {task['status']}.",
+                                 task["status"], "waiting_for_human")
     conversation_id = conversation_id or (task["conversation_id"] if task is not None else None)
     if conversation_id is not None:
         get_conversation(tx, actor, conversation_id)
-    spec = normalize_spec(request, interaction_id, datetime.now(timezone.utc))
+    spec = normalize_spec(request, interaction_id, datetime.now(UTC))
     if tool_call is not None:
         spec["toolCall"] = tool_call
     tx.append("interaction.requested", {**(extra or {}), "interaction": spec}, id=envelope_id,
@@ -282,6 +325,28 @@ def request_interaction(tx: Tx, actor: Actor, request: P.InteractionSpec, *, tas
         change_status(tx, actor, task, "waiting_for_human", by="hub", correlation_id=correlation_id,
                       cause="interaction_requested", interactionId=interaction_id)
     return interaction_id
+
+
+MAX_PENDING_QUESTIONS_PER_AGENT = 100
+MAX_QUESTION_BYTES = 64 * 1024
+
+
+def check_question_budget(tx: Tx, actor: Actor, request: P.InteractionSpec) -> None:
+    """One agent may not bury the person: at most 100 questions waiting at once, each at most 64 KiB of JSON.
+    (A flood of 5,000 pending 20 KB questions made the inbox 102 MB; the browser never rendered it.)"""
+    if actor.kind != "agent":
+        return
+    size = len(msgspec.json.encode(request))
+    if size > MAX_QUESTION_BYTES:
+        raise LapError("invalid_payload", f"This question is {size} bytes; a question is limited to "
+                                          f"{MAX_QUESTION_BYTES} bytes.",
+                       hint="Put long material in an artifact or a review attachment and link it.")
+    waiting = interaction_rows.pending_count_of_agent(tx.conn, actor.id, actor.workspace_id)
+    if waiting >= MAX_PENDING_QUESTIONS_PER_AGENT:
+        raise LapError("rate_limited", f"This agent already has {waiting} questions waiting for the person "
+                                       f"(the limit is {MAX_PENDING_QUESTIONS_PER_AGENT}).",
+                       hint="Wait for answers before asking more.",
+                       details={"limit": "pendingQuestions", "max": MAX_PENDING_QUESTIONS_PER_AGENT})
 
 
 def artifact_created(tx: Tx, actor: Actor, env: Envelope, p: P.ArtifactCreated) -> None:
@@ -310,6 +375,7 @@ AGENT_HANDLERS: dict[str, Handler] = {
     "task.accepted": task_accepted,
     "task.status_changed": task_status_changed,
     "task.child_created": task_child_created,
+    "task.checkpoint": task_checkpoint,
     "interaction.requested": interaction_requested,
     "artifact.created": artifact_created,
 }

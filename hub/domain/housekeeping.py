@@ -12,7 +12,11 @@ from typing import Any
 from hub.domain.actors import Actor, hub_actor
 from hub.domain.collaboration import change_status, pending_interactions, resolve_interaction, resume_task_if_unblocked
 from hub.domain.interactions import is_expired
+from hub.domain.tasks import ACTIVE
 from hub.protocol.errors import LapError
+from hub.store.queries import agents as agent_rows
+from hub.store.queries import conversations as conversation_rows
+from hub.store.queries import rows
 from hub.store.writer import Command, Tx
 
 
@@ -20,7 +24,7 @@ def agent_status(agent_id: str, status: str, *, reason: str, last_heartbeat_at: 
                  hello: dict[str, Any] | None = None) -> Command:
     """agent.status_changed, stored only when the status really changes (or the hello brings new facts)."""
     def run(tx: Tx) -> None:
-        agent = tx.one("SELECT * FROM agents WHERE id = ?", agent_id)
+        agent = agent_rows.agent_by_id(tx.conn, agent_id)
         if agent is None or agent["revoked_at"] is not None:
             return
         payload: dict[str, Any] = {"agentId": agent_id, "status": status, "reason": reason,
@@ -28,7 +32,8 @@ def agent_status(agent_id: str, status: str, *, reason: str, last_heartbeat_at: 
         if hello:
             payload.update(hello)
         unchanged = agent["status"] == status and (
-            not hello or (hello.get("runtime") == agent["runtime"] and hello.get("agentVersion") == agent["agent_version"]
+            not hello or (hello.get("runtime") == agent["runtime"]
+                          and hello.get("agentVersion") == agent["agent_version"]
                           and json.dumps(hello.get("capabilities"), sort_keys=True) == agent["capabilities"]))
         if unchanged:
             return
@@ -37,10 +42,8 @@ def agent_status(agent_id: str, status: str, *, reason: str, last_heartbeat_at: 
     return Command(run=run)
 
 
-def _rows(tx: Tx, table: str, object_id: str, workspace_id: str | None) -> list[Any]:
-    if workspace_id is not None:
-        return tx.all(f"SELECT * FROM {table} WHERE id = ? AND workspace_id = ?", object_id, workspace_id)
-    return tx.all(f"SELECT * FROM {table} WHERE id = ?", object_id)
+def _rows(tx: Tx, table: rows.Table, object_id: str, workspace_id: str | None) -> list[Any]:
+    return rows.rows_with_id(tx.conn, table, object_id, workspace_id)
 
 
 def fail_unreachable(task_id: str, lost_since: str, workspace_id: str | None = None) -> Command:
@@ -77,7 +80,7 @@ def cancel_timed_out(task_id: str, workspace_id: str | None = None) -> Command:
     """A cancel request the agent never confirmed: the policy's timeout makes the task cancelled."""
     def run(tx: Tx) -> None:
         for task in _rows(tx, "tasks", task_id, workspace_id):
-            if task["status"] not in ("running", "waiting_for_human") or task["cancel_requested_at"] is None:
+            if task["status"] not in ACTIVE or task["cancel_requested_at"] is None:
                 continue
             # The agent may have asked the person something after the request; the policy still ends the task.
             actor = hub_actor(task["workspace_id"])
@@ -103,8 +106,7 @@ def expire_interaction(interaction_id: str, workspace_id: str | None = None) -> 
 def snapshot_stream(actor: Actor, conversation_id: str, message_id: str, content: str, task_id: str | None) -> Command:
     """message.updated: what a streaming message holds so far, so a crash loses seconds of text at most."""
     def run(tx: Tx) -> None:
-        existing = tx.one("SELECT state, author_id FROM messages WHERE id = ? AND workspace_id = ?", message_id,
-                          actor.workspace_id)
+        existing = conversation_rows.message_state_and_author(tx.conn, message_id, actor.workspace_id)
         if existing is not None and (existing["state"] != "streaming" or existing["author_id"] != actor.id):
             raise LapError("conflict", f"Message {message_id!r} is complete or belongs to someone else.")
         tx.append("message.updated", {"messageId": message_id, "content": content, "author": actor.as_author(),

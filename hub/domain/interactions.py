@@ -1,14 +1,16 @@
-"""Interaction cards (seed 002 §7.3): checking a request, checking an answer, and naming the outcome."""
+"""Interaction cards (docs/design.md#interaction-cards): checking a request, checking an answer, and naming the
+outcome."""
 
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlparse
 
 import msgspec
 
+from hub.domain.patterns import check_pattern, matches
 from hub.protocol.errors import LapError
 from hub.protocol.payloads import InteractionSpec
 
@@ -45,10 +47,7 @@ def normalize_spec(spec: InteractionSpec, interaction_id: str, now: datetime) ->
         if len(set(ids)) != len(ids):
             raise LapError("invalid_payload", "Option ids must be unique.")
     if spec.type == "input" and spec.pattern is not None:
-        try:
-            re.compile(spec.pattern)
-        except re.error as exc:
-            raise LapError("invalid_payload", f"interaction.pattern is not a valid regular expression: {exc}") from None
+        check_pattern(spec.pattern)  # RE2 only: an agent's pattern never runs on a backtracking engine
     if spec.type == "review" and not (spec.content or spec.attachments or spec.description):
         raise LapError("invalid_payload", "A review needs content, attachments or a description to review.")
     if spec.expiresAt is not None and parse_time(spec.expiresAt, "interaction.expiresAt") <= now:
@@ -72,10 +71,11 @@ def _check_text(spec: dict[str, Any], text: Any) -> str:
         try:
             float(text) if fmt == "number" else int(text.strip())
         except ValueError:
-            raise LapError("invalid_payload", f"The answer must be {'a number' if fmt == 'number' else 'a whole number'}.") from None
-    if spec.get("pattern") and not re.fullmatch(spec["pattern"], text):
-        raise LapError("invalid_payload", "The answer does not have the requested format.",
-                       hint=f"It must match {spec['pattern']}.")
+            wanted = "a number" if fmt == "number" else "a whole number"
+            raise LapError("invalid_payload", f"The answer must be {wanted}.") from None
+    if spec.get("pattern") and not matches(spec["pattern"], text):
+        raise LapError("invalid_payload", f"The answer does not have the requested format: it must match "
+                                          f"`{spec['pattern']}`.", hint=f"It must match {spec['pattern']}.")
     return text
 
 
@@ -121,4 +121,4 @@ def check_response(spec: dict[str, Any], response: dict[str, Any]) -> tuple[str,
 def is_expired(expires_at: str | None, now: datetime | None = None) -> bool:
     if not expires_at:
         return False
-    return parse_time(expires_at, "expiresAt") <= (now or datetime.now(timezone.utc))
+    return parse_time(expires_at, "expiresAt") <= (now or datetime.now(UTC))

@@ -1,4 +1,4 @@
-"""Tool calls as stored events (seed 000 §4): registering tools, routing a call, recording its result.
+"""Tool calls as stored events (docs/protocol.md#tools): registering tools, routing a call, recording its result.
 
 A `tool.call` is always stored, and always answered by a `tool.result`: at once when it cannot be routed
 (unknown tool or action, invalid arguments, unknown or closed instance), later when the hub's handler, the
@@ -17,6 +17,7 @@ from hub.domain.collaboration import get_task, request_interaction
 from hub.protocol import payloads as P
 from hub.protocol.envelope import Envelope, new_id
 from hub.protocol.errors import LapError
+from hub.store.queries import tools as tool_rows
 from hub.store.writer import Command, Tx
 from hub.tools.definitions import ToolDefinitionError, parse_tool
 from hub.tools.registry import ToolRegistry
@@ -39,8 +40,8 @@ def tool_list(registry: ToolRegistry, tx: Tx, actor: Actor, env: Envelope, p: P.
     if len(set(names)) != len(names):
         raise LapError("invalid_payload", "Two tools in the list have the same name.")
     kind, owner_id = caller_of(actor)
-    current = tx.one("SELECT tools FROM tool_registrations WHERE owner_kind = ? AND owner_id = ?", kind, owner_id)
-    if current is not None and json.loads(current["tools"]) == [t.raw for t in parsed]:
+    current = tool_rows.registered_tools_json(tx.conn, kind, owner_id)
+    if current is not None and json.loads(current) == [t.raw for t in parsed]:
         return  # the same tools again (an agent reconnecting): nothing changes, nothing is stored
     tx.append("tools.registered", {"owner": {"kind": kind, "id": owner_id}, "tools": [t.raw for t in parsed]},
               id=env.id, workspace_id=actor.workspace_id, actor=actor.ref, correlation_id=env.correlationId,
@@ -51,8 +52,7 @@ def tool_call(registry: ToolRegistry, tx: Tx, actor: Actor, env: Envelope, p: P.
     caller_kind, caller_id = caller_of(actor)
     if env.taskId is not None:
         get_task(tx, actor, env.taskId)  # a call made for a task must name one the caller may see
-    if tx.one("SELECT 1 FROM tool_calls WHERE caller_id = ? AND call_id = ? AND workspace_id = ?",
-              caller_id, p.call_id, actor.workspace_id) is not None:
+    if tool_rows.call_id_used(tx.conn, caller_id, p.call_id, actor.workspace_id):
         raise LapError("conflict", f"call_id {p.call_id!r} was already used for another call; use a new one.")
     target = registry.resolve(tx.conn, actor.workspace_id, caller_kind, p.name, p.targetAgentId)
     error: tuple[str, str] | None = None
@@ -66,9 +66,9 @@ def tool_call(registry: ToolRegistry, tx: Tx, actor: Actor, env: Envelope, p: P.
                      if p.action else f"Tool {p.name!r} needs `action`: one of {known}.")
         elif problems := action.errors(p.arguments):
             error = ("invalid_arguments", f"Invalid arguments for {p.name}.{p.action or ''}: {problems[0]}")
-    if error is None and target is not None and target.tool.type == "app" and target.kind == "hub" and p.action != "open":
-        instance = tx.one("SELECT * FROM tool_instances WHERE id = ? AND workspace_id = ?",
-                          str(p.arguments.get("instance_id", "")), actor.workspace_id)
+    if (error is None and target is not None and target.tool.type == "app" and target.kind == "hub"
+            and p.action != "open"):
+        instance = tool_rows.tool_instance(tx.conn, str(p.arguments.get("instance_id", "")), actor.workspace_id)
         if instance is None or instance["tool"] != p.name:
             error = ("unknown_instance", f"No {p.name} instance {p.arguments.get('instance_id')!r}; open one first.")
         elif instance["status"] != "open":
@@ -76,7 +76,7 @@ def tool_call(registry: ToolRegistry, tx: Tx, actor: Actor, env: Envelope, p: P.
     if error is None and target is not None and target.kind == "interaction" and actor.kind != "agent":
         error = ("forbidden", f"{p.name!r} asks the person; only agents call it.")
     target_kind = "none" if error is not None or target is None else target.kind
-    target_id = None if target_kind == "none" else target.owner_id  # type: ignore[union-attr]
+    target_id = None if target_kind == "none" or target is None else target.owner_id
     interaction_id = new_id("int") if target_kind == "interaction" else None
     if interaction_id:
         target_id = interaction_id
@@ -106,7 +106,7 @@ def tool_call(registry: ToolRegistry, tx: Tx, actor: Actor, env: Envelope, p: P.
 
 def call_of(tx: Tx, workspace_id: str, call_event_id: str) -> Any:
     """A call by its event id: the envelope id, unique within the workspace."""
-    row = tx.one("SELECT * FROM tool_calls WHERE id = ? AND workspace_id = ?", call_event_id, workspace_id)
+    row = tool_rows.tool_call(tx.conn, call_event_id, workspace_id)
     if row is None:
         raise LapError("not_found", f"No tool call {call_event_id!r}.")
     return row
@@ -131,13 +131,7 @@ def append_result(tx: Tx, call: Any, *, result: dict[str, Any] | None = None, er
 def tool_result(registry: ToolRegistry, tx: Tx, actor: Actor, env: Envelope, p: P.ToolResult) -> None:
     """An app or agent answers a call that was routed to it."""
     kind, owner_id = caller_of(actor)
-    sql = ("SELECT * FROM tool_calls WHERE workspace_id = ? AND call_id = ? AND status = 'pending' "
-           "AND target_kind = ? AND target_id = ?")
-    params: list[Any] = [actor.workspace_id, p.call_id, kind, owner_id]
-    if env.correlationId:
-        sql += " AND id = ?"
-        params.append(env.correlationId)
-    call = tx.one(sql + " ORDER BY created_at LIMIT 1", *params)
+    call = tool_rows.pending_call_for(tx.conn, actor.workspace_id, p.call_id, kind, owner_id, env.correlationId)
     if call is None:
         raise LapError("not_found", f"No pending call {p.call_id!r} is waiting for your answer.")
     if (p.result is None) == (p.error is None):
@@ -151,7 +145,7 @@ def complete_call(workspace_id: str, call_event_id: str, *, result: dict[str, An
                   error: dict[str, str] | None = None, instance: dict[str, Any] | None = None) -> Command:
     """The router's answer for a hub-handled, human-answered or timed-out call (no-op if already answered)."""
     def run(tx: Tx) -> None:
-        call = tx.one("SELECT * FROM tool_calls WHERE id = ? AND workspace_id = ?", call_event_id, workspace_id)
+        call = tool_rows.tool_call(tx.conn, call_event_id, workspace_id)
         if call is None or call["status"] != "pending":
             return
         append_result(tx, call, result=result, error=error, instance=instance)

@@ -1,4 +1,4 @@
-"""Fan-out: which sessions see a committed event (PROTOCOL.md "what each receiver sees")."""
+"""Fan-out: which sessions see a committed event (docs/protocol.md#what-each-receiver-sees)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Presence and the hub's timers: online/offline, zombies, the grace period, cancel timeouts, expiries.
 
 Every duration is measured on the monotonic clock, so a wall-clock jump never makes an agent look silent
-(shared/QUALITY.md rule 7). Only interaction expiry uses wall time: `expiresAt` is a wall-clock instant.
+(docs/quality.md#presence-on-the-monotonic-clock). Only interaction expiry uses wall time: `expiresAt` is a wall-clock
+instant.
 """
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import heapq
 import logging
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Protocol
 
 from hub.domain import housekeeping
 from hub.domain.interactions import parse_time
@@ -19,7 +20,24 @@ from hub.protocol.envelope import now_iso
 from hub.store.events import StoredEvent
 
 if TYPE_CHECKING:
-    from hub.core import Hub
+    from hub.gateway.broker import Broker
+    from hub.gateway.streams import Streams
+    from hub.ports import HubCore
+    from hub.tools.router import ToolRouter
+
+    class PresenceHub(HubCore, Protocol):
+        """What presence uses of the hub: the core, the sockets, and the timers of streams and tool calls."""
+
+        @property
+        def broker(self) -> Broker: ...
+
+        @property
+        def streams(self) -> Streams: ...
+
+        @property
+        def tool_router(self) -> ToolRouter: ...
+
+        async def notice_foreign_writes(self) -> None: ...
     from hub.gateway.session import Session
 
 log = logging.getLogger("lineup.presence")
@@ -27,7 +45,7 @@ TICK_S = 0.25
 
 
 class Presence:
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: PresenceHub) -> None:
         self.hub = hub
         self.last_heartbeat_wall: dict[str, str] = {}     # agent id -> ISO time of its last sign of life
         self.offline_since: dict[str, float] = {}          # agent id -> monotonic time it went offline
@@ -152,7 +170,7 @@ class Presence:
             if now >= deadline:
                 del self.cancel_deadlines[(workspace_id, task_id)]
                 await self.hub.execute(housekeeping.cancel_timed_out(task_id, workspace_id))
-        wall_now = datetime.now(timezone.utc)
+        wall_now = datetime.now(UTC)
         while self.expiries and self.expiries[0][0] <= wall_now:
             _, workspace_id, interaction_id = heapq.heappop(self.expiries)
             await self.hub.execute(housekeeping.expire_interaction(interaction_id, workspace_id))

@@ -1,6 +1,6 @@
 """The newest committed events, kept in memory so that many receivers resuming at once share one copy.
 
-A reconnect storm (shared/QUALITY.md R2: 200 apps, each a few hundred events behind) would otherwise run 200
+A reconnect storm (docs/quality.md#targets R2: 200 apps, each a few hundred events behind) would otherwise run 200
 paged SQL reads of the same rows and hold 200 decoded copies of them. Replay pages are cut from this window
 when it covers the cursor, from the log otherwise; the result is the same either way (tests compare them).
 The window is contiguous: it holds every event from `first` to `last` with no hole, or nothing.
@@ -9,8 +9,8 @@ The window is contiguous: it holds every event from `first` to `last` with no ho
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from itertools import islice
-from typing import Callable
 
 from hub.store.events import PAGE_SIZE, StoredEvent
 

@@ -1,16 +1,18 @@
 """One connected socket: its bounded outbound buffer, its sender task, and resume from a cursor.
 
-Resume follows shared/QUALITY.md rule 4: subscribe (events are buffered) → read the head → replay from the
-log up to the head → flush the buffered events after what was sent → `system.caught_up` → live. If the buffer
-overflows while replaying, it is dropped and the log is read again: the database is the buffer.
+Resume follows docs/quality.md#resume-without-gaps-or-duplicates: subscribe (events are buffered) → read the head →
+replay from the log up to the head → flush the buffered events after what was sent → `system.caught_up` → live. If the
+buffer overflows while replaying, it is dropped and the log is read again: the database is the buffer.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import deque
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket, WebSocketState
 
@@ -21,11 +23,12 @@ from hub.protocol.envelope import system_frame
 from hub.store.events import StoredEvent
 
 if TYPE_CHECKING:
-    from hub.core import Hub
+    from hub.ports import HubCore
 
 log = logging.getLogger("lineup.gateway")
 
 CLOSE_SLOW_CONSUMER = 4008
+CLOSE_UNAUTHORIZED = 4401  # a refused hello, or a credential or device revoked while connected (docs/protocol.md)
 REPLAY_HIGH_WATER = 256 * 1024  # replay waits while this much is queued, instead of growing the buffer
 FLUSH_ON_CLOSE_S = 5.0  # how long a closing socket may take to send the answers already queued
 # A sender writes at most this much at a time, then lets the other sockets have their turn: with hundreds of
@@ -36,7 +39,7 @@ WRITE_CHUNK_BYTES = 32 * 1024
 class Session:
     """A socket of an app or an agent after a successful hello."""
 
-    def __init__(self, hub: Hub, ws: WebSocket, actor: Actor, *, max_buffer_bytes: int) -> None:
+    def __init__(self, hub: HubCore, ws: WebSocket, actor: Actor, *, max_buffer_bytes: int) -> None:
         self.hub = hub
         self.ws = ws
         self.actor = actor
@@ -50,6 +53,7 @@ class Session:
         self._progress = asyncio.Event()  # set by the sender after every chunk of frames it writes (and on close)
         self.closed = False
         self.close_code: int | None = None
+        self.instance: str | None = None  # agents: which copy of the agent (agent.hello `instance`)
         self.live = False
         self.last_sent = 0
         self._pending: list[StoredEvent] = []
@@ -108,7 +112,8 @@ class Session:
 
     def _take_chunk(self) -> list[bytes]:
         """The next frames to write: at least one, then up to WRITE_CHUNK_BYTES."""
-        chunk, size = [], 0
+        chunk: list[bytes] = []
+        size = 0
         while self._queue and (not chunk or size + len(self._queue[0]) <= WRITE_CHUNK_BYTES):
             frame = self._queue.popleft()
             self.queued_bytes -= len(frame)
@@ -130,7 +135,7 @@ class Session:
                     if self._queue:
                         await asyncio.sleep(0)  # the writes above may not have waited: give others a turn
                 self._drained.set()
-        except Exception:  # the peer went away while we were sending; the reader notices the close
+        except Exception:  # noqa: BLE001 - the peer went away while we were sending; the reader notices the close
             self.closed = True
             self._drained.set()
             self._progress.set()
@@ -147,15 +152,14 @@ class Session:
         self._closing = asyncio.create_task(self._close(code, reason))
 
     async def _close(self, code: int, reason: str) -> None:
-        try:
+        # Best effort: a peer that is already gone makes the flush or the close raise whatever its transport does.
+        with contextlib.suppress(Exception):
             if code != CLOSE_SLOW_CONSUMER and self._sender is not None:
                 # Answers already queued (acks, errors) still reach the peer before the close frame: a bad-frame
                 # flood (1008) or a revocation (4401) must not swallow them. A slow consumer's queue is dropped.
                 await asyncio.wait_for(self._flush(), FLUSH_ON_CLOSE_S)
             if self.ws.application_state == WebSocketState.CONNECTED:
                 await self.ws.close(code, reason)
-        except Exception:
-            pass
 
     async def _flush(self) -> None:
         assert self._sender is not None

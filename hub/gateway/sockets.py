@@ -6,7 +6,8 @@ import asyncio
 import logging
 import sqlite3
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -14,11 +15,12 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from hub.auth.lookup import agent_actor, app_actor
 from hub.domain.actors import Actor
 from hub.domain.collaboration import command_for
-from hub.gateway.session import Session
+from hub.gateway.session import CLOSE_UNAUTHORIZED, Session
 from hub.protocol import payloads as P
 from hub.protocol.envelope import Envelope, decode_envelope, system_frame
 from hub.protocol.errors import LapError
 from hub.store import events as event_log
+from hub.store.open_tasks import open_tasks
 from hub.store.writer import Outcome
 from hub.web.origin import origin_allowed
 
@@ -27,8 +29,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("lineup.gateway")
 
-CLOSE_UNAUTHORIZED = 4401
 CLOSE_HELLO_TIMEOUT = 4408
+CLOSE_REPLACED = 4409  # a newer connection of the same agent instance took over (docs/protocol.md)
 CLOSE_UNSUPPORTED_DATA = 1003
 CLOSE_POLICY = 1008
 BAD_FRAME_LIMIT, BAD_FRAME_WINDOW_S = 100, 10.0
@@ -52,6 +54,7 @@ class SocketServer:
         self.ws = ws
         self.kind = kind  # "agent" or "app"
         self.session: Session | None = None
+        self.peer_close_code: int | None = None  # the close code the peer sent, if it closed the socket itself
         self.bad_frames: list[float] = []
         self.in_flight = asyncio.Semaphore(hub.settings.max_in_flight)
         self.replay_task: asyncio.Task[int] | None = None
@@ -78,6 +81,7 @@ class SocketServer:
         """The next text frame, or None when the peer left or sent something we close on."""
         message = await (asyncio.wait_for(self.ws.receive(), timeout_s) if timeout_s else self.ws.receive())
         if message["type"] == "websocket.disconnect":
+            self.peer_close_code = message.get("code")
             return None
         if message.get("text") is None:
             await self.ws.close(CLOSE_UNSUPPORTED_DATA, "binary frames are not part of LAP")
@@ -139,10 +143,18 @@ class SocketServer:
         session.start()
         hub.broker.add(session)  # from here on committed events are buffered for this session
         head = hub.writer.head
-        welcome: dict[str, Any] = {"workspaceId": actor.workspace_id, "heartbeatIntervalMs": hub.settings.heartbeat_interval_ms,
+        welcome: dict[str, Any] = {"workspaceId": actor.workspace_id,
+                                   "heartbeatIntervalMs": hub.settings.heartbeat_interval_ms,
                                    "epoch": hub.epoch, "headSequence": head}
         if actor.kind == "agent":
+            session.instance = hello.instance
+            self._replace_older(session)
             welcome["agentId"] = actor.id
+            # After headSequence was read: a task the list misses arrives in the replay (docs/protocol.md).
+            tasks, truncated = await hub.read(lambda c: open_tasks(c, actor.workspace_id, actor.id))
+            welcome["openTasks"] = tasks
+            if truncated:
+                welcome["openTasksTruncated"] = True
         else:
             welcome.update(userId=actor.id, deviceId=actor.device_id)
         session.send_system("system.welcome", welcome)
@@ -166,8 +178,21 @@ class SocketServer:
             read = self._app_pages(actor.workspace_id)
         self.replay_task = asyncio.create_task(session.replay(cursor, read), name=f"lineup-replay-{actor.ref}")
 
+    def _replace_older(self, session: Session) -> None:
+        """One live connection per agent instance: the newer takes over, the older is told why and closed.
+
+        Two copies of one agent (the connect command run twice, a restart while the old process hangs) would
+        otherwise both take every task and ask every question twice. Connections that name different
+        `instance`s (several `lineup mcp` processes of one agent) are siblings and coexist.
+        """
+        for other in self.hub.broker.agent_sessions(session.actor.id):
+            if other is not session and other.instance == session.instance and not other.closed:
+                log.info("agent %s (instance %r) connected again; closing its older connection",
+                         session.actor.id, session.instance)
+                other.close(CLOSE_REPLACED, "replaced by a newer connection")
+
     async def _register_hello_tools(self, session: Session, tools: list[dict[str, Any]]) -> None:
-        """agent.hello may carry the agent's tools: registered as if sent with tool.list (PROTOCOL.md)."""
+        """agent.hello may carry the agent's tools: registered as if sent with tool.list (docs/protocol.md#tools)."""
         from hub.protocol.envelope import PROTOCOL_VERSION, new_id, now_iso
 
         env = Envelope(id=new_id("hello-tools"), type="tool.list", version=PROTOCOL_VERSION, occurredAt=now_iso(),
@@ -217,7 +242,12 @@ class SocketServer:
             session.send_system("system.pong", {}, correlation_id=env.id)
             return
         try:
+            if self.kind == "agent" and self._over_budget(session, env):
+                return
             if env.workspaceId != session.actor.workspace_id:
+                if env.workspaceId is None:
+                    raise LapError("invalid_envelope", "The envelope has no workspaceId.",
+                                   hint=f"Set workspaceId to {session.actor.workspace_id!r} (system.welcome says it).")
                 raise LapError("forbidden", "The envelope names another workspace than your credential's.",
                                hint=f"Set workspaceId to {session.actor.workspace_id!r}.")
             if self.kind == "agent" and env.type == "message.delta":
@@ -233,9 +263,9 @@ class SocketServer:
                     raise LapError("invalid_envelope", "The hello was already accepted on this socket.")
                 other = P.APP_INBOUND if self.kind == "agent" else P.AGENT_INBOUND
                 if env.type in other:
-                    raise LapError("forbidden", f"{env.type} is sent by {'apps' if self.kind == 'agent' else 'agents'}, "
-                                                "not on this socket.")
-                # PROTOCOL.md: unknown types are acknowledged with a warning and not stored.
+                    senders = "apps" if self.kind == "agent" else "agents"
+                    raise LapError("forbidden", f"{env.type} is sent by {senders}, not on this socket.")
+                # docs/protocol.md#frames-and-answers: unknown types are acknowledged with a warning and not stored.
                 log.info("unknown event type %r from %s ignored", env.type, session.actor.ref)
                 session.send_system("system.ack", {"id": env.id, "sequence": None, "duplicate": False,
                                                    "warning": "unknown_type"})
@@ -250,6 +280,26 @@ class SocketServer:
         await self.in_flight.acquire()
         future = self.hub.writer.submit(command_for(session.actor, env, handler, parsed))
         future.add_done_callback(lambda f: self._answer(session, env, f.result()))
+
+    def _over_budget(self, session: Session, env: Envelope) -> bool:
+        """An agent over its envelope or question budget is answered `rate_limited` here, before the writer.
+
+        Not counted as a bad frame: a busy agent slows down, it is not cut off. Questions have a budget of their
+        own: a flood of them (10,000 of 20 KB) refused in the writer stalled everyone else's acks."""
+        settings, agent_id = self.hub.settings, session.actor.id
+        if not self.hub.agent_rate.allow(agent_id):
+            limit = f"{settings.agent_events_per_second:g} envelopes"
+        elif env.type == "interaction.requested" and not self.hub.question_rate.allow(agent_id):
+            limit = f"{settings.agent_questions_per_second:g} questions"
+        else:
+            return False
+        questions = env.type == "interaction.requested"
+        error = LapError("rate_limited", f"This agent sends more than {limit} a second; this one was not stored.",
+                         hint="Send the same envelope again in a moment (the SDK does)." + (
+                             " Mind that at most 100 questions may wait for the person at once." if questions else ""),
+                         details={"limit": "rate", "retryAfterMs": 1000})  # the only kind worth retrying
+        session.send_system("system.error", error.as_payload(env.id))
+        return True
 
     async def _answer_tool_list(self, session: Session, env: Envelope) -> None:
         """tool.list without tools asks what is on offer: the answer is a tool.list frame (not stored)."""
@@ -281,7 +331,16 @@ class SocketServer:
         self.hub.broker.remove(session)
         await session.shutdown()
         if session.kind == "agent" and self.hub.started:
-            await self.hub.presence.agent_disconnected(session, "disconnected" if session.close_code != 4401 else "revoked")
+            await self.hub.presence.agent_disconnected(session, self._offline_reason(session))
+
+    def _offline_reason(self, session: Session) -> str:
+        """Why an agent went offline: revoked; `signed_off` when it closed its socket normally (a hook or an MCP
+        server whose session ended, an agent stopped on purpose: nothing is wrong); else `disconnected`."""
+        if session.close_code == CLOSE_UNAUTHORIZED:
+            return "revoked"
+        if session.close_code is None and self.peer_close_code in (1000, 1001):
+            return "signed_off"
+        return "disconnected"
 
 
 async def agent_socket(ws: WebSocket) -> None:

@@ -4,13 +4,22 @@ A `message.delta {messageId, offset, text}` is not stored by itself: apps that a
 (without a sequence); the accumulated text is stored as `message.updated` at most `stream_snapshot_s` apart,
 and the agent's final `message.create` with the same `messageId` stores the whole message. A crash loses at
 most the last few seconds of a stream, never a completed message.
+
+Open streams are bounded (an agent that never finishes its messages must not fill the hub's memory): one agent
+keeps at most `max_open_streams_per_agent` open, and a stream without a delta for `stream_idle_s` is closed.
+Closing a stream does what a hub restart or a lost agent already does: the text so far is stored (the message
+stays `streaming`, shown as unfinished) and dropped from memory; a later delta of the same message reopens it
+from what was stored, so a slow agent loses nothing. Beyond the bound, the agent's least recently active stream
+is the one closed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from hub.domain import housekeeping
 from hub.domain.actors import Actor
@@ -20,7 +29,14 @@ from hub.protocol.payloads import MessageDelta
 from hub.store.events import StoredEvent
 
 if TYPE_CHECKING:
-    from hub.core import Hub
+    from hub.gateway.broker import Broker
+    from hub.ports import HubCore
+
+    class StreamsHub(HubCore, Protocol):
+        """What streams use of the hub: the core, and the broker for deltas that are never stored."""
+
+        @property
+        def broker(self) -> Broker: ...
 
 MAX_STREAM_CHARS = 256 * 1024
 
@@ -33,23 +49,32 @@ class Stream:
     content: str
     saved_length: int
     last_saved: float
+    last_active: float = 0.0
 
 
 StreamKey = tuple[str, str]  # (workspace id, message id): message ids are unique within a workspace only
+AgentKey = tuple[str, str]   # (workspace id, agent id)
 
 
 class Streams:
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: StreamsHub) -> None:
         self.hub = hub
         self.open: dict[StreamKey, Stream] = {}
+        # Each agent's open streams, least recently active first.
+        self.by_agent: dict[AgentKey, OrderedDict[StreamKey, None]] = {}
 
     async def delta(self, actor: Actor, env: Envelope, delta: MessageDelta) -> None:
         """Apply one delta (idempotent by offset) and forward it live; raise LapError if it cannot apply."""
-        stream = self.open.get((actor.workspace_id, delta.messageId))
+        key = (actor.workspace_id, delta.messageId)
+        stream = self.open.get(key)
         if stream is None:
             stream = await self._open(actor, env, delta.messageId)
         if stream.actor != actor:
             raise LapError("forbidden", "That message belongs to another agent.")
+        stream.last_active = asyncio.get_running_loop().time()
+        mine = self.by_agent.get((actor.workspace_id, actor.id))
+        if mine is not None and key in mine:
+            mine.move_to_end(key)
         end = delta.offset + len(delta.text)
         if delta.offset > len(stream.content):
             raise LapError("invalid_payload", f"Text before offset {delta.offset} is missing (have "
@@ -82,7 +107,8 @@ class Streams:
             raise LapError("forbidden", "This agent is not a member of that conversation.")
         if env.taskId is not None:  # snapshots show in that task's timeline: only the agent's own task
             task = await self.hub.read(lambda c: c.execute(
-                "SELECT agent_id FROM tasks WHERE id = ? AND workspace_id = ?", (env.taskId, actor.workspace_id)).fetchone())
+                "SELECT agent_id FROM tasks WHERE id = ? AND workspace_id = ?",
+                (env.taskId, actor.workspace_id)).fetchone())
             if task is None:
                 raise LapError("not_found", f"No task {env.taskId!r} in this workspace.")
             if task["agent_id"] != actor.id:
@@ -95,9 +121,42 @@ class Streams:
             if existing["state"] != "streaming" or existing["author_id"] != actor.id:
                 raise LapError("conflict", f"Message {message_id!r} is already complete.")
             content = existing["content"]  # resuming after a hub restart: continue from the last snapshot
-        stream = Stream(actor, conversation_id, env.taskId, content, len(content), asyncio.get_running_loop().time())
-        self.open[(actor.workspace_id, message_id)] = stream
+        key = (actor.workspace_id, message_id)
+        if key in self.open:  # opened by a concurrent delta while this one read the database
+            return self.open[key]
+        now = asyncio.get_running_loop().time()
+        stream = Stream(actor, conversation_id, env.taskId, content, len(content), now, now)
+        mine = self.by_agent.setdefault((actor.workspace_id, actor.id), OrderedDict())
+        limit = max(1, self.hub.settings.max_open_streams_per_agent)
+        while len(mine) >= limit:
+            oldest = next(iter(mine))
+            await self._close(oldest)
+            mine.pop(oldest, None)  # _close removed it, unless another task already had
+        if key in self.open:  # opened by a concurrent delta while the oldest was being stored
+            return self.open[key]
+        self.open[key] = stream
+        self.by_agent.setdefault((actor.workspace_id, actor.id), OrderedDict())[key] = None
         return stream
+
+    def _forget(self, key: StreamKey) -> Stream | None:
+        stream = self.open.pop(key, None)
+        if stream is not None:
+            agent = (key[0], stream.actor.id)
+            mine = self.by_agent.get(agent)
+            if mine is not None:
+                mine.pop(key, None)
+                if not mine:
+                    del self.by_agent[agent]
+        return stream
+
+    async def _close(self, key: StreamKey) -> None:
+        """Store what the stream holds and drop it from memory (a later delta reopens it from what was stored)."""
+        stream = self._forget(key)
+        if stream is None:
+            return
+        # The message cannot be saved any more (completed meanwhile, or its conversation is gone).
+        with contextlib.suppress(LapError):
+            await self._save(key[1], stream)
 
     async def _save(self, message_id: str, stream: Stream) -> None:
         stream.last_saved = asyncio.get_running_loop().time()
@@ -109,21 +168,25 @@ class Streams:
 
     async def flush_due(self) -> None:
         now = asyncio.get_running_loop().time()
+        idle_s = self.hub.settings.stream_idle_s
         for key, stream in list(self.open.items()):
-            if stream.saved_length != len(stream.content) and now - stream.last_saved >= self.hub.settings.stream_snapshot_s:
+            if self.open.get(key) is not stream:
+                continue
+            if idle_s > 0 and now - stream.last_active >= idle_s:
+                await self._close(key)
+            elif (stream.saved_length != len(stream.content)
+                  and now - stream.last_saved >= self.hub.settings.stream_snapshot_s):
                 try:
                     await self._save(key[1], stream)
                 except LapError:
-                    self.open.pop(key, None)
+                    self._forget(key)
 
     async def flush_all(self) -> None:
         for (_, message_id), stream in list(self.open.items()):
-            try:
+            with contextlib.suppress(LapError):
                 await self._save(message_id, stream)
-            except LapError:
-                pass
 
     def observe(self, events: list[StoredEvent]) -> None:
         for event in events:
             if event.type == "message.created" and event.workspace_id is not None:
-                self.open.pop((event.workspace_id, event.payload.get("messageId", "")), None)
+                self._forget((event.workspace_id, event.payload.get("messageId", "")))

@@ -1,7 +1,7 @@
 """Writing a socket's queued frames with one transport write instead of one per frame.
 
 ASGI has one `websocket.send` message per frame, and uvicorn writes each one to the socket at once: a system call
-per frame. In a reconnect storm (shared/QUALITY.md R2: 200 apps replaying 500+ events each while live events
+per frame. In a reconnect storm (docs/quality.md#targets R2: 200 apps replaying 500+ events each while live events
 flow) that cost dominated the hub. When the server is uvicorn with its websockets-sansio protocol (how `lineup
 serve` runs), `FrameBatching` hands the session a writer that frames many texts with the same websockets
 connection object uvicorn uses and writes them together, keeping uvicorn's flow control (`writable`) and its
@@ -12,7 +12,8 @@ closed-state checks. Under any other server, or if uvicorn's internals change sh
 from __future__ import annotations
 
 import logging
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from starlette.websockets import WebSocket
 

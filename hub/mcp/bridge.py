@@ -7,6 +7,7 @@ import base64
 import json
 import logging
 import uuid
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,14 @@ from jsonschema import Draft202012Validator
 
 from hub.mcp.catalog import OWN_TOOLS, ToolSpec
 from hub.mcp.hubtools import HubAction, to_mcp
-from hub.mcp.questions import (QUESTION_TOOLS, build_interaction, describe, interaction_id, outcome_from_dict,
-                               outcome_to_dict)
+from hub.mcp.questions import (
+    QUESTION_TOOLS,
+    build_interaction,
+    describe,
+    interaction_id,
+    outcome_from_dict,
+    outcome_to_dict,
+)
 from hub.mcp.session import GONE, Session
 from hub.mcp.state import SessionState
 from hub.mcp.waiting import Progress, shared, wait_with_progress, waited
@@ -32,7 +39,7 @@ class CallError(Exception):
 
 
 def _text_result(text: str, structured: dict[str, Any] | None = None, *, error: bool = False) -> types.CallToolResult:
-    content = [types.TextContent(text=text)]
+    content: list[types.ContentBlock] = [types.TextContent(text=text)]
     if structured is not None:  # the JSON as text too, for clients that read only `content`
         content.append(types.TextContent(text=json.dumps(structured, ensure_ascii=False)))
     return types.CallToolResult(content=content, structured_content=structured, is_error=error)
@@ -93,7 +100,7 @@ class Bridge:
     async def refresh_hub_tools(self) -> None:
         try:
             offered = await asyncio.wait_for(self.client.list_tools(), self.list_timeout_s)
-        except (asyncio.TimeoutError, SdkError) as exc:
+        except (TimeoutError, SdkError) as exc:
             log.warning("could not list the hub's tools (%s); offering the ones known so far",
                         str(exc) or f"no answer within {self.list_timeout_s:.0f} s")
             return
@@ -117,7 +124,8 @@ class Bridge:
                     raise CallError(f"Invalid arguments for {name}: " + "; ".join(problems))
                 if name in QUESTION_TOOLS:
                     return await self.ask(ctx, name, arguments)
-                return await getattr(self, name)(ctx, arguments)
+                own: Callable[[Any, dict[str, Any]], Awaitable[types.CallToolResult]] = getattr(self, name)
+                return await own(ctx, arguments)
             action = self.hub_tools.get(name)
             if action is None:
                 await self.refresh_hub_tools()
@@ -248,6 +256,8 @@ class Bridge:
                                 "Write it to a file or a page and publish its `url`, or send it with send_message.")
             mime = mime or "text/plain"
             url = f"data:{mime};base64,{base64.b64encode(data).decode()}"
+
+        assert url is not None  # given, or made from `content` just above
 
         async def publish(task_id: str) -> str:
             return await self.session.artifact(arguments["name"], url, mime, arguments.get("summary"))

@@ -5,8 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-OUTCOMES = ["answered", "declined", "expired", "cancelled"]
-STEP_STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"]
+from hub.protocol.vocabulary import INTERACTION_OUTCOMES, RISK_LEVELS, TASK_STATUSES, TERMINAL_TASK_STATUSES, ordered
+
+OUTCOMES = list(INTERACTION_OUTCOMES)
+# A step is a child task, and a child task never waits for a person itself (its question blocks the parent).
+STEP_STATUSES = [status for status in TASK_STATUSES if status != "waiting_for_human"]
 
 _REQUEST_ID = {"type": "string", "minLength": 1, "maxLength": 100,
                "description": "Optional. The same question (same arguments, same request_id) in the same task "
@@ -55,7 +58,7 @@ ASK_APPROVAL = ToolSpec(
     "or cancelled. Use it before anything risky, irreversible or costly.",
     {"type": "object", "required": ["title"], "properties": {
         "title": _TITLE, "description": _DESCRIPTION,
-        "risk": {"type": "string", "enum": ["low", "medium", "high"], "default": "medium"},
+        "risk": {"type": "string", "enum": list(RISK_LEVELS), "default": "medium"},
         "impact": {"type": "string", "maxLength": 5000, "description": "What changes if approved"},
         "details": {"type": "object", "description": "Facts to show with the question (key → value)"},
         "expires_in_s": _EXPIRES, "request_id": _REQUEST_ID}},
@@ -109,7 +112,7 @@ REQUEST_REVIEW = ToolSpec(
                      approved={"type": "boolean"}),
     asks="review", **QUESTION_HINTS)
 
-_SESSION_OUTPUT = {"type": "object", "required": ["taskId", "conversationId"], "properties": {
+_SESSION_OUTPUT: dict[str, Any] = {"type": "object", "required": ["taskId", "conversationId"], "properties": {
     "taskId": {"type": ["string", "null"], "description": "null: no task yet (a message before any report)"},
     "conversationId": {"type": "string"},
     "messages": {"type": "array", "description": "Messages the person wrote to you in LineUp since your last call",
@@ -159,7 +162,7 @@ FINISH_TASK = ToolSpec(
     "End this session's task: succeeded (default), failed (say why in error) or cancelled. Steps still open end "
     "with it. The next report_progress or question starts a new task.",
     {"type": "object", "properties": {
-        "status": {"type": "string", "enum": ["succeeded", "failed", "cancelled"], "default": "succeeded"},
+        "status": {"type": "string", "enum": ordered(TERMINAL_TASK_STATUSES), "default": "succeeded"},
         "summary": {"type": "string", "maxLength": 2000},
         "error": {"type": "string", "maxLength": 2000, "description": "What went wrong (status failed)"}}},
     {"type": "object", "required": ["status"], "properties": {

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hub.sdk import Outcome
@@ -55,7 +55,7 @@ def build_interaction(tool: str, arguments: dict[str, Any], now: datetime | None
         if arguments.get("attachments"):
             spec["attachments"] = arguments["attachments"]
     if arguments.get("expires_in_s"):
-        moment = (now or datetime.now(timezone.utc)) + timedelta(seconds=int(arguments["expires_in_s"]))
+        moment = (now or datetime.now(UTC)) + timedelta(seconds=int(arguments["expires_in_s"]))
         spec["expiresAt"] = moment.isoformat(timespec="seconds").replace("+00:00", "Z")
     return spec
 

@@ -6,16 +6,18 @@ import asyncio
 import logging
 import re
 import sys
+import uuid
 from pathlib import Path
 
 from hub import __version__
 from hub.mcp.bridge import Bridge
 from hub.mcp.server import serve_stdio
 from hub.mcp.state import SessionState, default_session_key, session_files
+from hub.protocol.vocabulary import INTERACTION_TYPES
 from hub.sdk import AgentClient, pair_or_load
 
 log = logging.getLogger("lineup.mcp")
-CAPABILITIES = ["tasks", "approval", "choice", "input", "review", "artifacts", "tools", "mcp"]
+CAPABILITIES = ["tasks", *INTERACTION_TYPES, "artifacts", "tools", "mcp"]  # it asks every type of question
 
 
 def default_credential_path(name: str) -> Path:
@@ -44,8 +46,11 @@ async def run_bridge(credential_path: Path, hub_url: str | None, code: str | Non
     state = SessionState.load(state_path)
     # The cursor of this session's agent connection: after a restart the hub replays only what it missed, among
     # it the answers given meanwhile (the SDK replays interaction.resolved only past the saved cursor).
+    # Several `lineup mcp` processes may share this agent on purpose (two windows of one MCP client): each is
+    # an instance of its own, so they coexist instead of replacing each other (docs/protocol.md).
     client = AgentClient(credential, state_path=cursor_path, runtime="mcp", agent_version=__version__,
-                         capabilities=CAPABILITIES)
+                         capabilities=CAPABILITIES, instance=f"mcp-{uuid.uuid4().hex[:16]}",
+                         credential_path=credential_path, pair_command=f'lineup mcp --name "{name}" --code NEW-CODE')
     bridge = Bridge(client, state, progress_interval_s=progress_interval_s)
     bridge.rewind()
     log.info("MCP bridge for agent %s at %s (session %s)", credential.agent_id, credential.hub_url, state_path.stem)

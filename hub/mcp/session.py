@@ -8,16 +8,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from hub.mcp.state import SessionState
 from hub.protocol.envelope import new_id
+from hub.protocol.vocabulary import TERMINAL_TASK_STATUSES
 from hub.sdk import AgentClient, HubError
 
 log = logging.getLogger("lineup.mcp")
 
-TERMINAL = ("succeeded", "failed", "cancelled")
+TERMINAL = TERMINAL_TASK_STATUSES  # the protocol's finished statuses (hub/protocol/vocabulary.py)
 GONE = ("not_found", "illegal_transition", "forbidden")  # the hub no longer has our task as a running one
 
 
@@ -114,7 +117,7 @@ class Session:
     async def _move_child(self, child: dict[str, str], status: str, summary: str | None) -> None:
         current = child["status"]
         if current in TERMINAL:
-            return  # a finished step stays finished (seed 002 §6.2)
+            return  # a finished step stays finished (docs/design.md#task-states)
         if current == "queued" and status in ("succeeded", "failed"):
             await self._send_on_task("task.status_changed", {"status": "running"}, child["id"])
         payload: dict[str, Any] = {"status": status}
@@ -158,7 +161,8 @@ class Session:
             payload["summary"] = summary
         if status == "failed":
             payload["error"] = {"code": "failed", "message": error or summary or "The agent reported a failure."}
-        await self._close_steps(step_status)  # the steps first, so the task ends last (as in seed 002 §15)
+        # The steps first, so the task ends last (as in docs/design.md#the-mvp-demo).
+        await self._close_steps(step_status)
         await self._send_on_task("task.status_changed", payload)
         self.state.end_task(status, summary)
         return {"taskId": task_id, "status": status, "summary": summary}
@@ -194,11 +198,11 @@ class Session:
         if task_id not in self.told_cancelled:
             self.state.cancelled = {"taskId": task_id, "reason": reason}
         self.state.end_task("cancelled", reason)
-        try:  # confirm at once (seed 002 §6.2); the MCP caller learns it on its next call
+        # Confirm at once (docs/design.md#cancel-is-a-request); the MCP caller learns it on its next call. A HubError
+        # means it was waiting for the person: the hub has cancelled it already.
+        with contextlib.suppress(HubError):
             await self._send_on_task("task.status_changed",
                                      {"status": "cancelled", "summary": "Cancelled by the person"}, task_id)
-        except HubError:
-            pass  # it was waiting for the person: the hub has cancelled it already
         for child in children:
             if child["status"] not in TERMINAL:
                 try:

@@ -50,7 +50,7 @@ class SessionState:
     cancelled: dict[str, Any] | None = None     # the person cancelled the task; not yet told to the MCP caller
 
     @classmethod
-    def load(cls, path: Path) -> "SessionState":
+    def load(cls, path: Path) -> SessionState:
         state = cls(path)
         if not path.exists():
             return state

@@ -7,7 +7,7 @@ The secret travels in the request body (never the URL): ntfy's `http` action pos
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hub.auth import secrets
@@ -22,7 +22,7 @@ from hub.store.writer import Command, Tx
 def create_action_link(workspace_id: str, interaction_id: str, response: dict[str, Any],
                        ttl_s: float) -> tuple[Command, str]:
     token = secrets.new_token("act")
-    expires_at = (datetime.now(timezone.utc) + timedelta(seconds=ttl_s)).isoformat(timespec="seconds")
+    expires_at = (datetime.now(UTC) + timedelta(seconds=ttl_s)).isoformat(timespec="seconds")
 
     def run(tx: Tx) -> None:
         tx.conn.execute("INSERT INTO action_links (id, token_hash, workspace_id, interaction_id, response, expires_at, "
@@ -42,7 +42,7 @@ def use_action_link(token: str) -> Command:
         if link["used_at"] is not None:
             raise LapError("already_resolved", "This action link was already used.",
                            hint="Open the app to see the decision.")
-        if datetime.fromisoformat(link["expires_at"]) <= datetime.now(timezone.utc):
+        if datetime.fromisoformat(link["expires_at"]) <= datetime.now(UTC):
             raise LapError("expired", "This action link has expired.", hint="Answer in the app instead.")
         owner = tx.one("SELECT id FROM users WHERE workspace_id = ? AND role = 'owner' ORDER BY created_at LIMIT 1",
                        link["workspace_id"])

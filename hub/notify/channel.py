@@ -17,7 +17,7 @@ class Channel(Protocol):
 
     name: str
 
-    async def send(self, notification: dict[str, Any], delivery: "Delivery") -> None: ...
+    async def send(self, notification: dict[str, Any], delivery: Delivery) -> None: ...
 
 
 @dataclass

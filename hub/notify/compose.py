@@ -1,9 +1,11 @@
-"""What a notification says: composed from a stored event, with no raw details unless opted in (seed 002 §11)."""
+"""What a notification says: composed from a stored event, with no raw details unless opted in
+(docs/design.md#no-raw-details-outside-the-hub)."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import unicodedata
 from typing import Any
 
 from hub.protocol.envelope import new_id
@@ -17,14 +19,24 @@ def kind_of(event: StoredEvent) -> str | None:
     if event.type == "task.status_changed" and event.payload.get("status") in ("failed", "succeeded"):
         return str(event.payload["status"])
     if event.type == "agent.status_changed" and event.payload.get("status") == "offline" \
-            and event.payload.get("reason") not in ("hub_restarted", "revoked"):
+            and event.payload.get("reason") not in ("hub_restarted", "revoked", "signed_off"):
         return "agent_offline"
     return None
 
 
+def one_line(text: str) -> str:
+    """A name or title as one line: control characters and line separators become spaces.
+
+    Agents choose their names and the titles of their questions; a title or subject carries them into mail
+    headers and push titles, where a CR/LF would end the header (mail composition refuses it, silently dropping
+    the notification) or start another one.
+    """
+    return "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text)
+
+
 def _agent_name(conn: sqlite3.Connection, agent_id: str | None) -> str:
     row = conn.execute("SELECT name FROM agents WHERE id = ?", (agent_id,)).fetchone() if agent_id else None
-    return str(row[0]) if row else "An agent"
+    return one_line(str(row[0])) if row else "An agent"
 
 
 def _task(conn: sqlite3.Connection, workspace_id: str | None, task_id: str | None) -> sqlite3.Row | None:
@@ -52,14 +64,14 @@ def compose(conn: sqlite3.Connection, event: StoredEvent, kind: str, base_url: s
             options=[{k: o[k] for k in ("id", "label", "style") if k in o} for o in spec.get("options", [])]
             if spec["type"] == "approval" else [])
         if task is not None:
-            note["body"] = f"{spec['title']} — task: {task['title']}"
+            note["body"] = f"{spec['title']} — task: {one_line(task['title'])}"
         if include_details:
             note["details"] = {k: spec[k] for k in ("description", "impact", "details") if spec.get(k)}
         note["link"] = link
         return f"waiting_for_me:{event.workspace_id}:{spec['id']}", note
     if kind in ("failed", "succeeded"):
         agent = _agent_name(conn, task["agent_id"] if task is not None else None)
-        title = task["title"] if task is not None else event.task_id
+        title = one_line(task["title"] if task is not None else str(event.task_id))
         error = event.payload.get("error") or {}
         note.update(title=f"Task {'failed' if kind == 'failed' else 'done'}: {title}", agent=agent, link=link,
                     body=f"{agent}: {error.get('code', 'failed')}" if kind == "failed" else f"{agent} finished it.")

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 KINDS = ("waiting_for_me", "failed", "agent_offline", "succeeded")
-# What each channel sends unless configured otherwise: the person's attention first (seed 002 §5.1).
+# What each channel sends unless configured otherwise: the person's attention first (docs/design.md#notifications).
 DEFAULT_KINDS = {"inapp": KINDS, "webhook": ("waiting_for_me", "failed"), "mail": ("waiting_for_me", "failed")}
 ALL_WORKSPACES = "*"
 # Which workspaces a channel serves unless configured otherwise. In-app notifications are events of the
@@ -53,7 +54,7 @@ class ChannelConfig:
 class NotifyConfig:
     channels: dict[str, ChannelConfig]
     quiet_hours: tuple[time, time] | None = None
-    include_details: bool = False          # seed 002 §11: raw interaction details stay out unless opted in
+    include_details: bool = False          # opt-in (docs/design.md#no-raw-details-outside-the-hub)
     rate_per_minute: int = 20              # per channel; more are delayed, never dropped
     max_age_s: float = 3600.0              # older events (a hub that was down a day) do not notify
     action_link_ttl_s: float = 3600.0

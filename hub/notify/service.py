@@ -9,9 +9,11 @@ down for a day) do not notify; quiet hours and the per-channel rate only delay, 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
-from datetime import datetime, timedelta, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from hub.notify.channel import Channel, Delivery
@@ -50,14 +52,18 @@ class Notifier:
         self.channels: dict[str, Channel] = {}
         self._wakeups: dict[str, asyncio.Event] = {}
         self._workers: list[asyncio.Task[None]] = []
+        self._stopping = False
         self._sent: dict[str, list[float]] = {}
         self._enqueue_lock = asyncio.Lock()
+        self._unsubscribe: Callable[[], None] | None = None  # from the commit bus, while the notifier runs
 
     @property
     def base_url(self) -> str:
         return (self.config.public_url or self.hub.public_url or "http://127.0.0.1:9527").rstrip("/")
 
     async def start(self) -> None:
+        self._stopping = False
+        self._unsubscribe = self.hub.bus.subscribe(self.observe, name="notifier")  # observe is idle until channels run
         try:
             self.config = load_notify_config(self.hub.settings.data_dir / "lineup.toml")
         except NotifyConfigError as exc:
@@ -91,6 +97,14 @@ class Notifier:
         return [name for name in self.channels if self.config.channel(name).serves(workspace_id, workspaces)]
 
     async def stop(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        # A flag and a wake-up besides the cancel: on Python 3.11 asyncio.wait_for (around a channel's send, in the
+        # database read path) can swallow a cancel that lands as it completes, and the loop would then run on.
+        self._stopping = True
+        for wakeup in self._wakeups.values():
+            wakeup.set()
         for worker in self._workers:
             worker.cancel()
         await asyncio.gather(*self._workers, return_exceptions=True)
@@ -115,11 +129,13 @@ class Notifier:
             wakeup.set()
 
     def _enqueue_page(self, tx: Tx) -> int:
-        cursor = int(tx.one("SELECT value FROM meta WHERE key = 'notify_cursor'")[0])
+        row = tx.one("SELECT value FROM meta WHERE key = 'notify_cursor'")
+        assert row is not None  # the migrations insert it
+        cursor = int(row[0])
         page = read_all(tx.conn, cursor, 500)
         if not page:
             return 0
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         workspaces = _workspaces(tx.conn)
         for event in page:
             kind = kind_of(event)
@@ -152,7 +168,7 @@ class Notifier:
         through the outbox. Returns the named channel if it does not serve the workspace, exactly as if unknown."""
         serving = self.serving(workspace_id, await self.hub.read(_workspaces))
         names = [channel] if channel else serving
-        now = _iso(datetime.now(timezone.utc))
+        now = _iso(datetime.now(UTC))
 
         def run(tx: Tx) -> None:
             for name in names:
@@ -160,7 +176,8 @@ class Notifier:
                         "body": "If you can read this, notifications reach you here.", "link": f"{self.base_url}/"}
                 tx.conn.execute(
                     "INSERT INTO notification_outbox (id, channel, kind, subject_key, event_sequence, workspace_id, "
-                    "notification, status, next_attempt_at, created_at) VALUES (?, ?, 'test', ?, 0, ?, ?, 'pending', ?, ?)",
+                    "notification, status, next_attempt_at, created_at) "
+                    "VALUES (?, ?, 'test', ?, 0, ?, ?, 'pending', ?, ?)",
                     (new_id("out"), name, f"test:{note['id']}", workspace_id, as_json(note), now, now))
 
         unknown = [n for n in names if n not in serving]
@@ -175,7 +192,7 @@ class Notifier:
 
     async def _work(self, name: str) -> None:
         wakeup = self._wakeups[name]
-        while True:
+        while not self._stopping:
             try:
                 delay = await self._deliver_due(name)
             except Exception:
@@ -183,15 +200,17 @@ class Notifier:
                 delay = 5.0
             if delay <= 0:
                 continue
+            if self._stopping:
+                break
             wakeup.clear()
-            try:
-                await asyncio.wait_for(wakeup.wait(), delay)
-            except asyncio.TimeoutError:
-                pass
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow the cancel stop() sends.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(delay):
+                    await wakeup.wait()
 
     async def _deliver_due(self, name: str) -> float:
         """Deliver every due row of this channel; return how long to sleep until the next one is due."""
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         rows = await self.hub.read(lambda c: c.execute(
             "SELECT * FROM notification_outbox WHERE channel = ? AND status = 'pending' ORDER BY next_attempt_at "
             "LIMIT 100", (name,)).fetchall())
@@ -218,7 +237,7 @@ class Notifier:
         until = local.replace(hour=end.hour, minute=end.minute, second=0, microsecond=0)
         if until <= local:
             until += timedelta(days=1)
-        return until.astimezone(timezone.utc)
+        return until.astimezone(UTC)
 
     def _rate_limited(self, name: str) -> bool:
         loop_now = asyncio.get_running_loop().time()
@@ -241,7 +260,7 @@ class Notifier:
         return await self.hub.read(read)
 
     async def _deliver(self, name: str, row: Any) -> None:
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         skip = await self._skip_reason(name, row)
         if skip is not None:
             await self._mark(row["id"], "skipped", error=skip)
@@ -310,5 +329,6 @@ class Notifier:
         # lineup.toml is the hub owner's file (the first workspace's): its error may quote its values, names of
         # other workspaces among them, so only that workspace is shown it.
         return {"channels": channels, "configError": self.config_error if first else None,
-                "quietHours": [t.strftime("%H:%M") for t in self.config.quiet_hours] if self.config.quiet_hours else None,
+                "quietHours": ([t.strftime("%H:%M") for t in self.config.quiet_hours]
+                               if self.config.quiet_hours else None),
                 "includeDetails": self.config.include_details}

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-import plugins as builtin_plugins
+from hub import plugins as builtin_plugins
 
-# Built-in features are ordinary plugins (STYLE.md: the core is built from its own hooks).
+# Built-in features are ordinary plugins (docs/style.md#the-core-is-built-from-its-own-hooks).
 BUILTIN_PLUGINS = ("runtimes", "notifiers", "calculator", "canvas", "choice", "confirm", "input", "review")
 
 

@@ -1,10 +1,10 @@
-"""The LAP/0.1 envelope (seed 002 §10) and the helpers that decode, check and build one."""
+"""The LAP/0.1 envelope (docs/protocol.md#frames-and-answers) and the helpers that decode, check and build one."""
 
 from __future__ import annotations
 
 import os
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import msgspec
@@ -61,7 +61,7 @@ def decode_envelope(frame: str | bytes) -> Envelope:
 
 def now_iso() -> str:
     """The current UTC time as ISO 8601 with milliseconds and a Z."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def new_id(prefix: str) -> str:

@@ -1,11 +1,15 @@
-"""Error codes of LAP/0.1 with a human hint each (seed 002 §7.1: a diagnostic and a next step)."""
+"""Error codes of LAP/0.1 with a human hint each (docs/design.md#every-failure-says-what-to-do-next)."""
 
 from __future__ import annotations
 
-# code -> (HTTP status, default hint). The codes are the closed list of PROTOCOL.md "Acknowledgement".
+from collections.abc import Mapping
+from typing import Any
+
+# code -> (HTTP status, default hint). The codes are the closed list of docs/protocol.md#errors.
 ERROR_CODES: dict[str, tuple[int, str]] = {
     "invalid_json": (400, "Send one JSON object per WebSocket text frame."),
-    "invalid_envelope": (400, "Check the envelope fields: id, type, version \"0.1\", occurredAt, workspaceId, payload."),
+    "invalid_envelope": (400, "Check the envelope fields: id, type, version \"0.1\", occurredAt, workspaceId, "
+                              "payload."),
     "unsupported_version": (400, "This hub speaks LAP version \"0.1\"; upgrade or downgrade the client."),
     "invalid_payload": (422, "Check the payload against the schema printed by `lineup schema`."),
     "unauthorized": (401, "Sign in again, or pair the agent again with a fresh pairing code (`lineup pair`)."),
@@ -22,15 +26,20 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
 
 
 class LapError(Exception):
-    """A refusal that reaches the client as `system.error` or an HTTP error body."""
+    """A refusal that reaches the client as `system.error` or an HTTP error body.
 
-    def __init__(self, code: str, message: str, hint: str | None = None) -> None:
+    `details` is what a program may branch on (the message is for people and may change): for
+    illegal_transition, `{"from": the task's status, "to": the status asked for, or None}`."""
+
+    def __init__(self, code: str, message: str, hint: str | None = None,
+                 details: Mapping[str, Any] | None = None) -> None:
         if code not in ERROR_CODES:
             raise ValueError(f"unknown LAP error code {code!r}")
         super().__init__(message)
         self.code = code
         self.message = message
         self.hint = hint or ERROR_CODES[code][1]
+        self.details: dict[str, Any] = dict(details or {})
 
     @property
     def status(self) -> int:
@@ -38,6 +47,8 @@ class LapError(Exception):
 
     def as_payload(self, envelope_id: str | None = None) -> dict[str, object]:
         body: dict[str, object] = {"code": self.code, "message": self.message, "hint": self.hint}
+        if self.details:
+            body["details"] = self.details
         if envelope_id is not None:
             body = {"id": envelope_id, **body}
         return body

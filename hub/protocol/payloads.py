@@ -1,4 +1,5 @@
-"""Payload types of every LAP/0.1 event the hub accepts or sends (seed 002 §10.1–10.4, PROTOCOL.md)."""
+"""Payload types of every LAP/0.1 event the hub accepts or sends
+(docs/protocol.md#requests-and-the-facts-they-store)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,14 @@ import msgspec
 
 from hub.protocol.envelope import Id
 from hub.protocol.errors import LapError
+from hub.protocol.vocabulary import InteractionType, RiskLevel, TaskStatus
 
 Text = Annotated[str, msgspec.Meta(max_length=256 * 1024)]
 Title = Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
 Progress = Annotated[int, msgspec.Meta(ge=0, le=100)]
 Cursor = Annotated[int, msgspec.Meta(ge=0)]
 
-TaskStatus = Literal["queued", "running", "waiting_for_human", "succeeded", "failed", "cancelled"]
-InteractionType = Literal["approval", "choice", "input", "review"]
+# The vocabularies (task statuses, interaction types, risk levels) are defined once, in hub/protocol/vocabulary.py.
 
 
 class Payload(msgspec.Struct, omit_defaults=True):
@@ -32,6 +33,9 @@ class AgentHello(Payload):
     tools: list[dict[str, Any]] | None = None
     epoch: str | None = None
     lastSequence: Cursor | None = None
+    # Which copy of the agent this connection is (docs/protocol.md "One connection per agent instance"): a newer
+    # connection of the same instance replaces the older one (close 4409); different instances coexist.
+    instance: Annotated[str, msgspec.Meta(min_length=1, max_length=128)] | None = None
 
 
 class AppHello(Payload):
@@ -48,13 +52,16 @@ class Welcome(Payload):
     agentId: str | None = None
     userId: str | None = None
     deviceId: str | None = None
+    openTasks: list[dict[str, Any]] | None = None  # agents: their unfinished tasks, as the hub has them
+    openTasksTruncated: bool = False
 
 
 class Ack(Payload):
     id: str
     sequence: int | None
     duplicate: bool = False
-    warning: str | None = None
+    warning: Literal["unknown_type"] | None = None
+    transient: bool = False  # a message.delta: answered at once, stored later (docs/protocol.md "Streaming")
 
 
 class Error(Payload):
@@ -72,6 +79,10 @@ class ResyncRequired(Payload):
 
 class CaughtUp(Payload):
     sequence: int
+
+
+class Ping(Payload):
+    """`system.ping` (a client's heartbeat) and the hub's `system.pong`: an empty payload."""
 
 
 # ---- app -> hub ----------------------------------------------------------------------------------
@@ -130,6 +141,12 @@ class TaskStatusChanged(Payload):
     error: TaskErrorInfo | None = None
 
 
+class TaskCheckpoint(Payload):
+    """A named step of a task the agent finished, kept by the hub so a restarted agent does not redo it."""
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
+    data: Any = None
+
+
 class TaskChildCreated(Payload):
     parentTaskId: Id
     title: Title
@@ -151,7 +168,7 @@ class InteractionSpec(Payload):
     id: Id | None = None
     description: Text = ""
     impact: Text = ""
-    risk: Literal["low", "medium", "high"] = "medium"
+    risk: RiskLevel = "medium"
     options: list[InteractionOption] = []
     multiple: bool = False
     # input: a named format or a regular expression the answer must match.
@@ -178,7 +195,7 @@ class ArtifactCreated(Payload):
     artifactId: Id | None = None
 
 
-# ---- the tool layer (seed 000 §4.4–4.6) -------------------------------------------------------------
+# ---- the tool layer (docs/protocol.md#tools) ---------------------------------------------------------------
 
 ToolName = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 
@@ -229,6 +246,7 @@ AGENT_INBOUND: dict[str, type[Payload]] = {
     "task.accepted": TaskAccepted,
     "task.status_changed": TaskStatusChanged,
     "task.child_created": TaskChildCreated,
+    "task.checkpoint": TaskCheckpoint,
     "interaction.requested": InteractionRequested,
     "artifact.created": ArtifactCreated,
     "tool.list": ToolList,
@@ -242,7 +260,10 @@ SYSTEM_OUTBOUND: dict[str, type[Payload]] = {
     "system.error": Error,
     "system.resync_required": ResyncRequired,
     "system.caught_up": CaughtUp,
+    "system.pong": Ping,
 }
+# What a client may send besides its events: the heartbeat, answered before anything else is checked.
+CLIENT_SYSTEM: dict[str, type[Payload]] = {"system.ping": Ping}
 
 
 def parse_payload(kind: type[Payload], payload: dict[str, Any]) -> Any:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from hub.relay import store, wire
 from hub.relay.config import RelayConfig
 from hub.relay.httpapi import ApiError, HttpApi
-from hub.relay.probe import probe
+from hub.relay.probe import AUTH_OFF_STEP, probe, token_auth_off
 from hub.relay.status import WHITELIST_STEP
 from hub.store.writer import Command, Tx
 
@@ -52,7 +53,6 @@ async def hub_token(config: RelayConfig, run: RunCommand) -> str:
     candidate = secrets.token_urlsafe(24)
 
     def once(tx: Tx) -> str:
-        store.ensure_schema(tx)
         existing = store.get_state(tx.conn, "hub_token")
         if existing is not None:
             return existing
@@ -78,6 +78,7 @@ async def check(config: RelayConfig, token: str, device_id: str,
                             f"line ({'the official SDK' if running['line'] == 'compat' else 'its v2 client'})"))
     else:
         lines.extend(await _probe_lines(config, token, device_id))
+    lines.extend(await _auth_lines(config))
     lines.extend(await _api_lines(config))
     if not config.people:
         lines.append(("note", 'nobody is served yet: add [relay] people = [{uid = "alice", user = "owner"}]'))
@@ -96,7 +97,8 @@ async def _probe_lines(config: RelayConfig, token: str, device_id: str) -> list[
         lines.append(("FAIL", f"WebSocket: {exc}"))
     else:
         if found.line is None:
-            lines.append(("FAIL", f"WebSocket: {config.ws_url} answers neither WuKongIM JSON-RPC line: {found.evidence}"))
+            lines.append(("FAIL", f"WebSocket: {config.ws_url} answers neither WuKongIM JSON-RPC line: "
+                                  f"{found.evidence}"))
         else:
             chosen = config.server_line if config.server_line != "auto" else found.line
             lines.append(("ok" if chosen == found.line else "FAIL",
@@ -110,6 +112,17 @@ async def _probe_lines(config: RelayConfig, token: str, device_id: str) -> list[
             else:
                 lines.append(("ok", f"the hub signs in as {config.uid!r}"))
     return lines
+
+
+async def _auth_lines(config: RelayConfig) -> list[tuple[str, str]]:
+    """Whether WuKongIM checks tokens at all: a sign-in with a wrong token must be refused."""
+    off = await token_auth_off(config.ws_url, config.connect_timeout_s)
+    if off is None:
+        return [("note", "could not tell whether WuKongIM checks tokens (a test sign-in got no clear answer)")]
+    if off:
+        return [("FAIL", "WuKongIM accepted a sign-in with a WRONG token: its token authentication is OFF. "
+                         + AUTH_OFF_STEP)]
+    return [("ok", "WuKongIM refuses a wrong token (token authentication is on)")]
 
 
 async def _api_lines(config: RelayConfig) -> list[tuple[str, str]]:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
+import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hub.domain.actors import Actor
 from hub.domain.collaboration import command_for
@@ -20,10 +22,23 @@ from hub.store.events import read_workspace_after
 from hub.store.writer import Command, Tx
 
 if TYPE_CHECKING:
-    from hub.core import Hub
+    from hub.ports import HubCore
+    from hub.tools.registry import ToolRegistry
+
+    class RelayHub(HubCore, Protocol):
+        """What the relay uses of the hub: the core, the handlers of what an app may send, the tools offered."""
+
+        @property
+        def handlers(self) -> dict[str, dict[str, Any]]: ...
+
+        @property
+        def tools(self) -> ToolRegistry: ...
 
 log = logging.getLogger("lineup.relay")
 NOT_TEXT = "Only text reaches the agents here. / 这里只能发送文字。"
+NO_LAP = ("LineUp app messages are not accepted from this account: the hub serves it as plain IM text only "
+          "(`lap = false` in its [relay] people). Nothing was done. / 此账号只收发文字（lap = false），"
+          "LineUp 应用消息未被接受。")
 RESUME_BATCH = 50  # envelopes per replay message (WuKongIM messages stay well under the SDK's 1 MiB frames)
 
 
@@ -36,20 +51,43 @@ class Handled:
     outcome: str
     replies: list[tuple[dict[str, Any], bool, bool]] = field(default_factory=list)   # (payload, red dot, no persist)
 
-    def say(self, content: str) -> "Handled":
+    def say(self, content: str) -> Handled:
         self.replies.append((wire.text(content), True, False))
         return self
 
-    def answer(self, type_: str, payload: dict[str, Any], workspace_id: str, correlation_id: str | None) -> "Handled":
+    def answer(self, type_: str, payload: dict[str, Any], workspace_id: str, correlation_id: str | None) -> Handled:
         frame = json.loads(system_frame(type_, payload, workspace_id=workspace_id, correlation_id=correlation_id))
         self.replies.append((wire.lap(frame), False, False))
         return self
 
 
+class PendingConfirmations:
+    """High-risk approvals given by text, waiting for "confirm N" (textreply.CONFIRM_WINDOW_S). Kept in memory
+    only: after a restart the person is asked to choose again, which fails safe (nothing is approved)."""
+
+    def __init__(self, window_s: float = textreply.CONFIRM_WINDOW_S) -> None:
+        self.window_s = window_s
+        self._waiting: dict[tuple[str, int], tuple[str, dict[str, Any], float]] = {}
+
+    def ask(self, person: str, number: int, interaction_id: str, response: dict[str, Any]) -> None:
+        now = time.monotonic()
+        self._waiting = {k: v for k, v in self._waiting.items() if v[2] > now}  # bounded by the open questions
+        self._waiting[(person, number)] = (interaction_id, response, now + self.window_s)
+
+    def take(self, person: str, number: int, interaction_id: str | None) -> dict[str, Any] | None:
+        """The response waiting for this confirmation, once; None if there is none, it expired, or the number
+        now names another interaction."""
+        waiting = self._waiting.pop((person, number), None)
+        if waiting is None or waiting[2] <= time.monotonic() or waiting[0] != interaction_id:
+            return None
+        return waiting[1]
+
+
 class InboundHandler:
-    def __init__(self, hub: Hub, tag: str) -> None:
+    def __init__(self, hub: RelayHub, tag: str) -> None:
         self.hub = hub
         self.tag = tag
+        self._confirmations = PendingConfirmations()
 
     async def handle(self, person: Person, actor: Actor, message: Inbound) -> bool:
         """Handle a message once (by its WuKongIM message id); False when it was handled before."""
@@ -57,7 +95,13 @@ class InboundHandler:
             return False
         kind = wire.content_type(message.payload)
         payload = message.payload or {}
-        if kind == wire.LAP:
+        if kind in (wire.LAP, wire.CONTROL) and not person.lap:
+            # lap = false: this uid gets text only, so it may not act as the LineUp app either (no envelope runs,
+            # no replay of the workspace is sent); said in text, the only kind it reads.
+            log.warning("relay: refused a LineUp %s message from %s (lap = false)",
+                        "envelope" if kind == wire.LAP else "control", person.uid)
+            handled = Handled("forbidden").say(NO_LAP)
+        elif kind == wire.LAP:
             handled = await self._envelope(actor, payload.get("envelope"))
         elif kind == wire.TEXT and isinstance(payload.get("content"), str):
             handled = await self._text(person, actor, message, payload["content"])
@@ -131,7 +175,8 @@ class InboundHandler:
         head = self.hub.writer.head
         while cursor < head:
             page = await self.hub.read_replay(
-                lambda c, after=cursor: read_workspace_after(c, actor.workspace_id, after, head, RESUME_BATCH))
+                functools.partial(read_workspace_after, workspace_id=actor.workspace_id, after=cursor, upto=head,
+                                  limit=RESUME_BATCH))
             if not page:
                 break
             handled.replies.append((control("replay", events=[e.as_dict() for e in page]), False, True))
@@ -153,27 +198,59 @@ class InboundHandler:
         return None
 
     async def _text(self, person: Person, actor: Actor, message: Inbound, text: str) -> Handled:
-        ref, rest = textreply.split_reference(text)
+        """Only an explicit reply answers a question (textreply.parse); anything else is chat, and while questions
+        are open the person is told how to answer. A high-risk approval waits for "confirm N"."""
+        form = textreply.read(text)
+        if form.confirm is not None:
+            return await self._confirm(person, actor, message, form.confirm)
         questions = await self.hub.read(lambda c: store.open_questions(c, person.uid, actor.workspace_id))
-        if ref is not None:
-            target = await self.hub.read(lambda c: store.question(c, person.uid, actor.workspace_id, ref))
-            if target is None:
-                return Handled("no_such_question").say(f"There is no question #{ref}. / 没有 #{ref} 这个问题。")
-            if target["status"] != "pending":
-                return Handled("already_closed").say(
-                    f"#{ref} is already {target['status']}. / #{ref} 已经结束（{target['status']}）。")
-            return await self._answer(actor, message, target, rest, several=len(questions) > 1)
-        if len(questions) == 1:
-            return await self._answer(actor, message, questions[0], text, several=False)
-        if len(questions) > 1 and any(textreply.parse(json.loads(q["spec"]), text).response is not None
-                                      and json.loads(q["spec"])["type"] != "input" for q in questions):
+        several = len(questions) > 1
+        if form.number is not None:
+            number = form.number
+            target = await self.hub.read(lambda c: store.question(c, person.uid, actor.workspace_id, number))
+            # "3 approve" names question 3 only when "approve" answers it; "#3 …" always names it.
+            if form.explicit or (target is not None and json.loads(target["spec"])["type"] != "input"
+                                 and textreply.parse(json.loads(target["spec"]), form.rest).response is not None):
+                if target is None:
+                    return Handled("no_such_question").say(
+                        f"There is no question #{number}. / 没有 #{number} 这个问题。")
+                if target["status"] != "pending":
+                    return Handled("already_closed").say(
+                        f"#{number} is already {target['status']}. / #{number} 已经结束（{target['status']}）。")
+                return await self._answer(person, actor, message, target, form.rest, several=several)
+        readable = [q for q in questions if json.loads(q["spec"])["type"] != "input"
+                    and self._is_answer_like(textreply.parse(json.loads(q["spec"]), text))]
+        if len(questions) == 1 and readable:  # "1", "approve", "3" (out of range: said why, not sent as chat)
+            return await self._answer(person, actor, message, questions[0], text, several=False)
+        if readable:
             listing = "\n".join(f"#{q['number']} {q['title']}" for q in questions)
             return Handled("ambiguous").say(
                 f"Several questions are open:\n{listing}\nReply like “#{questions[-1]['number']} 1”. "
                 f"/ 有多个问题待回答，请带上编号回复。")
-        return await self._chat(person, actor, message, text)
+        handled = await self._chat(person, actor, message, text)
+        if questions:
+            handled.say(self._reminder(questions, delivered=handled.outcome == "chat"))
+        return handled
 
-    async def _answer(self, actor: Actor, message: Inbound, question: Any, text: str, *, several: bool) -> Handled:
+    @staticmethod
+    def _is_answer_like(reply: textreply.Reply) -> bool:
+        """An answer, or a number out of range (said why rather than sent to the agent as chat)."""
+        return reply.response is not None or reply.problem == "out_of_range"
+
+    @staticmethod
+    def _reminder(questions: list[Any], *, delivered: bool) -> str:
+        """Said after a chat message while questions are open: it did not answer them, and how to."""
+        several = len(questions) > 1
+        lines = ["(I could not read that as an answer, so it went to the agent as a message. "
+                 "/ 没看懂这个回答，已作为消息发给智能体。)" if delivered else
+                 "(I could not read that as an answer. / 没看懂这个回答。)"]
+        for q in questions[-3:]:
+            lines.append(f"#{q['number']} {q['title']}: " + textreply.how_to_answer(json.loads(q["spec"]), q["number"],
+                                                                                   several))
+        return "\n".join(lines)
+
+    async def _answer(self, person: Person, actor: Actor, message: Inbound, question: Any, text: str, *,
+                      several: bool) -> Handled:
         spec = json.loads(question["spec"])
         number = question["number"]
         reply = textreply.parse(spec, text)
@@ -181,8 +258,29 @@ class InboundHandler:
             return Handled("asked_again").say(
                 f"#{number} {spec['title']}: I could not read that as an answer. / 没看懂这个回答。\n"
                 + textreply.how_to_answer(spec, number, several))
+        if textreply.needs_confirmation(spec, reply.response):
+            self._confirmations.ask(person.uid, number, question["id"], reply.response)
+            return Handled("confirm_asked").say(textreply.ask_to_confirm(spec, number, reply.response["optionId"]))
+        return await self._respond(actor, message, question, spec, reply.response, several=several)
+
+    async def _confirm(self, person: Person, actor: Actor, message: Inbound, number: int) -> Handled:
+        """The second step of a high-risk approval by text: "confirm N" within the window, for what was chosen."""
+        target = await self.hub.read(lambda c: store.question(c, person.uid, actor.workspace_id, number))
+        response = self._confirmations.take(person.uid, number, target["id"] if target is not None else None)
+        if target is not None and target["status"] != "pending":
+            return Handled("already_closed").say(
+                f"#{number} is already {target['status']}. / #{number} 已经结束（{target['status']}）。")
+        if target is None or response is None:
+            return Handled("nothing_to_confirm").say(
+                f"Nothing to confirm for #{number}: first reply with your choice, e.g. “#{number} approve”. "
+                f"/ #{number} 没有待确认的批准，请先回复选择。")
+        return await self._respond(actor, message, target, json.loads(target["spec"]), response, several=False)
+
+    async def _respond(self, actor: Actor, message: Inbound, question: Any, spec: dict[str, Any],
+                       response: dict[str, Any], *, several: bool) -> Handled:
+        number = question["number"]
         error = await self._execute(actor, message, "interaction.respond",
-                                    {"interactionId": question["id"], "response": reply.response})
+                                    {"interactionId": question["id"], "response": response})
         if error is None:
             return Handled("answer")  # the confirmation comes from the stored interaction.resolved (outbound.py)
         again = "\n" + textreply.how_to_answer(spec, number, several) if error.code == "invalid_payload" else ""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from hub.relay import store, textreply, wire
 from hub.relay.config import Person
@@ -52,17 +51,17 @@ def text_for(tx: Tx, person: Person, event: StoredEvent) -> str | None:
             store.set_conversation(tx, person.uid, event.conversation_id)
         return textreply.render_question(spec, number, several)
     if event.type in ("interaction.resolved", "interaction.expired"):
-        number = store.close_question(tx, person.uid, payload["interactionId"])
+        closed = store.close_question(tx, person.uid, payload["interactionId"])
         row = tx.one("SELECT spec FROM interactions WHERE id = ? AND workspace_id = ?", payload["interactionId"],
                      event.workspace_id)
-        if number is None or row is None:
+        if closed is None or row is None:
             return None
-        spec: dict[str, Any] = json.loads(row[0])
+        spec = json.loads(row[0])
         outcome = "expired" if event.type == "interaction.expired" else payload.get("outcome", "answered")
         answer = textreply.describe_answer(spec, payload.get("response"), outcome)
         if event.id.startswith(ANSWER_PREFIX):
-            return f"✓ #{number} {spec['title']}: {answer} — recorded / 已记录"
-        return f"#{number} {spec['title']}: {answer} (answered elsewhere / 已在别处回答)"
+            return f"✓ #{closed} {spec['title']}: {answer} — recorded / 已记录"
+        return f"#{closed} {spec['title']}: {answer} (answered elsewhere / 已在别处回答)"
     if event.type == "task.status_changed" and payload.get("status") in FINISHED:
         row = tx.one("SELECT title FROM tasks WHERE id = ? AND workspace_id = ?", event.task_id, event.workspace_id)
         title = row[0] if row else event.task_id

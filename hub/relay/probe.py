@@ -28,18 +28,18 @@ async def probe(url: str, uid: str, token: str, device_id: str, device_flag: int
     try:
         ws = await asyncio.wait_for(websockets.connect(url, ping_interval=None, compression=None, proxy=None,
                                                        max_size=1024 * 1024), timeout_s)
-    except (OSError, asyncio.TimeoutError, websockets.InvalidHandshake, websockets.InvalidURI) as exc:
+    except (TimeoutError, OSError, websockets.InvalidHandshake, websockets.InvalidURI) as exc:
         raise ConnectionError(f"cannot open {url}: {exc}") from None
     try:
         return await asyncio.wait_for(_conversation(ws, uid, token, device_id, device_flag), timeout_s)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         return ProbeResult(None, f"no JSON-RPC answer within {timeout_s:g} s")
     except websockets.ConnectionClosed as exc:
         return ProbeResult(None, f"the server closed the socket ({exc.rcvd.code if exc.rcvd else 'no close frame'})")
     finally:
         try:
             await asyncio.wait_for(ws.close(), 2.0)
-        except (asyncio.TimeoutError, OSError):
+        except (TimeoutError, OSError):
             ws.transport.abort()
 
 
@@ -88,3 +88,22 @@ async def _conversation(ws: Any, uid: str, token: str, device_id: str, device_fl
     if "error" in pong:
         return ProbeResult(None, f"ping answered with an error {pong['error']}")
     return ProbeResult("v2", "ping answered without `result` (released v2.x line)")
+
+
+AUTH_OFF_STEP = ("Turn WuKongIM's token authentication on (wk.yaml `tokenAuthOn: true`, or WK_TOKENAUTHON=true) "
+                 "and restart it; until then anyone who reaches the server can sign in as any uid, including "
+                 "your [relay] people, and act as the LineUp user they stand for (docs/relay.md, trust model).")
+
+
+async def token_auth_off(url: str, timeout_s: float) -> bool | None:
+    """Sign in as a throwaway uid with a token nobody registered: True when the server accepts it (its token
+    authentication is off), False when it refuses, None when it cannot be told. A throwaway uid, so no real
+    session (the hub's, a person's) is kicked."""
+    uid = f"lineup-authcheck-{uuid.uuid4().hex[:12]}"
+    try:
+        found = await probe(url, uid, f"wrong-{uuid.uuid4().hex}", "lineup-authcheck", 1, timeout_s)
+    except ConnectionError:
+        return None
+    if found.line is None:
+        return None
+    return found.auth_code is None

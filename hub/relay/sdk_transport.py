@@ -7,6 +7,7 @@ import logging
 from typing import Any
 
 from wukong_easy_sdk import WKIM, AuthOptions, ErrorCode, WKIMDeviceFlag, WKIMError, WKIMEvent, WKIMOptions
+from wukong_easy_sdk.types import Header
 
 from hub.relay import wire
 from hub.relay.transport import Inbound, OnMessage, SendAck, TransportError, session_end
@@ -77,12 +78,12 @@ class SdkTransport:
 
     async def send(self, channel_id: str, payload: dict[str, Any], client_msg_no: str, *, red_dot: bool,
                    no_persist: bool = False) -> SendAck:
-        header: dict[str, bool] = {"redDot": red_dot}
+        header: Header = {"redDot": red_dot}
         if no_persist:
             header["noPersist"] = True
         try:
             result = await self._client.send(channel_id, wire.PERSON, payload, client_msg_no=client_msg_no,
-                                             header=header)  # type: ignore[arg-type]
+                                             header=header)
         except WKIMError as exc:
             raise classify(exc) from None
         return SendAck(str(result["messageId"]), int(result["messageSeq"]))

@@ -40,7 +40,8 @@ class RelayStatus:
 def diagnose(error: TransportError, *, line: str | None, uid: str) -> tuple[str, str, str]:
     """(code, message, next step) for a failed connection or request."""
     if error.kind == "auth":
-        return ("relay_auth_failed", f"WuKongIM refused the hub's uid {uid!r} and token ({wire.reason_name(error.code)}).",
+        return ("relay_auth_failed",
+                f"WuKongIM refused the hub's uid {uid!r} and token ({wire.reason_name(error.code)}).",
                 "Check [relay] token, or set [relay] manager_token so the hub registers its own token "
                 "(`lineup relay provision`). With tokenAuthOn the token must be registered through /user/token.")
     if error.kind == "missing":

@@ -1,7 +1,8 @@
 """The uplink's durable state: per-person cursors, the outbox, inbound message ids, open questions, status."""
-# These tables are the relay's own bookkeeping, not projections of the log: they are created here on first use
-# (`CREATE … IF NOT EXISTS`) and every write goes through the hub's one writer, in the same transaction as
-# whatever it accounts for (shared/STYLE.md: a projection's cursor stored with its state).
+# These tables are the relay's own bookkeeping, not projections of the log: a migration makes them
+# (hub/store/migrations.py, m009_relay_tables) and every write goes through the hub's one writer, in the same
+# transaction as whatever it accounts for (a projection's cursor stored with its state:
+# docs/style.md#the-log-and-its-projections).
 
 from __future__ import annotations
 
@@ -12,53 +13,10 @@ from typing import Any
 from hub.protocol.envelope import now_iso
 from hub.store.writer import Tx
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS relay_people (
-    uid             TEXT PRIMARY KEY,      -- the person's WuKongIM uid
-    cursor          INTEGER NOT NULL,      -- last event sequence turned into outbox rows for this person
-    synced_seq      INTEGER NOT NULL DEFAULT 0,  -- channel messageSeq reconciled through /channel/messagesync
-    conversation_id TEXT,                  -- where their plain text goes: the conversation they last heard from
-    next_question   INTEGER NOT NULL DEFAULT 1   -- the #number the next question to them gets
-);
-CREATE TABLE IF NOT EXISTS relay_outbox (
-    id              INTEGER PRIMARY KEY AUTOINCREMENT,   -- send order
-    person          TEXT NOT NULL,
-    client_msg_no   TEXT NOT NULL UNIQUE,  -- WuKongIM's clientMsgNo: how an uncertain send is recognised later
-    payload         TEXT NOT NULL,         -- the message payload (JSON object)
-    red_dot         INTEGER NOT NULL,      -- counts as unread in IM clients (text yes, LineUp envelopes no)
-    no_persist      INTEGER NOT NULL DEFAULT 0,  -- live only, not stored by WuKongIM (replays the app asked for)
-    event_sequence  INTEGER,               -- the event it carries, if any
-    status          TEXT NOT NULL DEFAULT 'pending',     -- pending | sent | failed
-    message_id      TEXT, message_seq INTEGER, error TEXT,
-    created_at      TEXT NOT NULL, sent_at TEXT
-);
-CREATE INDEX IF NOT EXISTS relay_outbox_pending ON relay_outbox (person, status, id);
-CREATE TABLE IF NOT EXISTS relay_inbound (
-    message_id      TEXT PRIMARY KEY,      -- WuKongIM's message id: each inbound message is handled once
-    person          TEXT NOT NULL,
-    message_seq     INTEGER,
-    handled_at      TEXT NOT NULL,
-    outcome         TEXT                   -- what became of it (ack, error code, answer, chat, ignored)
-);
-CREATE TABLE IF NOT EXISTS relay_questions (
-    person          TEXT NOT NULL,
-    number          INTEGER NOT NULL,      -- the #number shown in the text fallback
-    interaction_id  TEXT NOT NULL,
-    status          TEXT NOT NULL DEFAULT 'open',   -- open | closed
-    PRIMARY KEY (person, number), UNIQUE (person, interaction_id)
-);
-CREATE TABLE IF NOT EXISTS relay_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
-
-
-def ensure_schema(tx: Tx) -> None:
-    # Statement by statement: executescript would COMMIT the writer's open transaction.
-    for statement in SCHEMA.split(";"):
-        if statement.strip():
-            tx.conn.execute(statement)
-
 
 def has_schema(conn: sqlite3.Connection) -> bool:
+    """Whether the tables are there: a running hub's database always has them (it migrates at start); one that
+    `lineup relay status` reads read-only may not have been opened by this version of the hub yet."""
     return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'relay_outbox'").fetchone() is not None
 
 
@@ -97,6 +55,13 @@ def enqueue(tx: Tx, person: str, client_msg_no: str, payload: dict[str, Any], *,
         "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (person, client_msg_no, json.dumps(payload, ensure_ascii=False), int(red_dot), int(no_persist),
          event_sequence, now_iso()))
+
+
+def user_named(conn: sqlite3.Connection, username: str) -> sqlite3.Row | None:
+    """The hub user a [relay] person entry names: its id and workspace."""
+    row: sqlite3.Row | None = conn.execute("SELECT id, workspace_id FROM users WHERE username = ?",
+                                           (username,)).fetchone()
+    return row
 
 
 def pending(conn: sqlite3.Connection, person: str, limit: int = 100) -> list[sqlite3.Row]:
@@ -144,7 +109,9 @@ def open_question(tx: Tx, person: str, interaction_id: str) -> int:
                       interaction_id)
     if existing is not None:
         return int(existing[0])
-    number = int(tx.one("SELECT next_question FROM relay_people WHERE uid = ?", person)[0])  # type: ignore[index]
+    row = tx.one("SELECT next_question FROM relay_people WHERE uid = ?", person)
+    assert row is not None  # every [relay] person has its row before a question can be numbered for them
+    number = int(row[0])
     tx.conn.execute("INSERT INTO relay_questions (person, number, interaction_id) VALUES (?, ?, ?)",
                     (person, number, interaction_id))
     tx.conn.execute("UPDATE relay_people SET next_question = ? WHERE uid = ?", (number + 1, person))
@@ -181,8 +148,6 @@ def question(conn: sqlite3.Connection, person: str, workspace_id: str, number: i
 # ---- state ---------------------------------------------------------------------------------------------
 
 def get_state(conn: sqlite3.Connection, key: str) -> str | None:
-    if not has_schema(conn):
-        return None
     row = conn.execute("SELECT value FROM relay_state WHERE key = ?", (key,)).fetchone()
     return str(row[0]) if row else None
 

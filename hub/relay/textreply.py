@@ -1,4 +1,4 @@
-"""The text fallback of a question: numbered options out, replies such as "1", "approve", "拒绝" back in."""
+"""The text fallback of a question: numbered options out; only explicit replies ("1", "#2 approve") back in."""
 
 from __future__ import annotations
 
@@ -7,12 +7,17 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-YES = {"approve", "approved", "yes", "y", "ok", "okay", "accept", "lgtm", "同意", "批准", "好", "好的", "是", "可以",
-       "通过", "确认", "行"}
-NO = {"reject", "rejected", "no", "n", "deny", "refuse", "拒绝", "不同意", "否", "不", "驳回", "不行", "不可以"}
-DECLINE = {"decline", "skip", "pass", "跳过", "放弃", "不回答"}
-CHANGES = {"changes", "request changes", "request_changes", "修改", "需要修改", "要修改"}
-_REF = re.compile(r"^#\s*(\d+)\s*[:：,，]?\s*(.*)$", re.S)
+CONFIRM_WINDOW_S = 300  # a high-risk approval given by text waits this long for "confirm N"
+DECLINE = {"skip", "decline", "跳过"}
+# Words that name an option besides its id and label: only for the conventional ids, whole replies only.
+ALIASES = {"approve": {"approve", "同意", "批准"}, "reject": {"reject", "拒绝"}}
+REVIEW_OPTIONS = [{"id": "approve", "label": "Approve", "words": {"approve", "通过"}},
+                  {"id": "request_changes", "label": "Request changes",
+                   "words": {"changes", "request changes", "request_changes", "修改", "需要修改"}}]
+# Matched on the text as typed (\d and \s take full-width digits and spaces too), so an input's answer is kept as is.
+_REF = re.compile(r"^[#＃]\s*(\d+)\s*[:：,，]?\s*(.*)$", re.S)       # "#3 approve", "#3 1", "#3: Ada"
+_BARE_REF = re.compile(r"^(\d+)\s+(\D.*)$", re.S)                     # "3 approve" (a word, never a number)
+_CONFIRM = re.compile(r"^(?:(?:confirm|确认)\s*#?\s*(\d+)|#\s*(\d+)\s*(?:confirm|确认))$")
 _NUMBERS = re.compile(r"^\d+(\s*[,，、\s]\s*\d+)*$")
 
 
@@ -24,6 +29,16 @@ class Reply:
     problem: str | None = None     # set when the text is not an answer to this question
 
 
+@dataclass(frozen=True)
+class Form:
+    """The shape of a text before any question is looked at (see `read`)."""
+
+    confirm: int | None = None     # "confirm 3": the second step of a high-risk approval
+    number: int | None = None      # the question a reference names
+    rest: str = ""                 # what follows the reference
+    explicit: bool = False         # "#3 …" (always a reference) rather than "3 word" (one only if the word fits)
+
+
 def normalize(text: str) -> str:
     """Full-width digits and punctuation folded (NFKC), case folded, outer space and end punctuation dropped."""
     return unicodedata.normalize("NFKC", text).strip().strip("。.!！").strip().casefold()
@@ -31,85 +46,113 @@ def normalize(text: str) -> str:
 
 def split_reference(text: str) -> tuple[int | None, str]:
     """'#3 approve' → (3, 'approve'); text without a #number → (None, text)."""
-    match = _REF.match(unicodedata.normalize("NFKC", text).strip())
+    match = _REF.match(text.strip())
     return (int(match[1]), match[2]) if match else (None, text)
 
 
-def _first_word(text: str) -> tuple[str, str]:
-    head, _, rest = text.partition(" ")
-    return head, rest.strip()
+def read(text: str) -> Form:
+    """A confirmation, a reference to a question ("#3 …", or "3 approve"), or plain text (number None)."""
+    folded = normalize(text)
+    confirm = _CONFIRM.match(folded)
+    if confirm:
+        return Form(confirm=int(confirm[1] or confirm[2]))
+    number, rest = split_reference(text)
+    if number is not None:
+        return Form(number=number, rest=rest, explicit=True)
+    bare = _BARE_REF.match(text.strip())
+    if bare:
+        return Form(number=int(bare[1]), rest=bare[2])
+    return Form(rest=text)
+
+
+def options_of(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The options a reply chooses among, numbered from 1 (a review has two fixed ones)."""
+    return REVIEW_OPTIONS if spec["type"] == "review" else list(spec.get("options", []))
+
+
+def _words(option: dict[str, Any]) -> set[str]:
+    words = {normalize(str(option["id"])), normalize(str(option.get("label", "")))} | set(option.get("words", ()))
+    return (words | ALIASES.get(str(option["id"]), set())) - {""}
 
 
 def _option_by_word(options: list[dict[str, Any]], word: str) -> dict[str, Any] | None:
-    for option in options:
-        if word in (normalize(option["id"]), normalize(option["label"])):
-            return option
-    return None
+    """The one option that `word` names exactly; None when none does, or when several do (ambiguous)."""
+    found = [o for o in options if word in _words(o)]
+    return found[0] if len(found) == 1 else None
 
 
 def parse(spec: dict[str, Any], text: str) -> Reply:
-    """Read `text` as the answer to the interaction `spec` (hub/domain/interactions.py checks it again)."""
+    """Read `text`, as a whole, as the answer to the interaction `spec` (hub/domain/interactions.py checks it
+    again). Only an explicit reply answers: an option's number, its exact id or label (or, for the conventional
+    approve/reject ids, 同意/批准/拒绝), numbers for a multiple choice, or skip. "ok thanks", "yes but not now",
+    "no way… actually wait" are not answers: nothing is read from the first word of a sentence."""
     kind = spec["type"]
-    options: list[dict[str, Any]] = spec.get("options", [])
     said = normalize(text)
     if not said:
         return Reply(problem="empty")
+    if said in DECLINE:
+        return Reply({"declined": True})
     if kind == "input":
-        if said in DECLINE:
-            return Reply({"declined": True})
         return Reply({"text": text.strip()})
-    whole = said
-    head, comment = _first_word(said)
-    extra = {"comment": text.strip().partition(" ")[2].strip()} if comment else {}
-    if whole in DECLINE or head in DECLINE:
-        return Reply({"declined": True, **extra})
-    if kind == "review":
-        if whole in YES or head in YES or head == "1":
-            return Reply({"decision": "approve", **extra})
-        if whole in CHANGES or head in CHANGES or head == "2" or whole in NO or head in NO:
-            return Reply({"decision": "request_changes", **extra})
-        return Reply(problem="not_understood")
-    if kind == "choice" and spec.get("multiple") and _NUMBERS.match(whole):
-        numbers = [int(n) for n in re.findall(r"\d+", whole)]
+    options = options_of(spec)
+    multiple = kind == "choice" and bool(spec.get("multiple"))
+    if _NUMBERS.match(said):
+        numbers = [int(n) for n in re.findall(r"\d+", said)]
+        if len(numbers) > 1 and not multiple:
+            return Reply(problem="not_understood")
         if any(not 1 <= n <= len(options) for n in numbers) or len(set(numbers)) != len(numbers):
             return Reply(problem="out_of_range")
-        return Reply({"optionIds": [options[n - 1]["id"] for n in numbers]})
-    if head.isdigit():
-        number = int(head)
-        if not 1 <= number <= len(options):
-            return Reply(problem="out_of_range")
-        option = options[number - 1]
-        return Reply({"optionIds": [option["id"]]} if spec.get("multiple") else {"optionId": option["id"], **extra})
-    option = _option_by_word(options, whole) or _option_by_word(options, head)
-    if option is None and kind == "approval":
-        approve = next((o for o in options if o["id"] == "approve"), None) or next(
-            (o for o in options if o["id"] != "reject" and o.get("style") != "danger"), None)
-        reject = next((o for o in options if o["id"] == "reject"), None) or next(
-            (o for o in options if o.get("style") == "danger"), None)
-        if whole in YES or head in YES:
-            option = approve
-        elif whole in NO or head in NO:
-            option = reject
-    if option is None:
-        return Reply(problem="not_understood")
-    if spec.get("multiple"):
-        return Reply({"optionIds": [option["id"]]})
-    return Reply({"optionId": option["id"], **(extra if option is not _option_by_word(options, whole) else {})})
+        chosen = [options[n - 1] for n in numbers]
+    else:
+        option = _option_by_word(options, said)
+        if option is None:
+            return Reply(problem="not_understood")
+        chosen = [option]
+    if kind == "review":
+        return Reply({"decision": chosen[0]["id"]})
+    if multiple:
+        return Reply({"optionIds": [o["id"] for o in chosen]})
+    return Reply({"optionId": chosen[0]["id"]})
+
+
+def needs_confirmation(spec: dict[str, Any], response: dict[str, Any]) -> bool:
+    """A high-risk approval being approved: the app asks a second, explicit step
+    (docs/design.md#no-approval-by-accident); so does text. "Approving" is what hub/domain/interactions.py and the app
+    call it: not `reject`, not a danger option."""
+    if spec["type"] != "approval" or spec.get("risk") != "high" or "optionId" not in response:
+        return False
+    option = next((o for o in spec.get("options", []) if o["id"] == response["optionId"]), None)
+    return option is not None and option["id"] != "reject" and option.get("style") != "danger"
+
+
+def ask_to_confirm(spec: dict[str, Any], number: int, option_id: str) -> str:
+    label = next((o.get("label", o["id"]) for o in spec.get("options", []) if o["id"] == option_id), option_id)
+    minutes = CONFIRM_WINDOW_S // 60
+    return (f"⚠️ #{number} {spec['title']} is high risk. To approve “{label}”, reply “confirm {number}” within "
+            f"{minutes} minutes. / 高风险：{minutes} 分钟内回复 “确认 {number}” 才会批准。")
 
 
 def how_to_answer(spec: dict[str, Any], number: int, several_open: bool) -> str:
-    """The line that tells the person what to reply."""
+    """The line that tells the person exactly what to reply."""
     prefix = f"#{number} " if several_open else ""
     kind = spec["type"]
-    if kind == "input":
-        fmt = spec.get("format", "text")
-        what = "your answer" if fmt == "text" else f"your answer ({fmt})"
-        return f"Reply {prefix}with {what}, or {prefix}skip to decline. / 直接回复答案，回复 跳过 表示不答。"
+    if kind == "input":  # free text is an answer only with its number: anything else stays a chat message
+        return (f"Reply “#{number} your answer”, or “#{number} skip” to decline. "
+                f"/ 回复 “#{number} 答案”，或 “#{number} 跳过” 表示不答。")
     if kind == "review":
-        return f"Reply {prefix}1 to approve or {prefix}2 to request changes. / 回复 1 通过，2 需要修改。"
+        return (f"Reply {prefix}1 or {prefix}approve to approve, {prefix}2 or {prefix}changes to request "
+                f"changes. / 回复 {prefix}1 通过，{prefix}2 需要修改。")
+    options = spec.get("options", [])
     if spec.get("multiple"):
-        return f"Reply {prefix}with the numbers, e.g. {prefix}1,3. / 回复编号，如 1,3。"
-    return f"Reply {prefix}with a number (1–{len(spec.get('options', []))}). / 回复编号。"
+        return f"Reply {prefix}with the numbers, e.g. {prefix}1,3. / 回复编号，如 {prefix}1,3。"
+    ids = [o["id"] for o in options]
+    if kind == "approval" and "approve" in ids and "reject" in ids:
+        return (f"Reply {prefix}{ids.index('approve') + 1} or {prefix}approve to approve, "
+                f"{prefix}{ids.index('reject') + 1} or {prefix}reject to reject. "
+                f"/ 回复 {prefix}{ids.index('approve') + 1} 或 {prefix}同意，"
+                f"{prefix}{ids.index('reject') + 1} 或 {prefix}拒绝。")
+    return (f"Reply {prefix}with a number (1–{len(options)}) or an option's exact name. "
+            f"/ 回复 {prefix}编号或选项名称。")
 
 
 def render_question(spec: dict[str, Any], number: int, several_open: bool) -> str:

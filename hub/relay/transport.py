@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class TransportError(Exception):
         return self.kind in ("auth", "protocol", "kicked", "missing")
 
 
-OnMessage = Callable[[Inbound], Awaitable[None] | None]
+OnMessage = Callable[[Inbound], Awaitable[None]]
 
 
 class Transport(Protocol):

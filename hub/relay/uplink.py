@@ -7,9 +7,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import json
 import logging
 import random
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hub.domain.actors import Actor
@@ -18,14 +21,14 @@ from hub.relay.config import Person, RelayConfig, RelayConfigError, load_relay_c
 from hub.relay.httpapi import ApiError, HttpApi
 from hub.relay.inbound import InboundHandler
 from hub.relay.outbound import compose
-from hub.relay.probe import probe
+from hub.relay.probe import AUTH_OFF_STEP, probe, token_auth_off
 from hub.relay.status import RelayStatus, diagnose
 from hub.relay.transport import Inbound, Transport, TransportError
 from hub.store.events import StoredEvent, read_workspace_after
 from hub.store.writer import Command, Tx
 
 if TYPE_CHECKING:
-    from hub.core import Hub
+    from hub.relay.inbound import RelayHub
 
 log = logging.getLogger("lineup.relay")
 FILL_PAGE = 200
@@ -36,7 +39,7 @@ UNBASELINED = -1  # relay_people.synced_seq before the channel's current end was
 class Uplink:
     """Owned by the Hub: `start()` after the store, `stop()` before it (hub/core.py)."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: RelayHub) -> None:
         self.hub = hub
         self.config = RelayConfig()
         self.status = RelayStatus()
@@ -48,12 +51,14 @@ class Uplink:
         self.inbound: InboundHandler | None = None
         self._workspaces: set[str] = set()
         self._tasks: list[asyncio.Task[None]] = []
+        self._unsubscribe: Callable[[], None] | None = None  # from the commit bus, while the uplink runs
         self._transport: Transport | None = None
         self._outbox_wake = asyncio.Event()
         self._fill_wake = asyncio.Event()
         self._inbox: asyncio.Queue[Inbound] = asyncio.Queue()
         self._inbound_lock = asyncio.Lock()
         self._published: tuple[str, str | None] | None = None
+        self._auth_checked = False
 
     # ---- lifecycle -------------------------------------------------------------------------------------
 
@@ -72,7 +77,6 @@ class Uplink:
                             next_step="Set [relay] ws_url (WuKongIM's WebSocket, port 5200) and uid.")
             return
         self.tag = "lu" + self.hub.hub_id.replace("-", "")[:8]
-        await self.hub.execute(Command(run=store.ensure_schema))
         if not await self._resolve_people() or not await self._resolve_token():
             return
         if self.config.api_url:
@@ -81,15 +85,16 @@ class Uplink:
             self.status.warnings.append("No [relay] api_url: messages that arrive while the hub is disconnected "
                                         "are not recovered, and uncertain sends may repeat.")
         self.inbound = InboundHandler(self.hub, self.tag)
-        self.hub.commit_listeners.append(self._observe)
+        self._unsubscribe = self.hub.bus.subscribe(self._observe, name="relay")
         self._fill_wake.set()  # events committed while the hub was down
         for name, coro in (("supervise", self._supervise()), ("fill", self._fill_loop()),
                            ("inbound", self._inbound_loop())):
             self._tasks.append(asyncio.create_task(coro, name=f"lineup-relay-{name}"))
 
     async def stop(self) -> None:
-        if self._observe in self.hub.commit_listeners:
-            self.hub.commit_listeners.remove(self._observe)
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -106,8 +111,7 @@ class Uplink:
 
     async def _resolve_people(self) -> bool:
         for person in self.config.people:
-            row = await self.hub.read(lambda c, name=person.user: c.execute(
-                "SELECT id, workspace_id FROM users WHERE username = ?", (name,)).fetchone())
+            row = await self.hub.read(functools.partial(store.user_named, username=person.user))
             if row is None:
                 await self._set("error", code="relay_unknown_person",
                                 message=f"[relay] people: {person.uid!r} maps to LineUp user {person.user!r}, "
@@ -129,7 +133,8 @@ class Uplink:
             self.token = self.config.token
             return True
         if not self.config.manager_token:
-            await self._set("error", code="relay_no_credentials", message="[relay] has neither token nor manager_token.",
+            await self._set("error", code="relay_no_credentials",
+                            message="[relay] has neither token nor manager_token.",
                             next_step="Set [relay] token (the hub's WuKongIM token), or manager_token so the hub "
                                       "registers a token of its own (it also needs api_url).")
             return False
@@ -160,8 +165,7 @@ class Uplink:
 
         def run(tx: Tx) -> None:
             # The app sees the uplink's state like any other fact of its workspace (hub-wide ones stay out).
-            if store.has_schema(tx.conn):
-                store.set_state(tx, "status", json.dumps(snapshot))
+            store.set_state(tx, "status", json.dumps(snapshot))  # its tables: m009_relay_tables
             for workspace_id in sorted(self._workspaces):
                 tx.append("relay.status_changed", snapshot, workspace_id=workspace_id, actor="hub")
         await self.hub.execute(Command(run=run))
@@ -170,12 +174,12 @@ class Uplink:
 
     def _backoff(self, attempt: int) -> float:
         delay = min(self.config.reconnect_max_s, self.config.reconnect_min_s * 2 ** min(attempt - 1, 20))
-        return delay * random.uniform(0.8, 1.0)
+        return float(delay * random.uniform(0.8, 1.0))
 
     async def _supervise(self) -> None:
         try:
             await self._keep_connected()
-        except Exception as exc:  # noqa: BLE001 - a bug must show as a status, not as a silent dead uplink
+        except Exception as exc:  # a bug must show as a status, not as a silent dead uplink
             log.exception("relay: the uplink stopped")
             await self._set("error", code="relay_internal", message=f"The uplink stopped: {exc!r}.",
                             next_step="Restart the hub; if it happens again, report the hub's log.")
@@ -200,6 +204,9 @@ class Uplink:
             deliver = asyncio.create_task(self._deliver(transport), name="lineup-relay-deliver")
             try:
                 await self._set("connected")
+                if not self._auth_checked:  # once per run, after a good session: cheap, and never in a retry loop
+                    self._auth_checked = True
+                    self._tasks.append(asyncio.create_task(self._check_token_auth(), name="lineup-relay-authcheck"))
                 ended = await transport.wait_closed()
             finally:  # also when the hub stops: no task outlives the session
                 deliver.cancel()
@@ -252,6 +259,7 @@ class Uplink:
                 raise TransportError(-1, f"wukong-easy-sdk is not installed ({exc}); it serves the compat line",
                                      kind="missing") from None
         else:
+            # Two classes under one name; both have the Transport shape the code below uses.
             from hub.relay.v2_transport import V2Transport as Kind  # type: ignore[assignment]
         transport = Kind(cfg.ws_url, cfg.uid, self.token, device_id, cfg.device_flag, self._received,
                          ping_interval_s=cfg.ping_interval_s, connect_timeout_s=cfg.connect_timeout_s,
@@ -262,6 +270,18 @@ class Uplink:
             await transport.close()
             raise
         return transport
+
+    async def _check_token_auth(self) -> None:
+        """Log an error (and show a warning in the status) when WuKongIM accepts a wrong token."""
+        if not await token_auth_off(self.config.ws_url, self.config.connect_timeout_s):
+            return
+        log.error("relay: %s accepted a sign-in with a wrong token: its token authentication is OFF. %s",
+                  self.config.ws_url, AUTH_OFF_STEP)
+        self.status.warnings.append("WuKongIM accepts any token (token authentication is off). " + AUTH_OFF_STEP)
+        status = self.status
+        self._published = None  # publish the warning even though the state did not change
+        await self._set(status.state, code=status.code, message=status.message, next_step=status.next_step,
+                        attempt=status.attempt, retry_in_s=status.retry_in_s)
 
     # ---- out: log → outbox → WuKongIM ------------------------------------------------------------------
 
@@ -303,7 +323,7 @@ class Uplink:
             self._outbox_wake.clear()
             worked = False
             for uid in list(self.people):
-                rows = await self.hub.read(lambda c, u=uid: store.pending(c, u, 50))
+                rows = await self.hub.read(functools.partial(store.pending, person=uid, limit=50))
                 for row in rows:
                     worked = True
                     result = await self._send_row(transport, uid, row)
@@ -321,10 +341,8 @@ class Uplink:
                 except ApiError as exc:
                     log.warning("relay: reconcile failed: %s", exc)
             if not worked:
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._outbox_wake.wait(), RECONCILE_EVERY_S)
-                except asyncio.TimeoutError:
-                    pass
 
     async def _send_row(self, transport: Transport, uid: str, row: Any) -> str:
         """Send one outbox row: "sent", "skipped", "blocked" (paused, try again) or "gone" (the session ended:
@@ -340,7 +358,8 @@ class Uplink:
                 return "blocked"
             if exc.kind == "rejected":  # this message only (too large, ...): skip it, keep the queue moving
                 log.warning("relay: WuKongIM refused message %s to %s: %s", row["client_msg_no"], uid, exc)
-                await self.hub.execute(Command(run=lambda tx: store.mark_failed(tx, row["id"], str(exc))))
+                reason = str(exc)  # bound here: the except clause unbinds `exc`, and the command runs in the writer
+                await self.hub.execute(Command(run=lambda tx: store.mark_failed(tx, row["id"], reason)))
                 return "skipped"
             await transport.close()  # outcome unknown: a new session reconciles it by clientMsgNo
             return "gone"
@@ -380,7 +399,7 @@ class Uplink:
             if not messages:
                 return
             last = messages[-1].message_seq
-            await self.hub.execute(Command(run=lambda tx: store.set_synced(tx, uid, last)))
+            await self.hub.execute(Command(run=functools.partial(store.set_synced, uid=uid, message_seq=last)))
             start = last + 1
             if not more:
                 return
@@ -405,7 +424,7 @@ class Uplink:
         async with self._inbound_lock:
             try:
                 await self.inbound.handle(person, actor, message)
-            except Exception:  # noqa: BLE001 - one bad message must not stop the person's others
+            except Exception:  # one bad message must not stop the person's others
                 log.exception("relay: handling message %s from %s failed", message.message_id, message.from_uid)
         self._outbox_wake.set()
 

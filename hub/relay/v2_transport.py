@@ -65,7 +65,7 @@ class V2Transport:
             self._ws = await asyncio.wait_for(websockets.connect(
                 self.url, ping_interval=None, compression=None, max_size=1024 * 1024, proxy=None),
                 self.connect_timeout_s)
-        except (OSError, asyncio.TimeoutError, websockets.InvalidHandshake, websockets.InvalidURI) as exc:
+        except (TimeoutError, OSError, websockets.InvalidHandshake, websockets.InvalidURI) as exc:
             raise TransportError(-5, f"cannot open {self.url}: {exc}", kind="network") from None
         self._tasks.append(asyncio.create_task(self._read(), name="lineup-relay-v2-read"))
         params = {"uid": self.uid, "token": self.token, "deviceId": self.device_id, "deviceFlag": self.device_flag,
@@ -99,7 +99,7 @@ class V2Transport:
         if self._ws is not None:
             try:
                 await asyncio.wait_for(self._ws.close(), 2.0)
-            except (asyncio.TimeoutError, OSError):
+            except (TimeoutError, OSError):
                 self._ws.transport.abort()
 
     # ---- requests --------------------------------------------------------------------------------------
@@ -123,7 +123,7 @@ class V2Transport:
         try:
             await self._write(frame)
             return await asyncio.wait_for(future, timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise TransportError(-4, f"no answer to {method} within {timeout_s:g} s; the outcome is unknown",
                                  kind="network") from None
         finally:
@@ -142,8 +142,8 @@ class V2Transport:
         if code != wire.SUCCESS:
             raise TransportError(code, f"send refused: {wire.reason_name(code)}", kind="rejected")
         assert isinstance(result, dict)
-        return SendAck(str(result.get("messageId", result.get("message_id"))),
-                       int(result.get("messageSeq", result.get("message_seq", 0))))
+        sequence: Any = result.get("messageSeq", result.get("message_seq", 0))
+        return SendAck(str(result.get("messageId", result.get("message_id"))), int(sequence))
 
     async def _heartbeat(self) -> None:
         try:
@@ -153,7 +153,7 @@ class V2Transport:
                 self._ping = asyncio.get_running_loop().create_future()
                 await self._write({"jsonrpc": "2.0", "method": "ping", "id": self._ping_id})
                 await asyncio.wait_for(self._ping, self.request_timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self._end(TransportError(-4, "no pong: the connection is gone", kind="network"))
             if self._ws is not None:
                 self._ws.transport.abort()

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 import shlex
 import tomllib
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from hub.sdk.client import AgentClient
@@ -46,7 +47,7 @@ class SupervisedAgent(Protocol):
 class RuntimeSpec:
     name: str
     description: str
-    create: Callable[[AgentConfig, "AgentClient"], SupervisedAgent | Awaitable[SupervisedAgent]]
+    create: Callable[[AgentConfig, AgentClient], SupervisedAgent | Awaitable[SupervisedAgent]]
 
 
 def parse_agent_configs(data: dict[str, Any], origin: str) -> list[AgentConfig]:

@@ -21,7 +21,7 @@ from hub.sdk.client import AgentClient
 from hub.sdk.credentials import Credential, load_credential, save_credential
 
 if TYPE_CHECKING:
-    from hub.core import Hub
+    from hub.ports import HubCore
 
 log = logging.getLogger("lineup.runtimes")
 
@@ -35,7 +35,7 @@ class Supervised:
 
 
 class Supervisor:
-    def __init__(self, hub: Hub, specs: dict[str, RuntimeSpec]) -> None:
+    def __init__(self, hub: HubCore, specs: dict[str, RuntimeSpec]) -> None:
         self.hub = hub
         self.specs = specs
         self.running: dict[str, Supervised] = {}
@@ -121,8 +121,8 @@ class Supervisor:
     def describe(self) -> list[dict[str, object]]:
         rows: list[dict[str, object]] = []
         for name, supervised in self.running.items():
-            rows.append({"name": name, "runtime": supervised.config.runtime, "agentId": supervised.client.credential.agent_id,
-                         "connected": supervised.client.connected})
+            rows.append({"name": name, "runtime": supervised.config.runtime,
+                         "agentId": supervised.client.credential.agent_id, "connected": supervised.client.connected})
         for name, problem in self.problems.items():
             rows.append({"name": name, "problem": problem})
         return rows

@@ -21,10 +21,11 @@ await agent.run()
 
 from hub.sdk.client import AgentClient
 from hub.sdk.credentials import Credential, load_credential, pair, pair_or_load, save_credential
-from hub.sdk.errors import AuthError, HubError, OutboxFull, SdkError, ToolCallError
-from hub.sdk.tasks import MessageStream, Outcome, TaskHandle
+from hub.sdk.errors import AuthError, HubError, OutboxFull, ReplacedError, SdkError, ToolCallError
+from hub.sdk.tasks import ChildTask, MessageStream, Outcome, TaskHandle
 
 __all__ = [
     "AgentClient", "Credential", "pair", "pair_or_load", "load_credential", "save_credential",
-    "AuthError", "HubError", "OutboxFull", "SdkError", "ToolCallError", "Outcome", "TaskHandle", "MessageStream",
+    "AuthError", "HubError", "OutboxFull", "ReplacedError", "SdkError", "ToolCallError",
+    "Outcome", "TaskHandle", "MessageStream", "ChildTask",
 ]

@@ -3,35 +3,38 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import random
 import uuid
 from collections import defaultdict
-from datetime import datetime, timezone
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 import websockets
 from websockets.asyncio.client import ClientConnection
 
 from hub.sdk.credentials import Credential
-from hub.sdk.errors import AuthError, HubError, SdkError, ToolCallError
+from hub.sdk.errors import AuthError, HubError, ReplacedError, SdkError, ToolCallError
 from hub.sdk.outbox import Outbox
-from hub.sdk.tlspin import PinMismatch, check_peer, client_context
 from hub.sdk.tasks import TERMINAL, Outcome, TaskHandle
+from hub.sdk.tlspin import PinMismatch, check_peer, client_context
 
 log = logging.getLogger("lineup.sdk")
 
 RETRYABLE = ("storage_full", "internal", "rate_limited")
+CLOSE_REVOKED, CLOSE_REPLACED = 4401, 4409
 EventHandler = Callable[[dict[str, Any]], Awaitable[None]]
 TaskHandler = Callable[[TaskHandle], Awaitable[None]]
 ToolHandler = Callable[[str | None, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class AgentClient:
@@ -39,14 +42,25 @@ class AgentClient:
 
     Every envelope waits in the outbox until the hub acks it and is re-sent with the same id after a
     reconnect. The cursor (`epoch`, `lastSequence`) is kept in `state_path` so a restarted agent resumes
-    where it left off and no event is handled twice.
+    where it left off and no event is handled twice; the tasks to resume come from the hub (the welcome's
+    `openTasks`), never from a file another copy of the agent may have written.
+
+    `instance` names this copy of the agent: a newer connection of the same instance replaces the older one
+    (the older client stops with ReplacedError). Leave it unset for an agent that takes tasks (one copy runs);
+    give each process its own for siblings that share an identity on purpose (the MCP bridge).
+    `credential_path` and `pair_command` only make errors say which file holds the credential and how to
+    pair again.
     """
 
     def __init__(self, credential: Credential, *, state_path: Path | str | None = None, runtime: str = "python-sdk",
                  agent_version: str = "", capabilities: list[str] | None = None, max_outbox: int = 10_000,
                  backoff_initial_s: float = 0.5, backoff_max_s: float = 20.0,
-                 tools: list[dict[str, Any]] | None = None) -> None:
+                 tools: list[dict[str, Any]] | None = None, instance: str | None = None,
+                 credential_path: Path | str | None = None, pair_command: str | None = None) -> None:
         self.credential = credential
+        self.instance = instance
+        self.credential_path = Path(credential_path) if credential_path else None
+        self.pair_command = pair_command
         self.runtime = runtime
         self.agent_version = agent_version
         self.capabilities = list(capabilities or [])
@@ -56,10 +70,13 @@ class AgentClient:
         self.epoch: str | None = None
         self.last_sequence = 0
         self.tasks: dict[str, TaskHandle] = {}
-        # Tasks handed to the handler and not finished, kept in the state file: an agent killed and restarted
-        # runs its handler again for each of them (task.resumed), instead of leaving them running forever.
-        self._open_tasks: dict[str, dict[str, Any]] = {}
-        self._resume_pending: list[TaskHandle] = []
+        self._handled: set[str] = set()            # tasks whose handler this process started (once each)
+        self._ended: set[str] = set()              # tasks that reached a final status
+        self._snapshot: dict[str, dict[str, Any]] = {}  # the welcome's openTasks, by task id
+        self._snapshot_head = 0                    # headSequence of that welcome
+        self._deferred: dict[str, TaskHandle] = {}  # task.assigned seen while replaying, started at caught_up
+        self._deferred_sequence: dict[str, int] = {}
+        self._live = False                         # this connection has caught up
         self._load_state()
         self.outbox = Outbox(max_outbox)
         self.connections = 0  # how many times a session reached caught_up (tests and diagnostics)
@@ -75,7 +92,7 @@ class AgentClient:
         self._state_dirty = False
         self.heartbeat_interval_s = 25.0
         self._last_heard = 0.0  # loop time of the last frame from the hub
-        self.tools = tools  # this agent's own tools (seed 000 §4.1), offered to apps through agent.hello
+        self.tools = tools  # this agent's own tools (docs/design.md#tool-types), offered to apps through agent.hello
         self._tool_handlers: dict[str, ToolHandler] = {}
         self._tool_waiters: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
@@ -105,9 +122,10 @@ class AgentClient:
 
     async def call_tool(self, name: str, arguments: dict[str, Any], *, action: str | None = None,
                         task_id: str | None = None, conversation_id: str | None = None) -> dict[str, Any]:
-        """Call a tool the hub or an app offers (seed 000 §4.4); returns `result`, raises ToolCallError."""
+        """Call a tool the hub or an app offers (docs/protocol.md#tools); returns `result`, raises ToolCallError."""
         call_id = f"call_{uuid.uuid4().hex}"
-        future = self._tool_waiters[call_id] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._tool_waiters[call_id] = future
         payload: dict[str, Any] = {"call_id": call_id, "name": name, "arguments": arguments}
         if action is not None:
             payload["action"] = action
@@ -136,9 +154,10 @@ class AgentClient:
             sessions_before = self.connections
             try:
                 await self._session()
-            except (AuthError, PinMismatch):
+            except (AuthError, PinMismatch, ReplacedError):
+                await self._stop_handlers()
                 raise
-            except (OSError, websockets.WebSocketException, asyncio.TimeoutError, HubError) as exc:
+            except (TimeoutError, OSError, websockets.WebSocketException, HubError) as exc:
                 log.info("connection to %s failed: %s", self.credential.hub_url, exc)
             if self.connections > sessions_before:
                 attempt = 0  # that session got through: a new outage starts the backoff over
@@ -203,10 +222,8 @@ class AgentClient:
         ws = self._ws
         if ws is None:
             return  # sent again after the next hello
-        try:
+        with contextlib.suppress(websockets.ConnectionClosed):
             await ws.send(json.dumps(envelope))
-        except websockets.ConnectionClosed:
-            pass
 
     async def ask(self, interaction: dict[str, Any], *, task_id: str | None = None,
                   conversation_id: str | None = None) -> Outcome:
@@ -217,9 +234,16 @@ class AgentClient:
         future = self._waiters.get(interaction_id)
         if future is None or future.done():  # a waiter left over from a cancelled ask cannot be reused
             future = self._waiters[interaction_id] = asyncio.get_running_loop().create_future()
-        # The envelope id derives from the interaction id: a re-issued ask is a harmless re-send.
-        await self.send("interaction.requested", {"interaction": {**interaction, "id": interaction_id}},
-                        id=f"ask-{interaction_id}", taskId=task_id, conversationId=conversation_id)
+        # The envelope id derives from the interaction id: a re-issued ask is a harmless re-send. `conflict`: the
+        # question exists already, asked with other words (a re-run handler): wait for that one's outcome.
+        try:
+            await self.send("interaction.requested", {"interaction": {**interaction, "id": interaction_id}},
+                            id=f"ask-{interaction_id}", taskId=task_id, conversationId=conversation_id)
+        except HubError as exc:
+            if exc.code != "conflict":
+                raise
+        if interaction_id in self._outcomes:  # answered while the ask was on its way (a resumed task)
+            return self._outcomes[interaction_id]
         return await future
 
     # ---- one connection ------------------------------------------------------------------------------
@@ -237,20 +261,24 @@ class AgentClient:
                                      "lastSequence": self.last_sequence}
             if self.tools is not None:
                 hello["tools"] = self.tools
+            if self.instance is not None:
+                hello["instance"] = self.instance
             if self.epoch:
                 hello["epoch"] = self.epoch
             await ws.send(json.dumps(self._envelope("agent.hello", hello)))
             first = json.loads(await asyncio.wait_for(ws.recv(), 15))
             if first["type"] == "system.error":
                 error = first["payload"]
-                kind = AuthError if error["code"] == "unauthorized" else HubError
-                raise kind(error["code"], error["message"], error.get("hint", ""))
+                if error["code"] == "unauthorized":
+                    raise self._refused(error["message"])
+                raise HubError.from_payload(error)
             if first["type"] != "system.welcome":
                 raise HubError("invalid_envelope", f"Expected system.welcome, got {first['type']}.")
             welcome = first["payload"]
             self.heartbeat_interval_s = welcome["heartbeatIntervalMs"] / 1000
             if self.epoch is None:
                 self.epoch = welcome["epoch"]
+            self._take_snapshot(welcome)
             self._ws = ws
             for envelope in self.outbox.pending():  # same ids: the hub stores each once
                 await ws.send(json.dumps(envelope))
@@ -261,16 +289,30 @@ class AgentClient:
                     self._last_heard = asyncio.get_running_loop().time()
                     self._on_frame(json.loads(raw))
             except websockets.ConnectionClosed:
-                if ws.close_code != 4401:
-                    raise  # 4401 (revoked) is raised as AuthError below, not retried
+                if ws.close_code not in (CLOSE_REVOKED, CLOSE_REPLACED):
+                    raise  # 4401 (revoked) and 4409 (replaced) are raised below, not retried
             finally:
                 heartbeat.cancel()
                 self._ws = None
+                self._live = False
                 self._caught_up.clear()
                 self._save_state()
-        if ws.close_code == 4401:
-            raise AuthError("unauthorized", "The hub closed the connection: this agent's credential was revoked.",
-                            "Pair the agent again with a new code.")
+        if ws.close_code == CLOSE_REVOKED:
+            raise self._refused("The hub closed the connection: this agent's credential was revoked.")
+        if ws.close_code == CLOSE_REPLACED:
+            raise ReplacedError(
+                f"Another copy of agent {self.credential.agent_id} connected to {self.credential.hub_url} with the "
+                "same credential and took over; this one stops so the two do not both take every task. Run one "
+                "copy per credential, or pair the second copy as an agent of its own with a fresh code.")
+
+    def _refused(self, message: str) -> AuthError:
+        """The credential is unknown or revoked: say which file holds it and the command that fixes it."""
+        where = f" The credential is kept in {self.credential_path}." if self.credential_path else ""
+        command = self.pair_command or "pair the agent again with a fresh pairing code"
+        return AuthError("unauthorized", message + where,
+                         f"Pair the agent again: get a fresh pairing code (the app's \"Connect my agent\", or "
+                         f"`lineup pair` on the hub's machine) and run: {command}. A new code replaces the stored "
+                         "credential (the old file is kept beside it as .bak).")
 
     async def _heartbeat(self, ws: ClientConnection) -> None:
         # The first beat is jittered so that agents restarted together do not beat in step.
@@ -303,7 +345,11 @@ class AgentClient:
             self.last_sequence = max(self.last_sequence, int(payload["sequence"]))
             self._save_state()
             self.connections += 1
-            self._resume_unfinished()
+            if not self._live:
+                log.info("connected to %s as agent %s (%d unfinished task%s to resume)", self.credential.hub_url,
+                         self.credential.agent_id, len(self._snapshot), "" if len(self._snapshot) == 1 else "s")
+            self._live = True
+            self._start_open_tasks()
             self._caught_up.set()
         elif type_ == "tool.list" and frame.get("sequence") is None:
             waiter = self._tool_waiters.get(frame.get("correlationId") or "")
@@ -313,8 +359,6 @@ class AgentClient:
             # Our cursor means nothing in this log: start over; handlers are idempotent by object id.
             self.epoch = payload["epoch"]
             self.last_sequence = 0
-            self._open_tasks.clear()  # the tasks come again, from the new log
-            self._resume_pending.clear()
             self._save_state()
         elif frame.get("sequence") is not None:
             sequence = int(frame["sequence"])
@@ -331,13 +375,16 @@ class AgentClient:
         if envelope_id is None:
             log.warning("the hub reported an error: %s %s", error.get("code"), error.get("message"))
             return
-        if error.get("code") in RETRYABLE:
-            # Nothing was stored: send the same envelope again shortly, keeping it in the outbox.
+        limit = (error.get("details") or {}).get("limit")
+        if error.get("code") in RETRYABLE and limit in (None, "rate"):
+            # Nothing was stored: send the same envelope again shortly, keeping it in the outbox. A cap that only
+            # the person can lift (questions waiting, checkpoints) is the caller's error at once: retrying it
+            # would make `send`/`ask` hang silently.
             for envelope in self.outbox.pending():
                 if envelope["id"] == envelope_id:
                     self._spawn(self._retry_later(envelope))
             return
-        self.outbox.settle(envelope_id, error=HubError(error["code"], error["message"], error.get("hint", "")))
+        self.outbox.settle(envelope_id, error=HubError.from_payload(error))
 
     async def _retry_later(self, envelope: dict[str, Any]) -> None:
         await asyncio.sleep(1.0)
@@ -347,29 +394,33 @@ class AgentClient:
         type_, payload = frame["type"], frame["payload"]
         if type_ == "task.assigned":
             task_id = frame["taskId"]
-            if task_id not in self.tasks:
+            if task_id not in self.tasks and task_id not in self._ended:
                 task = self.tasks[task_id] = TaskHandle(self, task_id, frame.get("conversationId"), payload)
-                if self._task_handler is not None:
-                    self._open_tasks[task_id] = {"conversationId": task.conversation_id, "payload": payload}
-                    self._spawn(self._run_task(task))
+                if not self._live:
+                    # Replayed: the welcome's openTasks says whether it is still open; decided at caught_up.
+                    self._deferred[task_id] = task
+                    self._deferred_sequence[task_id] = int(frame["sequence"])
+                else:
+                    self._start(task)
         elif type_ == "task.status_changed" and payload.get("status") in TERMINAL:
             # Someone else ended one of our tasks (a cancel, the cancel timeout, the grace period).
-            task = self.tasks.get(frame.get("taskId") or "")
-            if task is not None:
-                task.ended_by_hub(payload["status"])
+            ended = self.tasks.get(frame.get("taskId") or "")
+            if ended is not None:
+                ended.ended_by_hub(payload["status"])
             self.task_finished(frame.get("taskId") or "")
         elif type_ == "task.cancel_requested":
-            task = self.tasks.get(frame.get("taskId") or "")
-            if task is not None:
-                task.cancel_reason = payload.get("reason")
-                task.cancel_requested.set()
+            cancelled = self.tasks.get(frame.get("taskId") or "")
+            if cancelled is not None:
+                cancelled.cancel_reason = payload.get("reason")
+                cancelled.cancel_requested.set()
         elif type_ == "tool.result":
-            waiter = self._tool_waiters.get(payload.get("call_id", ""))
-            if waiter is not None and not waiter.done():
+            tool_waiter = self._tool_waiters.get(payload.get("call_id", ""))
+            if tool_waiter is not None and not tool_waiter.done():
                 if payload.get("error"):
-                    waiter.set_exception(ToolCallError(payload["error"]["code"], payload["error"].get("message", "")))
+                    tool_waiter.set_exception(ToolCallError(payload["error"]["code"],
+                                                            payload["error"].get("message", "")))
                 else:
-                    waiter.set_result(payload.get("result") or {})
+                    tool_waiter.set_result(payload.get("result") or {})
         elif type_ == "tool.call":
             self._spawn(self._answer_tool_call(frame))
         elif type_ == "interaction.resolved":
@@ -385,7 +436,8 @@ class AgentClient:
     async def _answer_tool_call(self, frame: dict[str, Any]) -> None:
         payload = frame["payload"]
         handler = self._tool_handlers.get(payload["name"])
-        answer: dict[str, Any] = {"call_id": payload["call_id"], "name": payload["name"], "action": payload.get("action")}
+        answer: dict[str, Any] = {"call_id": payload["call_id"], "name": payload["name"],
+                                  "action": payload.get("action")}
         if handler is None:
             answer["error"] = {"code": "unknown_tool", "message": f"This agent does not handle {payload['name']!r}."}
         else:
@@ -393,10 +445,10 @@ class AgentClient:
                 answer["result"] = await handler(payload.get("action"), payload.get("arguments") or {})
             except ToolCallError as exc:
                 answer["error"] = {"code": exc.code, "message": exc.message}
-            except Exception as exc:  # noqa: BLE001 - the caller gets an error instead of silence
+            except Exception as exc:  # the caller gets an error instead of silence
                 log.exception("tool handler %s failed", payload["name"])
                 answer["error"] = {"code": "tool_failed", "message": f"{type(exc).__name__}: {exc}"[:500]}
-        # The call's envelope id pairs the answer with exactly this call (PROTOCOL.md).
+        # The call's envelope id pairs the answer with exactly this call (docs/protocol.md#tools).
         await self.send("tool.result", answer, correlationId=frame["id"])
 
     async def _run_task(self, task: TaskHandle) -> None:
@@ -417,32 +469,65 @@ class AgentClient:
 
     def task_finished(self, task_id: str) -> None:
         """The task reached a final status: nothing to resume after a restart."""
-        if self._open_tasks.pop(task_id, None) is not None:
-            self._save_state()
+        if task_id:
+            self._ended.add(task_id)
+            self._snapshot.pop(task_id, None)
+            self._deferred.pop(task_id, None)
 
-    def _resume_unfinished(self) -> None:
-        """After the first catch-up: run the handler again for the tasks a previous run left unfinished."""
-        pending, self._resume_pending = self._resume_pending, []
-        for task in pending:
-            if task.id in self._open_tasks and self._task_handler is not None:
-                self._spawn(self._resume_task(task))
+    def _take_snapshot(self, welcome: dict[str, Any]) -> None:
+        """The hub's list of this agent's unfinished tasks: what to resume, and how far each got."""
+        self._snapshot = {t["taskId"]: t for t in welcome.get("openTasks") or []}
+        self._snapshot_head = int(welcome.get("headSequence") or 0)
+        for task in self._snapshot.values():
+            for question in task.get("interactions") or []:
+                if question["status"] != "pending":
+                    self._outcomes[question["interactionId"]] = Outcome(
+                        question["interactionId"], question["status"], question.get("response") or {},
+                        question.get("respondedBy"))
+        if welcome.get("openTasksTruncated"):
+            log.warning("the hub listed only the oldest %d unfinished tasks of this agent", len(self._snapshot))
 
-    async def _resume_task(self, task: TaskHandle) -> None:
-        # The previous run may have ended the task just before it died (its final ack lost with it), or the
-        # hub ended it in a way not addressed to the agent: accepting again tells. The hub answers a task that
-        # runs with "already running" (a no-op for accept()) and a finished one with its final status.
-        try:
-            await task.accept()
-        except HubError as exc:
-            ended = next((status for status in TERMINAL if status in exc.message), None)
-            if exc.code == "illegal_transition" and ended is not None:
-                log.info("not resuming task %s: it is already %s", task.id, ended)
-                task.ended_by_hub(ended)
-                self.task_finished(task.id)
-                return
-            log.warning("resuming task %s: %s", task.id, exc)
-        log.info("resuming unfinished task %s", task.id)
-        await self._run_task(task)
+    def _start_open_tasks(self) -> None:
+        """At caught_up: run the handler for every open task not yet running here, exactly once per process.
+
+        Open are the tasks the welcome listed (a previous run or another copy of this agent left them
+        unfinished: run again as `resumed`) and those assigned after the list was read. A task assigned in the
+        replay but missing from the list ended before this connection: it is not started.
+        """
+        deferred, self._deferred = self._deferred, {}
+        sequences, self._deferred_sequence = self._deferred_sequence, {}
+        if self._task_handler is None:
+            return
+        for task_id, info in list(self._snapshot.items()):
+            if task_id in self._handled or task_id in self._ended:
+                continue
+            task = self.tasks.get(task_id)
+            if task is None or task_id not in deferred:
+                task = TaskHandle(self, task_id, info.get("conversationId"),
+                                  {"title": info.get("title", ""), "description": info.get("description", "")})
+                self.tasks[task_id] = task
+            task.restore(info)
+            if task.resumed:
+                log.info("resuming unfinished task %s (%s)", task_id, info.get("status"))
+            self._start(task)
+        for task_id, task in deferred.items():
+            if task_id not in self._handled and task_id not in self._ended \
+                    and sequences.get(task_id, 0) > self._snapshot_head:
+                self._start(task)
+
+    def _start(self, task: TaskHandle) -> None:
+        if self._task_handler is None or task.id in self._handled:
+            return
+        self._handled.add(task.id)
+        self._spawn(self._run_task(task))
+
+    async def _stop_handlers(self) -> None:
+        """Replaced or revoked: the handlers stop too, or they would wait for acks that never come."""
+        current = asyncio.current_task()
+        for task in list(self._background):
+            if task is not current:
+                task.cancel()
+        await asyncio.gather(*(t for t in self._background if t is not current), return_exceptions=True)
 
     def _load_state(self) -> None:
         if self.state_path is None or not self.state_path.exists():
@@ -452,19 +537,21 @@ class AgentClient:
         except (OSError, ValueError):
             log.warning("ignoring an unreadable state file %s", self.state_path)
             return
+        if data.get("agentId") not in (None, self.credential.agent_id):
+            # Paired again with a fresh code (a new agent): the old agent's cursor means nothing to this one.
+            log.info("the state file %s belongs to agent %s: starting afresh as agent %s", self.state_path,
+                     data.get("agentId"), self.credential.agent_id)
+            return
         self.epoch = data.get("epoch")
         self.last_sequence = int(data.get("lastSequence", 0))
-        for task_id, kept in dict(data.get("openTasks") or {}).items():
-            task = TaskHandle(self, task_id, kept.get("conversationId"), kept.get("payload") or {}, resumed=True)
-            self.tasks[task_id] = task
-            self._open_tasks[task_id] = kept
-            self._resume_pending.append(task)
+        # Files of older versions also list "openTasks": the hub's welcome is the truth about those now.
 
     def _save_state(self) -> None:
         self._state_dirty = False
         if self.state_path is None:
             return
-        tmp = self.state_path.with_name(self.state_path.name + ".tmp")
-        tmp.write_text(json.dumps({"epoch": self.epoch, "lastSequence": self.last_sequence,
-                                   "openTasks": self._open_tasks}))
+        # A temporary name of this process's own: two copies started on one file do not trip over each other.
+        tmp = self.state_path.with_name(f"{self.state_path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"agentId": self.credential.agent_id, "epoch": self.epoch,
+                                   "lastSequence": self.last_sequence}))
         os.replace(tmp, self.state_path)

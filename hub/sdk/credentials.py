@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import http.client
 import json
+import logging
 import os
 import ssl
 import urllib.error
@@ -16,6 +18,8 @@ from typing import Any
 from hub.sdk.errors import AuthError, HubError, SdkError
 from hub.sdk.tlspin import check_peer, client_context, normalise
 
+log = logging.getLogger("lineup.sdk")
+
 
 @dataclass(frozen=True)
 class Credential:
@@ -24,6 +28,7 @@ class Credential:
     workspace_id: str
     credential: str    # the secret: keep it out of logs and URLs
     tls_fingerprint: str | None = None  # pinned SHA-256 of a self-signed hub certificate (https hubs)
+    code_sha256: str | None = None      # the pairing code it came from (hashed): the same --code again loads it
 
     def __repr__(self) -> str:  # never print the secret by accident
         return f"Credential(hub_url={self.hub_url!r}, agent_id={self.agent_id!r}, workspace_id={self.workspace_id!r})"
@@ -36,7 +41,7 @@ class Credential:
 
 
 def _post_json(url: str, body: dict[str, str], timeout_s: float, fingerprint: str | None = None) -> dict[str, str]:
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",  # noqa: S310 - the hub's URL
                                      headers={"Content-Type": "application/json"})
     context = client_context(fingerprint) if url.startswith("https://") else None
     try:
@@ -51,10 +56,10 @@ def _post_json(url: str, body: dict[str, str], timeout_s: float, fingerprint: st
     except urllib.error.HTTPError as exc:
         try:
             error = json.loads(exc.read())["error"]
-        except Exception:
+        except Exception:  # noqa: BLE001 - whatever the body is (not JSON, no error), the status says enough
             raise HubError("internal", f"The hub answered HTTP {exc.code}.") from None
         kind = AuthError if error["code"] in ("unauthorized", "expired") else HubError
-        raise kind(error["code"], error["message"], error.get("hint", "")) from None
+        raise kind.from_payload(error) from None
     except SdkError:
         raise
     except (urllib.error.URLError, OSError) as exc:
@@ -77,8 +82,9 @@ class _PinnedHTTPS(urllib.request.HTTPSHandler):
         class Pinned(http.client.HTTPSConnection):
             def connect(self) -> None:
                 super().connect()
-                check_peer(self.sock, fingerprint)  # type: ignore[arg-type]
+                check_peer(self.sock, fingerprint)
 
+        # typeshed declares neither do_open (AbstractHTTPHandler's) nor _context on HTTPSHandler.
         return self.do_open(Pinned, req, context=self._context)  # type: ignore[attr-defined]
 
 
@@ -94,7 +100,11 @@ async def pair(hub_url: str, code: str, *, name: str = "agent", runtime: str = "
     answer = await asyncio.to_thread(_post_json, base + "/api/pair",
                                      {"code": code, "name": name, "runtime": runtime, "agentVersion": agent_version},
                                      timeout_s, pin)
-    return Credential(base, answer["agentId"], answer["workspaceId"], answer["credential"], pin)
+    return Credential(base, answer["agentId"], answer["workspaceId"], answer["credential"], pin, _code_hash(code))
+
+
+def _code_hash(code: str) -> str:
+    return hashlib.sha256(code.strip().upper().encode()).hexdigest()
 
 
 def save_credential(credential: Credential, path: Path | str) -> None:
@@ -112,7 +122,7 @@ def save_credential(credential: Credential, path: Path | str) -> None:
 def load_credential(path: Path | str) -> Credential:
     data = json.loads(Path(path).read_text())
     return Credential(data["hub_url"], data["agent_id"], data["workspace_id"], data["credential"],
-                      data.get("tls_fingerprint"))
+                      data.get("tls_fingerprint"), data.get("code_sha256"))
 
 
 async def find_hub(timeout_s: float = 3.0, interfaces: list[str] | None = None) -> str:
@@ -129,14 +139,34 @@ async def find_hub(timeout_s: float = 3.0, interfaces: list[str] | None = None) 
 
 
 async def pair_or_load(hub_url: str | None, code: str | None, path: Path | str, **pair_options: Any) -> Credential:
-    """The stored credential if there is one; otherwise pair with `code` and store the result."""
+    """The credential to connect with: a fresh `code` pairs, otherwise the one stored at `path` is loaded.
+
+    A code given that this credential was not paired with is used: the new credential replaces the file and
+    the old one is kept beside it (`<file>.bak`), so a stale credential (revoked, or a hub whose data was
+    reset) never beats a fresh code. The code the stored credential came from (an MCP client's config repeats
+    it at every start) loads the stored one instead of spending the code again.
+    """
     path = Path(path)
-    if path.exists():
-        return load_credential(path)
+    stored = load_credential(path) if path.exists() else None
+    if code and stored is not None and stored.code_sha256 == _code_hash(code):
+        return stored
     if not code:
-        raise SdkError(f"No credential at {path}: give a pairing code (from the app or `lineup pair`).")
+        if stored is not None:
+            return stored
+        raise SdkError(f"No credential at {path}: give a pairing code (from the app or `lineup pair`) with --code.")
     if not hub_url:
-        hub_url = await find_hub()
+        hub_url = stored.hub_url if stored is not None else await find_hub()
+    if stored is not None and stored.tls_fingerprint and not pair_options.get("tls_fingerprint") \
+            and stored.hub_url.rstrip("/") == hub_url.rstrip("/"):
+        # The same TLS hub as before: its certificate was pinned when first paired, so pairing again (a revoked
+        # credential, a fresh code) needs no --fingerprint typed again.
+        pair_options = {**pair_options, "tls_fingerprint": stored.tls_fingerprint}
     credential = await pair(hub_url, code, **pair_options)
+    if stored is not None:
+        backup = path.with_name(path.name + ".bak")
+        os.replace(path, backup)
+        log.info("paired again with a new code: the previous credential (agent %s) is kept in %s",
+                 stored.agent_id, backup)
     save_credential(credential, path)
+    log.info("paired with %s as agent %s; credential saved in %s", credential.hub_url, credential.agent_id, path)
     return credential

@@ -1,4 +1,5 @@
-"""The demo agent (`lineup demo-agent`): plays seed 002 §15 on every task it is given, and obeys cancel."""
+"""The demo agent (`lineup demo-agent`): plays docs/design.md#the-mvp-demo on every task it is given, and obeys
+cancel."""
 
 from __future__ import annotations
 
@@ -37,35 +38,41 @@ class DemoAgent:
         """Wait one step, or stop at once if a cancel was requested meanwhile."""
         try:
             await asyncio.wait_for(task.cancel_requested.wait(), self.step_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return
         raise Cancelled
 
     async def play(self, task: TaskHandle) -> None:
+        """Seed 002 §15, restart-safe: every step is done once per task, also when this agent was killed or
+        replaced mid-task and runs the task again (docs/sdk.md "Restart-safe handlers")."""
+        log.info("%s task %r (%s)", "resuming" if task.resumed else "working on", task.title, task.id)
         try:
             await task.accept()
             await task.progress(10, "Reading the task")
             scan = await task.child("Scan the repository")
-            await self._step(task)
+            await task.once("scan", self._step, task)
             await scan.succeed("3 services, 41 dependencies")
             await task.progress(40, "Dependencies mapped")
             plan = await task.child("Prepare the migration plan")
-            await self._step(task)
+            await task.once("plan", self._step, task)
             await plan.succeed("3 migrations, reviewed")
             await task.progress(60, "Waiting for your approval")
+            log.info("waiting for your answer in the app: %r (task %r)", "Run the database migration?", task.title)
             outcome = await task.ask_approval(
                 "Run the database migration?",
                 "This applies 3 reviewed migrations to the production database.",
                 risk="high", impact="Production data is changed; the migrations can be rolled back within 24 h.",
                 details={"migrationCount": 3, "environment": "production"})
+            log.info("your answer: %s%s", outcome.outcome, " (approved)" if outcome.approved else "")
             if outcome.outcome == "cancelled" or task.cancel_requested.is_set():
                 raise Cancelled
             if not outcome.approved:
                 await self._say(task, f"Understood: I did not run the migration ({outcome.outcome}).")
                 await task.succeed("Migration skipped at your request")
+                log.info("task %r done: migration skipped", task.title)
                 return
             apply = await task.child("Apply the migrations")
-            await self._step(task)
+            await task.once("apply", self._step, task)
             await apply.succeed("3 applied")
             await task.progress(90, "Migration applied; writing the report")
             await self._say(task, "The migration is done: 3 migrations applied, no downtime. The report is attached.")
@@ -73,10 +80,12 @@ class DemoAgent:
             await task.artifact("migration-report.md", data_url, mime_type="text/markdown",
                                 summary="3 migrations applied, no downtime")
             await task.succeed("Migration applied")
+            log.info("task %r done: migration applied", task.title)
         except Cancelled:
             if task.ended_status is None:  # running: clean up briefly, as a real agent would, then confirm
                 await asyncio.sleep(min(self.step_s, 1.0))  # meanwhile the app shows "cancel requested"
             await task.cancelled("Stopped on your request")
+            log.info("task %r cancelled on your request", task.title)
 
     async def _say(self, task: TaskHandle, text: str) -> None:
         if task.conversation_id is not None:
@@ -95,8 +104,11 @@ class DemoAgent:
                 await asyncio.sleep(min(0.05, self.step_s / 10))
 
 
-async def run_demo(credential: Credential, state_path: Path | None, step_s: float) -> None:
+async def run_demo(credential: Credential, state_path: Path | None, step_s: float, *,
+                   credential_path: Path | None = None, pair_command: str | None = None) -> None:
     client = AgentClient(credential, state_path=state_path, runtime="demo", agent_version="1.0",
-                         capabilities=["tasks", "approval", "streaming", "artifacts"])
+                         capabilities=["tasks", "approval", "streaming", "artifacts"],
+                         credential_path=credential_path, pair_command=pair_command)
     DemoAgent(client, step_s)
+    log.info("demo agent %s connecting to %s", credential.agent_id, credential.hub_url)  # said once, by the log
     await client.run()

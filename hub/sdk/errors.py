@@ -2,23 +2,38 @@
 
 from __future__ import annotations
 
+from typing import Any, Self
+
 
 class SdkError(Exception):
     """Base of every error raised by hub.sdk."""
 
 
 class HubError(SdkError):
-    """The hub refused an envelope: `code` is one of PROTOCOL.md's error codes."""
+    """The hub refused an envelope: `code` is one of the error codes of docs/protocol.md#errors; `details` is the
+    structured part to branch on (docs/protocol.md "Errors"), e.g. `{"from": "running", "to": "running"}` for
+    illegal_transition."""
 
-    def __init__(self, code: str, message: str, hint: str = "") -> None:
+    def __init__(self, code: str, message: str, hint: str = "", details: dict[str, Any] | None = None) -> None:
         super().__init__(f"{code}: {message}" + (f" ({hint})" if hint else ""))
         self.code = code
         self.message = message
         self.hint = hint
+        self.details: dict[str, Any] = details or {}
+
+    @classmethod
+    def from_payload(cls, error: dict[str, Any]) -> Self:
+        """From a `system.error` payload (or an HTTP error body's `error`)."""
+        return cls(error["code"], error["message"], error.get("hint", ""), error.get("details") or {})
 
 
 class AuthError(HubError):
     """The credential or pairing code was refused; retrying will not help. Pair again with a fresh code."""
+
+
+class ReplacedError(SdkError):
+    """Another copy of this agent connected with the same credential and took over (close code 4409): this
+    client stops instead of reconnecting, so the two never both take the agent's tasks."""
 
 
 class OutboxFull(SdkError):

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import inspect
+import json
+import logging
 import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from hub.protocol.vocabulary import ACTIVE_TASK_STATUSES, TERMINAL_TASK_STATUSES
 from hub.sdk.errors import HubError
+
+log = logging.getLogger("lineup.sdk")
 
 if TYPE_CHECKING:
     from hub.sdk.client import AgentClient
@@ -57,15 +64,23 @@ def _options(options: list[str] | list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [o if isinstance(o, dict) else {"id": f"o{i + 1}", "label": o} for i, o in enumerate(options)]
 
 
-TERMINAL = ("succeeded", "failed", "cancelled")
+TERMINAL = TERMINAL_TASK_STATUSES  # a task in one of these is finished (hub/protocol/vocabulary.py)
+
+
+def stable_id(*parts: object) -> str:
+    """An id that a handler run again (after a restart, or in another copy of the agent) makes again."""
+    return hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).hexdigest()[:24]
 
 
 class TaskHandle:
     """One task assigned to this agent. Every method waits for the hub's ack and raises HubError on refusal.
 
-    `resumed` is True when a previous run of this agent was handed the task and stopped (killed, restarted)
-    before finishing it: the handler runs again from the start. `accept()` is then a no-op, and asking again
-    with the same `interaction_id` waits for the same interaction's outcome instead of asking twice.
+    `resumed` is True when the task was started before this process ran it (a previous run was killed or
+    restarted, or another copy of the agent was replaced): the handler runs again from the start, and the
+    handle makes that safe (docs/sdk.md "Restart-safe handlers"). Child tasks, questions, artifacts and
+    messages get ids derived from the task and what they are, so doing them again stores nothing new and a
+    question asked again returns the answer already given (or waits for the same one); `accept()` and progress
+    the hub already has are skipped; `once(name, fn)` runs a step of your own at most once per task.
     """
 
     def __init__(self, client: AgentClient, task_id: str, conversation_id: str | None, payload: dict[str, Any],
@@ -80,6 +95,42 @@ class TaskHandle:
         self.cancel_requested = asyncio.Event()
         self.cancel_reason: str | None = None
         self.ended_status: str | None = None  # set when the hub or the person ended the task, not this agent
+        self.status: str = "running" if resumed else "queued"
+        self.checkpoints: dict[str, Any] = {}    # named steps done (once / checkpoint), kept by the hub
+        self._progress_floor = -1                # resumed: progress at or below this was reported already
+        self._children: dict[str, str] = {}      # child id -> status, as the hub has them
+        self._counts: dict[tuple[str, ...], int] = {}
+
+    def restore(self, info: dict[str, Any]) -> None:
+        """Take what the hub has of this task (the welcome's openTasks entry) before the handler runs."""
+        self.status = info.get("status") or self.status
+        self.resumed = self.status != "queued"
+        self.conversation_id = info.get("conversationId", self.conversation_id)
+        self.checkpoints = dict(info.get("checkpoints") or {})
+        if self.resumed and info.get("progress") is not None:
+            self._progress_floor = int(info["progress"])
+        self._children = {c["taskId"]: c["status"] for c in info.get("children") or []}
+        if info.get("cancelRequested"):
+            self.cancel_reason = info.get("cancelReason")
+            self.cancel_requested.set()
+
+    def _next_id(self, kind: str, *what: object) -> str:
+        """The n-th `kind` of these contents in this task: the same id each time the handler runs."""
+        key = (kind, *(str(w) for w in what))
+        n = self._counts[key] = self._counts.get(key, 0) + 1
+        return stable_id(self.id, *key, n)
+
+    async def _send_once(self, type_: str, payload: dict[str, Any], envelope_id: str,
+                         task_id: str | None = None) -> None:
+        """Send with an id derived from the object: a re-run is a re-send (acked as a duplicate). `conflict` means
+        the object exists with other contents (a step done again differently): the first one stands."""
+        try:
+            await self.client.send(type_, payload, id=envelope_id, taskId=task_id or self.id,
+                                   conversationId=self.conversation_id)
+        except HubError as exc:
+            if exc.code != "conflict":
+                raise
+            log.info("%s %s exists already; keeping the first one", type_, envelope_id)
 
     def ended_by_hub(self, status: str) -> None:
         """Someone else ended the task (cancelled while queued or waiting, cancel timeout, agent_unreachable):
@@ -95,45 +146,82 @@ class TaskHandle:
 
     async def accept(self) -> None:
         """Accept the task; accepting a task that already runs (a restarted agent) is not an error."""
+        if self.status != "queued":
+            return
         try:
-            await self._send("task.accepted", {})
+            await self._send_once("task.accepted", {}, f"accept-{self.id}")
         except HubError as exc:
-            if exc.code != "illegal_transition" or "running" not in exc.message and "waiting" not in exc.message:
+            # Already running, or waiting for the person (this agent accepted it before it restarted): fine.
+            if exc.code != "illegal_transition" or exc.details.get("from") not in ACTIVE_TASK_STATUSES:
                 raise
+        self.status = "running"
 
     async def progress(self, percent: int | None = None, summary: str | None = None) -> None:
+        """Report progress; in a resumed task a percentage the hub already passed is not sent again, so the
+        app's progress never runs backwards while the handler catches up."""
         payload: dict[str, Any] = {}
         if percent is not None:
             payload["progress"] = max(0, min(100, int(percent)))
+            if payload["progress"] <= self._progress_floor:
+                return
         if summary is not None:
             payload["summary"] = summary
         await self._send("task.status_changed", payload)
 
-    async def child(self, title: str, status: str = "running") -> "ChildTask":
-        child_id = f"task_{uuid.uuid4().hex}"
-        await self._send("task.child_created", {"parentTaskId": self.id, "title": title, "status": status,
-                                                "taskId": child_id})
-        return ChildTask(self, child_id, status)
+    async def child(self, title: str, status: str = "running") -> ChildTask:
+        """A display-only child task; made again by a re-run handler, it is the same child (not a second one)."""
+        child_id = f"task_{self._next_id('child', title)}"
+        known = self._children.get(child_id)
+        if known is None:
+            await self._send_once("task.child_created", {"parentTaskId": self.id, "title": title, "status": status,
+                                                         "taskId": child_id}, f"child-{child_id}")
+            self._children[child_id] = known = status
+        return ChildTask(self, child_id, known)
 
     async def artifact(self, name: str, url: str, *, mime_type: str | None = None, summary: str | None = None) -> str:
-        artifact_id = f"art_{uuid.uuid4().hex}"
+        artifact_id = f"art_{self._next_id('artifact', name)}"
         payload: dict[str, Any] = {"name": name, "url": url, "artifactId": artifact_id}
         if mime_type:
             payload["mimeType"] = mime_type
         if summary:
             payload["summary"] = summary
-        await self._send("artifact.created", payload)
+        await self._send_once("artifact.created", payload, f"art-{artifact_id}")
         return artifact_id
 
     async def message(self, text: str, **extra: Any) -> str:
-        """Post a message in the task's conversation."""
+        """Post a message in the task's conversation (posted once, also when the handler runs again)."""
         if self.conversation_id is None:
             raise ValueError("This task has no conversation to post in.")
-        message_id = f"msg_{uuid.uuid4().hex}"
-        await self._send("message.create", {"content": text, "messageId": message_id, **extra})
+        message_id = f"msg_{self._next_id('message', text)}"
+        await self._send_once("message.create", {"content": text, "messageId": message_id, **extra},
+                              f"msg-{message_id}")
         return message_id
 
-    def stream(self) -> "MessageStream":
+    # ---- steps of your own -------------------------------------------------------------------------
+
+    async def checkpoint(self, name: str, data: Any = None) -> None:
+        """Tell the hub a named step of this task is done (with a small JSON result); kept for a re-run."""
+        encoded = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        await self._send_once("task.checkpoint", {"name": name, "data": data},
+                              f"cp-{stable_id(self.id, name, encoded)}")
+        self.checkpoints[name] = data
+
+    async def once(self, name: str, step: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run `step(*args, **kwargs)` (a function or coroutine function) at most once for this task.
+
+        Its result (JSON, at most 16 KiB) is kept by the hub under `name`; a handler run again after a restart
+        gets it back without running the step. A process killed during the step runs it again: make the step
+        itself safe to repeat, or short enough that this does not matter.
+        """
+        if name in self.checkpoints:
+            return self.checkpoints[name]
+        result = step(*args, **kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        await self.checkpoint(name, result)
+        return result
+
+    def stream(self) -> MessageStream:
         """`async with task.stream() as s: await s.write("...")` — streamed text, stored whole at the end."""
         if self.conversation_id is None:
             raise ValueError("This task has no conversation to stream into.")
@@ -146,7 +234,7 @@ class TaskHandle:
         await self._finish("failed", summary=summary, error={"code": code, "message": message})
 
     async def cancelled(self, summary: str | None = None) -> None:
-        """Confirm a cancel request: the task becomes cancelled (seed 002 §6.2)."""
+        """Confirm a cancel request: the task becomes cancelled (docs/design.md#cancel-is-a-request)."""
         await self._finish("cancelled", summary=summary)
 
     async def _finish(self, status: str, **fields: Any) -> None:
@@ -154,13 +242,21 @@ class TaskHandle:
             return  # already ended by the hub or the person: there is nothing left to report
         payload = {"status": status, "progress": 100 if status == "succeeded" else None,
                    **{k: v for k, v in fields.items() if v is not None}}
-        await self._send("task.status_changed", {k: v for k, v in payload.items() if v is not None})
+        await self._send_once("task.status_changed", {k: v for k, v in payload.items() if v is not None},
+                              f"end-{self.id}-{status}")
+        self.status = status
         self.client.task_finished(self.id)
 
     # ---- asking the person -------------------------------------------------------------------------
 
     async def ask(self, interaction: dict[str, Any]) -> Outcome:
-        """Ask with a full interaction object; waits until the person answers or it ends otherwise."""
+        """Ask with a full interaction object; waits until the person answers or it ends otherwise.
+
+        Without an `id`, the question's id derives from the task, its type and title: asked again by a re-run
+        handler, it returns the answer already given, or waits for the same pending question."""
+        if not interaction.get("id"):
+            interaction = {**interaction,
+                           "id": f"int_{self._next_id('ask', interaction.get('type'), interaction.get('title'))}"}
         return await self.client.ask(interaction, task_id=self.id, conversation_id=self.conversation_id)
 
     async def ask_approval(self, title: str, description: str = "", *, risk: str = "medium", impact: str = "",
@@ -175,7 +271,9 @@ class TaskHandle:
         return await self.ask(_spec("choice", title, description, options=_options(options), multiple=multiple,
                                     expiresAt=expires_at, id=interaction_id))
 
-    async def ask_input(self, title: str, *, description: str = "", format: str = "text", pattern: str | None = None,
+    async def ask_input(self, title: str, *, description: str = "",
+                        format: str = "text",  # noqa: A002 - the protocol's field name, part of the SDK's API
+                        pattern: str | None = None,
                         placeholder: str | None = None, expires_at: str | None = None,
                         interaction_id: str | None = None) -> Outcome:
         return await self.ask(_spec("input", title, description, format=format, pattern=pattern,
@@ -195,7 +293,7 @@ def _spec(type_: str, title: str, description: str, **fields: Any) -> dict[str, 
 
 
 class ChildTask:
-    """A display-only child task (seed 002 §10.2); its status is reported like any task's."""
+    """A display-only child task (docs/design.md#task-states); its status is reported like any task's."""
 
     def __init__(self, parent: TaskHandle, task_id: str, status: str) -> None:
         self.parent = parent
@@ -203,13 +301,18 @@ class ChildTask:
         self.status = status
 
     async def set_status(self, status: str, summary: str | None = None) -> None:
+        """Report the child's status; a status it already has (a re-run handler) is not sent again."""
+        if status == self.status and status != "running":
+            return
         payload: dict[str, Any] = {"status": status}
         if summary:
             payload["summary"] = summary
         if status == "failed":
             payload["error"] = {"code": "child_failed", "message": summary or ""}
-        await self.parent._send("task.status_changed", payload, task_id=self.id)
+        # A child is its parent's helper in this module: it sends on the parent's task and updates its children.
+        await self.parent._send_once("task.status_changed", payload, f"{self.id}-{status}", task_id=self.id)  # noqa: SLF001
         self.status = status
+        self.parent._children[self.id] = status  # noqa: SLF001
 
     async def succeed(self, summary: str | None = None) -> None:
         await self.set_status("succeeded", summary)
@@ -226,7 +329,7 @@ class MessageStream:
         self.text = ""
         self.live = True  # False once the hub lost the stream's start (restart): the final message carries all
 
-    async def __aenter__(self) -> "MessageStream":
+    async def __aenter__(self) -> MessageStream:
         return self
 
     async def write(self, text: str) -> None:

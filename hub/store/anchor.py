@@ -15,14 +15,16 @@ older copy, a reset, or tampering), the hub leaves the file alone and logs what 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import re
 import sqlite3
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from hub.protocol.envelope import now_iso
 from hub.store.chain import GENESIS
@@ -98,10 +100,8 @@ def write_anchor(data_dir: Path, anchor: Anchor) -> None:
         os.chmod(tmp, 0o600)  # an older temporary file may have had another mode
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             tmp.unlink()
-        except OSError:
-            pass
         raise
     try:  # the rename itself survives a power loss once the folder is synced (POSIX; not possible on Windows)
         dir_fd = os.open(data_dir, os.O_RDONLY)
@@ -209,5 +209,5 @@ class Anchorer:
         while not self._stopping.is_set():
             try:
                 await asyncio.wait_for(self._stopping.wait(), self.interval_s)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 await self.write_if_moved()

@@ -9,15 +9,10 @@ from typing import Any
 import msgspec
 
 from hub.protocol.envelope import PROTOCOL_VERSION, Envelope, encode
+from hub.protocol.stored import AGENT_VIEW_TYPES  # how an agent sees a stored fact addressed to it
 
-PAGE_SIZE = 1000  # rows per replay page (shared/QUALITY.md rule 3)
+PAGE_SIZE = 1000  # rows per replay page (docs/quality.md#paged-replay-on-a-read-connection)
 
-# How an agent sees a stored fact addressed to it (PROTOCOL.md "Hub → agent").
-AGENT_VIEW_TYPES = {
-    "task.created": "task.assigned",
-    "message.created": "message.delivered",
-    "interaction.expired": "interaction.resolved",
-}
 
 _json_decode = msgspec.json.decode
 
@@ -67,7 +62,8 @@ class StoredEvent:
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form used by HTTP reads (same fields as the wire envelope)."""
-        return msgspec.to_builtins(self.envelope())
+        built: dict[str, Any] = msgspec.to_builtins(self.envelope())
+        return built
 
 
 _COLUMNS = ("sequence, id, type, workspace_id, conversation_id, task_id, correlation_id, actor, "
@@ -110,7 +106,7 @@ def head_sequence(conn: sqlite3.Connection) -> int:
 
 def read_all_with_recipients(conn: sqlite3.Connection, after: int) -> list[StoredEvent]:
     """Every event after `after` with its recipients filled in (used for rows another process wrote)."""
-    events = []
+    events: list[StoredEvent] = []
     while True:
         page = read_all(conn, after)
         if not page:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
-from typing import Callable
+from collections.abc import Callable
 
 from hub.protocol.envelope import now_iso
 
@@ -22,7 +22,7 @@ def _run_script(conn: sqlite3.Connection, script: str) -> None:
 
 
 def m001_create_event_log(conn: sqlite3.Connection) -> None:
-    _run_script(conn, 
+    _run_script(conn,
         """
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         -- The log is the truth. `sequence` is assigned by the one writer: gap-free, insert order = commit order.
@@ -42,7 +42,7 @@ def m001_create_event_log(conn: sqlite3.Connection) -> None:
         );
         CREATE INDEX events_by_workspace ON events (workspace_id, sequence);
         CREATE INDEX events_by_task ON events (task_id, sequence) WHERE task_id IS NOT NULL;
-        -- Which agents an event is addressed to (PROTOCOL.md "what each receiver sees").
+        -- Which agents an event is addressed to (docs/protocol.md#what-each-receiver-sees).
         CREATE TABLE event_recipients (
             agent_id TEXT NOT NULL,
             sequence INTEGER NOT NULL,
@@ -53,7 +53,7 @@ def m001_create_event_log(conn: sqlite3.Connection) -> None:
 
 
 def m002_create_projections(conn: sqlite3.Connection) -> None:
-    _run_script(conn, 
+    _run_script(conn,
         """
         CREATE TABLE workspaces (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at TEXT NOT NULL);
         CREATE TABLE users (
@@ -343,9 +343,61 @@ def m007_scope_ids_to_workspaces(conn: sqlite3.Connection) -> None:
         """)
 
 
+def m008_task_checkpoints(conn: sqlite3.Connection) -> None:
+    # The named steps an agent finished in a task (`task.checkpoint`): handed back to a restarted agent in its
+    # welcome, so it does not do a finished step again (docs/sdk.md "Restart-safe handlers").
+    conn.execute("ALTER TABLE tasks ADD COLUMN checkpoints TEXT NOT NULL DEFAULT '{}'")
+
+
+def m009_relay_tables(conn: sqlite3.Connection) -> None:
+    # The WuKongIM uplink's own bookkeeping (hub/relay/store.py), not projections of the log: per-person cursors,
+    # the outbox, inbound message ids, the text fallback's numbered questions, and its state (docs/relay.md).
+    # `IF NOT EXISTS` only here: before this migration the uplink made these very tables itself on first use, so a
+    # database that ran the relay already has them, with this same definition, and keeps their rows.
+    _run_script(conn,
+        """
+        CREATE TABLE IF NOT EXISTS relay_people (
+            uid             TEXT PRIMARY KEY,      -- the person's WuKongIM uid
+            cursor          INTEGER NOT NULL,      -- last event sequence turned into outbox rows for this person
+            synced_seq      INTEGER NOT NULL DEFAULT 0,  -- channel messageSeq reconciled through /channel/messagesync
+            conversation_id TEXT,                  -- where their plain text goes: the conversation they last heard from
+            next_question   INTEGER NOT NULL DEFAULT 1   -- the #number the next question to them gets
+        );
+        CREATE TABLE IF NOT EXISTS relay_outbox (
+            id              INTEGER PRIMARY KEY AUTOINCREMENT,   -- send order
+            person          TEXT NOT NULL,
+            client_msg_no   TEXT NOT NULL UNIQUE,  -- WuKongIM's clientMsgNo: how an uncertain send is recognised later
+            payload         TEXT NOT NULL,         -- the message payload (JSON object)
+            red_dot         INTEGER NOT NULL,      -- counts as unread in IM clients (text yes, LineUp envelopes no)
+            no_persist      INTEGER NOT NULL DEFAULT 0,  -- live only, not stored by WuKongIM (replays asked for)
+            event_sequence  INTEGER,               -- the event it carries, if any
+            status          TEXT NOT NULL DEFAULT 'pending',     -- pending | sent | failed
+            message_id      TEXT, message_seq INTEGER, error TEXT,
+            created_at      TEXT NOT NULL, sent_at TEXT
+        );
+        CREATE INDEX IF NOT EXISTS relay_outbox_pending ON relay_outbox (person, status, id);
+        CREATE TABLE IF NOT EXISTS relay_inbound (
+            message_id      TEXT PRIMARY KEY,      -- WuKongIM's message id: each inbound message is handled once
+            person          TEXT NOT NULL,
+            message_seq     INTEGER,
+            handled_at      TEXT NOT NULL,
+            outcome         TEXT                   -- what became of it (ack, error code, answer, chat, ignored)
+        );
+        CREATE TABLE IF NOT EXISTS relay_questions (
+            person          TEXT NOT NULL,
+            number          INTEGER NOT NULL,      -- the #number shown in the text fallback
+            interaction_id  TEXT NOT NULL,
+            status          TEXT NOT NULL DEFAULT 'open',   -- open | closed
+            PRIMARY KEY (person, number), UNIQUE (person, interaction_id)
+        );
+        CREATE TABLE IF NOT EXISTS relay_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        """)
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_create_event_log, m002_create_projections, m003_create_sign_in_links, m004_create_tools,
-    m005_create_notifications, m006_chain_events, m007_scope_ids_to_workspaces,
+    m005_create_notifications, m006_chain_events, m007_scope_ids_to_workspaces, m008_task_checkpoints,
+    m009_relay_tables,
 ]
 
 # Tables rebuilt from the log by `lineup db rebuild` and compared by `lineup db check`.

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from hub.store.events import StoredEvent
 
 Projector = Callable[[sqlite3.Connection, StoredEvent], None]
 PROJECTORS: dict[str, Projector] = {}
-TERMINAL_TASK_STATES = ("succeeded", "failed", "cancelled")
 
 
 def projects(*types: str) -> Callable[[Projector], Projector]:
@@ -48,6 +48,15 @@ def _user_created(conn: sqlite3.Connection, ev: StoredEvent) -> None:
     conn.execute("INSERT INTO users (id, workspace_id, username, display_name, role, password_hash, created_at) "
                  "VALUES (?, ?, ?, ?, ?, ?, ?)", (p["userId"], ev.workspace_id, p["username"],
                                                   p["displayName"], p["role"], p["_passwordHash"], ev.recorded_at))
+
+
+@projects("user.claimed")
+def _user_claimed(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    # First-run setup taking over the passwordless owner the CLI made (hub/domain/accounts.py::create_owner).
+    p = ev.payload
+    conn.execute("UPDATE users SET username = ?, display_name = ?, password_hash = ? WHERE id = ?",
+                 (p["username"], p["displayName"], p["_passwordHash"], p["userId"]))
+    conn.execute("UPDATE workspaces SET name = ? WHERE id = ?", (p["workspaceName"], ev.workspace_id))
 
 
 @projects("device.created")
@@ -186,6 +195,17 @@ def _task_status_changed(conn: sqlite3.Connection, ev: StoredEvent) -> None:
         "WHERE id = ? AND workspace_id = ?",
         (p.get("status"), p.get("progress"), p.get("summary"), _json(p.get("error")), ev.recorded_at, ev.sequence,
          ev.task_id, ev.workspace_id))
+
+
+@projects("task.checkpoint")
+def _task_checkpoint(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    row = conn.execute("SELECT checkpoints FROM tasks WHERE id = ? AND workspace_id = ?",
+                       (ev.task_id, ev.workspace_id)).fetchone()
+    kept = json.loads(row[0] or "{}") if row is not None else {}
+    kept[ev.payload["name"]] = ev.payload.get("data")
+    conn.execute("UPDATE tasks SET checkpoints = ?, updated_at = ?, last_sequence = ? "
+                 "WHERE id = ? AND workspace_id = ?",
+                 (_json(kept), ev.recorded_at, ev.sequence, ev.task_id, ev.workspace_id))
 
 
 @projects("task.cancel_requested")

@@ -1,6 +1,6 @@
 """The one writer: commands queue up, each batch runs in one transaction, events are published after commit.
 
-Guarantees (shared/QUALITY.md "Design rules"): one task assigns `sequence`, so it is gap-free and insert order
+Guarantees (docs/quality.md#design-rules): one task assigns `sequence`, so it is gap-free and insert order
 is commit order; a command's events and their projections commit together or not at all; nobody is told
 "stored" (ack) before COMMIT returned; a command refused with LapError leaves no trace (SAVEPOINT).
 """
@@ -13,8 +13,9 @@ import logging
 import sqlite3
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import aiosqlite
 import msgspec
@@ -37,8 +38,10 @@ def request_digest(*parts: Any) -> str:
 
 
 def is_disk_full(exc: BaseException) -> bool:
-    code = getattr(exc, "sqlite_errorcode", None)
-    return code == sqlite3.SQLITE_FULL or "full" in str(exc).lower()
+    """SQLite's own result code says the disk (or the LINEUP_DB_MAX_PAGES cap) is full; the message is for people
+    (a trigger's "queue is full" is not a full disk). The low byte is the primary code, should an extended one come."""
+    code = getattr(exc, "sqlite_errorcode", None) if isinstance(exc, sqlite3.Error) else None
+    return code is not None and code & 0xFF == sqlite3.SQLITE_FULL
 
 
 class Tx:
@@ -64,7 +67,8 @@ class Tx:
         return self.conn.execute(sql, params).fetchall()
 
     def append(self, type_: str, payload: dict[str, Any], *, workspace_id: str | None, actor: str,
-               id: str | None = None, conversation_id: str | None = None, task_id: str | None = None,
+               id: str | None = None,  # noqa: A002 - the event's `id` column, named as every caller passes it
+               conversation_id: str | None = None, task_id: str | None = None,
                correlation_id: str | None = None, occurred_at: str | None = None,
                recipients: tuple[str, ...] = (), request_hash: str | None = None) -> StoredEvent:
         event = StoredEvent(
@@ -158,7 +162,8 @@ class Writer:
     def submit(self, command: Command) -> asyncio.Future[Outcome]:
         future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
         if self._task is None:
-            future.set_result(Outcome(error=LapError("internal", "The hub is shutting down; resend after it restarts.")))
+            future.set_result(Outcome(error=LapError("internal",
+                                                     "The hub is shutting down; resend after it restarts.")))
         else:
             self._queue.put_nowait((command, future))
         return future
@@ -212,7 +217,7 @@ class Writer:
                 self._on_commit(events)
             except Exception:
                 log.exception("publishing committed events failed")
-        for (_, future), outcome in zip(batch, outcomes):
+        for (_, future), outcome in zip(batch, outcomes, strict=True):
             if not future.done():
                 future.set_result(outcome)
 
@@ -255,7 +260,8 @@ class Writer:
         conn = tx.conn
         if cmd.dedupe_id is not None:
             if cmd.workspace_id is None:
-                row = conn.execute("SELECT sequence, request_hash FROM events WHERE id = ?", (cmd.dedupe_id,)).fetchone()
+                row = conn.execute("SELECT sequence, request_hash FROM events WHERE id = ?",
+                                   (cmd.dedupe_id,)).fetchone()
             else:
                 row = conn.execute("SELECT sequence, request_hash FROM events WHERE id = ? AND workspace_id = ?",
                                    (cmd.dedupe_id, cmd.workspace_id)).fetchone()
@@ -282,7 +288,8 @@ class Writer:
             if isinstance(exc, sqlite3.IntegrityError):
                 return Outcome(error=LapError("conflict", f"That id is already taken: {exc}"))
             log.exception("command failed")
-            return Outcome(error=LapError("internal", f"The hub failed to process this envelope ({type(exc).__name__})."))
+            return Outcome(error=LapError("internal",
+                                          f"The hub failed to process this envelope ({type(exc).__name__})."))
         conn.execute("RELEASE command")
         new_events = tx.events[first_event:]
         sequence = None

@@ -1,1 +1,1 @@
-"""The tool layer of seed 000 §4: definitions, the registry of who offers what, and routing of calls."""
+"""The tool layer (docs/design.md#tool-types): definitions, the registry of who offers what, and routing of calls."""

@@ -1,4 +1,4 @@
-"""Tool definitions (seed 000 §4.1–4.3): checked when registered, and arguments checked per call."""
+"""Tool definitions (docs/design.md#tool-types): checked when registered, and arguments checked per call."""
 
 from __future__ import annotations
 
@@ -43,7 +43,8 @@ class ToolDef:
     raw: dict[str, Any]   # the public definition, as it goes out in tool.list
 
     def action(self, name: str | None) -> ActionDef | None:
-        """The action to run; an `action`-type tool takes any action name it documents, or none (seed 000 §4.3)."""
+        """The action to run; an `action`-type tool takes any action name it documents, or none
+        (docs/design.md#tool-types)."""
         if self.type == "action":
             return self.actions[""]
         if name is None:
@@ -74,7 +75,7 @@ PUBLIC_KEYS = ("name", "type", "description", "actions", "inputSchema", "ui", "t
 
 
 def parse_tool(definition: Any) -> ToolDef:
-    """Check one definition against seed 000 §4 and return it parsed; raise ToolDefinitionError."""
+    """Check one definition against docs/design.md#tool-types and return it parsed; raise ToolDefinitionError."""
     if not isinstance(definition, dict):
         raise ToolDefinitionError("a tool definition must be an object")
     name = _text(definition, "name", "tool")

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from hub.protocol.vocabulary import RISK_LEVELS
+
 COMMON = {
     "description": {"type": "string", "description": "Why the agent needs this, and what happens next"},
-    "risk": {"type": "string", "enum": ["low", "medium", "high"]},
+    "risk": {"type": "string", "enum": list(RISK_LEVELS)},
     "expiresAt": {"type": "string", "description": "ISO 8601 time after which the question expires"},
 }
 

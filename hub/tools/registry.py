@@ -1,22 +1,28 @@
-"""Who offers which tool: the hub's plugins, agents (agent.hello / tool.list) and apps (tool.list)."""
+"""Who offers which tool: the hub's plugins, agents (agent.hello / tool.list) and apps (tool.list).
+
+A plugin's `register_tools` returns definitions (dicts with a `handler` or an `interaction`) or plain typed
+functions, whose definition comes from their signature and docstring (hub/tools/functions.py).
+"""
 
 from __future__ import annotations
 
 import json
 import logging
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from hub.pluginhost.loader import PluginFailure
 from hub.tools.definitions import ToolDef, ToolDefinitionError, parse_tool
+from hub.tools.functions import function_tool
 
 if TYPE_CHECKING:
-    from hub.pluginhost.manager import PluginHost
+    from hub.ports import Plugins
 
 log = logging.getLogger("lineup.tools")
 
-# What a plugin's definition may carry besides the public definition (seed 000 §4.1).
+# What a plugin's definition may carry besides the public definition (docs/design.md#tool-types).
 HANDLER_KEYS = ("handler", "interaction", "result", "ui")
 
 
@@ -54,12 +60,13 @@ class ToolRegistry:
     def __init__(self) -> None:
         self.hub_tools: dict[str, HubTool] = {}
 
-    def load(self, plugins: PluginHost, hub: Any) -> None:
+    def load(self, plugins: Plugins, hub: Any) -> None:
         """Collect register_tools from every plugin; a bad definition is reported with its plugin's name."""
-        for plugin, item in plugins.collect("register_tools", hub=hub):
+        for plugin, offered in plugins.collect("register_tools", hub=hub):
             try:
+                item = function_tool(offered) if callable(offered) and not isinstance(offered, dict) else offered
                 if not isinstance(item, dict):
-                    raise ToolDefinitionError("register_tools must return tool definition objects")
+                    raise ToolDefinitionError("register_tools must return tool definitions (dicts) or functions")
                 definition = parse_tool({k: v for k, v in item.items() if k not in HANDLER_KEYS})
                 if definition.name in self.hub_tools:
                     raise ToolDefinitionError(f"tool {definition.name!r} is already offered by plugin "

@@ -8,54 +8,65 @@ are picked up again. A call is named by (workspace, call event id): envelope ids
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
 import logging
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hub.domain.tools import complete_call
 from hub.protocol.envelope import new_id
 from hub.store.events import StoredEvent
+from hub.tools.context import ToolContext, ToolError
 from hub.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from hub.core import Hub
+    from hub.ports import HubCore
+
+    class PluginConfigs(Protocol):
+        def config(self, name: str) -> dict[str, Any]: ...
+
+    class RouterHub(HubCore, Protocol):
+        """What the router uses of the hub: the core, and each plugin's own settings for its tools' context."""
+
+        @property
+        def plugins(self) -> PluginConfigs: ...
 
 log = logging.getLogger("lineup.tools")
 HANDLER_TIMEOUT_S = 30.0
 
 
-class ToolError(Exception):
-    """Raised by a handler to answer a call with an error: `code` and a message for the caller."""
+async def run_handler(handler: Any, action: str | None, arguments: dict[str, Any], context: Any) -> Any:
+    """A plugin's handler, under HANDLER_TIMEOUT_S, never on the event loop unless it is a coroutine function.
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-@dataclass
-class ToolContext:
-    """What a hub-side handler gets besides the action and arguments."""
-
-    call_id: str
-    caller: dict[str, str]
-    workspace_id: str
-    instance_id: str | None = None
-    state: dict[str, Any] = field(default_factory=dict)  # an app-type tool's instance state: change it in place
+    A plain function runs in a worker thread: one blocking call in a plugin (a slow HTTP request, time.sleep)
+    would otherwise stall every agent's acks. A thread cannot be stopped, so past the timeout the call is answered
+    with an error and the thread is left to finish on its own.
+    """
+    target = handler.func if isinstance(handler, functools.partial) else handler
+    # An object whose __call__ is a coroutine function is awaited too (this reads the method; it is no callable() test).
+    if inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(getattr(target, "__call__", None)):  # noqa: B004
+        return await asyncio.wait_for(handler(action, arguments, context), HANDLER_TIMEOUT_S)
+    outcome = await asyncio.wait_for(asyncio.to_thread(handler, action, arguments, context), HANDLER_TIMEOUT_S)
+    if inspect.isawaitable(outcome):  # a plain function that returned a coroutine
+        outcome = await asyncio.wait_for(outcome, HANDLER_TIMEOUT_S)
+    return outcome
 
 
 class ToolRouter:
-    def __init__(self, hub: Hub, registry: ToolRegistry) -> None:
+    def __init__(self, hub: RouterHub, registry: ToolRegistry) -> None:
         self.hub = hub
         self.registry = registry
         # (job kind, workspace id, call event id or interaction id)
         self.queue: asyncio.Queue[tuple[str, str, str]] = asyncio.Queue()
         self.app_deadlines: dict[tuple[str, str], float] = {}  # (workspace id, call event id) -> deadline
         self._worker: asyncio.Task[None] | None = None
+        self._unsubscribe: Callable[[], None] | None = None  # from the commit bus, while the router runs
 
     async def start(self) -> None:
+        # Subscribed before reading what is pending: a call committed meanwhile is not missed (at worst seen twice).
+        self._unsubscribe = self.hub.bus.subscribe(self.observe, name="tool_router")
         rows = await self.hub.read(lambda c: c.execute(
             "SELECT id, workspace_id, target_kind, target_id FROM tool_calls WHERE status = 'pending' "
             "ORDER BY last_sequence").fetchall())
@@ -70,6 +81,9 @@ class ToolRouter:
         self._worker = asyncio.create_task(self._work(), name="lineup-tools")
 
     async def stop(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
         if self._worker is not None:
             self._worker.cancel()
             await asyncio.gather(self._worker, return_exceptions=True)
@@ -107,8 +121,9 @@ class ToolRouter:
                     await self._finish_interaction(workspace_id, key)
                 else:
                     await self.hub.execute(complete_call(workspace_id, key, error={
-                        "code": "no_answer", "message": f"Nobody answered within {self.hub.settings.tool_call_timeout_s:g} s: "
-                                                         "the app or agent offering this tool is offline."}))
+                        "code": "no_answer",
+                        "message": f"Nobody answered within {self.hub.settings.tool_call_timeout_s:g} s: "
+                                   "the app or agent offering this tool is offline."}))
             except Exception:
                 log.exception("tool job %s %s failed", kind, key)
 
@@ -124,7 +139,7 @@ class ToolRouter:
             return
         arguments = json.loads(call["arguments"])
         context = ToolContext(call["call_id"], {"kind": call["caller_kind"], "id": call["caller_id"]},
-                              call["workspace_id"])
+                              call["workspace_id"], config=self.hub.plugins.config(tool.plugin))
         is_app = tool.definition.type == "app"
         if is_app:
             if call["action"] == "open":
@@ -142,18 +157,16 @@ class ToolRouter:
                     return
                 context.state = json.loads(row["state"])
         try:
-            outcome = tool.handler(call["action"], arguments, context)
-            if inspect.isawaitable(outcome):
-                outcome = await asyncio.wait_for(outcome, HANDLER_TIMEOUT_S)
-            result = dict(outcome or {})
+            result = dict(await run_handler(tool.handler, call["action"], arguments, context) or {})
         except ToolError as exc:
             await self.hub.execute(complete_call(workspace_id, call_event_id,
                                                  error={"code": exc.code, "message": exc.message}))
             return
-        except Exception as exc:  # noqa: BLE001 - a plugin's bug is this call's error; the hub keeps serving
+        except Exception as exc:  # a plugin's bug is this call's error; the hub keeps serving
             log.exception("tool %s (plugin %s) raised", call["name"], tool.plugin)
             await self.hub.execute(complete_call(workspace_id, call_event_id, error={
-                "code": "tool_failed", "message": f"The {call['name']} tool failed: {type(exc).__name__}: {exc}"[:500]}))
+                "code": "tool_failed",
+                "message": f"The {call['name']} tool failed: {type(exc).__name__}: {exc}"[:500]}))
             return
         instance = None
         if is_app:

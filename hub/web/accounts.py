@@ -1,9 +1,10 @@
-"""HTTP routes for setup, sign-in, devices, pairing codes, pairing and managing agents (PROTOCOL.md)."""
+"""HTTP routes for setup, sign-in, devices, pairing codes, pairing and managing agents (docs/protocol.md#endpoints)."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from typing import Annotated, Any
+from urllib.parse import urlsplit, urlunsplit
 
 import msgspec
 import segno
@@ -12,10 +13,14 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from hub.auth.secrets import hash_password, normalize_pairing_code, verify_password
+from hub.cli_invocation import program as cli_program
 from hub.domain import accounts
 from hub.protocol.errors import LapError
-from hub.web import views
+from hub.store.queries import accounts as people
+from hub.store.queries import agents as agent_rows
+from hub.web import addresses, views
 from hub.web.auth import client_is_loopback, client_key, json_body, require_user
+from hub.web.errors import error_response
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
 
@@ -71,15 +76,16 @@ async def setup(request: Request) -> JSONResponse:
         raise LapError("forbidden", "This hub is already set up.", hint="Sign in with the owner's account.")
     if not client_is_loopback(request):
         key = "setup:" + _client_key(request)
-        # Also hub-wide (many addresses guessing 8 digits together); the hub's own machine needs no code.
-        if hub.sign_in_limiter.blocked(key) or hub.sign_in_limiter.blocked("setup:*"):
+        # Per address only (issue 15 #6): a hub-wide count let anyone's wrong codes refuse the owner's right one.
+        # The hub's own machine needs no code at all.
+        if hub.sign_in_limiter.blocked(key):
             raise LapError("rate_limited", "Too many wrong setup codes from this address.")
         if body.setupCode is None or body.setupCode.strip() != hub.setup_code:
             hub.sign_in_limiter.fail(key)
-            hub.sign_in_limiter.fail("setup:*")
+            port = (request.scope.get("server") or ("", 0))[1]  # the port this socket really listens on
             raise LapError("unauthorized", "The setup code is missing or wrong.",
                            hint="Use the setup code the hub printed when it started, or open the app on the hub's "
-                                "machine (http://127.0.0.1:PORT).")
+                                f"machine (http://127.0.0.1:{port}).")
     password_hash = await asyncio.to_thread(hash_password, body.password)
     command, _ = accounts.create_owner(body.username, body.displayName, password_hash, body.workspaceName,
                                        body.deviceName)
@@ -90,16 +96,24 @@ async def setup(request: Request) -> JSONResponse:
 async def login(request: Request) -> JSONResponse:
     hub = request.app.state.hub
     body = await json_body(request, LoginRequest)
-    key = "login:" + _client_key(request)
-    if hub.sign_in_limiter.blocked(key):
-        raise LapError("rate_limited", "Too many failed sign-ins from this address; wait a few minutes.")
-    user = await hub.read(lambda c: c.execute("SELECT * FROM users WHERE username = ?", (body.username,)).fetchone())
+    source, local = _client_key(request), client_is_loopback(request)
+    wait_s = hub.login_limits.wait_s(source, body.username, local)
+    if wait_s:
+        # Per address, per account and hub-wide (hub/auth/limits.py): the answer says how long to wait.
+        refused = error_response(LapError("rate_limited", "Too many failed sign-ins; wait a few minutes.",
+                                          hint=f"Try again in {wait_s} s." + (
+                                              " On this machine, `lineup token` prints a sign-in without the password."
+                                              if local else " Or sign in on the hub's own machine.")))
+        refused.headers["Retry-After"] = str(wait_s)
+        return refused
+    user = await hub.read(lambda c: people.user_by_username(c, body.username))
     stored = user["password_hash"] if user is not None and user["password_hash"].startswith("scrypt$") else None
     matches = await asyncio.to_thread(verify_password, body.password, stored or _NO_MATCH_HASH)
     ok = stored is not None and matches
     if not ok:
-        hub.sign_in_limiter.fail(key)
-        raise LapError("unauthorized", "Wrong username or password.")
+        hub.login_limits.fail(source, body.username, local)
+        raise LapError("unauthorized", "Wrong username or password.",
+                       hint="Check both and try again.")  # not the default hint, which is about pairing agents
     result = await hub.execute(accounts.sign_in_device(user["id"], body.deviceName))
     return JSONResponse(result, status_code=201)
 
@@ -107,9 +121,8 @@ async def login(request: Request) -> JSONResponse:
 async def me(request: Request) -> JSONResponse:
     actor = await require_user(request)
     hub = request.app.state.hub
-    user = await hub.read(lambda c: c.execute("SELECT * FROM users WHERE id = ?", (actor.id,)).fetchone())
-    workspace = await hub.read(lambda c: c.execute("SELECT * FROM workspaces WHERE id = ?",
-                                                   (actor.workspace_id,)).fetchone())
+    user = await hub.read(lambda c: people.user_by_id(c, actor.id))
+    workspace = await hub.read(lambda c: people.workspace_by_id(c, actor.workspace_id))
     return JSONResponse({"userId": actor.id, "username": user["username"], "displayName": user["display_name"],
                          "role": user["role"], "deviceId": actor.device_id,
                          "workspace": {"id": workspace["id"], "name": workspace["name"]}})
@@ -117,9 +130,7 @@ async def me(request: Request) -> JSONResponse:
 
 async def list_devices(request: Request) -> JSONResponse:
     actor = await require_user(request)
-    rows = await request.app.state.hub.read(lambda c: c.execute(
-        "SELECT * FROM devices WHERE workspace_id = ? AND user_id = ? ORDER BY created_at", (actor.workspace_id, actor.id)
-    ).fetchall())
+    rows = await request.app.state.hub.read(lambda c: people.devices_of_user(c, actor.workspace_id, actor.id))
     return JSONResponse({"devices": [views.device(r, actor.device_id) for r in rows]})
 
 
@@ -136,20 +147,49 @@ async def create_pairing_code(request: Request) -> JSONResponse:
     hub = request.app.state.hub
     command, code = accounts.create_pairing_code(actor, body.name, hub.settings.pairing_code_ttl_s)
     result = await hub.execute(command)
-    base = str(request.base_url).rstrip("/")
+    # The agent may run on another machine: never a loopback address when the hub has another (issue 14).
+    base, other_devices = addresses.for_agents(request)
+    base = _agent_base(hub, base)
+    commands = agent_commands(base, code, hub.tls_fingerprint)
     return JSONResponse({"code": code, "expiresAt": result["expiresAt"], "codeId": result["codeId"],
-                         "command": f"lineup demo-agent --hub {base} --code {code}"
-                                    + (f" --fingerprint {hub.tls_fingerprint}" if hub.tls_fingerprint else "")},
-                        status_code=201)
+                         "hubUrl": base, "otherDevices": other_devices, "fingerprint": hub.tls_fingerprint,
+                         "command": commands["demo"], "commands": commands}, status_code=201)
+
+
+# What "Connect my agent" offers, each as the one command to run where the agent runs (docs/agents.md).
+CONNECT_COMMANDS = {
+    "demo": "demo-agent",
+    "claude-code": "connect claude-code --dir ~/code/my-project",
+    "codex": "connect codex --dir ~/code/my-project",
+    "gemini": "connect gemini --dir ~/code/my-project",
+}
+
+
+def agent_commands(base: str, code: str, fingerprint: str | None) -> dict[str, str]:
+    pin = f" --fingerprint {fingerprint}" if fingerprint else ""
+    program = cli_program()
+    return {kind: f"{program} {words} --hub {base} --code {code}{pin}" for kind, words in CONNECT_COMMANDS.items()}
+
+
+def _agent_base(hub: Any, base: str) -> str:
+    """Agents talk TLS when the hub serves them a TLS listener (hub/server.py, `agent_tls`): a plain http address
+    becomes https on that port; a configured `public_url` (perhaps a TLS proxy) stays as the person set it."""
+    port = getattr(hub, "agent_tls_port", None)
+    parts = urlsplit(base)
+    if not port or parts.scheme != "http" or not parts.hostname or addresses.configured_public_url(hub):
+        return base
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return urlunsplit(("https", f"{host}:{port}", parts.path, "", ""))
 
 
 async def pair(request: Request) -> JSONResponse:
     hub = request.app.state.hub
     body = await json_body(request, PairRequest)
     key = "pair:" + _client_key(request)
-    # Guessing is limited per address and for the whole hub: 40 bits of code against 20 tries a minute.
-    # The hub-wide limit never blocks the hub's own machine, so nobody can stop the owner pairing there.
-    if hub.pairing_limiter.blocked(key) or (hub.pairing_limiter.blocked("pair:*") and not client_is_loopback(request)):
+    # Guessing is limited per address (20 a minute against 40 bits of code that expires in minutes); not
+    # hub-wide: then one address's wrong codes refused another host's right one (issue 15 #6). The hub's own
+    # machine and a loopback peer asking for another name (a rebound page) are two sources.
+    if hub.pairing_limiter.blocked(key):
         raise LapError("rate_limited", "Too many wrong pairing codes; wait a minute.")
     command, credential = accounts.pair_agent(normalize_pairing_code(body.code), body.name, body.runtime,
                                               body.agentVersion)
@@ -158,7 +198,6 @@ async def pair(request: Request) -> JSONResponse:
     except LapError as exc:
         if exc.code in ("unauthorized", "expired"):
             hub.pairing_limiter.fail(key)
-            hub.pairing_limiter.fail("pair:*")
         raise
     return JSONResponse({"agentId": result["agentId"], "workspaceId": result["workspaceId"],
                          "credential": credential}, status_code=201)
@@ -166,9 +205,15 @@ async def pair(request: Request) -> JSONResponse:
 
 async def list_agents(request: Request) -> JSONResponse:
     actor = await require_user(request)
-    rows = await request.app.state.hub.read(lambda c: c.execute(
-        "SELECT * FROM agents WHERE workspace_id = ? ORDER BY created_at", (actor.workspace_id,)).fetchall())
-    return JSONResponse({"agents": [views.agent(r) for r in rows]})
+    rows = await request.app.state.hub.read(lambda c: agent_rows.agents_of_workspace(c, actor.workspace_id))
+    agents = [views.agent(r) for r in rows]
+    # The stored time changes only with the status (connect, disconnect): an online agent's last sign of life is
+    # its newest heartbeat, kept in memory by presence (writing every heartbeat would be a write per ping).
+    heartbeats = request.app.state.hub.presence.last_heartbeat_wall
+    for agent in agents:
+        if agent["status"] == "online" and agent["id"] in heartbeats:
+            agent["lastHeartbeatAt"] = heartbeats[agent["id"]]
+    return JSONResponse({"agents": agents})
 
 
 async def revoke_agent(request: Request) -> JSONResponse:
@@ -191,13 +236,15 @@ async def create_sign_in_link(request: Request) -> JSONResponse:
     actor = await require_user(request)
     await json_body(request, dict)
     hub = request.app.state.hub
+    # The phone needs an address it can reach, also when this app was opened on 127.0.0.1 (issue 14). A hub with
+    # none (listening on loopback only) answers with `otherDevices: false` and no QR code: the app says so.
+    base, source = addresses.for_other_devices(request)
     command, code = accounts.create_sign_in_link(actor, hub.settings.pairing_code_ttl_s)
     result = await hub.execute(command)
-    base = str(request.base_url).rstrip("/")
-    url = f"{base}/#signin={code}"
-    qr_svg = segno.make(url, error="m").svg_inline(scale=4, dark="#1b1f24", light="#ffffff")
-    return JSONResponse({"url": url, "expiresAt": result["expiresAt"], "linkId": result["linkId"], "qrSvg": qr_svg},
-                        status_code=201)
+    url = f"{base or str(request.base_url).rstrip('/')}/#signin={code}"
+    qr_svg = segno.make(url, error="m").svg_inline(scale=4, dark="#1b1f24", light="#ffffff") if base else None
+    return JSONResponse({"url": url, "expiresAt": result["expiresAt"], "linkId": result["linkId"], "qrSvg": qr_svg,
+                         "otherDevices": base is not None, "addressSource": source}, status_code=201)
 
 
 async def redeem_sign_in_link(request: Request) -> JSONResponse:

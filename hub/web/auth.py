@@ -12,6 +12,7 @@ from starlette.requests import Request
 from hub.auth.lookup import app_actor
 from hub.domain.actors import Actor
 from hub.protocol.errors import LapError
+from hub.web.errors import BodyTooLarge
 from hub.web.origin import origin_allowed
 
 
@@ -35,9 +36,11 @@ def check_origin(request: Request) -> None:
 async def json_body(request: Request, kind: type[Any]) -> Any:
     """Decode and validate a JSON body; a bad one is `invalid_payload` naming the field."""
     check_origin(request)
+    # hub/web/bodylimit.py has refused a larger body before reading it; this check stays for any other server.
+    limit = request.app.state.hub.settings.max_body_bytes
     body = await request.body()
-    if len(body) > 64 * 1024:
-        raise LapError("invalid_payload", "The request body is too large.")
+    if len(body) > limit:
+        raise BodyTooLarge(limit)
     try:
         return msgspec.json.decode(body or b"{}", type=kind)
     except msgspec.ValidationError as exc:
@@ -86,13 +89,16 @@ def client_is_loopback(request: Request) -> bool:
 
 
 def client_key(request: Request) -> str:
-    """Whose guesses these are, for the guess limits: the hub's machine is one guesser (any 127.x), an IPv6 host
-    is its /64 (it can take any address in it), an IPv4 host is its address."""
+    """Whose guesses these are, for the guess limits: the person at the hub's machine is one guesser (any 127.x),
+    a loopback peer asking for another name a second one, an IPv6 host is its /64 (it can take any address in
+    it), an IPv4 host is its address."""
     peer = _peer(request)
     if peer is None:
         return "unknown"
     if peer.is_loopback:
-        return "loopback"
+        # The person at the machine (a loopback name in Host) is one guesser; a loopback peer that asked for
+        # another name (a DNS-rebound page, a local proxy) is another, so its guesses never spend the owner's.
+        return "loopback" if client_is_loopback(request) else "loopback-other"
     if isinstance(peer, ipaddress.IPv6Address):
         return str(ipaddress.ip_network(f"{peer}/64", strict=False))
     return str(peer)

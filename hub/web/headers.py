@@ -1,4 +1,5 @@
-"""Security headers on every HTTP answer: no inline script, no framing, no referrer (seed 002 §11)."""
+"""Security headers on every HTTP answer: no inline script, no framing, no referrer
+(docs/design.md#security-baseline)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,12 @@ HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
     (b"x-frame-options", b"DENY"),
-    (b"cache-control", b"no-store"),
 ]
+# Nothing is stored by caches unless the answer says otherwise: only the web app's own files do
+# (hub/web/static_app.py: versioned files for a year, the rest revalidated); API answers never.
+NO_STORE = (b"cache-control", b"no-store")
+NOSNIFF = HEADERS[0]
+SUBRESOURCE = b"x-lineup-subresource"  # set by the app's file server on versioned subresources, never sent
 
 
 def relay_origin(scope: Scope) -> str:
@@ -40,7 +45,12 @@ class SecurityHeaders:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = list(message.get("headers", [])) + [policy] + HEADERS
+                headers = list(message.get("headers", []))
+                if (SUBRESOURCE, b"1") in headers:  # a versioned script, style or image (hub/web/static_app.py)
+                    message["headers"] = [h for h in headers if h[0] != SUBRESOURCE] + [NOSNIFF]
+                else:
+                    cached = any(name.lower() == b"cache-control" for name, _ in headers)
+                    message["headers"] = headers + [policy] + HEADERS + ([] if cached else [NO_STORE])
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

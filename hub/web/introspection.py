@@ -10,6 +10,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from hub import PROTOCOL_VERSION
+from hub.agents_add import agent_presets
+from hub.cli_invocation import describe as describe_cli
+from hub.protocol import vocabulary as vocabularies
 from hub.protocol.errors import LapError
 from hub.web.auth import client_is_loopback, require_user
 from hub.web.plugin_routes import ui_modules
@@ -37,7 +40,7 @@ def _open_fds() -> int | None:
 
 
 async def metrics(request: Request) -> JSONResponse:
-    """Loop lag, writer batches and commit latency, queue depths, connections (shared/QUALITY.md)."""
+    """Loop lag, writer batches and commit latency, queue depths, connections (docs/quality.md#the-harness)."""
     if not client_is_loopback(request):
         await require_user(request)
     hub = request.app.state.hub
@@ -79,7 +82,15 @@ async def plugins(request: Request) -> JSONResponse:
                          "failures": [{"name": f.name, "origin": f.origin, "reason": f.reason}
                                       for f in hub.plugins.failures],
                          "runtimes": sorted(hub.runtime_specs), "agents": hub.supervisor.describe(),
-                         "tools": sorted(hub.tools.hub_tools), "uiModules": ui_modules(hub)})
+                         "tools": sorted(hub.tools.hub_tools), "uiModules": ui_modules(hub),
+                         # The command this hub was started with, for the commands the app shows (not on PATH
+                         # after README's install). Here, not in a public answer: it names the person's folders.
+                         "cli": describe_cli(hub.settings)})
+
+
+async def vocabulary(request: Request) -> JSONResponse:
+    """The protocol's vocabularies (task statuses, …), the ones the app finds in its page; public, as the schema."""
+    return JSONResponse(vocabularies.for_app())
 
 
 async def ui_module_list(request: Request) -> JSONResponse:
@@ -90,7 +101,9 @@ async def ui_module_list(request: Request) -> JSONResponse:
 routes = [
     Route("/-/plugins.json", plugins),
     Route("/-/ui-modules.json", ui_module_list),
+    Route("/-/vocabulary.json", vocabulary),
     Route("/-/health", health),
     Route("/.well-known/lineup", well_known),
     Route("/-/metrics", metrics),
+    Route("/-/agent-presets.json", agent_presets),  # `lineup agents add` presets for the Agents screen
 ]

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from starlette.routing import BaseRoute, Mount
-from starlette.staticfiles import StaticFiles
+
+from hub.web.static_app import AppFiles
 
 if TYPE_CHECKING:
     from hub.core import Hub
+
+# Each hub's plugin static files, read once; dropped with the hub (tests run several hubs in one process).
+_files_by_hub: weakref.WeakKeyDictionary[Hub, dict[str, AppFiles]] = weakref.WeakKeyDictionary()
 
 
 def static_dir(plugin: Any) -> Path | None:
@@ -23,18 +28,40 @@ def static_dir(plugin: Any) -> Path | None:
 def plugin_routes(hub: Hub) -> list[BaseRoute]:
     """`/plugins/<name>/static/…` for every package plugin with static files, then the plugins' own routes."""
     routes: list[BaseRoute] = []
-    for name, plugin in hub.plugins.pm.list_name_plugin():
-        folder = static_dir(plugin)
-        if folder is not None:
-            # StaticFiles refuses paths that leave `folder` (../), so a plugin serves only its own files.
-            routes.append(Mount(f"/plugins/{name}/static", app=StaticFiles(directory=folder), name=f"plugin-{name}"))
+    for name, files in plugin_files(hub).items():
+        # Only the files read from `folder` at start are served: a plugin serves nothing outside it (no ../).
+        routes.append(Mount(f"/plugins/{name}/static", app=files, name=f"plugin-{name}"))
     for _, route in hub.plugins.collect("register_routes", hub=hub):
         if isinstance(route, BaseRoute):
             routes.append(route)
     return routes
 
 
+def plugin_files(hub: Hub) -> dict[str, AppFiles]:
+    """Each package plugin's `static/` files, read once (compressed, versioned like the app's own files)."""
+    cached = _files_by_hub.get(hub)
+    if cached is None:
+        cached = {}
+        for name, plugin in hub.plugins.pm.list_name_plugin():
+            folder = static_dir(plugin)
+            if folder is not None:
+                cached[name] = AppFiles(folder)
+        _files_by_hub[hub] = cached
+    return cached
+
+
 def ui_modules(hub: Hub) -> list[dict[str, str]]:
-    """The ES modules the app imports at start, each named with its plugin so a failure can say whose."""
-    return [{"plugin": plugin, "url": url} for plugin, url in hub.plugins.collect("register_ui_modules", hub=hub)
-            if isinstance(url, str)]
+    """The ES modules the app imports at start, each named with its plugin so a failure can say whose.
+
+    A module in a plugin's own static folder is named under that folder's version, so browsers keep it for good."""
+    files = plugin_files(hub)
+    modules = []
+    for plugin, url in hub.plugins.collect("register_ui_modules", hub=hub):
+        if not isinstance(url, str):
+            continue
+        prefix = f"/plugins/{plugin}/static/"
+        if plugin in files and url.startswith(prefix) and url[len(prefix):] in files[plugin].files:
+            modules.append({"plugin": plugin, "url": prefix + files[plugin].prefix.lstrip("/") + url[len(prefix):]})
+        else:
+            modules.append({"plugin": plugin, "url": url})
+    return modules

@@ -1,4 +1,5 @@
-"""HTTP reads for the app: conversations, messages, tasks, a task's detail, the inbox, events (seed 002 §6)."""
+"""HTTP reads for the app: conversations, messages, tasks, a task's detail, the inbox, events
+(docs/design.md#inbox-and-task-lists)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,15 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from hub.protocol.errors import LapError
+from hub.protocol.vocabulary import TASK_STATUSES
 from hub.store import events as event_log
+from hub.store.queries import conversations, interactions, tasks
 from hub.web import views
 from hub.web.auth import require_user
 
-TASK_STATUSES = {"queued", "running", "waiting_for_human", "succeeded", "failed", "cancelled"}
+# Every list is bounded (issue 15: a flood of questions made the inbox 102 MB); a task's parts beyond this
+# are left out of its detail, and the inbox says how many questions wait in all.
+DETAIL_PART_LIMIT = 500
 
 
 def _int_param(request: Request, name: str, default: int, *, low: int = 0, high: int = 1 << 62) -> int:
@@ -38,10 +43,10 @@ async def state(request: Request) -> JSONResponse:
 
 
 async def list_conversations(request: Request) -> JSONResponse:
+    """The most recently active conversations first, `limit` of them (500 by default)."""
     actor = await require_user(request)
-    rows = await request.app.state.hub.read(lambda c: c.execute(
-        "SELECT * FROM conversations WHERE workspace_id = ? ORDER BY last_sequence DESC", (actor.workspace_id,)
-    ).fetchall())
+    limit = _int_param(request, "limit", 500, low=1, high=2000)
+    rows = await request.app.state.hub.read(lambda c: conversations.recent_conversations(c, actor.workspace_id, limit))
     return JSONResponse({"conversations": [views.conversation(r) for r in rows]})
 
 
@@ -53,12 +58,9 @@ async def list_messages(request: Request) -> JSONResponse:
     limit = _int_param(request, "limit", 50, low=1, high=500)
 
     def read(c: sqlite3.Connection) -> list[sqlite3.Row] | None:
-        if c.execute("SELECT 1 FROM conversations WHERE id = ? AND workspace_id = ?",
-                     (conversation_id, actor.workspace_id)).fetchone() is None:
+        if not conversations.conversation_exists(c, conversation_id, actor.workspace_id):
             return None
-        return c.execute("SELECT * FROM messages WHERE conversation_id = ? AND workspace_id = ? AND first_sequence < ? "
-                         "ORDER BY first_sequence DESC LIMIT ?",
-                         (conversation_id, actor.workspace_id, before, limit)).fetchall()
+        return conversations.messages_before(c, conversation_id, actor.workspace_id, before, limit)
 
     rows = await request.app.state.hub.read(read)
     if rows is None:
@@ -71,45 +73,32 @@ async def list_messages(request: Request) -> JSONResponse:
 async def list_tasks(request: Request) -> JSONResponse:
     actor = await require_user(request)
     statuses = [s for s in request.query_params.get("status", "").split(",") if s]
-    unknown = set(statuses) - TASK_STATUSES
+    unknown = set(statuses).difference(TASK_STATUSES)
     if unknown:
         raise LapError("invalid_payload", f"Unknown task status {sorted(unknown)}; use {sorted(TASK_STATUSES)}.")
     limit = _int_param(request, "limit", 100, low=1, high=1000)
-    sql, params = "SELECT * FROM tasks WHERE workspace_id = ?", [actor.workspace_id]
-    if statuses:
-        sql += f" AND status IN ({','.join('?' * len(statuses))})"
-        params += statuses
     conversation_id = request.query_params.get("conversationId")
-    if conversation_id:
-        sql += " AND conversation_id = ?"
-        params.append(conversation_id)
-    sql += " ORDER BY last_sequence DESC LIMIT ?"
-    params.append(limit)
-    rows = await request.app.state.hub.read(lambda c: c.execute(sql, params).fetchall())
+    rows = await request.app.state.hub.read(
+        lambda c: tasks.latest_tasks(c, actor.workspace_id, statuses, conversation_id, limit))
     return JSONResponse({"tasks": [views.task(r) for r in rows]})
 
 
 async def task_detail(request: Request) -> JSONResponse:
     actor = await require_user(request)
     task_id = request.path_params["task_id"]
-    scope = (task_id, actor.workspace_id)  # ids are unique within a workspace: every read names both
+    ws = actor.workspace_id  # ids are unique within a workspace: every read names both
 
     def read(c: sqlite3.Connection) -> dict[str, Any] | None:
-        task = c.execute("SELECT * FROM tasks WHERE id = ? AND workspace_id = ?", scope).fetchone()
+        task = tasks.task(c, task_id, ws)
         if task is None:
             return None
-        children = c.execute("SELECT * FROM tasks WHERE parent_task_id = ? AND workspace_id = ? ORDER BY created_at",
-                             scope).fetchall()
-        artifacts = c.execute("SELECT * FROM artifacts WHERE task_id = ? AND workspace_id = ? ORDER BY created_at",
-                              scope).fetchall()
-        interactions = c.execute("SELECT * FROM interactions WHERE task_id = ? AND workspace_id = ? "
-                                 "ORDER BY created_at", scope).fetchall()
-        timeline = c.execute("SELECT sequence, id, type, workspace_id, conversation_id, task_id, correlation_id, actor, "
-                             "occurred_at, recorded_at, payload FROM events WHERE task_id = ? AND workspace_id = ? "
-                             "ORDER BY sequence LIMIT 5000", scope).fetchall()
+        children = tasks.children(c, task_id, ws, DETAIL_PART_LIMIT)
+        artifacts = tasks.artifacts(c, task_id, ws, DETAIL_PART_LIMIT)
+        asked = interactions.interactions_of_task(c, task_id, ws, DETAIL_PART_LIMIT)
+        timeline = tasks.timeline(c, task_id, ws)
         return {"task": views.task(task), "children": [views.task(r) for r in children],
                 "artifacts": [views.artifact(r) for r in artifacts],
-                "interactions": [views.interaction(r) for r in interactions],
+                "interactions": [views.interaction(r) for r in asked],
                 "timeline": [dict(event_log.row_to_event(r).as_dict(), actor=r["actor"]) for r in timeline]}
 
     detail = await request.app.state.hub.read(read)
@@ -119,19 +108,18 @@ async def task_detail(request: Request) -> JSONResponse:
 
 
 async def inbox(request: Request) -> JSONResponse:
-    """Seed 002 §6: waiting for me, failed / needs attention, recently completed."""
+    """Seed 002 §6: waiting for me (the oldest `limit`, 50 by default, and how many in all), failed / needs
+    attention, recently completed. Child tasks show inside their parent, not here."""
     actor = await require_user(request)
     ws = actor.workspace_id
+    limit = _int_param(request, "limit", 50, low=1, high=200)
 
     def read(c: sqlite3.Connection) -> dict[str, Any]:
-        waiting = c.execute("SELECT * FROM interactions WHERE workspace_id = ? AND status = 'pending' "
-                            "ORDER BY created_at", (ws,)).fetchall()
-        failed = c.execute("SELECT * FROM tasks WHERE workspace_id = ? AND (status = 'failed' OR "
-                           "(connection_lost_at IS NOT NULL AND status IN ('running', 'waiting_for_human'))) "
-                           "ORDER BY last_sequence DESC LIMIT 50", (ws,)).fetchall()
-        done = c.execute("SELECT * FROM tasks WHERE workspace_id = ? AND status IN ('succeeded', 'cancelled') "
-                         "ORDER BY last_sequence DESC LIMIT 20", (ws,)).fetchall()
-        return {"waitingForMe": [views.interaction(r) for r in waiting],
+        waiting = interactions.oldest_pending(c, ws, limit)
+        total = interactions.pending_count(c, ws)
+        failed = tasks.needing_attention(c, ws)
+        done = tasks.recently_completed(c, ws)
+        return {"waitingForMe": [views.interaction(r) for r in waiting], "waitingForMeTotal": total,
                 "needsAttention": [views.task(r) for r in failed],
                 "recentlyCompleted": [views.task(r) for r in done]}
 
@@ -141,12 +129,7 @@ async def inbox(request: Request) -> JSONResponse:
 async def list_interactions(request: Request) -> JSONResponse:
     actor = await require_user(request)
     status = request.query_params.get("status")
-    sql, params = "SELECT * FROM interactions WHERE workspace_id = ?", [actor.workspace_id]
-    if status:
-        sql += " AND status = ?"
-        params.append(status)
-    rows = await request.app.state.hub.read(lambda c: c.execute(sql + " ORDER BY created_at DESC LIMIT 200",
-                                                               params).fetchall())
+    rows = await request.app.state.hub.read(lambda c: interactions.latest_interactions(c, actor.workspace_id, status))
     return JSONResponse({"interactions": [views.interaction(r) for r in rows]})
 
 

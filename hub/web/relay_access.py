@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 from typing import Any
@@ -20,6 +21,8 @@ from hub.protocol.errors import LapError
 from hub.relay import store
 from hub.relay.admin import pairing
 from hub.relay.httpapi import ApiError, HttpApi
+from hub.store.queries import accounts as people
+from hub.store.queries import relay as relay_state
 from hub.store.writer import Command, Tx
 from hub.web.auth import json_body, require_user
 
@@ -36,7 +39,8 @@ def _access(request: Request, actor: Actor) -> tuple[str | None, dict[str, str] 
     uid = next((u for u, (_, who) in uplink.people.items() if who.id == actor.id), None)
     if uid is None or not uplink.people[uid][0].lap:
         return None, {"reason": "not_in_people", "message": "You are not among the relay's people.",
-                      "hint": 'Add {uid = "…", user = "<your username>"} to [relay] people on the hub, then restart it.'}
+                      "hint": 'Add {uid = "…", user = "<your username>"} to [relay] people on the hub, '
+                              "then restart it."}
     if not (config.api_url and config.manager_token):
         return uid, {"reason": "no_manager_token", "message": "The hub cannot issue relay tokens.",
                      "hint": "Set [relay] api_url and manager_token, or sign in to the relay with a 唐僧叨叨 token."}
@@ -55,9 +59,8 @@ async def _paired(request: Request, uid: str) -> dict[str, Any] | None:
 
 async def _record(request: Request, uid: str, value: dict[str, Any] | None) -> None:
     def run(tx: Tx) -> None:
-        store.ensure_schema(tx)
         if value is None:
-            tx.conn.execute("DELETE FROM relay_state WHERE key = ?", (f"app_device:{uid}",))
+            relay_state.forget_relay_state(tx.conn, f"app_device:{uid}")
         else:
             store.set_state(tx, f"app_device:{uid}", json.dumps(value))
     await request.app.state.hub.execute(Command(run=run))
@@ -91,8 +94,8 @@ async def issue(request: Request) -> JSONResponse:
     except ApiError as exc:
         raise LapError("internal", f"WuKongIM did not take the token: {exc}",
                        hint="Check [relay] api_url and manager_token (`lineup relay check`), then try again.") from None
-    name = await hub.read(lambda c: c.execute("SELECT name FROM devices WHERE id = ?", (actor.device_id,)).fetchone())
-    await _record(request, uid, {"deviceId": actor.device_id, "deviceName": name[0] if name else "",
+    name = await hub.read(lambda c: people.device_name(c, actor.device_id))
+    await _record(request, uid, {"deviceId": actor.device_id, "deviceName": name if name is not None else "",
                                  "pairedAt": now_iso()})
     data = pairing(hub.relay.config, uid, actor.workspace_id, token)
     return JSONResponse({**data, "deviceFlag": APP_DEVICE_FLAG, "hubId": hub.hub_id}, status_code=201)
@@ -114,10 +117,9 @@ async def revoke(request: Request) -> JSONResponse:
             raise LapError("internal", f"WuKongIM did not take the change: {exc}",
                            hint="Check [relay] api_url and manager_token (`lineup relay check`), then try again.") \
                 from None
-        try:  # WuKongIM's "force a device out" (POST /user/device_quit); a server without it keeps the session
+        # WuKongIM's "force a device out" (POST /user/device_quit); a server without it keeps the session.
+        with contextlib.suppress(ApiError):
             await api.post("/user/device_quit", {"uid": uid, "device_flag": APP_DEVICE_FLAG})
-        except ApiError:
-            pass
     await _record(request, uid, None)
     return JSONResponse({"revoked": True})
 

@@ -1,14 +1,49 @@
-"""Agents that stay away (seed 002 §7.4): the task fails and says it must be started again; diagnostics with a
-copyable code and the next step (§7.1); rename and revoke; request cancel shown as requested until confirmed."""
+"""Agents that stay away (docs/design.md#an-agent-that-goes-away): the task fails and says it must be started again;
+diagnostics with a copyable code and the next step (§7.1); rename and revoke; request cancel shown as requested until
+confirmed."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 from playwright.sync_api import expect
 
+from hub.sdk import AgentClient, pair
+
 from tests.e2e.conftest import api, create_owner
 from tests.e2e.flows import connect_demo_agent, go, open_agent_conversation, send_task
+
+
+def test_an_agent_that_signed_off_shows_no_problem(hub, open_page, demo_agents, shots) -> None:  # type: ignore[no-untyped-def]
+    """Claude Code's hooks connect only while Claude works and then close their socket normally: seen walking issue
+    16, every finished session left a red "The agent's connection closed" problem and an amber "1/2 agents online".
+    A normal close is `signed_off`: offline, said calmly, no problem to fix; a crash still is one (the test below)."""
+    owner = create_owner(hub)
+    demo = connect_demo_agent(hub, owner, demo_agents)
+    code = api(hub, owner.token, "POST", "/api/pairing-codes", {"name": "Claude Code"})["code"]
+
+    async def one_session() -> None:
+        client = AgentClient(await pair(hub.base, code, name="Claude Code", runtime="claude-code"), runtime="claude-code")
+        await client.start(timeout_s=10)
+        await client.close()  # the session ended: the socket closes normally (1000)
+    with ThreadPoolExecutor(1) as thread:  # Playwright's sync API holds this thread's event loop
+        thread.submit(asyncio.run, one_session()).result(30)
+
+    page = open_page(hub, token=owner.token, path="/#/agents")
+    card = page.locator(".agent-card").filter(has_text="Claude Code")
+    expect(card.locator("[data-agent-status]")).to_have_text("Offline")
+    card.locator("details.diagnostics > summary").click()
+    expect(card.locator(".signed-off")).to_contain_text("It ended its connection itself")
+    expect(card.locator("[data-diagnostic-code]")).to_have_count(0)
+    expect(card).to_contain_text("Offline (signed off)")
+    indicator = page.locator(".agent-indicator")
+    expect(indicator).to_have_text("1/2 agents online")
+    expect(indicator).to_have_class(re.compile(r"\btone-neutral\b"))
+    shots(page, "01-signed-off")
+    demo.kill()  # a crash next to it: that one is a problem again
+    expect(indicator).to_have_class(re.compile(r"\btone-danger\b"))
 
 
 def test_unreachable_agent_means_restart_and_diagnostics(hub_factory, open_page, demo_agents, shots) -> None:  # type: ignore[no-untyped-def]
@@ -73,7 +108,7 @@ def test_cancel_is_requested_until_the_agent_confirms(hub, open_page, demo_agent
     detail = page.locator("lineup-task-detail .detail-inner")
     detail.get_by_role("button", name="Request cancel").click()
     detail.get_by_role("button", name="Request cancel").click()  # the confirmation
-    # Shown as requested (not cancelled) until the agent confirms, then cancelled (seed 002 §11).
+    # Shown as requested (not cancelled) until the agent confirms, then cancelled (docs/design.md#cancel-is-a-request).
     expect(detail.locator("[data-cancel]")).to_have_attribute("data-cancel", re.compile("requested|sending"))
     expect(detail.locator(".detail-status [data-status]").first).to_have_text(re.compile("Running|Cancelled"))
     expect(detail).to_have_attribute("data-status", "cancelled", timeout=15_000)

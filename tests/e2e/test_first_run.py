@@ -1,4 +1,5 @@
-"""First run through the app (seed 002 §15.1): setup, sign out, sign in; Chinese from the browser, switchable."""
+"""First run through the app (docs/design.md#first-run): setup, sign out, sign in; Chinese from the browser,
+switchable."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Every card action by keyboard alone (Tab to reach, Enter/Space to act), with a visible focus (seed 002 §8.2)."""
+"""Every card action by keyboard alone (Tab to reach, Enter/Space to act), with a visible focus
+(docs/design.md#accessibility-floor)."""
 
 from __future__ import annotations
 
@@ -40,11 +41,11 @@ def test_high_risk_approval_by_keyboard(hub, open_page, demo_agents, shots) -> N
     page.keyboard.press("Enter")
     confirm = card.locator(".confirm-approve")
     expect(confirm).to_be_focused()  # the second step of a high-risk approval takes the focus
-    expect(card.locator(".confirm-box")).to_contain_text("High risk: do you really approve")
+    expect(card.locator(".confirm-box")).to_contain_text("High risk: are you sure?")
     shots(page, "02-confirm-focused")
     page.keyboard.press("Space")
     answered = page.locator(".stream .interaction-card[data-status='answered']")
-    expect(answered.locator(".decision")).to_have_text("Approved: Approve")
+    expect(answered.locator(".decision")).to_have_text("Approved")
     expect(answered.locator(".card-outcome")).to_contain_text("Decided by Ada Lovelace (you)")
 
     details = answered.locator("details.card-details")

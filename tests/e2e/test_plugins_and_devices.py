@@ -11,6 +11,7 @@ from playwright.sync_api import Route, expect
 
 from tests.e2e.conftest import PHONE, api, create_owner
 from tests.e2e.flows import go, open_agent_conversation
+from tests.support.hubproc import free_port
 
 GOOD_MODULE = """
 export function register({ registry }) {
@@ -45,7 +46,14 @@ def test_a_failing_ui_module_is_named_and_the_app_works(hub, open_page) -> None:
     expect(page.get_by_role("heading", name="Welcome to LineUp")).to_be_visible()
 
 
-def test_sign_in_on_a_phone_with_a_qr_code_then_revoke_it(hub, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+def test_sign_in_on_a_phone_with_a_qr_code_then_revoke_it(hub_factory, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+    # The test hub listens on loopback only, which no phone reaches: `public_url` says how this "phone" does
+    # (without it the app says the hub has no LAN address: tests/e2e/test_device_addresses.py, issue 14).
+    hub = hub_factory(start=False)
+    hub.port = free_port()
+    hub.data_dir.mkdir(parents=True, exist_ok=True)
+    (hub.data_dir / "lineup.toml").write_text(f'[notify]\npublic_url = "{hub.base}"\n')
+    hub.start()
     owner = create_owner(hub)
     desk = open_page(hub, token=owner.token, path="/#/settings")
     desk.get_by_role("button", name="Show the sign-in code").click()

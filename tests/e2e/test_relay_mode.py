@@ -186,7 +186,7 @@ def test_an_approval_answered_through_the_relay(  # type: ignore[no-untyped-def]
         expect(page.locator(".inbox-indicator .count")).to_have_text("1")
         shots(page, "02-relay-card")
         card.get_by_role("button", name="Approve").click()
-        card.get_by_role("button", name="Yes, Approve").click()
+        card.get_by_role("button", name="Yes, approve").click()
 
         resolved = background.run(agent.event("interaction.resolved"))
         assert resolved["payload"]["outcome"] == "answered"
@@ -200,7 +200,7 @@ def test_an_approval_answered_through_the_relay(  # type: ignore[no-untyped-def]
         page.goto("/#/conversations/conv-deploys")
         answered = page.locator(".stream .interaction-card")
         expect(answered).to_have_attribute("data-status", "answered")
-        expect(answered.locator(".decision")).to_have_text("Approved: Approve")
+        expect(answered.locator(".decision")).to_have_text("Approved")
         shots(page, "03-relay-answered")
         page.goto("/#/settings")
         expect(section.locator(".relay-mode")).to_contain_text("through the relay")
@@ -223,7 +223,7 @@ def test_an_approval_answered_through_the_relay(  # type: ignore[no-untyped-def]
             expect(cold.locator(".relay-banner")).to_contain_text("connected through the relay")
             replayed = cold.locator(".stream .interaction-card")
             expect(replayed).to_have_attribute("data-status", "answered")
-            expect(replayed.locator(".decision")).to_have_text("Approved: Approve")
+            expect(replayed.locator(".decision")).to_have_text("Approved")
             expect(cold.locator(".conversation-head")).to_contain_text("Builder")
             shots(cold, "04-cold-start-away")
         finally:

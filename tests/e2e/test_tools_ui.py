@@ -20,7 +20,7 @@ from tests.support.lap import LapClient
 
 CONVERSATION = "conv_tools"
 TASK = "task_paint"
-CANVAS_MODULE = "**/plugins/canvas/static/lineup-canvas.js"
+CANVAS_MODULE = "**/plugins/canvas/static/**/lineup-canvas.js"  # served under its folder's version (v/<hash>/)
 
 
 class Agent:

@@ -1,5 +1,5 @@
-"""Who may do what (seed 002 §7.1, §11): setup, sign-in, devices, pairing codes, revocation, and the walls between
-workspaces and between agents."""
+"""Who may do what (docs/design.md#connecting-an-agent, docs/design.md#security-baseline): setup, sign-in, devices,
+pairing codes, revocation, and the walls between workspaces and between agents."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import httpx
 import pytest
 
 from tests.integration.conftest import Connect
-from tests.support.hubproc import HubProcess, run_cli
+from tests.support.fence import fence
+from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 from tests.support.live import Api, Team, error_code, make_team, of_type, pair, without_async
 
@@ -130,7 +131,7 @@ async def test_pairing_code_is_single_use_and_expires(hub_factory, lap: Connect)
     expired = await api.post("/api/pair", {"code": stale["code"], "name": "late"}, status=410)
     assert error_code(expired) == "expired"
     # A code made by the CLI on the hub's machine (its own settings: the default 10 minutes) works too.
-    cli_code = (await asyncio.to_thread(run_cli, hub.data_dir, "pair")).stdout.strip()
+    cli_code = await asyncio.to_thread(hub.pairing_code)
     await api.post("/api/pair", {"code": cli_code, "name": "from-cli"}, status=201)
     names = [a["name"] for a in (await api.get("/api/agents"))["agents"]]
     assert names == ["laptop-agent", "from-cli"]
@@ -169,7 +170,7 @@ async def test_revoking_an_agent_closes_its_socket_and_kills_its_credential(hub:
     await refused(team.app, "conversation.create", {"title": "x", "agentIds": [team.agent_id]}, "not_found")
     # Revoking is idempotent and stores one fact; an unknown agent is not found.
     await team.api.post(f"/api/agents/{team.agent_id}/revoke", status=200)
-    await asyncio.sleep(0.2)
+    await fence(team.app, team.conversation_id, team.app)  # a second agent.revoked would have come before it
     assert len(of_type(team.app, "agent.revoked")) == 1
     assert error_code(await team.api.post("/api/agents/agt_nobody/revoke", status=404)) == "not_found"
 
@@ -181,7 +182,7 @@ async def two_workspaces(hub: HubProcess, owner_token: str, lap: Connect) -> tup
     home = await make_team(hub, owner_token, lap, conversation_id="home-conv")
     await home.new_task("home-task", accept=True)
     await home.ask("home-task", {"id": "home-ask", "type": "approval", "title": "Secret plan?"})
-    other_token = (await asyncio.to_thread(run_cli, hub.data_dir, "token", "--workspace", "Other")).stdout.strip()
+    other_token = await asyncio.to_thread(hub.token, "Other")
     other = await make_team(hub, other_token, lap, conversation_id="other-conv", agent_name="other-agent")
     assert other.workspace_id != home.workspace_id
     return home, other

@@ -534,3 +534,30 @@ def test_hub_told_to_use_loopback_sends_nothing_on_its_other_interface(lan: Lan,
     assert HUB_ADDRESS not in seen, seen
     hub.send_signal(signal.SIGTERM)
     assert hub.wait(15) == 0, hub_log.read_text()
+
+
+async def test_each_hub_announces_a_host_name_of_its_own_and_only_its_addresses(mdns_hubs: Any) -> None:
+    """Issue 17: hubs announced the machine's `<host>.local.`, so their addresses merged (with each other and with
+    the system's responder): a hub was listed at addresses it does not listen on."""
+    first, second = mdns_hubs(unique_name("Left")), mdns_hubs(unique_name("Right"), address="127.0.0.2")
+    found = {f.properties["hubId"]: f for f in [await find(by_id(first.hub_id)), await find(by_id(second.hub_id))]}
+    machine = socket.gethostname().split(".")[0].lower()
+    result = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "hub", "discover", "--interface", "127.0.0.1", "--timeout", "2"],
+        capture_output=True, text=True, timeout=30, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    listed = {row[0]: row[1] for row in (line.split("\t") for line in result.stdout.splitlines())}
+    assert listed[found[first.hub_id].name] == "127.0.0.1"
+    assert listed[found[second.hub_id].name] == "127.0.0.2"
+    zeroconf = AsyncZeroconf(interfaces=LOOPBACK)
+    try:
+        servers = []
+        for hub in (first, second):
+            info = await zeroconf.async_get_service_info(SERVICE_TYPE, f"{found[hub.hub_id].name}.{SERVICE_TYPE}",
+                                                         timeout=3000)
+            assert info is not None and info.server is not None
+            servers.append(info.server.lower())
+        assert servers[0] != servers[1] and f"{machine}.local." not in servers
+        assert all("-lineup-" in server for server in servers), servers
+    finally:
+        await zeroconf.async_close()

@@ -1,4 +1,5 @@
-"""The HTTP reads the app loads its state from (seed 002 §6): lists, details, the inbox, the event log, paging."""
+"""The HTTP reads the app loads its state from (docs/design.md#inbox-and-task-lists): lists, details, the inbox, the
+event log, paging."""
 
 from __future__ import annotations
 

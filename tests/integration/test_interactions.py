@@ -1,4 +1,5 @@
-"""Interaction cards (seed 002 §7.3, §10.4): each type's answers, first answer wins, expiry, and the agent's view."""
+"""Interaction cards (docs/design.md#interaction-cards, docs/protocol.md#interactions): each type's answers, first
+answer wins, expiry, and the agent's view."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.integration.conftest import Connect
+from tests.support.fence import fence
 from tests.support.hubproc import HubProcess
 from tests.support.live import Team, iso_in, make_team, of_type, request_fresh
 
@@ -168,7 +170,7 @@ async def test_first_valid_answer_wins(team: Team, hub: HubProcess, lap: Connect
     errors = [a["payload"]["code"] for a in answers if a["type"] == "system.error"]
     assert len(acks) == 1 and errors == ["already_resolved"] * 5
     resolved = await outcome_for_agent(team, "race")
-    await asyncio.sleep(0.3)
+    await fence(team.app, team.conversation_id, team.agent, team.app)  # a second resolution would come before it
     assert len(of_type(team.agent, "interaction.resolved", interactionId="race")) == 1
     assert len(of_type(team.app, "interaction.resolved", interactionId="race")) == 1
     stored = next(i for i in (await team.api.task("t1"))["interactions"] if i["id"] == "race")

@@ -26,7 +26,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
-from plugins.calculator import OPERANDS
+from hub.plugins.calculator import OPERANDS
 from tests.integration.test_sdk import FAST_ENV, Api, count, eventually
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient

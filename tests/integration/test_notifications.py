@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterator
 import httpx
 import pytest
 
-from tests.support.hubproc import HubProcess, pair_agent, run_cli
+from tests.support.hubproc import HubProcess, pair_agent
 from tests.support.lap import LapClient
 from tests.support.receivers import HttpReceiver, SmtpReceiver
 
@@ -74,7 +74,7 @@ async def test_webhook_json_carries_title_agent_risk_link_and_no_details(hub_fac
     assert "Run the migration?" in note["body"] and note["link"].endswith("/#/tasks/t1")
     assert posted[0].headers["x-lineup-notification-id"] == note["id"]
     raw = str(note)
-    assert "Drops 3 tables" not in raw and "payroll" not in raw  # seed 002 §11: no raw details by default
+    assert "Drops 3 tables" not in raw and "payroll" not in raw  # docs/design.md#no-raw-details-outside-the-hub
     in_app = await app.event("notification.created")
     assert in_app["payload"]["interactionId"] == "i1"
     await agent.close()
@@ -176,6 +176,7 @@ async def test_test_button_sends_through_each_channel(hub_factory, receiver: Htt
     assert missing.status_code == 404
 
 
+@pytest.mark.hub_process  # kill -9
 async def test_outbox_survives_kill_9_mid_delivery(hub_factory, receiver: HttpReceiver) -> None:
     receiver.delay_s = 3.0  # the hub is killed while the webhook call is still in flight
     hub = hub_factory(start=False)
@@ -280,7 +281,7 @@ def register_notifiers(hub):
 
 def other_workspace_token(hub: HubProcess, name: str = "Other") -> str:
     """`lineup token --workspace Other`: a second workspace with an owner of its own, on the running hub."""
-    return run_cli(hub.data_dir, "token", "--workspace", name).stdout.strip()
+    return hub.token(name)
 
 
 def auth(token: str) -> dict[str, str]:

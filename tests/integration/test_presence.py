@@ -1,5 +1,6 @@
-"""Presence (seed 002 §7.4, PROTOCOL.md "Presence"): offline on close and on silence, connection lost, the grace
-period, and recovery on reconnect. Intervals are shrunk: heartbeat 0.5 s (offline after 1 s of silence), grace 2 s."""
+"""Presence (docs/design.md#an-agent-that-goes-away, docs/protocol.md#presence): offline on close and on silence,
+connection lost, the grace period, and recovery on reconnect. Intervals are shrunk: heartbeat 0.5 s (offline after 1 s
+of silence), grace 2 s."""
 
 from __future__ import annotations
 
@@ -58,8 +59,20 @@ async def test_connect_and_close(team: Team) -> None:
     await team.agent.close()
     offline = await next_status(team.app, team.agent_id, "offline", after=online[0]["sequence"])
     assert time.monotonic() - closed_at < 1.0
-    assert offline["payload"]["reason"] == "disconnected"
+    # It closed its socket itself (1000): it stopped on purpose, or connects only while it works (a hook).
+    assert offline["payload"]["reason"] == "signed_off"
     assert (await team.api.get("/api/agents"))["agents"][0]["status"] == "offline"
+
+
+async def test_a_dropped_connection_is_not_a_sign_off(team: Team, fast_hub: HubProcess, lap: Connect) -> None:
+    """A socket that ends without a close frame (a crash, a pulled cable) is `disconnected`: the app shows the
+    problem and says what to do; only a normal close is `signed_off` (seen walking issue 16: a Claude Code hook
+    agent showed a red "connection closed" problem after every normal session)."""
+    online = status_events(team.app, team.agent_id)
+    transport = team.agent.ws.transport
+    transport.abort()
+    offline = await next_status(team.app, team.agent_id, "offline", after=online[-1]["sequence"])
+    assert offline["payload"]["reason"] == "disconnected"
 
 
 async def test_second_socket_keeps_the_agent_online(team: Team, fast_hub: HubProcess, lap: Connect) -> None:

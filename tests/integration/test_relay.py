@@ -113,7 +113,7 @@ async def relay_hub(hub_factory: Callable[..., HubProcess], fake: FakeWuKong, na
     """A hub process with its owner (LineUp user `owner`) served to WuKongIM uid `alice`."""
     hub = hub_factory(name, start=False)
     hub.data_dir.mkdir(parents=True)
-    token = run_cli(hub.data_dir, "token").stdout.strip()
+    token = hub.token()  # before the hub starts, as `lineup token` would be run
     (hub.data_dir / "lineup.toml").write_text(relay_toml(fake, **extra))
     await asyncio.to_thread(hub.start)
     return hub, token
@@ -267,7 +267,7 @@ def test_text_replies_are_read_in_english_and_chinese() -> None:
     assert textreply.parse(approval, "拒绝").response == {"optionId": "reject"}
     assert textreply.parse(approval, "同意。").response == {"optionId": "approve"}
     assert textreply.parse(approval, "Approve").response == {"optionId": "approve"}
-    assert textreply.parse(approval, "2 too risky").response == {"optionId": "reject", "comment": "too risky"}
+    assert textreply.parse(approval, "2 too risky").response is None  # issue 15: no answer read out of a sentence
     assert textreply.parse(approval, "3").problem == "out_of_range"
     assert textreply.parse(approval, "maybe later").problem == "not_understood"
     choice = {"type": "choice", "title": "Which?", "multiple": True, "options": [
@@ -303,6 +303,8 @@ async def test_an_agent_asks_and_a_person_answers_by_text_through_wukongim(hub_f
         await alice.say("perhaps")
         assert "could not read that" in await alice.text("could not read")  # asked again
         await alice.say("1")
+        await alice.text("confirm 1")  # high risk: a second, explicit step (issue 15)
+        await alice.say("confirm 1")
         resolved = await agent.event("interaction.resolved")
         assert resolved["payload"]["outcome"] == "answered" and resolved["payload"]["response"]["optionId"] == "approve"
         assert "✓ #1 Deploy to production?: Approve" in await alice.text("recorded")
@@ -360,6 +362,7 @@ async def test_lap_envelopes_from_the_app_take_the_socket_path(hub_factory: Any,
         await alice.close()
 
 
+@pytest.mark.hub_process  # kill -9
 async def test_disconnects_and_a_restart_lose_nothing_and_repeat_nothing(hub_factory: Any, fakes: Any) -> None:
     fake = await fakes("compat", manager_token=MANAGER)
     hub, token = await relay_hub(hub_factory, fake)
@@ -466,7 +469,9 @@ async def test_an_unsupported_server_is_a_diagnostic_not_a_reconnect_loop(hub_fa
 async def test_the_whitelist_refusal_is_diagnosed_and_provisioning_fixes_it(hub_factory: Any, fakes: Any) -> None:
     fake = await fakes("compat", manager_token=MANAGER, whitelist_off_of_person=False)  # 唐僧叨叨's setting
     hub, token = await relay_hub(hub_factory, fake)
-    await connected(hub)
+    # Not `connected(hub)`: the uplink's own relay.status_changed event goes to alice on the LAP line and may be
+    # refused (reason 13) before a poll sees "connected" (CI, under load). The session being open is what counts.
+    await until(lambda: fake.connects.get(HUB_UID), 10, "the hub's WuKongIM session")
     alice = await Person(fake).connect()
     agent, conversation = await agent_in_conversation(hub, token)
     try:

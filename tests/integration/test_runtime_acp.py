@@ -20,7 +20,7 @@ pytest.importorskip("acp", reason="the acp runtime needs the agent-client-protoc
 from hub.runtimes.base import AgentConfig  # noqa: E402
 from hub.sdk.client import AgentClient  # noqa: E402
 from hub.sdk.credentials import Credential  # noqa: E402
-from plugins.runtimes.acp_runtime import AcpRuntime, TurnError  # noqa: E402
+from hub.plugins.runtimes.acp_runtime import AcpRuntime, TurnError  # noqa: E402
 from tests.integration.conftest import Connect  # noqa: E402
 from tests.support.hubproc import HubProcess  # noqa: E402
 from tests.support.lap import LapClient  # noqa: E402
@@ -252,6 +252,7 @@ async def test_failures_and_a_restart_after_the_agent_dies(hub_factory: Any, lap
     assert len({i["pid"] for i in h.received("initialize")}) == 2
 
 
+@pytest.mark.hub_process  # kill -9
 async def test_a_conversation_keeps_its_session_across_a_hub_crash(hub_factory: Any, lap: Connect,
                                                                    tmp_path: Path) -> None:
     h = await start_acp_hub(hub_factory, lap, tmp_path, env={"ACP_TEST_LOAD_SESSIONS": "1"})

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.integration.conftest import Connect
-from tests.support.hubproc import HubProcess, run_cli
+from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 from tests.support.live import Api, Team, make_team, of_type, pair
 
@@ -43,7 +43,7 @@ async def messages(api: Api, conversation_id: str) -> list[dict[str, Any]]:
 
 async def test_deltas_go_live_once_and_the_final_message_is_stored(team: Team, stream_hub: HubProcess,
                                                                    lap: Connect) -> None:
-    other_token = (await asyncio.to_thread(run_cli, stream_hub.data_dir, "token", "--workspace", "Other")).stdout
+    other_token = await asyncio.to_thread(stream_hub.token, "Other")
     outsider = await lap(stream_hub, "app", other_token.strip())
     c = team.conversation_id
 
@@ -141,6 +141,7 @@ async def test_stream_rules(team: Team, stream_hub: HubProcess, lap: Connect) ->
     assert deltas(team.app, "m5") == []
 
 
+@pytest.mark.hub_process  # kill -9
 async def test_kill_9_mid_stream_loses_at_most_the_snapshot_interval(stream_hub: HubProcess, lap: Connect) -> None:
     token = await asyncio.to_thread(stream_hub.token)
     team = await make_team(stream_hub, token, lap)

@@ -1,4 +1,4 @@
-"""The task state machine of seed 002 §6.2 as a real hub enforces it, and cancel as a request vs. a fact."""
+"""The task state machine (docs/design.md#task-states) as a real hub enforces it, and cancel as a request vs. a fact."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import time
 import pytest
 
 from tests.integration.conftest import Connect
-from tests.support.hubproc import HubProcess, run_cli
+from tests.support.fence import fence
+from tests.support.hubproc import HubProcess
 from tests.support.live import Team, make_team, of_type, pair, request_fresh, stored_after
 
 
@@ -115,7 +116,7 @@ async def test_task_create_is_idempotent_and_ids_are_unique(team: Team) -> None:
                                    conversationId=team.conversation_id, taskId="once")
     assert taken["payload"]["code"] == "conflict"
     await team.agent.event("task.assigned", taskId="once")
-    await asyncio.sleep(0.2)
+    await fence(team.app, team.conversation_id, team.agent)  # a second assignment would have come before it
     assert len(of_type(team.agent, "task.assigned", taskId="once")) == 1
     tasks = (await team.api.get("/api/tasks"))["tasks"]
     assert [(t["id"], t["title"]) for t in tasks] == [("once", "Once only")]
@@ -210,7 +211,7 @@ async def test_cancel_timers_of_two_workspaces_using_the_same_task_id_stay_apart
     """Task ids are unique within a workspace only: A's task ending must not drop B's cancel timer."""
     hub = hub_factory("cancel-two", env={"LINEUP_CANCEL_TIMEOUT_S": "1.5"})
     a = await make_team(hub, hub.token(), lap)
-    b = await make_team(hub, run_cli(hub.data_dir, "token", "--workspace", "other").stdout.strip(), lap,
+    b = await make_team(hub, hub.token("other"), lap,
                         agent_name="agent-b")
     assert a.app.workspace_id != b.app.workspace_id
     for team in (a, b):

@@ -1,4 +1,4 @@
-"""The tool protocol of seed 000 §4–§5 over real sockets: tool.list both ways, tool.call routed to the hub's
+"""The tool protocol (docs/protocol.md#tools) over real sockets: tool.list both ways, tool.call routed to the hub's
 plugins, the person, apps and agents, and every failure answered with a tool.result (never with silence).
 
 Most tests share one hub (loading tests/plugins/good as its extra plugins folder, with a short
@@ -19,6 +19,7 @@ from hub.sdk import AgentClient, Credential, ToolCallError
 from tests.integration.conftest import Connect
 from tests.plugins.folders import GOOD, copy_folder
 from tests.support.hubproc import HubProcess, pair_agent
+from tests.support.inproc import InProcessHub
 from tests.support.lap import LapClient
 from tests.support.live import Team, make_team, of_type, pair, request_fresh
 
@@ -32,11 +33,11 @@ def fresh(prefix: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def tools_hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HubProcess]:
+def tools_hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessHub]:
     root = tmp_path_factory.mktemp("tools")
     folder = copy_folder(GOOD, root / "plugins")
-    hub = HubProcess(root / "hub", env={"LINEUP_PLUGINS_DIR": str(folder),
-                                        "LINEUP_TOOL_CALL_TIMEOUT_S": str(TIMEOUT_S)}).start()
+    hub = InProcessHub(root / "hub", env={"LINEUP_PLUGINS_DIR": str(folder),
+                                          "LINEUP_TOOL_CALL_TIMEOUT_S": str(TIMEOUT_S)}).start()
     yield hub
     hub.stop()
 
@@ -63,7 +64,7 @@ async def call(client: LapClient, name: str, arguments: dict[str, Any] | None = 
     assert answer["type"] == "system.ack" and answer["payload"]["sequence"], answer
     result = await client.wait_for(lambda f: f["type"] == "tool.result" and f.get("sequence") is not None
                                    and f.get("correlationId") == envelope_id, timeout)
-    # seed 000 §4.5: the result pairs with the call by call_id (and here by the call's envelope id too).
+    # docs/design.md#tool-types: the result pairs with the call by call_id (and here by the call's envelope id too).
     assert result["payload"]["call_id"] == call_id and result["payload"]["name"] == name, result
     assert result["payload"]["action"] == action and result["payload"]["callEventId"] == envelope_id, result
     assert result["sequence"] > answer["payload"]["sequence"]
@@ -130,7 +131,7 @@ def register_tools():
 
 async def test_a_tool_file_dropped_into_the_plugins_folder_is_listed_and_called(hub_factory: Callable[..., HubProcess],
                                                                                lap: Connect) -> None:
-    """plugins/README.md's one-file example, as a user would add it: into <data dir>/plugins/, then start."""
+    """hub/plugins/README.md's one-file example, as a user would add it: into <data dir>/plugins/, then start."""
     hub = hub_factory("hub", start=False)
     (hub.data_dir / "plugins").mkdir(parents=True)
     (hub.data_dir / "plugins" / "dice.py").write_text(DICE)
@@ -305,7 +306,7 @@ async def test_an_app_type_plugin_tool_keeps_its_state_until_closed(team: Team) 
     assert [r["result"]["count"] for r in by_sequence] == list(range(3, 23))
 
 
-# ---- tools that ask the person (seed 000 §5.1) ------------------------------------------------------------------
+# ---- tools that ask the person (docs/design.md#tools-that-ask-the-person) --------------------------------------------
 
 
 async def test_seed_000_5_1_choice_is_asked_and_the_persons_pick_is_the_result(team: Team) -> None:
@@ -574,7 +575,7 @@ async def test_an_app_calls_an_agents_tool_and_the_sdk_answers_it(team: Team, to
         await sdk.close()
 
 
-# ---- the canvas (seed 000 §5.2), across a restart -----------------------------------------------------------------
+# ---- the canvas (docs/design.md#the-canvas), across a restart --------------------------------------------------------
 
 
 async def test_seed_000_5_2_canvas_lifecycle_survives_a_hub_restart(hub_factory: Callable[..., HubProcess],
@@ -644,3 +645,43 @@ async def test_seed_000_5_2_canvas_lifecycle_survives_a_hub_restart(hub_factory:
         assert results[call_id]["correlationId"] == calls[call_id]["id"]
         assert results[call_id]["sequence"] > calls[call_id]["sequence"]
     assert [results[c]["payload"]["instance"]["status"] for c in ("c1", "c2", "c2b", "c3")] == ["open"] * 3 + ["closed"]
+
+
+SLOW = '''
+import threading
+import time
+
+from hub import hookimpl
+
+def crawl(action, arguments, context):
+    # A plain function that blocks, as a plugin's HTTP request without asyncio would.
+    time.sleep(arguments.get("seconds", 1.5))
+    return {"message": "done", "thread": threading.current_thread().name}
+
+@hookimpl
+def register_tools():
+    return [{"name": "crawl", "type": "action", "description": "Block for a while", "handler": crawl}]
+'''
+
+
+async def test_a_blocking_plugin_handler_does_not_stall_the_hub(hub_factory: Callable[..., HubProcess],
+                                                                lap: Connect) -> None:
+    """Issue 18: a synchronous handler runs in a worker thread, so other agents' envelopes are acked meanwhile."""
+    hub = hub_factory("hub", start=False)
+    (hub.data_dir / "plugins").mkdir(parents=True)
+    (hub.data_dir / "plugins" / "slow.py").write_text(SLOW)
+    hub.start()
+    token = hub.token()
+    agent = await lap(hub, "agent", pair_agent(hub, token)["credential"])
+    app = await lap(hub, "app", token)
+    await app.ok("conversation.create", {"title": "busy", "agentIds": []}, conversationId="c-busy")
+    envelope_id = await agent.send("tool.call", {"call_id": "slow-1", "name": "crawl", "arguments": {"seconds": 3}})
+    assert (await agent.answer(envelope_id))["type"] == "system.ack"
+    # While the handler sleeps, the hub answers the app at once (on the loop it would wait the 3 s out).
+    started = time.monotonic()
+    await app.ok("message.create", {"content": "still here?"}, conversationId="c-busy")
+    answered_in = time.monotonic() - started
+    result = await agent.wait_for(lambda f: f["type"] == "tool.result" and f.get("correlationId") == envelope_id, 10)
+    assert result["payload"]["result"]["message"] == "done"
+    assert result["payload"]["result"]["thread"] != "MainThread"
+    assert answered_in < 2.0, f"the hub answered after {answered_in:.2f} s: the handler blocked its loop"

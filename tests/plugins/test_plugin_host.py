@@ -14,7 +14,7 @@ from pathlib import Path
 import pluggy
 
 import hub
-import plugins as builtin_plugins
+from hub import plugins as builtin_plugins
 from hub.pluginhost.loader import BUILTIN_PLUGINS
 from hub.pluginhost.manager import PluginHost, make_plugin_manager
 from tests.plugins.folders import ALL_HOOKS, BROKEN, GOOD, copy_folder

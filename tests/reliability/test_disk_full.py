@@ -1,4 +1,4 @@
-"""D1: disk full (shared/QUALITY.md "Reliability drills").
+"""D1: disk full (docs/quality.md#targets, docs/quality.md#reliability-drills).
 
 The data dir lives on a small tmpfs; a ballast file takes the rest of it. Envelopes are then refused with
 `storage_full` (retryable, never a false ack), the hub stays up and readable, and once the ballast is deleted

@@ -1,4 +1,4 @@
-"""R4: duplicate envelopes (shared/QUALITY.md, PROTOCOL.md "Acknowledgement").
+"""R4: duplicate envelopes (docs/quality.md#targets, docs/protocol.md#frames-and-answers).
 
 Sending the same id again, on the same socket, on another socket, or after the hub restarted (gracefully or
 by `kill -9`), stores nothing new, broadcasts nothing again, and answers with the first ack's sequence and
@@ -93,7 +93,8 @@ async def test_same_id_on_another_connection(hub: HubProcess) -> None:
 
 
 @pytest.mark.parametrize("how", ["graceful", "kill-9"])
-async def test_same_id_across_a_hub_restart(hub: HubProcess, how: str) -> None:
+async def test_same_id_across_a_hub_restart(hub_factory, how: str) -> None:  # type: ignore[no-untyped-def]
+    hub = hub_factory(process=how == "kill-9")  # kill -9 needs a process; the graceful stop does not
     space, agent, app = await _setup(hub)
     env = envelope("message.create", {"content": "before the restart"}, agent.workspace_id,
                    conversationId=space.conversation_id)
@@ -171,7 +172,8 @@ async def test_same_id_with_another_envelope_is_a_conflict(hub: HubProcess, chan
 
 @pytest.mark.parametrize("kind", ["conversation.create", "task.create", "message.create"])
 async def test_app_envelopes_that_create_objects_are_idempotent(hub: HubProcess, kind: str) -> None:
-    """A re-sent create answers with the first ack and creates no second object (PROTOCOL.md additions)."""
+    """A re-sent create answers with the first ack and creates no second object
+    (docs/protocol.md#frames-and-answers)."""
     space, agent, app = await _setup(hub)
     fields: dict[str, Any] = {"conversationId": space.conversation_id}
     payload: dict[str, Any] = {"content": "hello"}

@@ -1,4 +1,4 @@
-"""R3: `kill -9` of the hub while agents stream without waiting for acks (shared/QUALITY.md "Reliability drills").
+"""R3: `kill -9` of the hub while agents stream without waiting for acks (docs/quality.md#reliability-drills).
 
 After the crash and a restart on the same data dir: every acknowledged id is stored exactly once with the
 sequence its ack named, the log runs 1..head without holes, `lineup db check` passes, the app resumes from the
@@ -60,7 +60,7 @@ def _acks(client: LapClient) -> dict[str, int]:
 @pytest.mark.parametrize("run", range(RUNS))
 async def test_kill9_mid_stream_loses_no_acknowledged_event(hub_factory, run: int) -> None:  # type: ignore[no-untyped-def]
     rng = random.Random(f"kill9-{run}")
-    hub = hub_factory()
+    hub = hub_factory(process=True)  # kill -9 needs a process
     space = await make_workspace(hub, agents=AGENTS)
     app = await LapClient.connect(hub.ws_base, "app", space.token)
     agents = [await LapClient.connect(hub.ws_base, "agent", a["credential"]) for a in space.agents]

@@ -1,4 +1,4 @@
-"""F1: malformed input (shared/QUALITY.md, PROTOCOL.md "Frames").
+"""F1: malformed input (docs/quality.md#targets, docs/protocol.md#frames-and-answers).
 
 Every bad text frame gets exactly one `system.error` (never an ack) and the socket stays open; an oversize frame
 closes with 1009, a binary frame with 1003, a flood of bad frames with 1008; no hello in time closes with 4408,
@@ -88,7 +88,7 @@ BAD_ENVELOPES: dict[str, tuple[Any, str]] = {
     "id not a string": ({"id": 12345}, "invalid_envelope"),
     "sequence set by the client": ({"sequence": 7}, "invalid_envelope"),
     "other workspace": ({"workspaceId": "ws_someone_else"}, "forbidden"),
-    "no workspace": ({"workspaceId": None}, "forbidden"),
+    "no workspace": ({"workspaceId": None}, "invalid_envelope"),  # told it has none, not "another"
     "second hello": ({"type": "agent.hello", "payload": {"credential": "x"}}, "invalid_envelope"),
     "invalid payload field type": ({"payload": {"content": 123}}, "invalid_payload"),
     # msgspec refuses a lone surrogate escape as invalid JSON (no id can be read from the frame then).

@@ -1,4 +1,4 @@
-"""R1: the resume table (shared/QUALITY.md "Reliability drills", PROTOCOL.md "Handshake and resume").
+"""R1: the resume table (docs/quality.md#reliability-drills, docs/protocol.md#hello-welcome-resume).
 
 One hub for each window size (below) holds a log of ~1,500 events: agent A is in conversation c-a (1,300 app messages, so a
 replay from 0 takes more than one 1,000-row page), agent B in c-b. Each case connects with a cursor and checks

@@ -1,4 +1,4 @@
-"""S1: a slow consumer (shared/QUALITY.md, hub/gateway/session.py).
+"""S1: a slow consumer (docs/quality.md#targets, hub/gateway/session.py).
 
 An app that stops reading has its outbound buffer bounded in bytes; once the bound is passed the hub closes
 it with 4008 while other apps keep receiving everything. The evicted app resumes with `lastSequence` and has

@@ -1,4 +1,5 @@
-"""Zombie peers and clock jumps (shared/QUALITY.md H1/H2, the drills list; long forms in bench/soak.py).
+"""Zombie peers and clock jumps (docs/quality.md#targets H1/H2, docs/quality.md#reliability-drills; long forms in
+bench/soak.py).
 
 Heartbeats are shortened to 1 s through LINEUP_HEARTBEAT_INTERVAL_S so each drill takes seconds:
 - a SIGSTOPped agent is marked offline after two silent intervals, not before, and comes back whole;
@@ -290,13 +291,13 @@ async def test_a_black_holed_link_is_noticed_by_both_ends_and_heals(hub_factory,
 
 # ---- 3. a SIGSTOPped hub ------------------------------------------------------------------------------
 
-# 5 s in the suite; the long form (`python -m bench.hub_stop`, shared/QUALITY.md: 30 s) sets this variable and
-# reads the recovery figures from the file named by LINEUP_DRILL_REPORT.
+# 5 s in the suite; the long form (`python -m bench.hub_stop`, docs/quality.md#reliability-drills: 30 s) sets this
+# variable and reads the recovery figures from the file named by LINEUP_DRILL_REPORT.
 HUB_STOP_S = float(os.environ.get("LINEUP_DRILL_HUB_STOP_S", "5"))
 
 
 async def test_a_stopped_hub_resumes_without_an_offline_storm_or_a_gap(hub_factory, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    hub: HubProcess = hub_factory(env=FAST)
+    hub: HubProcess = hub_factory(env=FAST, process=True)  # SIGSTOP needs a process
     space = await make_workspace(hub, agents=3)
     raw_ids = [p["agentId"] for p in space.agents[:2]]
     sdk_paired = space.agents[2]
@@ -373,7 +374,7 @@ async def test_wall_clock_jumps_do_not_make_agents_look_silent(hub_factory, tmp_
         **FAST, "LINEUP_GRACE_PERIOD_S": "2",
         "LD_PRELOAD": str(LIBFAKETIME), "FAKETIME_TIMESTAMP_FILE": str(clock), "FAKETIME_NO_CACHE": "1",
         # a real clock step (NTP, suspend of another process, an admin) leaves CLOCK_MONOTONIC alone
-        "FAKETIME_DONT_FAKE_MONOTONIC": "1"})
+        "FAKETIME_DONT_FAKE_MONOTONIC": "1"}, process=True)  # LD_PRELOAD needs a process of its own
     space = await make_workspace(hub, agents=1)
     agent_id = space.agents[0]["agentId"]
     app = await LapClient.connect(hub.ws_base, "app", space.token)

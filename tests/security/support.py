@@ -129,7 +129,7 @@ class InProcessHub:
 
     def client(self, address: str = "127.0.0.1", host: str | None = None) -> httpx.AsyncClient:
         transport = httpx.ASGITransport(app=self.app, client=(address, 50000))
-        return httpx.AsyncClient(transport=transport, base_url=f"http://{host or 'hub.test'}", timeout=30)
+        return httpx.AsyncClient(transport=transport, base_url=f"http://{host or '192.0.2.10'}", timeout=30)
 
 
 @contextlib.asynccontextmanager

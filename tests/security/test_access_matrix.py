@@ -1,6 +1,6 @@
-"""The access matrix (issue 10, seed 002 §11): every HTTP route and every inbound event type, tried with no
-credential, placeholder credentials, revoked ones, another workspace's, and an agent's where an app's is needed and
-the other way round. Every attempt is refused with the right status or code, and no answer tells workspace B
+"""The access matrix (issue 10, docs/design.md#security-baseline): every HTTP route and every inbound event type, tried
+with no credential, placeholder credentials, revoked ones, another workspace's, and an agent's where an app's is needed
+and the other way round. Every attempt is refused with the right status or code, and no answer tells workspace B
 whether an object of workspace A exists.
 
 The routes are not listed by hand: they are read from `hub.app.create_app` (after start-up, so plugins' routes
@@ -30,7 +30,8 @@ from tests.support.lap import LapClient, envelope
 
 # ---- the classification of every route ----------------------------------------------------------------------
 
-PUBLIC = {("GET", "/-/health"), ("GET", "/.well-known/lineup"), ("GET", "/-/ui-modules.json"), ("GET", "/api/setup")}
+PUBLIC = {("GET", "/-/health"), ("GET", "/.well-known/lineup"), ("GET", "/-/ui-modules.json"), ("GET", "/api/setup"),
+          ("GET", "/-/agent-presets.json"), ("GET", "/-/vocabulary.json")}
 # Loopback clients read these without a token (the person on the hub's machine); anyone else needs an app token.
 LOOPBACK_OR_APP = {("GET", "/-/metrics"), ("GET", "/-/plugins.json")}
 # The secret in the body is the credential: a password, the setup code, a pairing code, a link code, an action token.
@@ -298,8 +299,8 @@ async def test_public_routes_and_static_files_need_nothing_and_hold_no_secret(wo
 # ---- sockets: every event type -------------------------------------------------------------------------------
 
 APP_ONLY = {"task.cancel_requested", "interaction.respond"}
-AGENT_ONLY = {"message.delta", "task.accepted", "task.status_changed", "task.child_created", "interaction.requested",
-              "artifact.created"}
+AGENT_ONLY = {"message.delta", "task.accepted", "task.status_changed", "task.child_created", "task.checkpoint",
+              "interaction.requested", "artifact.created"}
 BOTH = {"conversation.create", "message.create", "task.create", "tool.list", "tool.call", "tool.result"}
 
 
@@ -315,6 +316,7 @@ def valid_payload(type_: str) -> tuple[dict[str, Any], dict[str, Any]]:
         "task.accepted": ({}, {"taskId": "nowhere"}),
         "task.status_changed": ({"progress": 1}, {"taskId": "nowhere"}),
         "task.child_created": ({"parentTaskId": "nowhere", "title": "t"}, {}),
+        "task.checkpoint": ({"name": "step"}, {"taskId": "nowhere"}),
         "interaction.requested": ({"interaction": {"type": "approval", "title": "t"}}, {"taskId": "nowhere"}),
         "artifact.created": ({"name": "n", "url": "https://x.test"}, {"taskId": "nowhere"}),
         "tool.list": ({}, {}),
@@ -459,6 +461,7 @@ def cross_workspace_cases(world: World) -> dict[str, list[tuple[str, str, Any, A
         pair("task.status_changed", "progress on A's task", lambda x: ({"progress": 99}, {"taskId": x}), "taskId"),
         pair("task.status_changed", "finishing A's task", lambda x: ({"status": "succeeded"}, {"taskId": x}), "taskId"),
         pair("task.child_created", "a child of A's task", lambda x: ({"parentTaskId": x, "title": "t"}, {}), "taskId"),
+        pair("task.checkpoint", "a step of A's task", lambda x: ({"name": "step", "data": 1}, {"taskId": x}), "taskId"),
         pair("interaction.requested", "a question on A's task",
              lambda x: ({"interaction": {"type": "approval", "title": "t"}}, {"taskId": x}), "taskId"),
         pair("interaction.requested", "a question in A's conversation",

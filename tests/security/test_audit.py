@@ -186,7 +186,7 @@ def test_verify_notices_that_the_newest_events_were_deleted(recorded: Path, tmp_
 def test_export_is_json_lines_with_the_chain_and_checks_elsewhere(recorded: Path, tmp_path: Path) -> None:
     data = copy_of(recorded, tmp_path)
     out = tmp_path / "log.jsonl"
-    run_cli(data, "export", "-o", str(out))
+    run_cli(data, "export", "--with-secrets", "-o", str(out))  # every link checkable: the secret hashes kept
     lines = out.read_text(encoding="utf-8").splitlines()
     with sqlite3.connect(data / "lineup.db") as conn:
         count, head_chain = conn.execute("SELECT COUNT(*), (SELECT chain FROM events ORDER BY sequence DESC LIMIT 1) "
@@ -195,7 +195,7 @@ def test_export_is_json_lines_with_the_chain_and_checks_elsewhere(recorded: Path
     assert len(lines) == count and json.loads(lines[-1])["chain"] == head_chain
     assert check_export(lines) is None
     assert "«unicode»" in out.read_text(encoding="utf-8")  # text kept as stored, not escaped
-    assert run_cli(data, "export").stdout.splitlines() == lines  # standard output, the same
+    assert run_cli(data, "export", "--with-secrets").stdout.splitlines() == lines  # standard output, the same
 
     # The same check finds tampering in an exported copy, at the first bad line.
     k = len(lines) // 2
@@ -212,7 +212,7 @@ def test_a_database_that_fails_verify_still_exports_for_inspection(recorded: Pat
     with sqlite3.connect(data / "lineup.db") as conn:
         conn.execute("UPDATE events SET actor = 'hub' WHERE sequence = 7")
     conn.close()
-    lines = run_cli(data, "export").stdout.splitlines()
+    lines = run_cli(data, "export", "--with-secrets").stdout.splitlines()
     assert check_export(lines) == 7
     shutil.rmtree(data)
 

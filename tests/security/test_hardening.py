@@ -19,6 +19,7 @@ The guess-limit policy tested here (hub/web/accounts.py, hub/web/notifications.p
 from __future__ import annotations
 
 import json
+import re
 import socket
 import statistics
 import time
@@ -135,6 +136,9 @@ async def test_dns_rebinding_does_not_make_a_web_page_the_hubs_own_machine(tmp_p
         ]
         async with httpx.AsyncClient(base_url=hub.base, timeout=30) as http:
             for headers in disguises:
+                if "Host" in headers:  # a foreign name is not answered at all (issue 15 #7, test_host_check.py)
+                    assert (await http.get("/api/setup", headers=headers)).status_code == 421
+                    continue
                 status = (await http.get("/api/setup", headers=headers)).json()
                 assert status == {"needsSetup": True, "setupCodeRequired": True}, headers
                 refused = await http.post("/api/setup", json=SETUP, headers=headers)
@@ -168,7 +172,9 @@ async def test_every_kind_of_answer_carries_the_security_headers(served: ServedH
         answers = {
             "the app": await http.get("/"),
             "a script": await http.get("/app.js"),
-            "a plugin's static file": await http.get(modules[0]["url"] if modules else "/plugins/canvas/static/x"),
+            # Unversioned: a versioned script carries only nosniff (tests/security/test_app_files.py).
+            "a plugin's static file": await http.get(re.sub(r"/v/[0-9a-f]+/", "/", modules[0]["url"]) if modules
+                                                     else "/plugins/canvas/static/x"),
             "JSON": await http.get("/api/me", headers={"Authorization": f"Bearer {token}"}),
             "an error": await http.get("/api/me"),
             "a missing file": await http.get("/no-such-file.js"),
@@ -185,7 +191,10 @@ async def test_every_kind_of_answer_carries_the_security_headers(served: ServedH
         assert headers.get("referrer-policy") == "no-referrer", label
         assert headers.get("x-content-type-options") == "nosniff", label
         assert headers.get("x-frame-options") == "DENY", label
-        assert "no-store" in headers.get("cache-control", ""), label
+        # Answers of the hub are never stored; the app's own files are revalidated (immutable when versioned:
+        # tests/security/test_app_files.py), so they are not secrets either way.
+        static = label in ("the app", "a script", "a plugin's static file")
+        assert headers.get("cache-control", "") == ("no-cache" if static else "no-store"), label
 
 
 class InlineScriptFinder(HTMLParser):
@@ -193,11 +202,14 @@ class InlineScriptFinder(HTMLParser):
         super().__init__()
         self.problems: list[str] = []
         self._in_script = False
+        self._data_block = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         names = {k.lower(): v or "" for k, v in attrs}
         if tag == "script":
-            self._in_script = "src" not in names
+            # A data block (type application/json: the vocabularies the hub writes into the page) is never run.
+            self._data_block = names.get("type", "").lower() == "application/json"
+            self._in_script = "src" not in names and not self._data_block
         for name, value in names.items():
             if name.startswith("on"):
                 self.problems.append(f"<{tag} {name}=...> (inline event handler)")
@@ -206,9 +218,11 @@ class InlineScriptFinder(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "script":
-            self._in_script = False
+            self._in_script = self._data_block = False
 
     def handle_data(self, data: str) -> None:
+        if self._data_block and data.strip():
+            json.loads(data)  # only data: a block that is not JSON fails the test
         if self._in_script and data.strip():
             self.problems.append(f"inline <script>: {data.strip()[:60]!r}")
 
@@ -216,7 +230,7 @@ class InlineScriptFinder(HTMLParser):
 async def test_the_app_needs_no_inline_script(served: ServedHub) -> None:
     """The CSP forbids inline script, so the app must not use any: the page served and every HTML file of ui/."""
     pages = {"/ (served)": httpx.get(served.base + "/").text}
-    pages.update({str(p.relative_to(ROOT)): p.read_text() for p in (ROOT / "ui").rglob("*.html")})
+    pages.update({str(p.relative_to(ROOT)): p.read_text() for p in (ROOT / "hub" / "ui").rglob("*.html")})
     for name, html in pages.items():
         finder = InlineScriptFinder()
         finder.feed(html)
@@ -307,7 +321,9 @@ async def test_wrong_passwords_from_one_address_do_not_lock_the_owner_out_elsewh
         for i in range(10):
             assert await codes(hub, f"127.0.0.{i + 2}", "/api/login", wrong[:1]) == ["unauthorized"]
         assert await codes(hub, "127.0.1.1", "/api/login", wrong[:1]) == ["rate_limited"]
-        assert await codes(hub, "10.0.0.21", "/api/login", [right]) == ["ok"]
+        # By now the account has had 20 wrong passwords from the network: its own ceiling holds every address
+        # for a while (issue 15 #8, tests/security/test_guess_limits.py).
+        assert await codes(hub, "10.0.0.21", "/api/login", [right]) == ["rate_limited"]
 
 
 async def test_forwarding_headers_do_not_mint_new_addresses(tmp_path: Path) -> None:
@@ -326,7 +342,7 @@ async def test_forwarding_headers_do_not_mint_new_addresses(tmp_path: Path) -> N
         hub.stop()
 
 
-async def test_setup_code_guesses_are_limited_per_address_and_hub_wide(
+async def test_setup_code_guesses_are_limited_per_address(
         tmp_path: Path, cheap_scrypt: None) -> None:
     async with in_process_hub(tmp_path / "hub") as hub:
         wrong = [{**SETUP, "setupCode": f"{i:08d}"} for i in range(11)]
@@ -334,9 +350,9 @@ async def test_setup_code_guesses_are_limited_per_address_and_hub_wide(
         assert hub.hub.setup_code not in {b["setupCode"] for b in wrong + placeholders}
         # No code, or a placeholder, from another machine: refused like any wrong code.
         assert await codes(hub, "192.168.1.50", "/api/setup", [dict(SETUP)] + placeholders) == ["unauthorized"] * 5
-        # Many addresses guessing together are limited (10 wrong codes in 5 minutes, hub-wide, as per address) ...
-        assert await codes(hub, "192.168.1.51", "/api/setup", wrong[:6]) == ["unauthorized"] * 5 + ["rate_limited"]
-        assert await codes(hub, "192.168.1.52", "/api/setup", [{**SETUP, "setupCode": hub.hub.setup_code}]) == \
+        # Per address (10 wrong codes in 5 minutes); another address's right code still works (issue 15 #6) ...
+        assert await codes(hub, "192.168.1.50", "/api/setup", wrong[:6]) == ["unauthorized"] * 5 + ["rate_limited"]
+        assert await codes(hub, "192.168.1.50", "/api/setup", [{**SETUP, "setupCode": hub.hub.setup_code}]) == \
             ["rate_limited"]
         # ... but the owner at the hub's own machine needs no code and is never blocked.
         assert await codes(hub, "127.0.0.1", "/api/setup", [SETUP]) == ["ok"]
@@ -351,9 +367,9 @@ async def test_pairing_guesses_are_limited_but_the_owner_can_still_pair_and_sign
             good = [(await local.post("/api/pairing-codes", json={}, headers=auth)).json()["code"] for _ in range(2)]
         wrong = [{"code": f"ZZZZ-{i:04d}"} for i in range(21)]
         assert await codes(hub, "10.0.0.66", "/api/pair", wrong) == ["unauthorized"] * 20 + ["rate_limited"]
-        # Hub-wide: another LAN address cannot pair for the minute either (40-bit codes, 20 guesses a minute) ...
-        assert await codes(hub, "10.0.0.20", "/api/pair", [{"code": good[0]}]) == ["rate_limited"]
-        # ... the hub's own machine can, and the owner signs in and works from anywhere meanwhile.
+        # Per address only: another LAN address pairs with a right code (issue 15 #6) ...
+        assert await codes(hub, "10.0.0.20", "/api/pair", [{"code": good[0]}]) == ["ok"]
+        # ... so does the hub's own machine, and the owner signs in and works from anywhere meanwhile.
         assert await codes(hub, "127.0.0.1", "/api/pair", [{"code": good[1]}]) == ["ok"]
         assert await codes(hub, "10.0.0.20", "/api/login", [{"username": "ada", "password": PASSWORD}]) == ["ok"]
 

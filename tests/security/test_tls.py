@@ -30,7 +30,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from hub.sdk import AgentClient, SdkError, pair
+from hub.sdk import AgentClient, SdkError, load_credential, pair, pair_or_load
 from hub.sdk.tlspin import PinMismatch
 from hub.tls import fingerprint as file_fingerprint
 from tests.security.support import ROOT, ServedHub
@@ -93,7 +93,7 @@ def test_the_fingerprint_shown_is_the_certificate_served(tls_hub: ServedHub) -> 
     with owner_api(tls_hub) as api:
         answer = api.post("/api/pairing-codes", json={}).json()
     assert answer["command"].endswith(f"--code {answer['code']} --fingerprint {shown}")
-    assert answer["command"].startswith(f"lineup demo-agent --hub https://127.0.0.1:{tls_hub.port}")
+    assert f" demo-agent --hub https://127.0.0.1:{tls_hub.port} " in answer["command"]  # after the hub's program
 
 
 def test_plain_http_is_not_served_on_the_tls_port(tls_hub: ServedHub) -> None:
@@ -291,3 +291,17 @@ async def test_the_pin_is_checked_on_the_connection_that_carries_the_code(tls_hu
         assert credential is None or credential.credential != "lu_agt_fake"
     finally:
         await mitm.close()
+
+
+async def test_pairing_again_with_a_fresh_code_keeps_the_pin(tls_hub: ServedHub, tmp_path: Path) -> None:
+    """A revoked agent told to run `… --code NEW-CODE` pairs again without typing the fingerprint again: the stored
+    credential's pin is reused for the same hub (walking issue 14 by hand, the suggested command failed here)."""
+    shown = tls_hub.wait_banner(FINGERPRINT).group(1)
+    path = tmp_path / "agent.json"
+    with owner_api(tls_hub) as api:
+        first = await pair_or_load(tls_hub.base, api.post("/api/pairing-codes", json={}).json()["code"], path,
+                                   name="again", tls_fingerprint=shown)
+        assert api.post(f"/api/agents/{first.agent_id}/revoke", json={}).status_code in (200, 204)
+        again = await pair_or_load(None, api.post("/api/pairing-codes", json={}).json()["code"], path, name="again")
+    assert again.agent_id != first.agent_id and again.tls_fingerprint == first.tls_fingerprint
+    assert load_credential(path.with_name("agent.json.bak")).agent_id == first.agent_id

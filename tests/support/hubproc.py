@@ -1,4 +1,7 @@
-"""Running a real `lineup serve` process on a loopback port for tests, and stopping or killing it."""
+"""Running a real `lineup serve` process on a loopback port for tests, and stopping or killing it.
+
+Most tests use the in-process hub (tests/support/inproc.py, the default of the `hub_factory` fixture); this one is
+for what needs a process: kill -9, SIGSTOP, signals, the environment the hub reads at start, the CLI itself."""
 
 from __future__ import annotations
 
@@ -85,11 +88,12 @@ class HubProcess:
             self.proc.kill()
             self.proc.wait()
 
-    def token(self) -> str:
-        return run_cli(self.data_dir, "token").stdout.strip()
+    def token(self, workspace: str | None = None) -> str:
+        return run_cli(self.data_dir, "token", *(["--workspace", workspace] if workspace else [])).stdout.strip()
 
-    def pairing_code(self) -> str:
-        return run_cli(self.data_dir, "pair").stdout.strip()
+    def pairing_code(self, name: str | None = None, workspace: str | None = None) -> str:
+        return run_cli(self.data_dir, "pair", *(["--name", name] if name else []),
+                       *(["--workspace", workspace] if workspace else [])).stdout.strip()
 
 
 def pair_agent(hub: HubProcess, app_token: str, name: str = "agent", runtime: str = "test") -> dict[str, str]:

@@ -1,20 +1,27 @@
-"""A raw LAP/0.1 WebSocket client for tests: hello, send envelopes, await acks and events."""
+"""A raw LAP/0.1 WebSocket client for tests: hello, send envelopes, await acks and events.
+
+Every frame is checked against the published schema (tests/support/contract.py): a frame from the hub that
+breaks it, or an ack for a frame the schema refuses, fails the test at its next wait (or at `close`).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import uuid
-from datetime import datetime, timezone
-from typing import Any, Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 import websockets
 from websockets.asyncio.client import ClientConnection
 
+from tests.support import contract
+
 
 def envelope(type_: str, payload: dict[str, Any], workspace_id: str | None = None, **fields: Any) -> dict[str, Any]:
     env = {"id": fields.pop("id", None) or str(uuid.uuid4()), "type": type_, "version": "0.1",
-           "occurredAt": datetime.now(timezone.utc).isoformat().replace("+00:00", "Z"), "payload": payload}
+           "occurredAt": datetime.now(UTC).isoformat().replace("+00:00", "Z"), "payload": payload}
     if workspace_id is not None:
         env["workspaceId"] = workspace_id
     env.update({k: v for k, v in fields.items() if v is not None})
@@ -28,6 +35,9 @@ class LapClient:
         self.ws = ws
         self.kind = kind
         self.frames: list[dict[str, Any]] = []
+        # Contract breaks seen so far (tests/support/contract.py), and why the schema refused frames we sent.
+        self.contract_problems: list[str] = []
+        self.schema_refused: dict[str, str] = {}
         self.welcome: dict[str, Any] = {}
         self.closed = asyncio.Event()
         self._new = asyncio.Condition()
@@ -35,7 +45,7 @@ class LapClient:
 
     @classmethod
     async def connect(cls, ws_base: str, kind: str, secret: str, *, last_sequence: int | None = None,
-                      epoch: str | None = None, wait_caught_up: bool = True, **hello: Any) -> "LapClient":
+                      epoch: str | None = None, wait_caught_up: bool = True, **hello: Any) -> LapClient:
         path = "/ws/agent" if kind == "agent" else "/ws/app"
         ws = await websockets.connect(ws_base + path, max_size=None)
         client = cls(ws, kind)
@@ -65,6 +75,8 @@ class LapClient:
         try:
             async for message in self.ws:
                 frame = json.loads(message)
+                if contract.ENABLED:
+                    self._check_received(frame)
                 async with self._new:
                     self.frames.append(frame)
                     self._new.notify_all()
@@ -75,7 +87,44 @@ class LapClient:
             async with self._new:
                 self._new.notify_all()
 
+    def _check_received(self, frame: Any) -> None:
+        try:
+            found = contract.problem("hubToAgent" if self.kind == "agent" else "hubToApp", frame)
+        except contract.UNCHECKABLE as exc:
+            found = f"LAP contract: a frame from the hub could not be checked ({exc!r}): {str(frame)[:300]}"
+        if found is not None:
+            self.contract_problems.append(found)
+        elif frame.get("type") == "system.ack" and frame["payload"].get("id") in self.schema_refused:
+            self.contract_problems.append("LAP contract: the hub accepted a frame `lineup schema` refuses (a "
+                                          "schema too strict, or a check missing in the hub):\n  "
+                                          + self.schema_refused[frame["payload"]["id"]])
+
+    def _check_sent(self, data: dict[str, Any] | str | bytes) -> None:
+        """Remember why the schema refuses a frame we send: tests send broken frames on purpose, so only an
+        ack for one is a contract break (seen in `_check_received`)."""
+        try:
+            frame = data if isinstance(data, dict) else json.loads(data)
+        except (ValueError, RecursionError):  # not JSON, or nested too deep: broken on purpose
+            return
+        if not isinstance(frame, dict) or not isinstance(frame.get("id"), str):
+            return
+        direction = "handshake" if str(frame.get("type", "")).endswith(".hello") and not self.welcome \
+            else "agentToHub" if self.kind == "agent" else "appToHub"
+        try:
+            found = contract.problem(direction, frame)
+        except contract.UNCHECKABLE as exc:  # a lone surrogate, nesting past any limit: broken on purpose too
+            found = f"not checkable ({exc!r})"
+        if found is not None:
+            self.schema_refused[frame["id"]] = found
+
+    def check_contract(self) -> None:
+        """Fail (AssertionError) if a frame so far broke the published schema."""
+        if self.contract_problems:
+            raise AssertionError("\n".join(self.contract_problems))
+
     async def send_raw(self, data: dict[str, Any] | str | bytes) -> None:
+        if contract.ENABLED:
+            self._check_sent(data)
         await self.ws.send(data if isinstance(data, (str, bytes)) else json.dumps(data))
 
     async def send(self, type_: str, payload: dict[str, Any], **fields: Any) -> str:
@@ -90,6 +139,7 @@ class LapClient:
             index = start
             async with self._new:
                 while True:
+                    self.check_contract()
                     while index < len(self.frames):
                         frame = self.frames[index]
                         index += 1
@@ -130,3 +180,4 @@ class LapClient:
         await self.ws.close()
         self._reader.cancel()
         await asyncio.gather(self._reader, return_exceptions=True)
+        self.check_contract()

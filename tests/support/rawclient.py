@@ -17,18 +17,21 @@ from urllib.parse import urlparse
 import websockets
 from websockets.asyncio.client import ClientConnection
 
+from tests.support import contract
 from tests.support.lap import envelope
 
 
 class RawClient:
-    def __init__(self, ws: ClientConnection) -> None:
+    def __init__(self, ws: ClientConnection, kind: str = "app") -> None:
         self.ws = ws
+        self.kind = kind
         self.frames: list[dict[str, Any]] = []
         self.welcome: dict[str, Any] = {}
         self.close_code: int | None = None
 
     @classmethod
-    async def connect(cls, ws_base: str, kind: str, secret: str, *, rcvbuf: int | None = 8192, **hello: Any) -> "RawClient":
+    async def connect(cls, ws_base: str, kind: str, secret: str, *, rcvbuf: int | None = 8192,
+                      **hello: Any) -> RawClient:
         url = urlparse(ws_base)
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if rcvbuf is not None:  # before connect: fixes the TCP window
@@ -37,7 +40,7 @@ class RawClient:
         await asyncio.get_running_loop().sock_connect(sock, (url.hostname, url.port))
         path = "/ws/agent" if kind == "agent" else "/ws/app"
         ws = await websockets.connect(ws_base + path, sock=sock, max_size=None, max_queue=1, ping_interval=None)
-        client = cls(ws)
+        client = cls(ws, kind)
         payload: dict[str, Any] = {"credential": secret} if kind == "agent" else {"token": secret}
         payload.update({k: v for k, v in hello.items() if v is not None})
         await ws.send(json.dumps(envelope(f"{kind}.hello", payload)))
@@ -55,6 +58,10 @@ class RawClient:
             return None
         frame: dict[str, Any] = json.loads(message)
         self.frames.append(frame)
+        if contract.ENABLED:  # every frame from the hub matches the published schema (tests/support/contract.py)
+            found = contract.problem("hubToAgent" if self.kind == "agent" else "hubToApp", frame)
+            if found is not None:
+                raise AssertionError(found)
         return frame
 
     async def recv_until(self, predicate: Any, timeout: float = 30.0) -> dict[str, Any] | None:

@@ -1,4 +1,5 @@
-"""Interaction cards (seed 002 §7.3): checking a request (normalize_spec) and an answer (check_response)."""
+"""Interaction cards (docs/design.md#interaction-cards): checking a request (normalize_spec) and an answer
+(check_response)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The task state machine of seed 002 §6.2: every (from, to, who) combination, table-driven."""
+"""The task state machine (docs/design.md#task-states): every (from, to, who) combination, table-driven."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hub.protocol.errors import LapError
 STATES = ["queued", "running", "waiting_for_human", "succeeded", "failed", "cancelled"]
 WHO = ["agent", "user", "hub"]
 
-# Written down from seed 002 §6.2 and PROTOCOL.md, independently of hub/domain/tasks.py:
+# Written down from docs/protocol.md#task-states, independently of hub/domain/tasks.py:
 #   queued → running             the agent accepts, or the person starts it
 #   running ⇄ waiting_for_human  only through interactions: the hub moves it when one is asked / answered
 #   running → succeeded          the agent finishes

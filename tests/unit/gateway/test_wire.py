@@ -65,7 +65,7 @@ async def test_frames_arrive_whole_in_order_as_text_either_way(batching: bool) -
                 break
             await asyncio.sleep(0.02)
     assert seen["direct"] is batching
-    assert all(isinstance(text, str) for text in received)  # text frames, as PROTOCOL.md requires
+    assert all(isinstance(text, str) for text in received)  # text frames (docs/protocol.md#frames-and-answers)
     assert [text.encode() for text in received] == FRAMES
     # Writing after the peer left fails loudly (the session then marks itself closed), never silently.
     assert isinstance(seen["after_close"], Exception)

@@ -9,9 +9,9 @@ import pytest
 
 from hub.protocol.errors import ERROR_CODES, LapError
 
-# The team's shared/ folder sits beside the checkout (also in CI, which lays a copy of it there).
-PROTOCOL_MD = Path(__file__).resolve().parents[4] / "shared" / "PROTOCOL.md"
-# PROTOCOL.md "Acknowledgement": the codes clients are promised.
+# The repository's own protocol page, whose "Errors" section is the list clients are promised.
+PROTOCOL_MD = Path(__file__).resolve().parents[3] / "docs" / "protocol.md"
+# docs/protocol.md#errors: the codes clients are promised.
 PROTOCOL_CODES = ["invalid_json", "invalid_envelope", "unsupported_version", "invalid_payload", "unauthorized",
                   "forbidden", "not_found", "conflict", "illegal_transition", "already_resolved", "expired",
                   "rate_limited", "storage_full", "internal"]
@@ -25,12 +25,16 @@ def test_the_codes_are_exactly_the_protocol_list() -> None:
     assert list(ERROR_CODES) == PROTOCOL_CODES
 
 
-@pytest.mark.skipif(not PROTOCOL_MD.exists(), reason="the shared protocol document is not on this machine")
-def test_protocol_document_lists_the_same_codes() -> None:
+def test_protocol_document_lists_the_same_codes_and_statuses() -> None:
+    """docs/protocol.md's "Errors" section names every code with its HTTP status, in the same order."""
     text = PROTOCOL_MD.read_text()
-    listed = re.search(r"Error codes: (.*?)\. Each", text, re.S)
-    assert listed is not None
-    assert re.findall(r"`(\w+)`", listed.group(1)) == PROTOCOL_CODES
+    section = re.search(r"^### Errors\n(.*?)^#", text, re.S | re.M)
+    assert section is not None, "docs/protocol.md has no \"### Errors\" section"
+    listed = re.search(r"one of this closed list .*?: (.*?)\. `storage_full`", section.group(1), re.S)
+    assert listed is not None, "the Errors section no longer lists the codes"
+    pairs = re.findall(r"`(\w+)` \((\d{3})\)", listed.group(1))
+    assert [code for code, _ in pairs] == PROTOCOL_CODES
+    assert {code: int(status) for code, status in pairs} == EXPECTED_STATUS
 
 
 @pytest.mark.parametrize("code", PROTOCOL_CODES)

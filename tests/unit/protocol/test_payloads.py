@@ -56,7 +56,7 @@ def test_valid_payloads_parse_with_defaults() -> None:
     assert hello.capabilities == [] and hello.lastSequence is None
 
 
-# PROTOCOL.md "Event catalogue" (message.delta is the streaming extension agents may send).
+# docs/protocol.md#requests-and-the-facts-they-store (message.delta is the streaming extension agents may send).
 APP_TO_HUB = {"conversation.create", "message.create", "task.create", "task.cancel_requested", "interaction.respond",
               "tool.list", "tool.call", "tool.result"}
 AGENT_TO_HUB = {"message.create", "message.delta", "task.create", "task.accepted", "task.status_changed",
@@ -67,7 +67,8 @@ TOOL_TYPES = {"tool.list", "tool.call", "tool.result"}
 
 def test_inbound_tables_follow_the_protocol_catalogue() -> None:
     assert APP_TO_HUB - TOOL_TYPES <= set(P.APP_INBOUND) <= APP_TO_HUB
-    # An extension PROTOCOL.md allows: an agent opens a conversation of its own (the MCP bridge, issue 9).
-    assert AGENT_TO_HUB - TOOL_TYPES <= set(P.AGENT_INBOUND) <= AGENT_TO_HUB | {"conversation.create"}
+    # Extensions the protocol allows: an agent opens a conversation of its own (the MCP bridge, issue 9) and marks
+    # a named step of its task done (task.checkpoint, issue 14: restart-safe agents).
+    assert AGENT_TO_HUB - TOOL_TYPES <= set(P.AGENT_INBOUND) <= AGENT_TO_HUB | {"conversation.create", "task.checkpoint"}
     assert "interaction.respond" not in P.AGENT_INBOUND  # only people answer interactions
     assert set(P.HANDSHAKES) == {"agent.hello", "app.hello"}

@@ -40,17 +40,18 @@ def test_cli_prints_the_same_document_the_hub_builds(published: dict[str, Any]) 
 def test_the_document_and_every_part_are_valid_draft_2020_12(published: dict[str, Any]) -> None:
     Draft202012Validator.check_schema(published)
     assert published["$schema"] == "https://json-schema.org/draft/2020-12/schema"
-    for direction in published["events"].values():
-        for schema in direction.values():
-            validator(published, schema)
-    for schema in published["$defs"].values():
-        Draft202012Validator.check_schema(schema)
+    # `events` and `frames` are not keywords, so the metaschema skips them: check them as $defs, in one pass
+    # (one check per part costs seconds each on this document).
+    parts = {f"{group}/{direction}/{type_}": schema for group in ("events",)
+             for direction, table in published[group].items() for type_, schema in table.items()}
+    parts.update({f"frames/{direction}": schema for direction, schema in published["frames"].items()})
+    Draft202012Validator.check_schema({"$schema": published["$schema"], "$defs": {**published["$defs"], **parts}})
 
 
 def test_every_event_type_is_described(published: dict[str, Any]) -> None:
     events = published["events"]
-    assert set(events["appToHub"]) == set(P.APP_INBOUND)
-    assert set(events["agentToHub"]) == set(P.AGENT_INBOUND)
+    assert set(events["appToHub"]) == set(P.APP_INBOUND) | {"system.ping"}
+    assert set(events["agentToHub"]) == set(P.AGENT_INBOUND) | {"system.ping"}
     assert set(events["handshake"]) == {"agent.hello", "app.hello"}
     assert {"system.welcome", "system.ack", "system.error"} <= set(events["hubToClient"])
     assert events["appToHub"]["task.create"] == {"$ref": "#/$defs/TaskCreate"}

@@ -15,10 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from hub import hookimpl
-from hub.runtimes.base import RuntimeSpec
-from hub.tools.router import ToolContext, ToolError
-from hub.web.auth import require_user
+from hub import RuntimeSpec, ToolContext, ToolError, hookimpl, require_user
 
 __version__ = "1.2.3"
 

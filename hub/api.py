@@ -1,0 +1,71 @@
+"""The public plugin API: everything a plugin may import, in one list (`__all__`); the rest of `hub` is internal.
+
+Plugins import these from `hub` (`from hub import hookimpl, ToolError`) and agent-side things from `hub.sdk`.
+hub/plugins/README.md explains each; the built-in plugins in hub/plugins/ use nothing else.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hub.domain.actors import Actor
+from hub.hookspecs import hookimpl
+from hub.notify.channel import Channel, Delivery
+from hub.runtimes.base import AgentConfig, RuntimeConfigError, RuntimeSpec, SupervisedAgent
+from hub.store.events import StoredEvent
+from hub.tools.context import ToolContext, ToolError
+from hub.tools.functions import tool
+from hub.tools.human import COMMON as INTERACTION_FIELDS
+from hub.tools.human import base_request as interaction_request
+from hub.tools.human import declined
+from hub.web.auth import require_user
+
+if TYPE_CHECKING:
+    from hub.core import Hub
+
+__all__ = [
+    # hooks
+    "hookimpl",
+    # tools
+    "tool", "ToolContext", "ToolError",
+    # tools that ask the person (choice, confirm, input, review)
+    "INTERACTION_FIELDS", "interaction_request", "declined",
+    # runtimes
+    "RuntimeSpec", "AgentConfig", "RuntimeConfigError", "SupervisedAgent",
+    # notification channels
+    "Channel", "Delivery", "notify_channel_options", "post_in_app",
+    # routes
+    "require_user", "Actor",
+    # the hub a hook is given, and the events after_commit gets
+    "plugin_config", "StoredEvent",
+]
+
+
+def plugin_config(hub: Hub, name: str) -> dict[str, Any]:
+    """A plugin's own settings: the `[plugins.<name>]` table of lineup.toml (empty when there is none).
+
+    The same as `hub.plugin_config(name)`; a tool handler finds its plugin's table in `context.config`.
+    """
+    return hub.plugin_config(name)
+
+
+def notify_channel_options(hub: Hub, name: str) -> dict[str, Any]:
+    """The options of the `[notify.<name>]` table (for `register_notifiers`: offer a channel only when set up)."""
+    return dict(hub.notifier.config.channel(name).options)
+
+
+async def post_in_app(delivery: Delivery, notification: dict[str, Any]) -> None:
+    """Store `notification` as a `notification.created` event (the app's toast, title count and inbox badge).
+
+    Idempotent: delivering the same notification again (after a crash) stores it once.
+    """
+    from hub.store.writer import Command, Tx
+
+    event_id = f"{notification['id']}-inapp"
+
+    def run(tx: Tx) -> None:
+        tx.append("notification.created", {k: v for k, v in notification.items() if k != "workspaceId"},
+                  workspace_id=notification["workspaceId"], actor="hub", task_id=notification.get("taskId"),
+                  id=event_id)
+
+    await delivery.hub.execute(Command(run=run, dedupe_id=event_id, workspace_id=notification["workspaceId"]))

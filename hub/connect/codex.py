@@ -1,0 +1,230 @@
+"""`lineup connect codex`: Codex CLI's config.toml gets LineUp's MCP server and the `notify` program (turn finished)."""
+
+# What Codex lets another program do from its own config (docs/agents.md, "Codex"): start MCP servers
+# (`[mcp_servers.NAME]`), so the agent can ask the person through LineUp's ask_* tools and use the hub's tools,
+# and run one `notify` program with a JSON argument when a turn finishes. Its own approval prompts ("run this
+# command?") are answered in its terminal, or, for an agent the hub runs itself, through ACP (codex-acp under
+# `lineup agents add codex`), where they become approval cards.
+#
+# The config is the person's file: our lines sit between two marker comments, `notify` at the very top (a
+# top-level key must come before the first table) and the server table at the end. --remove deletes exactly the
+# marked lines, so the file is what it was. The result is parsed whole before it is written.
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import click
+
+from hub.connect.pairing_notes import STAYS_PAIRED, say_replaced, stored_agent
+
+BEGIN = "# >>> lineup connect codex (added by `lineup connect codex`; `lineup connect codex --remove` takes it out)"
+END = "# <<< lineup connect codex"
+SERVER = "lineup"
+TOOL_TIMEOUT_S = 3600  # a question waits for the person: Codex's default MCP tool timeout is far shorter
+
+
+def lineup_command() -> list[str]:
+    """How the CLI starts us again: the packaged executable, the `lineup` beside this Python, or `python -m hub`."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable]
+    beside = Path(sys.executable).parent / "lineup"
+    if beside.exists():
+        return [str(beside)]
+    found = shutil.which("lineup")
+    return [found] if found else [sys.executable, "-m", "hub"]
+
+
+def toml_string(text: str) -> str:
+    from hub.agents_add import toml_string as quote
+
+    return quote(text)
+
+
+def toml_array(parts: list[str]) -> str:
+    return "[" + ", ".join(toml_string(p) for p in parts) + "]"
+
+
+def config_path(folder: Path | None, for_user: bool) -> Path:
+    if for_user:
+        home = os.environ.get("CODEX_HOME")
+        return (Path(home).expanduser() if home else Path.home() / ".codex") / "config.toml"
+    assert folder is not None
+    return folder.expanduser().resolve() / ".codex" / "config.toml"
+
+
+def without_ours(text: str) -> str:
+    """The text with every marked block taken out (markers included), the rest untouched."""
+    kept, inside = [], False
+    for line in text.splitlines(keepends=True):
+        stripped = line.rstrip("\r\n")
+        if stripped == BEGIN:
+            inside = True
+            continue
+        if inside and stripped == END:
+            inside = False
+            continue
+        if not inside:
+            kept.append(line)
+    return "".join(kept)
+
+
+def merged(text: str, mcp_args: list[str], notify: list[str]) -> tuple[str, bool]:
+    """The config with our blocks; (text, whether `notify` is ours). Raises ValueError if it cannot be merged."""
+    base = without_ours(text)
+    try:
+        current = tomllib.loads(base)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"it is not valid TOML ({exc})") from None
+    if SERVER in (current.get("mcp_servers") or {}):
+        raise ValueError(f"it already has [mcp_servers.{SERVER}]; remove that entry first")
+    command = lineup_command()
+    # Codex runs one notify program; a person's own is kept (the finished turn then does not reach LineUp).
+    own_notify = "notify" not in current
+    top = f"{BEGIN}\nnotify = {toml_array(notify)}\n{END}\n" if own_notify else ""
+    table = (f"{BEGIN}\n[mcp_servers.{SERVER}]\ncommand = {toml_string(command[0])}\n"
+             f"args = {toml_array(command[1:] + mcp_args)}\n"
+             f"tool_timeout_sec = {TOOL_TIMEOUT_S}\n"
+             # LineUp's tools ask the person themselves: Codex asking first in the terminal would defeat them.
+             f'default_tools_approval_mode = "approve"\n{END}\n')
+    body = base if not base or base.endswith("\n") else base + "\n"
+    result = top + body + table
+    parsed = tomllib.loads(result)  # raises if our lines clash with the person's (reported by the caller)
+    assert parsed["mcp_servers"][SERVER]["command"] == command[0]
+    return result, own_notify
+
+
+def write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
+    tmp = path.with_name(path.name + ".lineup-tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
+
+
+def connect(path: Path, credential_path: Path, name: str) -> bool:
+    """Write our blocks (again: an earlier run's are replaced). Returns whether the notify program is ours."""
+    text = path.read_text() if path.exists() else ""
+    mcp_args = ["mcp", "--name", name, "--credential-file", str(credential_path)]
+    notify = lineup_command() + ["hook", "codex-notify", "--credential-file", str(credential_path)]
+    try:
+        result, own_notify = merged(text, mcp_args, notify)
+    except (ValueError, tomllib.TOMLDecodeError) as exc:
+        raise click.ClickException(f"Cannot add LineUp to {path}: {exc}.") from None
+    write_atomically(path, result)
+    return own_notify
+
+
+def disconnect(path: Path) -> bool:
+    if not path.exists():
+        return False
+    text = path.read_text()
+    rest = without_ours(text)
+    if rest == text:
+        return False
+    write_atomically(path, rest)
+    return True
+
+
+def pair(hub_url: str | None, code: str | None, name: str, fingerprint: str | None,
+         credential_file: Path | None) -> tuple[Any, Path]:
+    """Pair now (a typo in the code shows at once), or reuse the credential an earlier run stored."""
+    import asyncio
+
+    from hub import __version__
+    from hub.mcp import default_credential_path
+    from hub.sdk import AuthError, SdkError, pair_or_load
+
+    path = credential_file or default_credential_path(name)
+    before = stored_agent(path)
+    try:
+        credential = asyncio.run(pair_or_load(hub_url, code, path, name=name, runtime="mcp",
+                                              agent_version=__version__, tls_fingerprint=fingerprint))
+    except (AuthError, SdkError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    say_replaced(before, credential.agent_id)
+    return credential, path.expanduser().resolve()
+
+
+def target_options(function: Any) -> Any:
+    """--dir / --user / --hub / --code / --name / --fingerprint / --credential-file / --remove (as claude-code)."""
+    for option in reversed([
+        click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=None,
+                     help="A project folder (its own config file)."),
+        click.option("--user", "for_user", is_flag=True, default=False, help="For every project (your user config)."),
+        click.option("--hub", "hub_url", default=None, help="The hub's address, e.g. http://192.168.1.20:9527."),
+        click.option("--code", default=None, help="A pairing code from the app or `lineup pair` (first time only)."),
+        click.option("--fingerprint", default=None, help="The hub certificate's SHA-256 (a self-signed https hub)."),
+        click.option("--credential-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                     help="Where the credential is kept (default: mcp/<name>.json in the user config folder)."),
+        click.option("--remove", is_flag=True, default=False, help="Take LineUp's lines out again."),
+    ]):
+        function = option(function)
+    return function
+
+
+def check_target(folder: Path | None, for_user: bool) -> None:
+    if (folder is None) == (not for_user):
+        raise click.UsageError("Give exactly one of --dir DIR (a project) or --user (every project).")
+    if folder is not None and not folder.expanduser().is_dir():
+        raise click.UsageError(f"--dir {folder}: no such folder.")
+
+
+@click.command("codex")
+@target_options
+@click.option("--name", default="Codex", show_default=True, help="The agent's name in the app.")
+def connect_codex(folder: Path | None, for_user: bool, hub_url: str | None, code: str | None, name: str,
+                  fingerprint: str | None, credential_file: Path | None, remove: bool) -> None:
+    """Connect Codex CLI: LineUp's MCP server (ask the person, the hub's tools) and a notification per finished turn."""
+    check_target(folder, for_user)
+    path = config_path(folder, for_user)
+    if remove:
+        removed = disconnect(path)
+        click.echo(f"Removed LineUp from {path}." if removed else f"No LineUp lines in {path}; nothing changed.")
+        if removed:
+            click.echo(STAYS_PAIRED)
+        return
+    credential, cred_path = pair(hub_url, code, name, fingerprint, credential_file)
+    own_notify = connect(path, cred_path, name)
+    click.echo(f"Codex is connected to {credential.hub_url} as agent {credential.agent_id}; {path} updated.")
+    if not own_notify:
+        click.echo("Your config already runs a `notify` program: it is kept, so finished turns are not posted to "
+                   f"LineUp (add `lineup hook codex-notify --credential-file {cred_path}` to it to have both).")
+    if folder is not None:
+        click.echo("Codex reads a project's .codex/config.toml only in a project it trusts; "
+                   "use --user to have it everywhere.")
+    click.echo("Codex's own approval prompts stay in its terminal: for approvals on your phone, let the hub run "
+               "it (`lineup agents add codex`). See docs/agents.md.")
+
+
+@click.command("codex-notify")
+@click.option("--credential-file", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.argument("payload", required=False)
+def hook_codex_notify(credential_file: Path, payload: str | None) -> None:
+    """Run by Codex's `notify` with the event as JSON: a finished turn becomes a succeeded task in LineUp."""
+    from hub.connect.turn_notify import run_quietly
+
+    try:
+        event = json.loads(payload or "{}")
+    except ValueError:
+        event = {}
+    if not isinstance(event, dict) or event.get("type") != "agent-turn-complete":
+        return  # other (future) notifications are not turns
+    inputs = event.get("input-messages") or []
+    prompt = "\n".join(str(m) for m in inputs) if isinstance(inputs, list) else str(inputs)
+    run_quietly(credential_file, cli="codex", session=str(event.get("thread-id") or event.get("cwd") or ""),
+                cwd=str(event.get("cwd") or ""), prompt=prompt, reply=str(event.get("last-assistant-message") or ""),
+                turn=str(event["turn-id"]) if event.get("turn-id") else None)
+
+
+def register(connect_group: click.Group, hook_group: click.Group) -> None:
+    connect_group.add_command(connect_codex, "codex")
+    hook_group.add_command(hook_codex_notify, "codex-notify")

@@ -1,0 +1,503 @@
+"""`lineup hook claude-code`: one Claude Code hook event in (JSON on stdin), LineUp's answer out (JSON on stdout).
+
+Every hook run is a short process: it connects to the hub as the paired agent (an instance of its own, so hook
+processes of parallel tool calls coexist), records what the event means, and for a permission asks the person
+with an approval card and prints Claude Code's decision. Whatever goes wrong (the hub down, a refused
+credential, a bad event) it prints nothing and exits 0, so Claude Code carries on as it would without LineUp.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import socket
+import subprocess
+import sys
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from hub.connect import claude_settings as cs
+from hub.connect.session_state import SessionState, digest, locked
+
+log = logging.getLogger("lineup.connect")
+
+CONNECT_TIMEOUT_S = 2.0   # the hub must answer this fast, or the hook steps aside
+EVENTS = ("UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Notification", "Stop",
+          "SessionEnd")
+OPTIONS = [
+    {"id": "allow_once", "label": "Allow once", "style": "primary",
+     "description": "Claude runs it this time and asks again next time."},
+    {"id": "allow_always", "label": "Allow always", "style": "secondary",
+     "description": "Claude Code remembers this (in this folder's .claude/settings.local.json) and stops asking."},
+    {"id": "deny", "label": "Deny", "style": "danger",
+     "description": "Claude does not run it; a note you add is what Claude is told."},
+]
+RISKY = ("rm ", "rm\t", "sudo ", "git push", "mkfs", "dd ", "chmod ", "chown ", "curl ", "wget ", "> /", "drop ")
+
+
+def clip(text: str, size: int) -> str:
+    text = " ".join(str(text).split()) if size <= 300 else str(text)
+    return text if len(text) <= size else text[: size - 1] + "…"
+
+
+# ---- what a tool call looks like on a card ------------------------------------------------------------------
+
+def describe(tool: str, tool_input: dict[str, Any]) -> tuple[str, str]:
+    """(what Claude wants, in a few words; a past-tense line for the timeline)."""
+    if tool == "Bash":
+        command = str(tool_input.get("command", ""))
+        return f"run: {clip(command, 300)}", f"Ran `{clip(command, 300)}`"
+    path = tool_input.get("file_path") or tool_input.get("notebook_path") or tool_input.get("path")
+    if tool in ("Write",) and path:
+        return f"write {path}", f"Wrote {path}"
+    if tool in ("Edit", "MultiEdit", "NotebookEdit") and path:
+        return f"edit {path}", f"Edited {path}"
+    if tool == "Read" and path:
+        return f"read {path}", f"Read {path}"
+    if tool == "WebFetch" and tool_input.get("url"):
+        return f"fetch {tool_input['url']}", f"Fetched {tool_input['url']}"
+    if tool in ("Grep", "Glob") and tool_input.get("pattern"):
+        return f"search for {clip(tool_input['pattern'], 200)}", f"Searched for {clip(tool_input['pattern'], 200)}"
+    return f"use {tool}", f"Used {tool}"
+
+
+def risk_of(tool: str, tool_input: dict[str, Any]) -> str:
+    if tool == "Bash":
+        command = " " + str(tool_input.get("command", "")).lower() + " "
+        return "high" if any(word in command for word in RISKY) else "medium"
+    if tool in ("WebFetch", "Read", "Grep", "Glob"):
+        return "low"
+    return "medium"
+
+
+def approval_card(event: dict[str, Any], interaction_id: str, wait_s: float) -> dict[str, Any]:
+    tool, tool_input = str(event.get("tool_name", "")), event.get("tool_input") or {}
+    wants, _ = describe(tool, tool_input)
+    description = str(tool_input.get("description") or "")
+    if tool in ("Edit", "MultiEdit") and tool_input.get("new_string"):
+        description = ((description + "\n\n" if description else "") + "New text:\n"
+                       + clip(tool_input["new_string"], 4000))
+    elif tool == "Write" and tool_input.get("content") is not None:
+        description = (description + "\n\n" if description else "") + "Content:\n" + clip(tool_input["content"], 4000)
+    raw = json.dumps(tool_input, ensure_ascii=False)
+    expires = datetime.now(UTC) + timedelta(seconds=wait_s)
+    return {"id": interaction_id, "type": "approval", "title": clip(f"Claude wants to {wants}", 500),
+            "description": clip(description, 8000), "risk": risk_of(tool, tool_input), "options": OPTIONS,
+            "details": {"tool": tool, "input": tool_input if len(raw) <= 4000 else clip(raw, 4000),
+                        "cwd": str(event.get("cwd", "")), "claudeSession": str(event.get("session_id", ""))},
+            "expiresAt": expires.isoformat(timespec="seconds").replace("+00:00", "Z")}
+
+
+# ---- Claude Code's answers -----------------------------------------------------------------------------------
+
+def pre_tool_use_answer(allow: bool, reason: str) -> dict[str, Any]:
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow" if allow else "deny",
+                                   "permissionDecisionReason": reason}}
+
+
+def permission_request_answer(allow: bool, reason: str, updates: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    decision: dict[str, Any] = {"behavior": "allow"} if allow else {"behavior": "deny", "message": reason}
+    if allow and updates:
+        decision["updatedPermissions"] = updates
+    return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
+
+
+def remembered(event: dict[str, Any]) -> list[dict[str, Any]]:
+    """What "allow always" asks Claude Code to remember: its own suggestions, else a rule for this call."""
+    # Claude's suggestions can be narrower than the call (for `echo hi > out.txt` only the folder, for this
+    # session), so the rule for this exact call is added too, kept in the folder's settings.local.json.
+    suggestions = [s for s in event.get("permission_suggestions") or []
+                   if isinstance(s, dict) and s.get("behavior", "allow") == "allow"]
+    rule = cs.rule_for(str(event.get("tool_name", "")), event.get("tool_input") or {})
+    name, _, content = rule.partition("(")
+    entry: dict[str, Any] = {"toolName": name}
+    if content:
+        entry["ruleContent"] = content[:-1]
+    return suggestions + [{"type": "addRules", "rules": [entry], "behavior": "allow", "destination": "localSettings"}]
+
+
+def print_mode() -> bool:
+    """Claude Code runs `-p` (no permission dialog, no PermissionRequest hook): PreToolUse has to ask.
+
+    Interactive Claude Code sets CLAUDE_CODE_ENTRYPOINT=cli for its hooks; `claude -p` sets sdk-cli. Interactive
+    sessions are asked through PermissionRequest only, which fires exactly when Claude would show its dialog,
+    so nothing is asked twice and nothing Claude allows by itself is asked at all.
+    """
+    return os.environ.get("CLAUDE_CODE_ENTRYPOINT", "sdk-cli") in ("sdk-cli", "")
+
+
+def settled_by_rules(event: dict[str, Any]) -> str | None:
+    """In print mode: "deny" or "allow" if the person's settings already decide this call, else None (ask).
+
+    A deny rule, or a permission mode that allows the call, leaves it to Claude Code. An allow rule naming
+    exactly this call (what "allow always" writes) is answered "allow" here: Claude Code itself would still
+    refuse a redirection to a file in print mode. A wildcard allow rule is left to Claude Code, which splits
+    compound commands (`npm test && rm -rf x` is not `npm test`); this hook does not.
+    """
+    tool, tool_input = str(event.get("tool_name", "")), event.get("tool_input") or {}
+    mode = str(event.get("permission_mode", "default"))
+    if mode in ("bypassPermissions", "dontAsk") or (mode == "acceptEdits" and tool in cs.EDIT_TOOLS):
+        return "claude"
+    project = Path(os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or ".")
+    files = cs.settings_files(project, Path.home())
+    if any(cs.matches(rule, tool, tool_input) for rule in cs.rules(files, "deny")):
+        return "claude"
+    allowed = [rule for rule in cs.rules(files, "allow") if cs.matches(rule, tool, tool_input)]
+    if cs.rule_for(tool, tool_input) in allowed and tool == "Bash":
+        return "allow"
+    return "claude" if allowed else None
+
+
+# ---- the hub side --------------------------------------------------------------------------------------------
+
+class HookRun:
+    """One hook event against the hub, as the agent paired by `lineup connect claude-code`."""
+
+    def __init__(self, credential_path: Path, state_dir: Path, wait_s: float) -> None:
+        self.credential_path = credential_path
+        self.state_dir = state_dir
+        self.wait_s = wait_s
+        self.client: Any = None
+
+    async def connect(self) -> bool:
+        from hub import __version__
+        from hub.sdk import AgentClient, load_credential
+
+        credential = load_credential(self.credential_path)
+        if not reachable(credential.hub_url):
+            return False
+        self.client = AgentClient(credential, state_path=self.state_dir / "cursor.json", runtime="claude-code",
+                                  agent_version=__version__, capabilities=["tasks", "approval"],
+                                  instance=f"hook-{uuid.uuid4().hex[:16]}", credential_path=self.credential_path,
+                                  pair_command="lineup connect claude-code --code NEW-CODE ...")
+        await self.client.start(timeout_s=CONNECT_TIMEOUT_S + 3)
+        return True
+
+    async def close(self) -> None:
+        if self.client is not None:
+            await self.client.close()
+
+    @property
+    def agent_id(self) -> str:
+        return str(self.client.credential.agent_id)
+
+    def ids(self, session_id: str, prompt: int) -> tuple[str, str]:
+        return (f"conv_cc_{digest(self.agent_id, session_id)}", f"task_cc_{digest(self.agent_id, session_id, prompt)}")
+
+    async def task(self, event: dict[str, Any], *, prompt: str | None = None) -> tuple[str, str]:
+        """The session's conversation and current task, made on first use; a new prompt opens a new task."""
+        from hub.sdk import HubError
+
+        session_id = str(event.get("session_id", "unknown"))
+        folder = Path(str(event.get("cwd") or ".")).name or "/"
+        with locked(self.state_dir / "sessions", session_id) as (state, _):
+            if prompt is not None and state.open:
+                await self._end(state, session_id, "cancelled", "Interrupted: a new prompt followed")
+            if prompt is not None or state.prompts == 0:
+                state.prompts += 1
+                state.open = False
+            conversation_id, task_id = self.ids(session_id, state.prompts)
+            if not state.conversation_ready:
+                title = clip(f"Claude Code in {folder}" + (f": {prompt}" if prompt else ""), 200)
+                await self.client.send("conversation.create", {"title": title}, id=f"cc-{conversation_id}",
+                                       conversationId=conversation_id)
+                state.conversation_ready = True
+            if not state.open:
+                state.title = clip(prompt.splitlines()[0] if prompt and prompt.strip() else
+                                   f"Claude Code in {folder}", 120) or "Claude Code"
+                fields = {"taskId": task_id, "conversationId": conversation_id}
+                try:
+                    await self.client.send("task.create",
+                                           {"title": state.title, "description": clip(prompt or "", 8000)},
+                                           id=f"cc-{task_id}", **fields)
+                    await self.client.send("task.accepted", {}, id=f"cc-accept-{task_id}", **fields)
+                except HubError as exc:
+                    log.info("task %s: %s", task_id, exc)
+                state.open = True
+            self.spawn_keeper(state, session_id)
+            return conversation_id, task_id
+
+    async def _end(self, state: SessionState, session_id: str, status: str, summary: str) -> None:
+        from hub.sdk import HubError
+
+        conversation_id, task_id = self.ids(session_id, state.prompts)
+        payload: dict[str, Any] = {"status": status, "summary": clip(summary, 2000)}
+        if status == "succeeded":
+            payload["progress"] = 100
+        try:
+            await self.client.send("task.status_changed", payload, id=f"cc-end-{task_id}", taskId=task_id,
+                                   conversationId=conversation_id)
+        except HubError as exc:  # e.g. a question still waits (the person may still answer it) or it ended
+            log.info("task %s not ended: %s", task_id, exc)
+        state.open = False
+
+    def spawn_keeper(self, state: SessionState, session_id: str) -> None:
+        """A process that keeps the agent online while the session lives (hook processes come and go)."""
+        keeper = self.state_dir / "sessions" / f"{digest(session_id, size=32)}.keeper"
+        try:
+            pid = int(keeper.read_text())
+            os.kill(pid, 0)
+            return
+        except (OSError, ValueError):
+            pass
+        command = hook_command_argv() + ["--credential-file", str(self.credential_path), "--keep", session_id,
+                                         "--watch-pid", str(claude_pid() or 0)]
+        kwargs: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL,
+                                  "stderr": subprocess.DEVNULL, "close_fds": True}
+        if os.name == "posix":
+            kwargs["start_new_session"] = True
+        else:
+            kwargs["creationflags"] = getattr(subprocess, "DETACHED_PROCESS", 0)
+        try:
+            keeper.write_text(str(subprocess.Popen(command, **kwargs).pid))
+        except OSError as exc:
+            log.info("keeper not started: %s", exc)
+
+    # ---- the events ------------------------------------------------------------------------------------
+
+    async def handle(self, event: dict[str, Any]) -> dict[str, Any] | None:
+        name = event.get("hook_event_name")
+        if name == "UserPromptSubmit":
+            await self.task(event, prompt=str(event.get("prompt", "")))
+        elif name in ("PreToolUse", "PermissionRequest"):
+            return await self.permission(event, name)
+        elif name == "PostToolUse":
+            await self.tool_used(event)
+        elif name == "Notification":
+            await self.notification(event)
+        elif name == "Stop":
+            await self.stopped(event)
+        elif name == "SessionEnd":
+            await self.session_end(event)
+        return None
+
+    async def permission(self, event: dict[str, Any], name: str) -> dict[str, Any] | None:
+        from hub.sdk import HubError
+
+        conversation_id, task_id = await self.task(event)
+        log.info("%s for %s; Claude suggests %s", name, event.get("tool_name"),
+                 json.dumps(event.get("permission_suggestions"))[:2000])
+        session_id = str(event.get("session_id", ""))
+        key = event.get("tool_use_id") or json.dumps([event.get("tool_name"), event.get("tool_input")], sort_keys=True)
+        interaction = approval_card(event, f"int_cc_{digest(self.agent_id, session_id, task_id, key, size=32)}",
+                                    self.wait_s)
+        try:
+            asking = self.client.ask(interaction, task_id=task_id, conversation_id=conversation_id)
+            outcome = await asyncio.wait_for(asking, self.wait_s + 10)
+        except HubError as exc:
+            if exc.code not in ("not_found", "illegal_transition", "forbidden"):
+                raise
+            interaction["id"] += "_c"  # the task ended meanwhile: ask in the conversation alone
+            outcome = await asyncio.wait_for(self.client.ask(interaction, conversation_id=conversation_id),
+                                             self.wait_s + 10)
+        if outcome.outcome == "expired":
+            return None  # nobody answered in time: Claude Code's own prompt takes over
+        if outcome.outcome == "cancelled":
+            allow, reason = False, "The person cancelled this task in LineUp."
+        else:
+            allow = outcome.approved
+            who = (outcome.responded_by or {}).get("name") or "the person"
+            reason = outcome.comment or (f"Allowed in LineUp by {who}." if allow else f"Denied in LineUp by {who}.")
+            if not allow and outcome.comment:
+                reason = f"The person denied this in LineUp: {outcome.comment}"
+        always = allow and outcome.option_id == "allow_always"
+        if name == "PermissionRequest":
+            return permission_request_answer(allow, reason, remembered(event) if always else None)
+        if always:  # print mode cannot hand Claude Code a rule: write the one its own dialog would have written
+            project = Path(os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or ".")
+            cs.add_allow_rule(project / ".claude" / "settings.local.json",
+                              cs.rule_for(str(event.get("tool_name", "")), event.get("tool_input") or {}))
+        return pre_tool_use_answer(allow, reason)
+
+    async def tool_used(self, event: dict[str, Any]) -> None:
+        conversation_id, task_id = await self.task(event)
+        _, line = describe(str(event.get("tool_name", "")), event.get("tool_input") or {})
+        session_id = str(event.get("session_id", ""))
+        key = event.get("tool_use_id") or json.dumps([event.get("tool_name"), event.get("tool_input")], sort_keys=True)
+        message_id = f"msg_cc_{digest(self.agent_id, session_id, key, size=32)}"
+        await self.client.send("message.create", {"content": line, "messageId": message_id}, id=f"cc-{message_id}",
+                               taskId=task_id, conversationId=conversation_id)
+
+    async def notification(self, event: dict[str, Any]) -> None:
+        conversation_id, task_id = await self.task(event)
+        text = clip(str(event.get("message") or "Claude is waiting for you"), 1000)
+        if not text.lower().startswith("claude"):
+            text = f"Claude is waiting for you: {text}"
+        message_id = f"msg_cc_{digest(self.agent_id, event.get('session_id'), task_id, text, size=32)}"
+        await self.client.send("message.create", {"content": text, "messageId": message_id}, id=f"cc-{message_id}",
+                               taskId=task_id, conversationId=conversation_id)
+
+    async def stopped(self, event: dict[str, Any]) -> None:
+        session_id = str(event.get("session_id", "unknown"))
+        with locked(self.state_dir / "sessions", session_id) as (state, _):
+            if state.open:
+                summary = str(event.get("last_assistant_message") or "") or last_reply(event.get("transcript_path"))
+                await self._end(state, session_id, "succeeded", summary or "Claude finished.")
+
+    async def session_end(self, event: dict[str, Any]) -> None:
+        session_id = str(event.get("session_id", "unknown"))
+        with locked(self.state_dir / "sessions", session_id) as (state, path):
+            if state.open:
+                await self._end(state, session_id, "cancelled", "Claude Code was closed before it finished")
+            path.with_suffix(".ended").write_text("")  # the keeper sees it and goes
+
+
+def last_reply(transcript: Any) -> str:
+    """The text of the last assistant message in Claude Code's transcript (JSON lines), if it can be read."""
+    try:
+        with open(str(transcript), "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - 256 * 1024))
+            lines = handle.read().decode(errors="replace").splitlines()
+    except (OSError, TypeError):
+        return ""
+    for line in reversed(lines):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        message = entry.get("message") if isinstance(entry, dict) else None
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            content = message.get("content")
+            parts = [c.get("text", "") for c in content if isinstance(c, dict) and c.get("type") == "text"] \
+                if isinstance(content, list) else [str(content or "")]
+            text = "\n".join(p for p in parts if p).strip()
+            if text:
+                return text
+    return ""
+
+
+def claude_pid() -> int | None:
+    """The Claude Code process this hook runs under (the nearest ancestor named claude), where /proc tells."""
+    pid = os.getppid()
+    for _ in range(6):
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                stat = handle.read()
+        except OSError:
+            return None
+        name = stat[stat.index("(") + 1: stat.rindex(")")]
+        if "claude" in name.lower():
+            return pid
+        pid = int(stat[stat.rindex(")") + 2:].split()[1])
+        if pid <= 1:
+            return None
+    return None
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def reachable(hub_url: str) -> bool:
+    """A TCP connect within CONNECT_TIMEOUT_S: a hub that is down costs the hook milliseconds, not a timeout."""
+    parsed = urlparse(hub_url)
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parsed.hostname or "127.0.0.1", port), timeout=CONNECT_TIMEOUT_S):
+            return True
+    except OSError:
+        return False
+
+
+def hook_command_argv() -> list[str]:
+    """How to start `lineup hook claude-code` without relying on PATH: this Python (or the packaged lineup)."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "hook", "claude-code"]
+    return [sys.executable, "-m", "hub", "hook", "claude-code"]
+
+
+def _log_to_file(state_dir: Path) -> None:
+    state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    handler = logging.FileHandler(state_dir / "hook.log")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s: %(message)s"))
+    root = logging.getLogger("lineup")  # never standard error: Claude Code shows it in the transcript
+    root.handlers[:] = [handler]
+    root.propagate = False
+    root.setLevel(logging.WARNING)
+    log.setLevel(logging.INFO)
+
+
+def run_hook(credential_path: Path, state_dir: Path, wait_s: float, raw: str) -> str:
+    """The whole hook: what to print (possibly nothing). Never raises."""
+    _log_to_file(state_dir)
+    try:
+        event = json.loads(raw)
+        if not isinstance(event, dict) or event.get("hook_event_name") not in EVENTS:
+            return ""
+        if event["hook_event_name"] == "PreToolUse":
+            if not print_mode():
+                return ""  # interactive: PermissionRequest asks, right where Claude would show its dialog
+            settled = settled_by_rules(event)
+            if settled == "allow":
+                return json.dumps(pre_tool_use_answer(True, "Allowed always (in LineUp)."))
+            if settled is not None:
+                return ""
+        if not credential_path.exists():
+            log.warning("no credential at %s: run `lineup connect claude-code` again", credential_path)
+            return ""
+        answer = asyncio.run(_run(credential_path, state_dir, wait_s, event))
+        return json.dumps(answer) if answer is not None else ""
+    except Exception as exc:  # noqa: BLE001 - the terminal must keep working: log and step aside
+        log.warning("hook %s failed: %s: %s", raw[:80].replace("\n", " "), type(exc).__name__, exc)
+        return ""
+
+
+async def _run(credential_path: Path, state_dir: Path, wait_s: float, event: dict[str, Any]) -> dict[str, Any] | None:
+    run = HookRun(credential_path, state_dir, wait_s)
+    if event.get("hook_event_name") == "SessionEnd":  # the keeper goes even when the hub cannot be told
+        sessions = state_dir / "sessions"
+        sessions.mkdir(parents=True, exist_ok=True)
+        (sessions / f"{digest(str(event.get('session_id', 'unknown')), size=32)}.ended").write_text("")
+    try:
+        if not await run.connect():
+            log.info("hub unreachable: %s steps aside", event.get("hook_event_name"))
+            return None
+        return await run.handle(event)
+    finally:
+        await run.close()
+
+
+def run_keeper(credential_path: Path, state_dir: Path, session_id: str, watch_pid: int = 0,
+               max_idle_s: float = 6 * 3600) -> None:
+    """Stay connected (the agent online, its task not failing as unreachable) until the session ends.
+
+    It ends at SessionEnd, when the Claude Code process it watches is gone (killed: no SessionEnd), or after
+    hours without a hook run."""
+    _log_to_file(state_dir)
+    sessions = state_dir / "sessions"
+    stem = digest(session_id, size=32)
+    ended, state_file = sessions / f"{stem}.ended", sessions / f"{stem}.json"
+
+    async def keep() -> None:
+        from hub import __version__
+        from hub.sdk import AgentClient, load_credential
+
+        client = AgentClient(load_credential(credential_path), runtime="claude-code", agent_version=__version__,
+                             capabilities=["tasks", "approval"], instance=f"keep-{stem[:24]}")
+        runner = asyncio.create_task(client.run())
+        try:
+            while not runner.done():
+                idle = (datetime.now().timestamp() - state_file.stat().st_mtime) if state_file.exists() else 0
+                if ended.exists() or idle > max_idle_s or (watch_pid and not alive(watch_pid)):
+                    break
+                await asyncio.sleep(1.0)
+        finally:
+            await client.close()
+            ended.unlink(missing_ok=True)
+
+    try:
+        asyncio.run(keep())
+    except Exception as exc:  # noqa: BLE001 - the keeper is a convenience; its end is logged, never raised
+        log.info("keeper for %s stopped: %s", stem, exc)

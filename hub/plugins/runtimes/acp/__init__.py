@@ -1,0 +1,44 @@
+"""The `acp` runtime: drives an Agent Client Protocol agent (Gemini CLI, claude-code-acp, codex-acp) over stdio.
+
+```toml
+[[agents]]
+name = "Gemini"
+runtime = "acp"
+command = ["gemini", "--experimental-acp"]
+cwd = "~/code/my-project"      # the sessions' working directory (default: the hub's data folder)
+fs = false                     # offer fs/read_text_file and fs/write_text_file (inside `cwd` only; needs `cwd`)
+terminal = false               # offer terminal/* (commands run in `cwd`)
+init_timeout_s = 60            # for `initialize`, `session/new` and `session/load`
+cancel_grace_s = 10            # after `session/cancel`, how long the turn may take to end before it is left
+kill_grace_s = 5               # on stop: SIGTERM to the process group, SIGKILL after this
+max_reply_chars = 200000       # a longer reply is cut with a note
+```
+
+One agent process serves the agent: started at `start()`, stopped at `stop()`, and started again for the next
+task or message when it died (the tasks it was running fail with `agent_exited`). Each LineUp conversation has
+one ACP session, made on first use with `session/new` (a task without a conversation gets its own), and its
+turns run one at a time:
+
+- a task is accepted when its turn starts and is one `session/prompt` with its text; a person's message in the
+  conversation (`message.delivered`) is a prompt too, its reply posted as a message;
+- `agent_message_chunk` updates stream into the conversation (`message.delta`, then the whole message); thoughts
+  are not shown; plan entries become child tasks (pending → queued, in_progress → running, completed →
+  succeeded) and the parent's progress is completed / total; tool calls are reported as progress summaries,
+  which land in the task's timeline;
+- `session/request_permission` becomes an approval card offering the agent's options (allow once / always,
+  reject once / always, with the agent's labels); the chosen option goes back as `selected`, anything else
+  (declined without an option, expired, cancelled) as `cancelled`;
+- the stop reason ends the task: `end_turn` → succeeded, `cancelled` → cancelled, `refusal`, `max_tokens`,
+  `max_turn_requests` → failed with that code; a cancel request sends `session/cancel`.
+
+File-system and terminal requests are refused unless `fs` / `terminal` are set. Which session each
+conversation has is kept in `<data dir>/agents/<name>.acp-sessions.json`: after a hub restart an agent that
+offers `session/load` continues the conversation, and a message delivered again after a crash is not prompted twice.
+"""
+
+from __future__ import annotations
+
+from hub.plugins.runtimes.acp.errors import TurnError
+from hub.plugins.runtimes.acp.runtime import AcpRuntime
+
+__all__ = ["AcpRuntime", "TurnError"]

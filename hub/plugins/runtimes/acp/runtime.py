@@ -1,0 +1,102 @@
+"""AcpRuntime: one configured ACP agent — its options, its one agent process, the hub's hooks, start and stop."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from pathlib import Path
+
+from acp.schema import ClientCapabilities, FileSystemCapabilities
+
+from hub import AgentConfig
+from hub.plugins.runtimes.acp.client import HubClient
+from hub.plugins.runtimes.acp.config import read_options
+from hub.plugins.runtimes.acp.errors import TurnError
+from hub.plugins.runtimes.acp.process import AgentProcess
+from hub.plugins.runtimes.acp.scheduler import TurnScheduler
+from hub.plugins.runtimes.acp.sessions import Session, SessionMap
+from hub.sdk import AgentClient
+
+log = logging.getLogger("lineup.runtimes.acp")
+
+
+class AcpRuntime:
+    """The `acp` runtime of one configured agent; its options are documented in the package docstring."""
+
+    def __init__(self, config: AgentConfig, client: AgentClient) -> None:
+        self.options = read_options(config)
+        self.config = config
+        self.client = client
+        self.hub_client = HubClient(self)
+        self.agent: AgentProcess | None = None
+        self.generations = 0
+        self.stopping = False
+        self._agent_lock = asyncio.Lock()
+        self.sessions = SessionMap(client.state_path.parent / f"{config.slug}.acp-sessions.json"
+                                   if client.state_path is not None else None)
+        self.sessions.load()
+        self.scheduler = TurnScheduler(self)
+        client.on_task(self.scheduler.run_task)
+        client.on("message.delivered")(self.scheduler.on_message)
+
+    @property
+    def sessions_by_acp_id(self) -> dict[str, Session]:
+        """The sessions by their ACP id (the tests look a session up by what the agent calls it)."""
+        return self.sessions.by_acp_id
+
+    @property
+    def session_cwd(self) -> Path:
+        """`cwd`, else the hub's data folder (the supervisor keeps the client's state in <data dir>/agents/)."""
+        if self.config.cwd is not None:
+            return self.config.cwd.expanduser().resolve()
+        if self.client.state_path is not None:
+            return self.client.state_path.parent.parent.resolve()
+        return Path.cwd()
+
+    @property
+    def capabilities(self) -> ClientCapabilities:
+        fs = self.options.fs
+        return ClientCapabilities(fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs),
+                                  terminal=self.options.terminal)
+
+    async def start(self) -> None:
+        """Start the agent now, so a broken command shows in the log at once; tasks retry it if it fails."""
+        try:
+            agent = await self.ensure_agent()
+        except TurnError as exc:
+            log.error("ACP agent %s did not start: %s", self.config.name, exc.message)
+            return
+        info = agent.info.agent_info if agent.info is not None else None
+        if info is not None:  # the app shows what runs behind the name, e.g. "Claude Code 0.16.2"
+            self.client.agent_version = f"{info.title or info.name} {info.version}"
+
+    async def stop(self) -> None:
+        self.stopping = True
+        await self.scheduler.report_stopped()
+        if self.agent is not None:
+            await self.agent.stop()
+        await self.hub_client.close_terminals()
+
+    async def ensure_agent(self) -> AgentProcess:
+        """The running agent process, started (again) when there is none or it died."""
+        async with self._agent_lock:
+            if self.agent is not None and self.agent.alive:
+                return self.agent
+            if self.stopping:
+                raise TurnError("runtime_stopped", "The hub is stopping.")
+            if self.agent is not None:
+                await self.agent.stop()  # reap what is left of the dead one
+            self.generations += 1
+            # Known before it is up, so that stop() during a slow start stops it too (a failed start stops itself).
+            agent = self.agent = AgentProcess(
+                self.config.command, self.hub_client, cwd=self.session_cwd, env={**os.environ, **self.config.env},
+                capabilities=self.capabilities, generation=self.generations, kill_grace_s=self.options.kill_grace_s)
+            await agent.start(self.options.init_timeout_s)
+            return agent
+
+    async def open_session(self, key: str) -> str:
+        """The ACP session id of a conversation (or `task:<id>`), starting the agent and the session if needed."""
+        agent = await self.ensure_agent()
+        return await self.sessions.open(agent, self.sessions.get(key), str(self.session_cwd),
+                                        self.options.init_timeout_s)

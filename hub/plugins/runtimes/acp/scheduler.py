@@ -1,0 +1,199 @@
+"""Turns one at a time per session: tasks and people's messages become prompts, stop reasons end the task."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from typing import TYPE_CHECKING, Any
+
+import acp
+from acp.schema import PromptResponse
+
+from hub.plugins.runtimes.acp.errors import TurnError
+from hub.plugins.runtimes.acp.process import wait_event
+from hub.plugins.runtimes.acp.sessions import Session
+from hub.plugins.runtimes.acp.text import clip, last_line
+from hub.plugins.runtimes.acp.turn import Turn
+from hub.sdk import HubError, TaskHandle
+
+if TYPE_CHECKING:
+    from hub.plugins.runtimes.acp.runtime import AcpRuntime
+
+log = logging.getLogger("lineup.runtimes.acp")
+
+STOP_FAILURES = {
+    "refusal": "The agent refused to continue (ACP stop reason `refusal`).",
+    "max_tokens": "The agent reached its token limit before it finished (ACP stop reason `max_tokens`).",
+    "max_turn_requests": "The agent reached its limit of model requests for one turn "
+                         "(ACP stop reason `max_turn_requests`).",
+}
+
+
+class TurnScheduler:
+    """Queues each session's turns behind its lock, runs one prompt per turn and reports how it ended."""
+
+    def __init__(self, runtime: AcpRuntime) -> None:
+        self.runtime = runtime
+        self.sessions = runtime.sessions
+        self.waiting: dict[str, TaskHandle] = {}  # tasks queued behind another turn of their session
+
+    async def prompt(self, session: Session, turn: Turn, text: str) -> str:
+        """Run one prompt in the session; returns the stop reason. A cancel request sends session/cancel."""
+        runtime = self.runtime
+        agent = await runtime.ensure_agent()
+        acp_id = await self.sessions.open(agent, session, str(runtime.session_cwd), runtime.options.init_timeout_s)
+        if turn.task is not None and turn.task.cancel_requested.is_set():
+            return "cancelled"  # asked to stop before the prompt was sent
+        session.turn = turn
+        prompt = asyncio.ensure_future(agent.conn.prompt(session_id=acp_id, prompt=[acp.text_block(text)]))
+        cancel = asyncio.ensure_future(turn.task.cancel_requested.wait()) if turn.task is not None else None
+        try:
+            await asyncio.wait({f for f in (prompt, cancel) if f is not None}, return_when=asyncio.FIRST_COMPLETED)
+            if not prompt.done():  # the person asked to stop
+                turn.cancelling.set()
+                with contextlib.suppress(ConnectionError):
+                    await agent.conn.cancel(session_id=acp_id)
+                grace_s = runtime.options.cancel_grace_s
+                await asyncio.wait({prompt}, timeout=grace_s)
+                if not prompt.done():  # the agent ignores the cancel: leave that session behind
+                    log.warning("the agent did not end its turn within %s s of session/cancel", grace_s)
+                    self.sessions.by_acp_id.pop(acp_id, None)  # its late updates go nowhere
+                    session.acp_id = None
+                    return "cancelled"
+            response: PromptResponse = prompt.result()
+            return str(response.stop_reason)
+        except ConnectionError:
+            agent.broken = True
+            await wait_event(agent.exited, 2.0)  # for the exit code
+            raise TurnError("agent_exited", agent.describe_exit(
+                " It is started again for the next task or message.")) from None
+        except acp.RequestError as exc:
+            raise TurnError("acp_error", f"The agent answered session/prompt with an error: {exc} "
+                                         f"{exc.data or ''}".strip()) from None
+        finally:
+            for future in (prompt, cancel):
+                if future is not None and not future.done():
+                    future.cancel()
+            session.turn = None
+
+    # ---- tasks and messages ----------------------------------------------------------------------------
+
+    async def run_task(self, task: TaskHandle) -> None:
+        if task.cancel_requested.is_set():
+            return  # cancelled while queued: the hub has ended it already
+        key = task.conversation_id or f"task:{task.id}"
+        session = self.sessions.get(key)
+        self.waiting[task.id] = task
+        try:
+            async with session.lock:  # one turn at a time per session; the task stays queued meanwhile
+                self.waiting.pop(task.id, None)
+                if task.cancel_requested.is_set() or self.runtime.stopping:
+                    return
+                try:
+                    await task.accept()
+                except HubError as exc:
+                    log.info("task %s not accepted: %s", task.id, exc)
+                    return
+                await self._run_turn(session, task)
+        finally:
+            self.waiting.pop(task.id, None)
+            if task.conversation_id is None:
+                self.sessions.forget(session)
+
+    async def _run_turn(self, session: Session, task: TaskHandle) -> None:
+        turn = Turn(self.runtime, task, task.conversation_id)
+        text = task.title if not task.description else f"{task.title}\n\n{task.description}"
+        try:
+            stop_reason = await self.prompt(session, turn, text)
+        except TurnError as exc:
+            await turn.close(succeeded=False)
+            if self.runtime.stopping:
+                return  # reported by stop()
+            if task.cancel_requested.is_set():
+                await _report(task.cancelled("Stopped on request"))
+            else:
+                await _report(task.fail(exc.code, clip(exc.message, 4000)))
+            return
+        except Exception as exc:
+            log.exception("the ACP turn of task %s failed", task.id)
+            await turn.close(succeeded=False)
+            await _report(task.fail("runtime_error", clip(f"{type(exc).__name__}: {exc}", 4000)))
+            return
+        await turn.close(succeeded=stop_reason == "end_turn")
+        if stop_reason == "end_turn":
+            await _report(task.succeed(last_line(turn.text) or "Finished"))
+        elif stop_reason == "cancelled":
+            # Without a cancel request it was the agent's own choice: codex-acp ends the turn this way when the
+            # person picks "No, and tell Codex what to do differently".
+            await _report(task.cancelled("Stopped on request" if task.cancel_requested.is_set() else
+                                         "The agent stopped this turn by itself (ACP stop reason `cancelled`), "
+                                         "as some agents do after a refused permission"))
+        else:
+            await _report(task.fail(stop_reason, STOP_FAILURES.get(stop_reason, f"The agent stopped: {stop_reason}.")))
+
+    async def on_message(self, envelope: dict[str, Any]) -> None:
+        """A person's message in a conversation: a prompt in that conversation's session, the reply streamed."""
+        payload = envelope.get("payload") or {}
+        conversation_id = envelope.get("conversationId")
+        if not conversation_id or (payload.get("author") or {}).get("kind") != "user":
+            return
+        text = payload.get("content") or ""
+        if not text.strip():
+            return
+        message_id = payload.get("messageId")
+        task_id = envelope.get("taskId")
+        reply_task_id = task_id if task_id in self.runtime.client.tasks else None  # only a timeline of our own task
+        session = self.sessions.get(conversation_id)
+        async with session.lock:
+            if message_id in self.sessions.prompted:
+                return  # delivered again after a crash: it was prompted (and most likely answered) before
+            if isinstance(message_id, str):
+                self.sessions.prompted.append(message_id)
+                self.sessions.save()
+            turn = Turn(self.runtime, None, conversation_id, reply_task_id)
+            try:
+                stop_reason = await self.prompt(session, turn, text)
+            except TurnError as exc:
+                await turn.close(succeeded=False)
+                if not self.runtime.stopping:
+                    await self._say(conversation_id, reply_task_id, f"I could not answer ({exc.code}): {exc.message}")
+                return
+            await turn.close(succeeded=True)
+            if stop_reason not in ("end_turn", "cancelled"):
+                await self._say(conversation_id, reply_task_id,
+                                STOP_FAILURES.get(stop_reason, f"The agent stopped: {stop_reason}."))
+
+    async def _say(self, conversation_id: str, task_id: str | None, text: str) -> None:
+        try:
+            await self.runtime.client.send("message.create", {"content": clip(text, 8000),
+                                                              "messageId": f"msg_{uuid.uuid4().hex}"},
+                                           conversationId=conversation_id, taskId=task_id)
+        except HubError as exc:
+            log.warning("could not post in %s: %s", conversation_id, exc)
+
+    async def report_stopped(self) -> None:
+        """On stop: running tasks fail, queued ones are cancelled (nothing would start them after a restart)."""
+        for session in list(self.sessions.by_key.values()):
+            turn = session.turn
+            if turn is not None and turn.task is not None:
+                try:  # the session ends with the process: say so instead of leaving the task running
+                    await asyncio.wait_for(turn.task.fail("runtime_stopped", "The hub stopped while the agent "
+                                                          "was working; the ACP session ended with it."), 2.0)
+                except (TimeoutError, HubError) as exc:
+                    log.info("could not report task %s as stopped: %s", turn.task.id, exc)
+        for task in list(self.waiting.values()):  # not started: nothing would start them after a restart
+            try:
+                await asyncio.wait_for(task.cancelled("The hub stopped before the agent could start this task; "
+                                                      "create it again."), 2.0)
+            except (TimeoutError, HubError) as exc:
+                log.info("could not report task %s as not started: %s", task.id, exc)
+
+
+async def _report(finishing: Any) -> None:
+    """Finish a task; the hub may have ended it already (a cancel while waiting for the person)."""
+    try:
+        await finishing
+    except HubError as exc:
+        log.info("the task's end was not recorded: %s", exc)

@@ -1,0 +1,124 @@
+"""Each conversation's ACP session: opened in the running agent, and the map kept in <slug>.acp-sessions.json."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import acp
+
+from hub.plugins.runtimes.acp.errors import TurnError
+
+if TYPE_CHECKING:
+    from hub.plugins.runtimes.acp.process import AgentProcess
+    from hub.plugins.runtimes.acp.turn import Turn
+
+log = logging.getLogger("lineup.runtimes.acp")
+
+AUTH_REQUIRED = -32000                  # ACP's "authentication required" error code
+
+
+@dataclass
+class Session:
+    """The ACP session of one conversation (or of one task without a conversation)."""
+
+    key: str
+    acp_id: str | None = None
+    generation: int = 0                    # the agent process the session lives in
+    turn: Turn | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class SessionMap:
+    """The sessions by conversation (`task:<id>` for a task without one) and by ACP id, and what is kept of them."""
+
+    def __init__(self, path: Path | None) -> None:
+        # Kept next to the agent's credential: which ACP session each conversation has (after a hub restart an
+        # agent that can `session/load` continues the conversation where it was), and the last messages
+        # prompted (after a crash the SDK delivers what came after its saved cursor again: not asked twice).
+        self.path = path
+        self.by_key: dict[str, Session] = {}
+        self.by_acp_id: dict[str, Session] = {}
+        self.prompted: collections.deque[str] = collections.deque(maxlen=200)
+
+    def load(self) -> None:
+        if self.path is None or not self.path.exists():
+            return
+        try:
+            stored = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            log.warning("ignoring an unreadable %s", self.path)
+            return
+        if not isinstance(stored, dict):
+            return
+        for key, acp_id in (stored.get("sessions") or {}).items():
+            if isinstance(acp_id, str):
+                self.by_key[key] = Session(key, acp_id)  # generation 0: loaded (or replaced) on first use
+        self.prompted.extend(m for m in stored.get("prompted") or [] if isinstance(m, str))
+
+    def save(self) -> None:
+        if self.path is None:
+            return
+        sessions = {key: s.acp_id for key, s in self.by_key.items() if s.acp_id and not key.startswith("task:")}
+        stored = {"sessions": sessions, "prompted": list(self.prompted)}
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        try:
+            tmp.write_text(json.dumps(stored))
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            log.warning("could not save %s: %s", self.path, exc)
+
+    def get(self, key: str) -> Session:
+        """The session of `key`, made (without an ACP id yet) on first use."""
+        session = self.by_key.get(key)
+        if session is None:
+            session = self.by_key[key] = Session(key)
+        return session
+
+    def forget(self, session: Session) -> None:
+        """Drop a session that is not kept (a task's own, when the task ends)."""
+        self.by_key.pop(session.key, None)
+        self.by_acp_id.pop(session.acp_id or "", None)
+
+    async def open(self, agent: AgentProcess, session: Session, cwd: str, timeout_s: float) -> str:
+        """The session's ACP id in this agent process: made with session/new, or loaded after a restart."""
+        if session.acp_id is not None and session.generation == agent.generation:
+            return session.acp_id
+        self.by_acp_id.pop(session.acp_id or "", None)
+        try:
+            acp_id = None
+            if session.acp_id is not None and agent.can_load_sessions:
+                try:  # the agent keeps its sessions: the conversation continues where it was
+                    self.by_acp_id[session.acp_id] = session  # its replayed history is not shown
+                    await asyncio.wait_for(agent.load_session(cwd, session.acp_id), timeout_s)
+                    acp_id = session.acp_id
+                except acp.RequestError as exc:
+                    self.by_acp_id.pop(session.acp_id, None)
+                    log.info("session/load of %s failed (%s); starting a new session", session.acp_id, exc)
+            if acp_id is None:
+                acp_id = await asyncio.wait_for(agent.new_session(cwd), timeout_s)
+        except acp.RequestError as exc:
+            if exc.code == AUTH_REQUIRED:
+                hint = agent.auth_hint()
+                raise TurnError("auth_required", "The agent needs you to sign in before it can work"
+                                + (f" ({hint})." if hint else ".")) from None
+            raise TurnError("session_failed", f"The agent refused session/new: {exc} {exc.data or ''}".strip()) \
+                from None
+        except TimeoutError:
+            raise TurnError("session_failed", f"The agent did not open a session within "
+                                              f"{timeout_s:g} s.") from None
+        except ConnectionError:
+            agent.broken = True
+            raise TurnError("agent_exited", agent.describe_exit(
+                " It is started again for the next task or message.")) from None
+        session.acp_id, session.generation = acp_id, agent.generation
+        self.by_acp_id[acp_id] = session
+        if not session.key.startswith("task:"):
+            self.save()
+        return acp_id

@@ -1,0 +1,167 @@
+"""One prompt's turn: session updates become the streamed reply, plan children and tool-call progress."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from acp.schema import (
+    AgentMessageChunk,
+    AgentPlanUpdate,
+    PermissionOption,
+    PlanEntry,
+    RequestPermissionResponse,
+    ToolCallProgress,
+    ToolCallStart,
+    ToolCallUpdate,
+)
+
+from hub.plugins.runtimes.acp.permission import answer, approval_card, cancelled
+from hub.plugins.runtimes.acp.text import clip, content_text
+from hub.sdk import ChildTask, HubError, MessageStream, Outcome, TaskHandle
+
+if TYPE_CHECKING:
+    from hub.plugins.runtimes.acp.runtime import AcpRuntime
+
+log = logging.getLogger("lineup.runtimes.acp")
+
+PLAN_STATUS = {"pending": "queued", "in_progress": "running", "completed": "succeeded"}
+CHILD_ORDER = {"queued": 0, "running": 1, "succeeded": 2}
+
+
+class Turn:
+    """One prompt and everything the agent sends during it, reported to the hub in the order it arrived."""
+
+    def __init__(self, runtime: AcpRuntime, task: TaskHandle | None, conversation_id: str | None,
+                 reply_task_id: str | None = None) -> None:
+        self.runtime = runtime
+        self.task = task
+        self.conversation_id = conversation_id
+        self.reply_task_id = task.id if task is not None else reply_task_id
+        self.lock = asyncio.Lock()        # FIFO: notifications are handled concurrently by the ACP library
+        self.cancelling = asyncio.Event()  # session/cancel sent: pending permission requests answer cancelled
+        self.stream: MessageStream | None = None
+        self.message_key: str | None = None
+        self.text = ""                    # the reply so far (the tail, when nothing is streamed)
+        self.shown = 0                    # characters streamed, against max_reply_chars
+        self.cut = False
+        self.children: dict[str, ChildTask] = {}
+        self.tools: dict[str, str] = {}   # tool call id → title
+
+    async def update(self, update: Any) -> None:
+        async with self.lock:
+            try:
+                await self._update(update)
+            except HubError as exc:  # one refused report must not end the turn
+                log.warning("reporting an ACP %s update failed: %s", type(update).__name__, exc)
+
+    async def _update(self, update: Any) -> None:
+        if isinstance(update, AgentMessageChunk):
+            if update.message_id and self.message_key and update.message_id != self.message_key:
+                await self._close_stream()  # a new message starts
+            self.message_key = update.message_id or self.message_key
+            await self._write(content_text(update.content))
+        elif isinstance(update, AgentPlanUpdate):
+            await self._plan(update.entries)
+        elif isinstance(update, ToolCallStart):
+            self.tools[update.tool_call_id] = update.title
+            await self._progress(f"Tool: {update.title}")
+        elif isinstance(update, ToolCallProgress):
+            title = self.tools[update.tool_call_id] = update.title or self.tools.get(update.tool_call_id, "tool call")
+            if update.status == "completed":
+                await self._progress(f"Done: {title}")
+            elif update.status == "failed":
+                await self._progress(f"Failed: {title}")
+        # thoughts, replayed user chunks, commands, modes, usage: not shown
+
+    async def _write(self, text: str) -> None:
+        if not text:
+            return
+        limit = self.runtime.options.max_reply_chars
+        if self.conversation_id is None:
+            self.text = (self.text + text)[-4000:]
+            return
+        self.text = (self.text + text)[-limit:]
+        if self.cut:
+            return
+        if self.stream is None:
+            self.stream = MessageStream(self.runtime.client, self.conversation_id, self.reply_task_id)
+        room = limit - self.shown
+        self.shown += len(text)
+        await self.stream.write(text[:room])
+        if len(text) > room:
+            self.cut = True
+            await self.stream.write(f"\n\n[reply cut after {limit} characters]")
+
+    async def _close_stream(self) -> None:
+        stream, self.stream, self.message_key = self.stream, None, None
+        if stream is not None:
+            await stream.__aexit__(None, None, None)
+
+    async def _progress(self, summary: str | None = None, percent: int | None = None) -> None:
+        if self.task is not None:
+            await self.task.progress(percent, clip(summary, 2000) if summary else None)
+
+    async def _plan(self, entries: list[PlanEntry]) -> None:
+        if self.task is None or not entries:
+            return
+        for entry in entries:
+            status = PLAN_STATUS.get(entry.status, "queued")
+            child = self.children.get(entry.content)
+            if child is None:
+                title = clip(entry.content.strip() or "Plan step", 500)
+                self.children[entry.content] = await self.task.child(title, status=status)
+            else:
+                await _advance(child, status)
+        done = sum(1 for e in entries if e.status == "completed")
+        current = next((e.content for e in entries if e.status == "in_progress"), None)
+        summary = f"Plan: {done} of {len(entries)} done" + (f"; now: {clip(current, 300)}" if current else "")
+        await self._progress(summary, done * 100 // len(entries))
+
+    async def ask_permission(self, tool_call: ToolCallUpdate,
+                             options: list[PermissionOption]) -> RequestPermissionResponse:
+        if self.cancelling.is_set():
+            return cancelled()
+        title = tool_call.title or self.tools.get(tool_call.tool_call_id) or "a tool call"
+        interaction, choices = approval_card(title, tool_call, options)
+        if self.task is not None:
+            asking = asyncio.ensure_future(self.task.ask(interaction))
+        else:
+            asking = asyncio.ensure_future(self.runtime.client.ask(interaction, conversation_id=self.conversation_id))
+        stop = asyncio.ensure_future(self.cancelling.wait())
+        try:
+            await asyncio.wait({asking, stop}, return_when=asyncio.FIRST_COMPLETED)
+            if not asking.done():
+                return cancelled()
+            outcome: Outcome = asking.result()
+        except HubError as exc:  # e.g. the task ended meanwhile
+            log.info("the permission request could not be asked: %s", exc)
+            return cancelled()
+        finally:
+            for future in (asking, stop):
+                if not future.done():
+                    future.cancel()
+        return answer(choices, outcome)
+
+    async def close(self, succeeded: bool) -> None:
+        """Store the streamed reply and settle the plan's children (unfinished ones are cancelled)."""
+        async with self.lock:
+            try:
+                await self._close_stream()
+                for child in self.children.values():
+                    if child.status != "succeeded":
+                        await child.set_status("cancelled", "Not finished when the task ended"
+                                               if succeeded else "The task ended before this step")
+            except HubError as exc:
+                log.warning("closing the turn failed: %s", exc)
+
+
+async def _advance(child: ChildTask, status: str) -> None:
+    """Move a plan child forward only (queued → running → succeeded); the hub allows no shortcut."""
+    if CHILD_ORDER.get(status, 0) <= CHILD_ORDER.get(child.status, 0):
+        return
+    if child.status == "queued" and status == "succeeded":
+        await child.set_status("running")
+    await child.set_status(status)
+

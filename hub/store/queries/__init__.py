@@ -1,0 +1,1 @@
+"""Typed reads over the projections, and the few writes beside them, grouped by what they read."""

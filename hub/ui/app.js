@@ -1,0 +1,18 @@
+// The app's entry module: defines the first screen's custom elements; <lineup-app> in index.html then starts the
+// shell, which loads the other screens' pieces when they are first shown (lib/lazy.js).
+
+import './components/lineup-top-bar.js';
+import './components/lineup-sidebar.js';
+import './components/lineup-conversation-list.js';
+import './components/lineup-interaction-card.js';
+import './components/lineup-task-list.js';
+import './components/lineup-inbox.js';
+import './components/lineup-app.js';
+
+export { registry } from './lib/registry.js';
+
+// The service worker (ui/sw.js) keeps the app shell where the browser allows one: localhost, or the hub over TLS.
+// Without it the app works the same, from the browser's HTTP cache; a refusal is not worth a message.
+if ('serviceWorker' in navigator && window.isSecureContext) {
+  window.addEventListener('load', () => { navigator.serviceWorker.register('/sw.js').catch(() => {}); });
+}

@@ -1,0 +1,138 @@
+// Agents: online state and capabilities, rename, revoke, a diagnostics panel, and "connect my agent".
+
+import { html } from '../vendor/lit-html/lit-html.js';
+import { repeat } from '../vendor/lit-html/directives/repeat.js';
+import { LineupElement } from '../lib/element.js';
+import { icon } from '../lib/icons.js';
+import { t, tn, formatAgo, formatDateTime } from '../lib/i18n.js';
+import { localCommand } from '../lib/commands.js';
+import { agentStatusBadge } from '../lib/status.js';
+import { agentDiagnosis } from '../lib/diagnostics.js';
+import { diagnosisBox, copyButton } from './lineup-connect-agent.js';
+
+export class LineupAgentList extends LineupElement {
+  static properties = ['state'];
+
+  constructor() {
+    super();
+    this.connecting = false;
+    this.editing = new Map();   // agent id -> name being typed
+    this.revoking = new Set();  // agent ids whose revoke awaits confirmation
+    this.copied = '';
+    this.presets = [];  // `lineup agents add` presets, served by the hub (hub/agents_add.py)
+    this.addEventListener('lineup-pairing-close', () => {
+      this.connecting = false;
+      this.requestUpdate();
+      requestAnimationFrame(() => this.querySelector('.connect-button')?.focus());
+    });
+  }
+
+  connectedCallback() {
+    super.connectedCallback();
+    this.emit('lineup-agents-refresh'); // the stored list has the last connect; the hub knows the last heartbeat
+    // Static and public (no token): the hub's list, so the app and `lineup agents add` never disagree.
+    fetch('/-/agent-presets.json', { cache: 'no-store', credentials: 'omit' })
+      .then((r) => (r.ok ? r.json() : { presets: [] }))
+      .then((body) => { this.presets = Array.isArray(body.presets) ? body.presets : []; this.requestUpdate(); })
+      .catch(() => {});
+  }
+
+  _presets() {
+    if (!this.presets.length) return '';
+    return html`<section class="card agent-presets" aria-labelledby="agent-presets-heading">
+      <h2 id="agent-presets-heading">${icon('agent')} ${t('agents.presets')}</h2>
+      <p class="muted small">${t('agents.presetsIntro')}</p>
+      <ul class="plain-list">${this.presets.map((p) => html`<li class="agent-preset" data-preset=${p.key}>
+        <p><strong>${p.name}</strong> <span class="muted small">${p.package}</span></p>
+        <div class="command-box"><pre class="command" tabindex="0">${localCommand(this.state, p.command)}</pre>
+          ${copyButton(localCommand(this.state, p.command), t('agents.presetCommand', { name: p.name }), this)}</div>
+      </li>`)}</ul>
+    </section>`;
+  }
+
+  render() {
+    const { state } = this;
+    if (!state) return '';
+    const active = state.agents.filter((a) => !a.revokedAt);
+    const revoked = state.agents.filter((a) => a.revokedAt);
+    const showConnect = this.connecting || state.pairing;
+    return html`<section class="view agents" aria-labelledby="agents-heading">
+      <header class="view-head"><h1 id="agents-heading">${t('nav.agents')}</h1>
+        ${showConnect ? '' : html`<button class="button primary connect-button" @click=${() => {
+          this.connecting = true; this.requestUpdate();
+          requestAnimationFrame(() => this.querySelector('.connect-agent input, .connect-agent button')?.focus());
+        }}>${icon('plug')}<span>${t('agents.connect')}</span></button>`}
+      </header>
+      ${showConnect ? html`<lineup-connect-agent .pairing=${state.pairing} .agents=${state.agents} .state=${state}></lineup-connect-agent>` : ''}
+      ${active.length ? html`<ul class="plain-list agent-cards">${repeat(active, (a) => a.id, (a) => this._agent(a, state))}</ul>`
+        : html`<p class="muted empty">${t('agents.none')}</p>`}
+      ${this._presets()}
+      ${revoked.length ? html`<details class="revoked-agents"><summary>${t('agents.revoked', { n: revoked.length })}</summary>
+        <ul class="plain-list">${revoked.map((a) => html`<li class="muted">${a.name} · ${t('agents.revokedAt', { time: formatDateTime(a.revokedAt) })}</li>`)}</ul>
+      </details>` : ''}
+      <p class="visually-hidden" role="status">${this.copied ? t('action.copied', { what: this.copied }) : ''}</p>
+    </section>`;
+  }
+
+  _agent(agent, state) {
+    const editing = this.editing.has(agent.id);
+    const diagnosis = agentDiagnosis(agent);
+    const signedOff = agent.status === 'offline' && agent.statusReason === 'signed_off';
+    const running = state.tasks.filter((x) => x.agentId === agent.id && !x.parentTaskId && ['queued', 'running', 'waiting_for_human'].includes(x.status)).length;
+    const headingId = `agent-${agent.id}`;
+    return html`<li class="card agent-card" data-agent-id=${agent.id} data-status=${agent.status} aria-labelledby=${headingId}>
+      <header class="agent-card-head">
+        <h2 id=${headingId} class="agent-name">${icon('agent')} ${agent.name}</h2>
+        ${agentStatusBadge(agent)}
+      </header>
+      <p class="muted small">${agent.runtime || '—'} · ${t('agent.version')} ${agent.agentVersion || '—'}
+        · ${agent.status === 'online' ? tn('agents.activeTasks', running)
+          : agent.lastHeartbeatAt ? t('agents.lastSeen', { time: formatAgo(agent.lastHeartbeatAt) }) : t('agents.neverConnected')}</p>
+      ${(agent.capabilities || []).length ? html`<p class="chips" aria-label=${t('agent.capabilities')}>${agent.capabilities.map((c) => html`<span class="chip">${c}</span>`)}</p>` : ''}
+      ${editing ? html`<form class="inline-form" @submit=${(e) => {
+          e.preventDefault();
+          const name = (this.editing.get(agent.id) || '').trim();
+          if (name) this.emit('lineup-agent-rename', { agentId: agent.id, name });
+          this.editing.delete(agent.id);
+          this.requestUpdate();
+        }}>
+          <label class="field"><span>${t('agents.newName')}</span>
+            <input maxlength="100" required .value=${this.editing.get(agent.id)} @input=${(e) => this.editing.set(agent.id, e.target.value)}></label>
+          <button type="submit" class="button primary">${t('agents.saveName')}</button>
+          <button type="button" class="button" @click=${() => { this.editing.delete(agent.id); this.requestUpdate(); }}>${t('action.cancel')}</button>
+        </form>` : ''}
+      ${this.revoking.has(agent.id) ? html`<div class="confirm-box" role="group" aria-label=${t('agents.revokeConfirm', { name: agent.name })}>
+          <p>${icon('warning')} ${t('agents.revokeConfirm', { name: agent.name })}</p>
+          <div class="button-row">
+            <button class="button danger revoke-confirm" @click=${() => { this.revoking.delete(agent.id); this.emit('lineup-agent-revoke', { agentId: agent.id }); }}>${t('agents.revoke')}</button>
+            <button class="button" @click=${() => { this.revoking.delete(agent.id); this.requestUpdate(); }}>${t('action.cancel')}</button>
+          </div></div>` : ''}
+      <div class="button-row">
+        <button class="button primary" @click=${() => this.emit('lineup-conversation-start', { agentId: agent.id })}>${icon('chat')}<span>${t('agents.message')}</span></button>
+        ${editing ? '' : html`<button class="button rename-button" @click=${() => {
+          this.editing.set(agent.id, agent.name); this.requestUpdate();
+          requestAnimationFrame(() => this.querySelector(`[data-agent-id="${agent.id}"] .inline-form input`)?.focus());
+        }}>${t('agents.rename')}</button>`}
+        <button class="button danger-outline revoke-button" @click=${() => {
+          this.revoking.add(agent.id); this.requestUpdate();
+          requestAnimationFrame(() => this.querySelector(`[data-agent-id="${agent.id}"] .revoke-confirm`)?.focus());
+        }}>${t('agents.revoke')}</button>
+      </div>
+      <details class="diagnostics" ?open=${Boolean(diagnosis)}
+        @toggle=${(e) => { if (e.target.open) this.emit('lineup-agents-refresh'); }}>
+        <summary>${t('agents.diagnostics')}</summary>
+        ${diagnosis ? diagnosisBox(diagnosis, this) : signedOff
+          ? html`<p class="small signed-off">${icon('offline')} ${t('agents.signedOff')}</p>`
+          : html`<p class="small tone-text-success">${icon('succeeded')} ${t('agents.healthy')}</p>`}
+        <dl class="kv small">
+          <dt>${t('agent.state')}</dt><dd>${t(`agent.status.${agent.status || 'offline'}`)}${agent.statusReason ? ` (${signedOff ? t('agent.reason.signed_off') : agent.statusReason})` : ''}</dd>
+          <dt>${t('agents.lastSignOfLife')}</dt><dd>${agent.lastHeartbeatAt ? formatDateTime(agent.lastHeartbeatAt) : '—'}</dd>
+          <dt>${t('agents.pairedAt')}</dt><dd>${formatDateTime(agent.createdAt)}</dd>
+          <dt>${t('card.detail.id')}</dt><dd class="mono">${agent.id}</dd>
+        </dl>
+      </details>
+    </li>`;
+  }
+}
+
+LineupAgentList.define('lineup-agent-list');

@@ -1,0 +1,477 @@
+// The shell: first run, sign-in and the signed-in layout (sidebar, conversation, task detail; docs/design.md#layout).
+
+import { html } from '../vendor/lit-html/lit-html.js';
+import { LineupElement } from '../lib/element.js';
+import { createApi, deviceName } from '../lib/api.js';
+import { Workspace } from '../lib/workspace.js';
+import { parseRoute, navigate, routeHref } from '../lib/router.js';
+import { t, setLanguage, formatCountdown } from '../lib/i18n.js';
+import { icon } from '../lib/icons.js';
+import { inboxLists } from '../lib/inbox.js';
+import { routeOf } from '../lib/notifications.js';
+import { enableRelay, forgetRelay, loadRelayAccess, revokeRelay } from '../lib/relay-access.js';
+import { forgetRelayCredentials, loadRelayCredentials } from '../lib/relay-connection.js';
+import { relayBanner } from '../lib/relay-view.js';
+import { setHubReachable } from '../lib/status.js';
+import { need, warmUp } from '../lib/lazy.js';
+
+// Views with a use for the empty task column ("Choose a task…"); elsewhere it appears only when a task is open.
+const DETAIL_VIEWS = new Set(['conversations', 'tasks']);
+// Below 640 px the sidebar is a drawer behind the menu button (styles/layout.css).
+const PHONE_LAYOUT = window.matchMedia('(max-width: 639px)');
+
+/** Whether the app has lost its hub: offline, or reconnecting after having been offline. */
+function hubLost(connection) {
+  return connection.status === 'offline' || (connection.status === 'connecting' && Boolean(connection.offlineSince));
+}
+
+const TOKEN_KEY = 'lineup.token';
+
+function readToken() {
+  try { return localStorage.getItem(TOKEN_KEY); } catch { return null; }
+}
+
+function writeToken(token) {
+  try {
+    if (token) localStorage.setItem(TOKEN_KEY, token);
+    else localStorage.removeItem(TOKEN_KEY);
+  } catch { /* kept for this page only */ }
+}
+
+export class LineupApp extends LineupElement {
+  constructor() {
+    super();
+    this.phase = 'boot';
+    this.route = parseRoute();
+    this.menuOpen = false;
+    this.workspace = null;
+    this.state = null;
+    this.busy = false;
+    this.formError = null;
+    this.notice = null;
+    this.setupInfo = null;
+    this.token = readToken();
+    this.api = createApi({ getToken: () => this.token, onUnauthorized: () => this.signOut('revoked') });
+    this._tick = null;
+    this.pendingSignIn = null; // a sign-in link's code waiting for the person's answer (issue 15 #9)
+  }
+
+  connectedCallback() {
+    super.connectedCallback();
+    if (this._listening) return;
+    this._listening = true;
+    this.replaceChildren(); // the boot placeholder of index.html
+    window.addEventListener('hashchange', () => this._routeChanged());
+    document.addEventListener('keydown', (e) => this._onKey(e));
+    PHONE_LAYOUT.addEventListener('change', () => this.requestUpdate()); // wider now: the sidebar shows
+    this._listen();
+    this.boot();
+  }
+
+  // ---- phases ---------------------------------------------------------------------------------------
+
+  async boot() {
+    const hash = window.location.hash;
+    if (hash.startsWith('#signin=')) {
+      // The one-time code rides in the fragment (never sent to a server or logged); remove it at once.
+      const code = decodeURIComponent(hash.slice('#signin='.length));
+      history.replaceState(null, '', window.location.pathname + window.location.search);
+      this.route = parseRoute('');
+      // A signed-in browser is never switched without asking (issue 15 #9): a link in an agent's artifact
+      // could sign it into another workspace and drop the person's own session. Asked once the session shows.
+      if (this.token) this.pendingSignIn = code;
+      else await this._redeemSignIn(code);
+    }
+    if (this.token) {
+      await this.enter();
+      return;
+    }
+    await this.showEntry();
+  }
+
+  /** Redeem a one-time sign-in link's code; the new token replaces whatever was stored. */
+  async _redeemSignIn(code) {
+    try {
+      const answer = await this.api.post('/api/sign-in-links/redeem', { code, deviceName: deviceName() });
+      this.token = answer.token;
+      writeToken(answer.token);
+      return true;
+    } catch (error) {
+      this.notice = { kind: 'error', text: t('signin.linkFailed'), detail: error.message };
+      return false;
+    }
+  }
+
+  /** The person chose to keep their session: the link's code is forgotten, unused. */
+  _keepSession() {
+    this.pendingSignIn = null;
+    this.querySelector('dialog.signin-switch')?.close();
+    this.requestUpdate();
+  }
+
+  /** The person chose the link's account: sign this device out, then in with the link. */
+  async _switchSession() {
+    const code = this.pendingSignIn;
+    this.pendingSignIn = null;
+    this.querySelector('dialog.signin-switch')?.close();
+    if (!code) return;
+    const outboxKey = this.workspace?.live?.outboxKey;
+    if (!(await this._redeemSignIn(code))) {
+      this.requestUpdate(); // the link failed: the current session goes on, with a notice
+      return;
+    }
+    // As in signOut(): the previous account's queued envelopes and relay access stay with that account.
+    if (outboxKey) {
+      try { localStorage.removeItem(outboxKey); } catch { /* nothing stored */ }
+    }
+    forgetRelayCredentials();
+    this.workspace?.stop();
+    this.workspace = null;
+    clearInterval(this._tick);
+    await this.enter();
+  }
+
+  async showEntry() {
+    try {
+      this.setupInfo = await this.api.get('/api/setup');
+      this.phase = this.setupInfo.needsSetup ? 'setup' : 'signin';
+    } catch (error) {
+      this.phase = 'unreachable';
+      this.formError = error;
+    }
+    this.requestUpdate();
+  }
+
+  async enter() {
+    this.phase = 'loading';
+    this.requestUpdate();
+    const workspace = new Workspace({ token: this.token, api: this.api, html });
+    this.state = workspace.state; // never a previous session's, while this one loads
+    workspace.onUnauthorized = () => this.signOut('revoked');
+    workspace.onNotificationOpen = (note) => this._openNotification(note);
+    this.workspace = workspace;
+    workspace.subscribe((state) => {
+      this.state = state;
+      this.requestUpdate();
+    });
+    try {
+      await workspace.start();
+      this.state = workspace.state;
+      this.phase = 'ready';
+      if (loadRelayCredentials()) warmUp(); // a device used away from home keeps every screen's code
+      workspace.openConversation(this.route.view === 'conversations' ? this.route.id : null);
+      workspace.openTask(this.route.task);
+      this._tick = setInterval(() => this.requestUpdate(), 1000);
+    } catch (error) {
+      workspace.stop();
+      this.workspace = null;
+      if (error.status === 401) {
+        // signOut() already ran; a sign-in link that waited for the person's answer replaces nothing now.
+        const code = this.pendingSignIn;
+        this.pendingSignIn = null;
+        if (code && await this._redeemSignIn(code)) await this.enter();
+        return;
+      }
+      this.phase = 'unreachable';
+      this.formError = error;
+    }
+    this.requestUpdate();
+  }
+
+  signOut(reason) {
+    // Envelopes still queued for this device can never be sent with its token any more.
+    const outboxKey = this.workspace?.live?.outboxKey;
+    if (outboxKey) {
+      try { localStorage.removeItem(outboxKey); } catch { /* nothing stored */ }
+    }
+    forgetRelayCredentials(); // nor may whoever signs in next use this person's relay access
+    this.workspace?.stop();
+    this.workspace = null;
+    this.state = null;
+    clearInterval(this._tick);
+    this.token = null;
+    writeToken(null);
+    document.title = 'LineUp Agents';
+    this.notice = reason === 'revoked' ? { kind: 'error', text: t('signin.revoked') } : null;
+    this.showEntry();
+  }
+
+  async _submitEntry(path, body) {
+    this.busy = true;
+    this.formError = null;
+    this.requestUpdate();
+    try {
+      const answer = await this.api.post(path, { ...body, deviceName: deviceName() });
+      this.token = answer.token;
+      writeToken(answer.token);
+      this.notice = null;
+      this.busy = false;
+      await this.enter();
+    } catch (error) {
+      this.busy = false;
+      this.formError = error;
+      this.requestUpdate();
+    }
+  }
+
+  // ---- events from the pieces -------------------------------------------------------------------------
+
+  _listen() {
+    const on = (name, fn) => this.addEventListener(name, (e) => fn(e.detail, e));
+    const ws = () => this.workspace;
+    on('lineup-setup-submit', (d) => this._submitEntry('/api/setup', d));
+    on('lineup-sign-in-submit', (d) => this._submitEntry('/api/login', d));
+    on('lineup-sign-out', () => this.signOut());
+    on('lineup-language-change', (d) => setLanguage(d.language));
+    on('lineup-menu-toggle', (d) => this._setMenu(d.open ?? !this.menuOpen));
+    on('lineup-task-open', (d) => navigate({ ...this.route, task: d.taskId }));
+    on('lineup-task-close', () => this._closeTask());
+    on('lineup-task-cancel', (d) => ws()?.requestCancel(d.taskId, d.reason));
+    on('lineup-task-restart', (d) => {
+      const sent = ws()?.restartTask(d.task);
+      if (sent?.taskId) navigate({ view: 'conversations', id: d.task.conversationId, task: sent.taskId });
+    });
+    on('lineup-message-send', (d) => ws()?.sendMessage(d));
+    on('lineup-message-retry', (d) => ws()?.retryMessage(d.envelopeId));
+    on('lineup-interaction-respond', (d) => ws()?.respond(d.interaction, d.response));
+    on('lineup-conversation-create', async (d) => {
+      const created = ws()?.createConversation(d);
+      if (!created) return;
+      await created.done.catch(() => {});
+      navigate({ view: 'conversations', id: created.conversationId });
+    });
+    on('lineup-conversation-start', (d) => this._startConversation(d.agentId));
+    on('lineup-pairing-start', (d) => ws()?.createPairingCode(d.name));
+    on('lineup-pairing-close', () => ws()?.closePairing());
+    on('lineup-agent-rename', (d) => ws()?.renameAgent(d.agentId, d.name).catch((error) => this._toast(error)));
+    on('lineup-agent-revoke', (d) => ws()?.revokeAgent(d.agentId).catch((error) => this._toast(error)));
+    on('lineup-sign-in-link-create', () => ws()?.createSignInLink());
+    on('lineup-sign-in-link-close', () => ws()?.closeSignInLink());
+    on('lineup-devices-load', () => ws()?.loadDevices().catch((error) => this._toast(error)));
+    on('lineup-device-revoke', (d) => ws()?.revokeDevice(d.deviceId).catch((error) => this._toast(error)));
+    on('lineup-inbox-seen', (d) => ws()?.markInboxSeen(d.ids));
+    on('lineup-connection-retry', () => ws()?.live?.retryNow());
+    on('lineup-agents-refresh', () => ws()?.refresh(['agents'])); // the newest heartbeat (Agents, diagnostics)
+    on('lineup-navigate', (d) => { this._setMenu(false); navigate(d.route); });
+    on('lineup-toast-dismiss', (d) => ws()?.dismissToast(d.id));
+    on('lineup-toast-open', (d) => {
+      const toast = ws()?.state.toasts.find((x) => x.id === d.id);
+      if (toast) this._openNotification(toast.note);
+    });
+    on('lineup-notification-log-load', () => ws()?.loadNotificationLog());
+    on('lineup-notification-test-send', (d) => ws()?.sendTestNotification(d.channel));
+    on('lineup-browser-notifications-enable', () => ws()?.enableBrowserNotifications());
+    on('lineup-browser-notifications-disable', () => ws()?.disableBrowserNotifications());
+    on('lineup-relay-load', () => ws() && loadRelayAccess(ws()));
+    on('lineup-relay-enable', () => ws() && enableRelay(ws()).then(() => { if (loadRelayCredentials()) warmUp(); }));
+    on('lineup-relay-revoke', () => ws() && revokeRelay(ws()));
+    on('lineup-relay-forget', () => ws() && forgetRelay(ws()));
+  }
+
+  /** A toast's "open" or a browser notification's click: the task beside the current view (or the inbox). */
+  _openNotification(note) {
+    this.workspace?.dismissToast(note.id);
+    const route = routeOf(note, this.route);
+    if (!route) return;
+    this._setMenu(false);
+    navigate(route);
+  }
+
+  _toast(error) {
+    this.notice = { kind: 'error', text: error.message || String(error) };
+    this.requestUpdate();
+  }
+
+  _startConversation(agentId) {
+    const state = this.state;
+    const existing = state.conversations.find((c) => c.agentIds.length === 1 && c.agentIds[0] === agentId);
+    if (existing) {
+      navigate({ view: 'conversations', id: existing.id });
+      return;
+    }
+    const agent = state.agents.find((a) => a.id === agentId);
+    this.dispatchEvent(new CustomEvent('lineup-conversation-create', {
+      detail: { title: agent ? agent.name : t('conversation.untitled'), agentIds: [agentId] },
+    }));
+  }
+
+  _routeChanged() {
+    if (window.location.hash.startsWith('#signin=')) {
+      // A sign-in link opened in this tab while it runs: the same question as at start (see boot()).
+      const code = decodeURIComponent(window.location.hash.slice('#signin='.length));
+      history.replaceState(null, '', window.location.pathname + window.location.search);
+      if (this.token && this.phase === 'ready') {
+        this.pendingSignIn = code;
+        this.requestUpdate();
+      } else if (!this.token) {
+        this._redeemSignIn(code).then((ok) => (ok ? this.enter() : this.requestUpdate()));
+      }
+      return;
+    }
+    const previous = this.route;
+    this.route = parseRoute();
+    this._setMenu(false);
+    if (this.workspace) {
+      this.workspace.openConversation(this.route.view === 'conversations' ? this.route.id : null);
+      this.workspace.openTask(this.route.task);
+    }
+    this.requestUpdate();
+    if (this.route.task && this.route.task !== previous.task) {
+      // A drawer on narrow screens: put focus in it so keyboard and screen-reader users land there.
+      requestAnimationFrame(() => this.querySelector('#task-detail-heading')?.focus());
+    }
+  }
+
+  _closeTask() {
+    const opener = this.route.task;
+    navigate({ ...this.route, task: null });
+    requestAnimationFrame(() => this.querySelector(`[data-task-id="${CSS.escape(opener || '')}"]`)?.focus());
+  }
+
+  /** On a phone the sidebar is a closed drawer at first: drawn once it is opened, not in the first render. */
+  _sidebarWanted() {
+    if (this._sidebarDrawn || this.menuOpen || !PHONE_LAYOUT.matches) this._sidebarDrawn = true;
+    return this._sidebarDrawn;
+  }
+
+  _setMenu(open) {
+    if (this.menuOpen === open) return;
+    this.menuOpen = open;
+    this.requestUpdate();
+    if (open) requestAnimationFrame(() => this.querySelector('#sidebar a, #sidebar button')?.focus());
+  }
+
+  _onKey(event) {
+    if (event.key !== 'Escape' || this.phase !== 'ready') return;
+    if (document.querySelector('dialog[open]')) return;
+    if (this.menuOpen) {
+      this._setMenu(false);
+      this.querySelector('.menu-button')?.focus();
+    } else if (this.route.task && window.matchMedia('(max-width: 899px)').matches) {
+      this._closeTask();
+    }
+  }
+
+  // ---- rendering --------------------------------------------------------------------------------------
+
+  render() {
+    switch (this.phase) {
+      case 'loading':
+        if (this.state?.inboxLoaded) return this._renderReady(); // the rest of the reads fill in as they answer
+        // falls through
+      case 'boot':
+        return html`<div class="boot" role="status"><span class="spinner" aria-hidden="true"></span><span>${t('app.loading')}</span></div>`;
+      case 'setup':
+        need('lineup-setup');
+        return html`<lineup-setup .setupCodeRequired=${this.setupInfo?.setupCodeRequired} .busy=${this.busy}
+          .error=${this.formError}></lineup-setup>`;
+      case 'signin':
+        need('lineup-sign-in');
+        return html`<lineup-sign-in .busy=${this.busy} .error=${this.formError} .notice=${this.notice}></lineup-sign-in>`;
+      case 'unreachable':
+        return html`<div class="entry"><div class="entry-card" role="alert">
+          <h1>${t('app.unreachable')}</h1><p>${this.formError?.message || ''}</p>
+          <button class="button primary" @click=${() => window.location.reload()}>${t('action.tryAgain')}</button>
+        </div></div>`;
+      default:
+        return this._renderReady();
+    }
+  }
+
+  _renderReady() {
+    const state = this.state;
+    const route = this.route;
+    // The title counts the questions waiting for the person (seen from another tab or the taskbar).
+    const waiting = inboxLists(state).waitingForMe.length;
+    document.title = waiting ? `(${waiting}) LineUp Agents` : 'LineUp Agents';
+    const detailOpen = Boolean(route.task);
+    const noDetail = !detailOpen && !DETAIL_VIEWS.has(route.view || 'inbox');
+    if (!noDetail) need('lineup-task-detail');
+    need('lineup-toasts');
+    setHubReachable(!hubLost(state.connection)); // before the pieces render their agents' badges
+    return html`<div class="shell ${this.menuOpen ? 'menu-open' : ''} ${detailOpen ? 'detail-open' : ''} ${noDetail ? 'no-detail' : ''}">
+      <a class="skip-link" href="#main">${t('app.skipToContent')}</a>
+      <lineup-top-bar .state=${state} .menuOpen=${this.menuOpen}></lineup-top-bar>
+      ${this._renderBanner(state)}
+      ${this.notice ? html`<div class="notice notice-${this.notice.kind}" role="alert">
+        ${icon('warning')}<span>${this.notice.text}</span>
+        <button class="button ghost small" @click=${() => { this.notice = null; this.requestUpdate(); }}>${t('action.dismiss')}</button></div>` : ''}
+      <div class="columns">
+        <nav class="sidebar" id="sidebar" aria-label=${t('nav.label')}>
+          ${this._sidebarWanted() ? html`<lineup-sidebar .state=${state} .route=${route}></lineup-sidebar>` : ''}
+        </nav>
+        <main class="main" id="main" tabindex="-1">${this._renderView(state, route)}</main>
+        <aside class="detail" aria-label=${t('detail.label')}>
+          <lineup-task-detail .state=${state} .taskId=${route.task}></lineup-task-detail>
+        </aside>
+      </div>
+      <div class="scrim" @click=${() => (this.menuOpen ? this._setMenu(false) : this._closeTask())}></div>
+      <lineup-toasts .state=${state} .route=${route}></lineup-toasts>
+      ${this._renderSignInQuestion(state)}
+    </div>`;
+  }
+
+  /** Asks before a sign-in link replaces this device's session; keeping it is the default (focus, Escape). */
+  _renderSignInQuestion(state) {
+    if (!this.pendingSignIn) return '';
+    requestAnimationFrame(() => {
+      const dialog = this.querySelector('dialog.signin-switch');
+      if (dialog && !dialog.open) {
+        dialog.showModal();
+        dialog.querySelector('.signin-keep')?.focus();
+      }
+    });
+    const workspace = state.me?.workspace?.name || '';
+    const name = state.me?.displayName || state.me?.username || '';
+    return html`<dialog class="dialog signin-switch" aria-labelledby="signin-switch-title"
+        aria-describedby="signin-switch-body" @cancel=${(e) => { e.preventDefault(); this._keepSession(); }}>
+      <h2 id="signin-switch-title">${t('signin.switchTitle')}</h2>
+      <p id="signin-switch-body">${workspace ? t('signin.switchBody', { workspace, name }) : t('signin.switchBodyUnknown')}</p>
+      <p class="muted small">${t('signin.switchWarning')}</p>
+      <div class="dialog-actions">
+        <button type="button" class="button danger-outline signin-switch-confirm" @click=${() => this._switchSession()}>${t('signin.switchConfirm')}</button>
+        <button type="button" class="button primary signin-keep" @click=${() => this._keepSession()}>${t('signin.switchKeep')}</button>
+      </div>
+    </dialog>`;
+  }
+
+  _renderBanner(state) {
+    const relay = relayBanner(state, () => this.workspace?.live?.retryNow());
+    if (relay) return relay;
+    const connection = state.connection;
+    if (!hubLost(connection)) return '';
+    const waiting = state.outboxSize;
+    const retryIn = connection.nextRetryAt ? connection.nextRetryAt - Date.now() : 0;
+    return html`<div class="offline-banner" role="status" data-connection=${connection.status}>
+      ${icon('offline')}
+      <span><strong>${t('connection.offline')}</strong>
+        ${connection.status === 'connecting' ? t('connection.reconnecting')
+          : t('connection.retryIn', { time: formatCountdown(retryIn) })}
+        ${waiting ? html` · <span data-outbox=${waiting}>${t('connection.queued', { n: waiting })}</span>` : ''}</span>
+      <button class="button small" @click=${() => this.workspace?.live?.retryNow()}>${t('connection.retryNow')}</button>
+    </div>`;
+  }
+
+  _renderView(state, route) {
+    switch (route.view) {
+      case 'conversations':
+        if (route.id) need('lineup-conversation');
+        return route.id
+          ? html`<lineup-conversation .state=${state} .conversationId=${route.id}></lineup-conversation>`
+          : html`<lineup-conversation-list .state=${state} .route=${route} standalone></lineup-conversation-list>`;
+      case 'tasks':
+        return html`<lineup-task-list .state=${state} .filter=${route.id || 'all'} .route=${route}></lineup-task-list>`;
+      case 'agents':
+        need('lineup-agent-list');
+        return html`<lineup-agent-list .state=${state}></lineup-agent-list>`;
+      case 'settings':
+        need('lineup-settings');
+        return html`<lineup-settings .state=${state}></lineup-settings>`;
+      default:
+        return html`<lineup-inbox .state=${state} .route=${route}></lineup-inbox>`;
+    }
+  }
+}
+
+export { routeHref };
+LineupApp.define('lineup-app');

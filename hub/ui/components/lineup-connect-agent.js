@@ -1,0 +1,159 @@
+// "Connect my agent" (docs/design.md#connecting-an-agent): a one-time code with its 10-minute countdown, the command to
+// run, a live "waiting for the agent…" that turns into the agent's name, runtime, version, capabilities and online
+// state.
+
+import { html } from '../vendor/lit-html/lit-html.js';
+import { LineupElement } from '../lib/element.js';
+import { icon } from '../lib/icons.js';
+import { t, formatCountdown } from '../lib/i18n.js';
+import { agentStatusBadge } from '../lib/status.js';
+import { pairingDiagnosis } from '../lib/diagnostics.js';
+import { copyText } from '../lib/clipboard.js';
+import { hubCommand } from '../lib/commands.js';
+
+export function copyButton(text, label, host) {
+  return html`<button type="button" class="button small copy-button" @click=${async (e) => {
+    const button = e.currentTarget;
+    const ok = await copyText(text);
+    button.dataset.copied = ok ? 'true' : 'false';
+    host.copied = ok ? label : '';
+    host.requestUpdate();
+    setTimeout(() => { delete button.dataset.copied; }, 2000);
+  }}>${icon('copy')}<span>${t('action.copy')}</span><span class="visually-hidden">${label}</span></button>`;
+}
+
+export function diagnosisBox(diagnosis, host) {
+  if (!diagnosis) return '';
+  return html`<div class="diagnosis tone-box-danger" role="alert" data-diagnostic-code=${diagnosis.code}>
+    <p><strong>${icon('warning')} ${diagnosis.what}</strong></p>
+    <p><strong>${t('diag.nextStep')}</strong> ${diagnosis.next}</p>
+    <p class="diag-code"><span>${t('diag.code')}</span> <code>${diagnosis.code}</code> ${copyButton(diagnosis.text, t('diag.code'), host)}</p>
+  </div>`;
+}
+
+// The hub answers a pairing code with the command for each (hub/web/accounts.py CONNECT_COMMANDS); the SDK gets a
+// snippet of Python instead.
+const ADAPTERS = ['demo', 'claude-code', 'codex', 'gemini', 'sdk'];
+
+export class LineupConnectAgent extends LineupElement {
+  static properties = ['pairing', 'agents', 'state'];
+
+  constructor() {
+    super();
+    this.adapter = 'demo';
+    this.name = '';
+    this.rename = null;
+    this.copied = '';
+  }
+
+  connectedCallback() {
+    super.connectedCallback();
+    this._timer = setInterval(() => {
+      if (this.pairing && (this.pairing.status === 'waiting' || this.pairing.status === 'paired')) this.requestUpdate();
+    }, 1000);
+  }
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    clearInterval(this._timer);
+  }
+
+  _start(event) {
+    event?.preventDefault();
+    this.rename = null;
+    this.emit('lineup-pairing-start', { name: this.name.trim() || undefined });
+  }
+
+  render() {
+    const pairing = this.pairing;
+    return html`<section class="card connect-agent" aria-labelledby="connect-heading">
+      <header class="section-head"><h2 id="connect-heading">${icon('plug')} ${t('agents.connect')}</h2>
+        <button class="icon-button" @click=${() => this.emit('lineup-pairing-close')}>${icon('close')}<span class="visually-hidden">${t('action.close')}</span></button>
+      </header>
+      ${!pairing || pairing.status === 'idle' ? this._intro() : ''}
+      ${pairing?.status === 'creating' ? html`<p role="status"><span class="spinner small" aria-hidden="true"></span> ${t('connect.creating')}</p>` : ''}
+      ${pairing?.status === 'error' ? html`${diagnosisBox(pairingDiagnosis(pairing), this)}
+        <button class="button primary" @click=${() => this._start()}>${t('action.tryAgain')}</button>` : ''}
+      ${pairing?.status === 'waiting' ? this._waiting(pairing) : ''}
+      ${pairing?.status === 'paired' ? this._paired(pairing) : ''}
+      <p class="visually-hidden" role="status">${this.copied ? t('action.copied', { what: this.copied }) : ''}</p>
+    </section>`;
+  }
+
+  _intro() {
+    return html`<form class="connect-intro" @submit=${(e) => this._start(e)}>
+      <p>${t('connect.intro')}</p>
+      <fieldset class="choices"><legend>${t('connect.adapter')}</legend>
+        ${ADAPTERS.map((kind) => html`<label class="choice"><input type="radio" name="adapter" value=${kind}
+          .checked=${this.adapter === kind} @change=${() => { this.adapter = kind; this.requestUpdate(); }}>
+          <span class="choice-text"><span class="choice-label">${t(`connect.adapter.${kind}`)}</span>
+          <span class="muted small">${t(`connect.adapter.${kind}.hint`)}</span></span></label>`)}
+      </fieldset>
+      <label class="field"><span>${t('connect.nameOptional')}</span>
+        <input name="name" maxlength="100" autocomplete="off" .value=${this.name} @input=${(e) => { this.name = e.target.value; }}></label>
+      <button type="submit" class="button primary create-code">${icon('key')}<span>${t('connect.createCode')}</span></button>
+    </form>`;
+  }
+
+  _waiting(pairing) {
+    const remaining = Date.parse(pairing.expiresAt) - Date.now();
+    const expired = remaining <= 0;
+    // The hub's address for the agent's machine (its LAN address, also when this app runs on 127.0.0.1).
+    const base = pairing.hubUrl || window.location.origin;
+    const command = pairing.commands?.[this.adapter] || pairing.command;
+    // An https hubUrl is the hub's TLS listener for agents, with a self-signed certificate the SDK pins.
+    const pin = pairing.fingerprint ? `, tls_fingerprint="${pairing.fingerprint}"` : '';
+    const snippet = `credential = await pair_or_load("${base}", "${pairing.code}", "my-agent.json", name="My agent"${pin})`;
+    return html`<div class="pairing" data-pairing-status=${expired ? 'expired' : 'waiting'}>
+      <p class="muted">${t('connect.codeLabel')}</p>
+      <p class="pairing-code-row"><code class="pairing-code">${pairing.code}</code>${copyButton(pairing.code, t('connect.codeLabel'), this)}</p>
+      <p class="countdown ${remaining < 60000 ? 'tone-text-danger' : ''}" role="timer" aria-live="off">
+        ${icon('clock')} ${expired ? t('connect.expired') : t('connect.expiresIn', { time: formatCountdown(remaining) })}</p>
+      ${expired ? html`${diagnosisBox(pairingDiagnosis(pairing), this)}
+        <button class="button primary" @click=${() => this._start()}>${t('connect.newCode')}</button>` : html`
+      <p>${this.adapter === 'sdk' ? t('connect.runSdk') : command.includes('--dir ') ? t('connect.runInProject') : t('connect.runCommand')}</p>
+      <div class="command-box"><pre class="command" tabindex="0">${this.adapter === 'sdk' ? snippet : command}</pre>
+        ${copyButton(this.adapter === 'sdk' ? snippet : command, t('connect.command'), this)}</div>
+      <p class="waiting-line" role="status" aria-live="polite"><span class="spinner small" aria-hidden="true"></span>
+        <span>${t('connect.waiting')}</span></p>
+      ${pairing.otherDevices === false ? html`<div class="tone-box-waiting this-machine-only" role="note"><p>${icon('warning')} ${t('connect.thisMachineOnly', { command: hubCommand(this.state, 'serve --host 0.0.0.0', { dataDir: true }) })}</p></div>`
+        : html`<p class="muted small">${t('connect.noInbound')}</p>`}`}
+    </div>`;
+  }
+
+  _paired(pairing) {
+    const agent = (this.agents || []).find((a) => a.id === pairing.agentId);
+    if (!agent) return html`<p role="status"><span class="spinner small" aria-hidden="true"></span> ${t('connect.pairedLoading')}</p>`;
+    const online = agent.status === 'online';
+    const name = this.rename ?? agent.name;
+    return html`<div class="paired" data-agent-id=${agent.id} data-online=${online ? 'true' : 'false'}>
+      <p class="paired-line" role="status" aria-live="polite">${icon('succeeded')} <strong>${online
+        ? t('connect.connected', { name: agent.name }) : t('connect.pairedWaiting', { name: agent.name })}</strong></p>
+      <dl class="kv agent-facts">
+        <dt>${t('agent.name')}</dt><dd class="agent-name">${agent.name}</dd>
+        <dt>${t('agent.state')}</dt><dd>${agentStatusBadge(agent)}</dd>
+        <dt>${t('agent.runtime')}</dt><dd class="agent-runtime">${agent.runtime || '—'}</dd>
+        <dt>${t('agent.version')}</dt><dd class="agent-version">${agent.agentVersion || '—'}</dd>
+        <dt>${t('agent.capabilities')}</dt><dd class="agent-capabilities">${(agent.capabilities || []).length
+          ? (agent.capabilities || []).map((c) => html`<span class="chip">${c}</span>`) : '—'}</dd>
+      </dl>
+      ${diagnosisBox(pairingDiagnosis(pairing, agent), this)}
+      <form class="inline-form" @submit=${(e) => {
+        e.preventDefault();
+        if (name.trim() && name.trim() !== agent.name) this.emit('lineup-agent-rename', { agentId: agent.id, name: name.trim() });
+        this.rename = null;
+      }}>
+        <label class="field"><span>${t('connect.confirmName')}</span>
+          <input name="name" maxlength="100" .value=${name} @input=${(e) => { this.rename = e.target.value; }}></label>
+        <button type="submit" class="button">${t('agents.saveName')}</button>
+      </form>
+      <div class="button-row">
+        <button class="button primary" @click=${() => { this.emit('lineup-conversation-start', { agentId: agent.id }); this.emit('lineup-pairing-close'); }}>
+          ${icon('chat')}<span>${t('agents.message')}</span></button>
+        <button class="button" @click=${() => this.emit('lineup-pairing-close')}>${t('action.done')}</button>
+      </div>
+    </div>`;
+  }
+}
+
+LineupConnectAgent.define('lineup-connect-agent');

@@ -1,0 +1,239 @@
+// One conversation: messages (streamed text as it arrives), its tasks' progress and interaction cards, the composer.
+
+import { html, nothing } from '../vendor/lit-html/lit-html.js';
+import { repeat } from '../vendor/lit-html/directives/repeat.js';
+import { LineupElement } from '../lib/element.js';
+import { icon } from '../lib/icons.js';
+import { t, formatTime } from '../lib/i18n.js';
+import { TERMINAL, taskStatusBadge, agentStatusBadge, progressBar } from '../lib/status.js';
+import { interactionCard } from '../lib/cards.js';
+import { conversationOf, interactionCalls, toolItems } from '../lib/tool-calls.js';
+import { toolItem } from '../lib/tool-views.js';
+import '../lib/markdown.js';
+import './lineup-composer.js'; // the conversation's own piece, loaded with it
+import './lineup-tool-call.js';
+import './lineup-tool-instance.js'; // tool calls are drawn by these (lib/tool-views.js)
+
+// A message longer than this is folded to its first lines with "Show more" (a 200-line answer no longer buries the
+// cards around it).
+const LONG_LINES = 24;
+const LONG_CHARS = 2400;
+
+function isLong(text) {
+  const value = String(text || '');
+  return value.length > LONG_CHARS || value.split('\n').length > LONG_LINES;
+}
+
+export class LineupConversation extends LineupElement {
+  static properties = ['state', 'conversationId'];
+
+  constructor() {
+    super();
+    this._stick = true;
+    this._lastCount = 0;
+    this._lastId = null;
+    this._lastTop = 0;
+    this._expanded = new Set();
+    this._pendingSeen = null; // ids of pending cards already on screen, to bring a new one into view
+    // Cards, Markdown and fonts grow the stream after it is rendered: while the reader is at the newest message,
+    // keep it there whatever grows (a scroll set once at render opened conversations 1,100–4,500 px too high).
+    this._resize = new ResizeObserver(() => this._keepAtEnd());
+  }
+
+  disconnectedCallback() {
+    super.disconnectedCallback?.();
+    this._resize.disconnect();
+  }
+
+  _items(state, conversationId) {
+    const items = [];
+    const list = state.messages[conversationId];
+    const messages = list?.items || [];
+    const seen = new Set();
+    for (const m of messages) {
+      seen.add(m.id);
+      const draft = state.drafts[m.id];
+      const content = draft && draft.text.length > m.content.length && m.state !== 'complete' ? draft.text : m.content;
+      items.push({ key: `m:${m.id}`, kind: 'message', at: m.createdAt, message: { ...m, content } });
+    }
+    for (const task of state.tasks) {
+      if (task.conversationId === conversationId && !task.parentTaskId) {
+        items.push({ key: `t:${task.id}`, kind: 'task', at: task.createdAt, task });
+      }
+    }
+    // A call that asked the person is shown on its question's card, not as a second card (issue 5).
+    const asked = interactionCalls(state);
+    const shown = new Set();
+    for (const it of state.interactions) {
+      if (it.conversationId !== conversationId) continue;
+      shown.add(it.id);
+      items.push({ key: `i:${it.id}`, kind: 'interaction', at: it.createdAt, interaction: it, call: asked.get(it.id) });
+    }
+    items.push(...toolItems(state, (entry) => conversationOf(entry, state) === conversationId, (id) => shown.has(id)));
+    items.sort((a, b) => String(a.at).localeCompare(String(b.at)));
+    // Text still streaming in (message.delta frames) that no stored snapshot holds yet, then what is being sent.
+    for (const draft of Object.values(state.drafts)) {
+      if (draft.conversationId === conversationId && !seen.has(draft.messageId)) {
+        items.push({ key: `m:${draft.messageId}`, kind: 'message', at: draft.updatedAt,
+          message: { id: draft.messageId, author: draft.author, content: draft.text, state: 'streaming', createdAt: draft.updatedAt } });
+      }
+    }
+    for (const out of state.outgoing) {
+      if (out.conversationId === conversationId) items.push({ key: `o:${out.envelopeId}`, kind: 'outgoing', at: out.createdAt, outgoing: out });
+    }
+    return items;
+  }
+
+  _author(message, state) {
+    const author = message.author || {};
+    if (author.kind === 'user') return author.id === state.me?.userId ? t('who.you') : t('who.person');
+    if (author.kind === 'agent') return state.agents.find((a) => a.id === author.id)?.name || t('who.agent');
+    return t('who.hub');
+  }
+
+  _onScroll(event) {
+    const el = event.target;
+    // Only the reader scrolling up lets go of the end; content growing below (which leaves scrollTop where it
+    // was) must not, or the next card would render out of sight.
+    if (el.scrollTop + el.clientHeight >= el.scrollHeight - 80) this._stick = true;
+    else if (el.scrollTop < this._lastTop - 1) this._stick = false;
+    this._lastTop = el.scrollTop;
+  }
+
+  _keepAtEnd() {
+    const stream = this.querySelector('.stream');
+    if (stream && this._stick) {
+      stream.scrollTop = stream.scrollHeight;
+      this._lastTop = stream.scrollTop;
+    }
+  }
+
+  updated() {
+    const stream = this.querySelector('.stream');
+    if (!stream) return;
+    const count = stream.childElementCount;
+    const switched = this._lastId !== this.conversationId;
+    if (switched) {
+      this._stick = true;
+      this._pendingSeen = null;
+      this._resize.disconnect();
+    }
+    for (const child of stream.children) this._resize.observe(child); // observing twice is a no-op
+    this._resize.observe(stream);
+    if (switched || (this._stick && (count !== this._lastCount || this.querySelector('.message.streaming')))) {
+      this._keepAtEnd();
+    }
+    this._showNewQuestion(stream);
+    this._lastCount = count;
+    this._lastId = this.conversationId;
+  }
+
+  /** A question that arrives while the conversation is open is brought into view, even when scrolled up. */
+  _showNewQuestion(stream) {
+    const pending = [...stream.querySelectorAll('.stream-card[data-pending-interaction]')];
+    const ids = pending.map((el) => el.dataset.pendingInteraction);
+    const seen = this._pendingSeen;
+    this._pendingSeen = new Set(ids);
+    if (!seen) return; // the first render of this conversation: the end is shown
+    const fresh = pending.filter((el) => !seen.has(el.dataset.pendingInteraction));
+    if (!fresh.length || this._stick) return;
+    requestAnimationFrame(() => fresh[fresh.length - 1].scrollIntoView({ block: 'nearest' }));
+  }
+
+  _toggle(id) {
+    if (this._expanded.has(id)) this._expanded.delete(id);
+    else {
+      this._expanded.add(id);
+      this._stick = false; // read the opened message from where it starts, not pulled to the end as it grows
+    }
+    this.requestUpdate();
+  }
+
+  _body(m, streaming) {
+    const caret = streaming ? html`<span class="caret" aria-hidden="true"></span>` : '';
+    const text = m.author?.kind === 'agent'
+      ? html`<lineup-markdown class="md" .source=${m.content}></lineup-markdown>${caret}`
+      : html`${m.content}${caret}`;
+    const plain = m.author?.kind !== 'agent';
+    if (streaming || !isLong(m.content)) return html`<div class="message-body ${plain ? 'prewrap' : ''}">${text}</div>`;
+    const open = this._expanded.has(m.id);
+    const id = `message-body-${m.id}`;
+    return html`<div class="message-body ${plain ? 'prewrap' : ''} ${open ? 'expanded' : 'collapsed'}" id=${id}
+        data-collapsed=${open ? 'false' : 'true'}>${text}</div>
+      <button type="button" class="button small ghost show-more" aria-expanded=${open ? 'true' : 'false'} aria-controls=${id}
+        @click=${() => this._toggle(m.id)}>${open ? t('message.showLess') : t('message.showMore')}</button>`;
+  }
+
+  render() {
+    const { state, conversationId } = this;
+    if (!state || !conversationId) return '';
+    const conversation = state.conversations.find((c) => c.id === conversationId);
+    if (!conversation) {
+      return html`<div class="view empty-view"><p>${state.loaded ? t('conversation.notFound') : t('app.loading')}</p>
+        <a href="#/conversations">${t('nav.conversations')}</a></div>`;
+    }
+    const agents = conversation.agentIds.map((id) => state.agents.find((a) => a.id === id)).filter(Boolean);
+    const list = state.messages[conversationId];
+    const items = this._items(state, conversationId);
+    return html`<section class="conversation" aria-labelledby="conversation-title">
+      <header class="view-head conversation-head">
+        <a class="icon-button back-link" href="#/conversations">${icon('back')}<span class="visually-hidden">${t('nav.conversations')}</span></a>
+        <h1 id="conversation-title">${conversation.title}</h1>
+        <span class="conversation-agents">${agents.map((a) => html`<span class="agent-chip">${icon('agent')}<span>${a.name}</span>${agentStatusBadge(a)}</span>`)}</span>
+      </header>
+      <h2 class="visually-hidden">${t('conversation.stream')}</h2>
+      <div class="stream" role="log" aria-label=${t('conversation.stream')} tabindex="0" @scroll=${(e) => this._onScroll(e)}>
+        ${list?.loading && !list.items?.length ? html`<p class="muted center" role="status"><span class="spinner small" aria-hidden="true"></span> ${t('app.loading')}</p>` : ''}
+        ${list?.error ? html`<p class="notice notice-error" role="alert">${t('conversation.loadFailed')}</p>` : ''}
+        ${!items.length && !list?.loading ? html`<p class="muted center empty">${t('conversation.empty', { agent: agents[0]?.name || '' })}</p>` : ''}
+        ${repeat(items, (item) => item.key, (item) => this._item(item, state))}
+      </div>
+      <lineup-composer .conversation=${conversation} .agents=${state.agents} .connection=${state.connection}></lineup-composer>
+    </section>`;
+  }
+
+  _item(item, state) {
+    if (item.kind === 'message') {
+      const m = item.message;
+      const mine = m.author?.kind === 'user' && m.author.id === state.me?.userId;
+      const streaming = m.state === 'streaming';
+      return html`<div class="message ${mine ? 'mine' : 'theirs'} ${streaming ? 'streaming' : ''}" data-message-id=${m.id}
+          aria-busy=${streaming ? 'true' : 'false'}>
+        <div class="message-meta"><span class="message-author">${this._author(m, state)}</span>
+          <time class="muted" datetime=${m.createdAt}>${formatTime(m.createdAt)}</time>
+          ${streaming ? html`<span class="badge tone-running">${icon('running')}<span>${t('message.streaming')}</span></span>` : ''}</div>
+        ${this._body(m, streaming)}
+      </div>`;
+    }
+    if (item.kind === 'outgoing') {
+      const o = item.outgoing;
+      const live = state.connection.status === 'live';
+      return html`<div class="message mine outgoing" data-envelope-id=${o.envelopeId} data-status=${o.status}>
+        <div class="message-meta"><span class="message-author">${t('who.you')}</span>
+          <span class="badge ${o.status === 'failed' ? 'tone-danger' : 'tone-neutral'}" role="status">${o.status === 'failed'
+            ? html`${icon('warning')}<span>${t('message.failed', { message: o.error?.message || '' })}</span>`
+            : live ? html`${icon('clock')}<span>${t('message.sending')}</span>` : html`${icon('clock')}<span>${t('message.queued')}</span>`}</span>
+          ${o.status === 'failed' ? html`<button class="button small" @click=${() => this.emit('lineup-message-retry', { envelopeId: o.envelopeId })}>${t('action.tryAgain')}</button>` : ''}
+        </div>
+        <div class="message-body prewrap">${o.content}</div>
+      </div>`;
+    }
+    if (item.kind === 'task') {
+      const task = item.task;
+      return html`<div class="task-chip-wrap"><button class="task-chip" data-task-id=${task.id}
+          @click=${() => this.emit('lineup-task-open', { taskId: task.id })}>
+        <span class="task-chip-head">${icon('tasks')}<span class="task-chip-kind">${t('task.tracked')}</span>${taskStatusBadge(task)}</span>
+        <span class="task-chip-title">${task.title}</span>
+        <span class="task-chip-progress">${progressBar(task.progress, t('task.progressOf', { title: task.title }))}
+          <span class="muted small">${task.progress ?? 0}%${task.summary ? ` · ${task.summary}` : ''}</span></span>
+        ${task.connectionLostAt && !TERMINAL.has(task.status)
+          ? html`<span class="small tone-text-danger">${icon('offline')} ${t('task.connectionLostShort', { time: formatTime(task.connectionLostAt) })}</span>` : ''}
+      </button></div>`;
+    }
+    if (item.kind === 'tool-call' || item.kind === 'tool-instance') return toolItem(item, state, 'stream');
+    return html`<div class="stream-card" data-pending-interaction=${item.interaction.status === 'pending' ? item.interaction.id : nothing}>${item.call ? html`<lineup-tool-call .entry=${item.call} .state=${state}
+      .linked=${true}></lineup-tool-call>` : ''}${interactionCard(item.interaction, state, 'stream')}</div>`;
+  }
+}
+
+LineupConversation.define('lineup-conversation');

@@ -1,0 +1,68 @@
+// The inbox (docs/design.md#inbox-and-task-lists): waiting for me (answerable here), failed or needing attention,
+// recently completed.
+
+import { html } from '../vendor/lit-html/lit-html.js';
+import { repeat } from '../vendor/lit-html/directives/repeat.js';
+import { LineupElement } from '../lib/element.js';
+import { icon } from '../lib/icons.js';
+import { t } from '../lib/i18n.js';
+import { interactionCard } from '../lib/cards.js';
+import { taskRow } from './lineup-task-list.js';
+import { inboxLists, waitingTotal } from '../lib/inbox.js';
+import { need } from '../lib/lazy.js';
+
+export class LineupInbox extends LineupElement {
+  static properties = ['state', 'route'];
+
+  updated() {
+    // What has been on screen for a moment counts as read; the count of waiting items stays until answered.
+    if (!this.state?.inbox) return;
+    const inbox = inboxLists(this.state);
+    const ids = [...inbox.waitingForMe.map((i) => i.id), ...inbox.needsAttention.map((x) => x.id)];
+    if (this._seenTimer || !ids.some((id) => !this.state.seenInbox.has(id))) return;
+    this._seenTimer = setTimeout(() => {
+      this._seenTimer = null;
+      const now = inboxLists(this.state);
+      this.emit('lineup-inbox-seen', { ids: [...now.waitingForMe.map((i) => i.id), ...now.needsAttention.map((x) => x.id)] });
+    }, 2500);
+  }
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    clearTimeout(this._seenTimer);
+    this._seenTimer = null;
+  }
+
+  render() {
+    const { state } = this;
+    if (!state) return '';
+    const { waitingForMe, needsAttention, recentlyCompleted } = inboxLists(state);
+    const isNew = (id) => !state.seenInbox.has(id);
+    const section = (id, title, count, body, empty, urgent = true) => html`<section class="inbox-section" aria-labelledby=${id} data-section=${id}>
+      <h2 id=${id}>${title} <span class="count ${count && urgent ? 'count-active' : ''}">${count}</span></h2>
+      ${count ? body : html`<p class="muted small empty">${empty}</p>`}</section>`;
+    const noAgents = !state.agents.filter((a) => !a.revokedAt).length;
+    need('lineup-tool-activity');
+    return html`<div class="view inbox">
+      <header class="view-head"><h1>${t('nav.inbox')}</h1></header>
+      ${noAgents && state.loaded ? html`<div class="welcome card">
+        <h2>${t('welcome.title')}</h2><p>${t('welcome.body')}</p>
+        <a class="button primary" href="#/agents">${icon('plug')}<span>${t('agents.connect')}</span></a></div>` : ''}
+      ${section('inbox-waiting', t('inbox.waiting'), waitingTotal(state), html`${waitingTotal(state) > waitingForMe.length
+        ? html`<p class="muted small inbox-more">${t('inbox.more', { shown: waitingForMe.length, total: waitingTotal(state) })}</p>` : ''}
+        <div class="inbox-cards">
+        ${repeat(waitingForMe, (it) => it.id, (it) => html`<div class="inbox-card-wrap">
+          ${isNew(it.id) ? html`<span class="badge tone-running new-badge">${t('inbox.new')}</span>` : ''}
+          ${interactionCard(it, state, 'inbox')}</div>`)}</div>`, t('inbox.waitingEmpty'))}
+      ${section('inbox-attention', t('inbox.attention'), needsAttention.length, html`<ul class="plain-list task-rows">
+        ${repeat(needsAttention, (task) => task.id, (task) => taskRow(task, state, { selected: this.route?.task === task.id }))}</ul>`,
+        t('inbox.attentionEmpty'))}
+      ${section('inbox-done', t('inbox.done'), recentlyCompleted.length, html`<ul class="plain-list task-rows">
+        ${repeat(recentlyCompleted, (task) => task.id, (task) => taskRow(task, state, { selected: this.route?.task === task.id }))}</ul>`,
+        t('inbox.doneEmpty'), false)}
+      <lineup-tool-activity .state=${state}></lineup-tool-activity>
+    </div>`;
+  }
+}
+
+LineupInbox.define('lineup-inbox');

@@ -1,0 +1,345 @@
+// An interaction card (docs/design.md#interaction-cards): why you are needed → impact → what you can do → details
+// (folded); read-only once answered, showing who decided what and when.
+
+import { html, nothing } from '../vendor/lit-html/lit-html.js';
+import { LineupElement } from '../lib/element.js';
+import { icon } from '../lib/icons.js';
+import { t, formatTime, formatDateTime } from '../lib/i18n.js';
+import { riskBadge } from '../lib/status.js';
+import { artifactItem } from '../lib/artifacts.js';
+
+// The diff view is fetched the first time a review holds a diff (off the phone's cold load: static_app.py LAZY).
+let diffs = null;
+let diffsLoading = null;
+const looksLikeDiff = (text) => /^@@ -\d/m.test(text) && /^(--- |diff --git )/m.test(text);
+
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+
+/** The hub's format checks (hub/domain/interactions.py), so a wrong answer is caught before sending; not the pattern. */
+export function validateInput(spec, text) {
+  const value = text ?? '';
+  if (!value.trim()) return t('card.input.required');
+  if (spec.maxLength && value.length > spec.maxLength) return t('card.input.tooLong', { n: spec.maxLength });
+  const format = spec.format || 'text';
+  if (format === 'url') {
+    let ok = false;
+    try {
+      const url = new URL(value.trim());
+      ok = (url.protocol === 'http:' || url.protocol === 'https:') && Boolean(url.host);
+    } catch { ok = false; }
+    if (!ok) return t('card.input.url');
+  } else if (format === 'email' && !EMAIL.test(value.trim())) {
+    return t('card.input.email');
+  } else if (format === 'number' && !/^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(value)) {
+    return t('card.input.number');
+  } else if (format === 'integer' && !/^\s*[-+]?\d+\s*$/.test(value)) {
+    return t('card.input.integer');
+  }
+  // `spec.pattern` comes from an agent and is never evaluated here: the browser's RegExp engine backtracks, so a
+  // pattern such as `(.|.)*Z` would freeze the tab while the person types (issue 15). The card shows the pattern
+  // as a hint; the hub checks the answer with RE2 (linear time, hub/domain/patterns.py) and its refusal, which
+  // names the pattern, is shown under the card (`_submission`), with the answer kept for editing.
+  return '';
+}
+
+function optionLabel(spec, id) {
+  return (spec.options || []).find((o) => o.id === id)?.label || id;
+}
+
+/** The risk the agent gave, or null: only then is a risk badge shown (the hub files every card as "medium"). */
+export function statedRisk(it) {
+  const spec = it.spec || {};
+  if (spec.risk) return spec.risk;
+  return it.risk && it.risk !== 'medium' ? it.risk : null;
+}
+
+/** Whether an option's label is just the word "Approve" (or "Reject"), which the wording must not repeat. */
+function plainLabel(label, word) {
+  const words = [word, t(word === 'approve' ? 'card.approve' : 'card.reject')].map((w) => w.toLowerCase());
+  return !label || words.includes(String(label).trim().toLowerCase());
+}
+
+/** "Approved" alone for the plain option (not "Approved: Approve"), else with the option's label. */
+function decided(key, label, word) {
+  return plainLabel(label, word) ? t(`card.decided.${key}Plain`) : t(`card.decided.${key}`, { label });
+}
+
+export class LineupInteractionCard extends LineupElement {
+  static properties = ['interaction', 'answer', 'state', 'context'];
+
+  constructor() {
+    super();
+    this.local = { chosen: new Set(), text: '', comment: '', confirming: null, error: '' };
+  }
+
+  /** Ids inside the card are unique per place: the same interaction can be on screen twice (stream and detail). */
+  _uid(it) {
+    return `${this.context || 'card'}-${it.id}`;
+  }
+
+  _respond(response) {
+    const comment = this.local.comment.trim();
+    if (comment) response.comment = comment;
+    this.local.confirming = null;
+    this.local.error = '';
+    this.emit('lineup-interaction-respond', { interaction: this.interaction, response });
+    this.requestUpdate();
+  }
+
+  _chooseApproval(option) {
+    const spec = this.interaction.spec || {};
+    const approving = option.id !== 'reject' && option.style !== 'danger';
+    if (approving && (this.interaction.risk || spec.risk) === 'high' && this.local.confirming !== option.id) {
+      // Seed 002 §12.3: a high-risk approval needs a second, explicit step, so it is never given by accident.
+      this.local.confirming = option.id;
+      this.requestUpdate();
+      requestAnimationFrame(() => this.querySelector('.confirm-approve')?.focus());
+      return;
+    }
+    this._respond({ optionId: option.id });
+  }
+
+  _submitChoice(event) {
+    event.preventDefault();
+    const spec = this.interaction.spec || {};
+    const chosen = [...this.local.chosen];
+    if (!chosen.length) {
+      this.local.error = t('card.choice.required');
+      this.requestUpdate();
+      return;
+    }
+    this._respond(spec.multiple ? { optionIds: chosen } : { optionId: chosen[0] });
+  }
+
+  _submitInput(event) {
+    event.preventDefault();
+    const error = validateInput(this.interaction.spec || {}, this.local.text);
+    this.local.error = error;
+    this.requestUpdate();
+    if (error) {
+      requestAnimationFrame(() => this.querySelector('.input-answer')?.focus());
+      return;
+    }
+    this._respond({ text: this.local.text });
+  }
+
+  render() {
+    const it = this.interaction;
+    if (!it) return '';
+    const spec = it.spec || {};
+    const state = this.state || {};
+    const agent = (state.agents || []).find((a) => a.id === it.agentId);
+    const task = (state.tasks || []).find((x) => x.id === it.taskId);
+    const pending = it.status === 'pending';
+    const answer = this.answer;
+    const busy = pending && answer && (answer.status === 'sending' || answer.status === 'sent');
+    const id = `card-${this._uid(it)}`;
+    const showContext = this.context === 'inbox';
+    const risk = statedRisk(it);
+    return html`<article class="card interaction-card ${pending ? 'pending' : 'resolved'} ${risk ? `risk-${risk}` : ''}"
+        data-interaction-id=${it.id} data-type=${it.type} data-status=${it.status} aria-labelledby=${`${id}-title`}>
+      <header class="card-head">
+        ${pending ? html`<span class="badge tone-waiting">${icon('waiting')}<span>${t(`card.kind.${it.type}`)}</span></span>`
+          : this._outcomeBadge(it)}
+        ${risk ? riskBadge(risk) : ''}
+        <span class="card-meta muted">${agent?.name || t('who.agent')}${showContext && task ? html` · <a href=${`#/tasks?task=${encodeURIComponent(task.id)}`}
+          @click=${(e) => { e.preventDefault(); this.emit('lineup-task-open', { taskId: task.id }); }}>${task.title}</a>` : ''}
+          · <time datetime=${it.createdAt}>${formatTime(it.createdAt)}</time></span>
+      </header>
+      <h3 class="card-title" id=${`${id}-title`}>${it.title}</h3>
+      <section class="card-section why">
+        <h4>${t('card.why')}</h4>
+        <p class="prewrap">${spec.description || t(`card.whyDefault.${it.type}`)}</p>
+      </section>
+      ${spec.impact ? html`<section class="card-section impact"><h4>${t('card.impact')}</h4><p class="prewrap">${spec.impact}</p></section>` : ''}
+      ${pending ? html`<section class="card-section actions-section">
+          <h4>${t('card.actions')}</h4>
+          <fieldset class="plain-fieldset" ?disabled=${busy}>${this._controls(it, spec)}</fieldset>
+        </section>` : this._outcome(it, spec)}
+      ${this._submission(it, answer)}
+      ${this._details(it, spec)}
+    </article>`;
+  }
+
+  _controls(it, spec) {
+    switch (it.type) {
+      case 'approval': return this._approvalControls(it, spec);
+      case 'choice': return this._choiceControls(it, spec);
+      case 'input': return this._inputControls(it, spec);
+      case 'review': return this._reviewControls(it, spec);
+      default: return html`<p class="muted">${t('card.unknownType', { type: it.type })}</p>`;
+    }
+  }
+
+  _note() {
+    return html`<details class="note" ?open=${Boolean(this.local.comment)}>
+      <summary>${t('card.addNote')}</summary>
+      <label class="field"><span class="visually-hidden">${t('card.note')}</span>
+        <textarea rows="2" maxlength="4000" .value=${this.local.comment}
+          @input=${(e) => { this.local.comment = e.target.value; }}></textarea></label>
+    </details>`;
+  }
+
+  _approvalControls(it, spec) {
+    const options = spec.options?.length ? spec.options : [{ id: 'reject', label: t('card.reject'), style: 'danger' },
+      { id: 'approve', label: t('card.approve'), style: 'primary' }];
+    const confirming = options.find((o) => o.id === this.local.confirming);
+    if (confirming) {
+      return html`<div class="confirm-box" role="group" aria-labelledby=${`confirm-${this._uid(it)}`}>
+        <p id=${`confirm-${this._uid(it)}`}>${icon('warning')} <strong>${t('card.confirmHigh', { title: it.title })}</strong></p>
+        ${spec.impact ? html`<p class="muted">${spec.impact}</p>` : ''}
+        <div class="button-row">
+          <button class="button primary confirm-approve" data-option=${confirming.id}
+            @click=${() => this._respond({ optionId: confirming.id })}>${plainLabel(confirming.label, 'approve')
+              ? t('card.confirmApprove') : t('card.confirmButton', { label: confirming.label })}</button>
+          <button class="button" @click=${() => { this.local.confirming = null; this.requestUpdate(); }}>${t('action.back')}</button>
+        </div></div>`;
+    }
+    return html`<div class="button-row">${options.map((o) => html`<button
+        class="button ${o.style === 'danger' ? 'danger' : o.style === 'primary' ? 'primary' : ''}" data-option=${o.id}
+        @click=${() => this._chooseApproval(o)}>${o.style === 'danger' ? icon('close') : icon('check')}<span>${o.label}</span></button>`)}
+      </div>${this._note()}`;
+  }
+
+  _choiceControls(it, spec) {
+    const multiple = Boolean(spec.multiple);
+    const name = `choice-${this._uid(it)}`;
+    return html`<form class="choice-form" @submit=${(e) => this._submitChoice(e)} novalidate>
+      <fieldset class="choices" aria-describedby=${this.local.error ? `${name}-error` : nothing}>
+        <legend>${multiple ? t('card.choice.many') : t('card.choice.one')}</legend>
+        ${(spec.options || []).map((o) => html`<label class="choice">
+          <input type=${multiple ? 'checkbox' : 'radio'} name=${name} value=${o.id}
+            .checked=${this.local.chosen.has(o.id)}
+            @change=${(e) => {
+              if (!multiple) this.local.chosen.clear();
+              if (e.target.checked) this.local.chosen.add(o.id); else this.local.chosen.delete(o.id);
+              this.local.error = '';
+              this.requestUpdate();
+            }}>
+          <span class="choice-text"><span class="choice-label">${o.label}</span>
+            ${o.recommended ? html`<span class="badge tone-running">${icon('check')}<span>${t('card.recommended')}</span></span>` : ''}
+            ${o.description ? html`<span class="muted small">${o.description}</span>` : ''}</span>
+        </label>`)}
+      </fieldset>
+      ${this.local.error ? html`<p class="field-error" id=${`${name}-error`} role="alert">${this.local.error}</p>` : ''}
+      ${this._note()}
+      <div class="button-row">
+        <button type="submit" class="button primary">${t('card.choice.submit')}</button>
+        <button type="button" class="button ghost" @click=${() => this._respond({ declined: true })}>${t('card.decline')}</button>
+      </div>
+    </form>`;
+  }
+
+  _inputControls(it, spec) {
+    const format = spec.format || 'text';
+    const inputId = `input-${this._uid(it)}`;
+    const inputMode = { url: 'url', email: 'email', number: 'decimal', integer: 'numeric' }[format] || 'text';
+    const describedBy = [`${inputId}-hint`, this.local.error ? `${inputId}-error` : ''].filter(Boolean).join(' ');
+    return html`<form class="input-form" @submit=${(e) => this._submitInput(e)} novalidate>
+      <label class="field" for=${inputId}><span>${t('card.input.label')}</span></label>
+      <input id=${inputId} class="input-answer" type="text" inputmode=${inputMode} autocomplete="off"
+        placeholder=${spec.placeholder || ''} maxlength=${spec.maxLength || 100000} .value=${this.local.text}
+        aria-invalid=${this.local.error ? 'true' : 'false'} aria-describedby=${describedBy}
+        @input=${(e) => { this.local.text = e.target.value; if (this.local.error) { this.local.error = validateInput(spec, this.local.text); this.requestUpdate(); } }}>
+      <p class="muted small" id=${`${inputId}-hint`}>${t(`card.input.format.${format}`)}${spec.pattern ? ` · ${t('card.input.patternHint', { pattern: spec.pattern })}` : ''}</p>
+      ${this.local.error ? html`<p class="field-error" id=${`${inputId}-error`} role="alert">${icon('warning')} ${this.local.error}</p>` : ''}
+      ${this._note()}
+      <div class="button-row">
+        <button type="submit" class="button primary">${icon('send')}<span>${t('card.input.submit')}</span></button>
+        <button type="button" class="button ghost" @click=${() => this._respond({ declined: true })}>${t('card.decline')}</button>
+      </div>
+    </form>`;
+  }
+
+  _reviewControls(it, spec) {
+    // A unified diff is shown as one (files, +/- lines); anything else as the agent's text, verbatim.
+    let files = null;
+    if (spec.content && looksLikeDiff(spec.content)) {
+      if (diffs) files = diffs.parseUnifiedDiff(spec.content);
+      else {
+        diffsLoading ??= import('../lib/diff.js').then((module) => { diffs = module; });
+        diffsLoading.then(() => this.requestUpdate(), () => {});
+      }
+    }
+    return html`${files ? html`<div class="review-content review-diff" aria-label=${t('card.review.content')} role="group">${diffs.diffView(files)}</div>`
+      : spec.content ? html`<pre class="review-content" tabindex="0" aria-label=${t('card.review.content')}>${spec.content}</pre>` : ''}
+      ${spec.attachments?.length ? html`<ul class="artifact-list">${spec.attachments.map((a) => artifactItem(a))}</ul>` : ''}
+      ${this._note()}
+      <div class="button-row">
+        <button class="button" data-decision="request_changes" @click=${() => this._respond({ decision: 'request_changes' })}>
+          ${icon('close')}<span>${t('card.review.changes')}</span></button>
+        <button class="button primary" data-decision="approve" @click=${() => this._respond({ decision: 'approve' })}>
+          ${icon('check')}<span>${t('card.review.approve')}</span></button>
+      </div>`;
+  }
+
+  _outcomeBadge(it) {
+    const tone = { answered: 'success', declined: 'danger', expired: 'neutral', cancelled: 'neutral' }[it.status] || 'neutral';
+    const glyph = { answered: 'succeeded', declined: 'failed', expired: 'clock', cancelled: 'cancelled' }[it.status] || 'queued';
+    return html`<span class="badge tone-${tone}">${icon(glyph)}<span>${t(`card.outcome.${it.status}`)}</span></span>`;
+  }
+
+  _outcome(it, spec) {
+    const me = this.state?.me;
+    const by = it.respondedBy;
+    let who = t('who.hub');
+    if (by?.kind === 'user') who = by.id === me?.userId ? t('card.byYou', { name: me.displayName }) : t('who.person');
+    const response = it.response || {};
+    let what;
+    if (it.status === 'expired') what = t('card.decided.expired');
+    else if (it.status === 'cancelled') what = t('card.decided.cancelled');
+    else if (response.declined) what = t('card.decided.declined');
+    else if (it.type === 'approval') {
+      const label = optionLabel(spec, response.optionId);
+      what = response.approved === false || it.status === 'declined'
+        ? decided('rejected', label, 'reject') : decided('approved', label, 'approve');
+    } else if (it.type === 'choice') {
+      const ids = response.optionIds || (response.optionId ? [response.optionId] : []);
+      what = t('card.decided.chose', { labels: ids.map((x) => optionLabel(spec, x)).join(', ') });
+    } else if (it.type === 'input') what = t('card.decided.answered', { text: response.text ?? '' });
+    else if (it.type === 'review') what = t(response.decision === 'approve' ? 'card.decided.reviewApproved' : 'card.decided.reviewChanges');
+    else what = t(`card.outcome.${it.status}`);
+    const when = it.respondedAt;
+    const showWho = it.status !== 'expired' && it.status !== 'cancelled';
+    return html`<section class="card-outcome" data-outcome=${it.status}>
+      <p><strong class="decision">${what}</strong></p>
+      <p class="muted small">${showWho ? html`${t('card.decidedBy', { who })} · ` : ''}<time datetime=${when || ''}>${formatDateTime(when)}</time></p>
+      ${response.comment ? html`<p class="small">${t('card.noteLabel')} <span class="prewrap">${response.comment}</span></p>` : ''}
+    </section>`;
+  }
+
+  _submission(it, answer) {
+    if (!answer) return html`<p class="submission" role="status" aria-live="polite"></p>`;
+    const live = this.state?.connection?.status === 'live';
+    let body = '';
+    if (it.status === 'pending') {
+      if (answer.status === 'sending' && !live) body = html`${icon('clock')} ${t('card.submit.queued')}`;
+      else if (answer.status === 'sending') body = html`<span class="spinner small" aria-hidden="true"></span> ${t('card.submit.sending')}`;
+      else if (answer.status === 'sent') body = html`${icon('check')} ${t('card.submit.sent')}`;
+    }
+    if (answer.status === 'failed') {
+      const code = answer.error?.code;
+      body = html`${icon('warning')} <span>${code === 'already_resolved' ? t('card.submit.already')
+        : t('card.submit.failed', { message: answer.error?.message || '' })}</span>
+        ${it.status === 'pending' ? html`<button class="button small" @click=${() => this._respond({ ...answer.response })}>${t('action.tryAgain')}</button>` : ''}`;
+    }
+    return html`<p class="submission ${answer.status === 'failed' ? 'tone-danger' : ''}" role="status" aria-live="polite"
+      data-submission=${answer.status}>${body}</p>`;
+  }
+
+  _details(it, spec) {
+    const details = spec.details && typeof spec.details === 'object' ? Object.entries(spec.details) : [];
+    return html`<details class="card-details">
+      <summary>${t('card.details')}</summary>
+      <dl class="kv">
+        ${details.map(([k, v]) => html`<dt>${k}</dt><dd>${typeof v === 'object' ? JSON.stringify(v) : String(v)}</dd>`)}
+        <dt>${t('card.detail.type')}</dt><dd>${it.type}</dd>
+        ${statedRisk(it) ? html`<dt>${t('card.detail.risk')}</dt><dd>${t(`risk.${statedRisk(it)}`)}</dd>` : ''}
+        ${it.expiresAt ? html`<dt>${t('card.detail.expires')}</dt><dd>${formatDateTime(it.expiresAt)}</dd>` : ''}
+        <dt>${t('card.detail.id')}</dt><dd class="mono">${it.id}</dd>
+      </dl>
+    </details>`;
+  }
+}
+
+LineupInteractionCard.define('lineup-interaction-card');

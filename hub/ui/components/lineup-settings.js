@@ -1,0 +1,123 @@
+// Settings: language, notifications, "sign in on your phone" (a QR code of a one-time link), devices with revoke, UI modules, sign out.
+
+import { html } from '../vendor/lit-html/lit-html.js';
+import { unsafeHTML } from '../vendor/lit-html/directives/unsafe-html.js';
+import { LineupElement } from '../lib/element.js';
+import { icon } from '../lib/icons.js';
+import { t, language, LANGUAGES, formatDateTime, formatCountdown } from '../lib/i18n.js';
+import { copyButton } from './lineup-connect-agent.js';
+import { hubCommand } from '../lib/commands.js';
+import './lineup-notification-settings.js';
+import './lineup-relay-settings.js';
+
+export class LineupSettings extends LineupElement {
+  static properties = ['state'];
+
+  constructor() {
+    super();
+    this.revoking = null;
+    this.copied = '';
+  }
+
+  connectedCallback() {
+    super.connectedCallback();
+    if (this.state && this.state.devices === null) this.emit('lineup-devices-load');
+    this._timer = setInterval(() => { if (this.state?.signInLink?.status === 'ready') this.requestUpdate(); }, 1000);
+  }
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    clearInterval(this._timer);
+  }
+
+  updated() {
+    // segno's SVG has a width and height but no viewBox: give it one so CSS can size it.
+    const qr = this.querySelector('figure.qr svg:not([viewBox])');
+    if (qr) qr.setAttribute('viewBox', `0 0 ${qr.getAttribute('width')} ${qr.getAttribute('height')}`);
+    if (this.state && this.state.devices === null && !this._asked) {
+      this._asked = true;
+      this.emit('lineup-devices-load');
+    }
+  }
+
+  render() {
+    const { state } = this;
+    if (!state) return '';
+    return html`<div class="view settings">
+      <header class="view-head"><h1>${t('nav.settings')}</h1></header>
+      <section class="card settings-section" aria-labelledby="settings-account">
+        <h2 id="settings-account">${t('settings.account')}</h2>
+        <dl class="kv"><dt>${t('settings.name')}</dt><dd>${state.me?.displayName}</dd>
+          <dt>${t('settings.username')}</dt><dd>${state.me?.username}</dd>
+          <dt>${t('settings.workspace')}</dt><dd>${state.me?.workspace?.name}</dd></dl>
+        <label class="field inline"><span>${icon('globe')} ${t('settings.language')}</span>
+          <select class="language-select" @change=${(e) => this.emit('lineup-language-change', { language: e.target.value })}>
+            ${LANGUAGES.map((l) => html`<option value=${l.code} ?selected=${l.code === language()}>${l.label}</option>`)}
+          </select></label>
+        <button class="button sign-out" @click=${() => this.emit('lineup-sign-out')}>${icon('signout')}<span>${t('settings.signOut')}</span></button>
+      </section>
+      <lineup-notification-settings .state=${state}></lineup-notification-settings>
+      ${this._phone(state.signInLink)}
+      <lineup-relay-settings .state=${state}></lineup-relay-settings>
+      ${this._devices(state.devices)}
+      ${state.plugins.length ? html`<section class="card settings-section" aria-labelledby="settings-plugins">
+        <h2 id="settings-plugins">${t('settings.plugins')}</h2>
+        <ul class="plain-list">${state.plugins.map((p) => html`<li class="plugin-module" data-module-status=${p.status}>
+          ${p.status === 'loaded' ? html`<span class="badge tone-success">${icon('succeeded')}<span>${t('settings.pluginLoaded')}</span></span>`
+            : html`<span class="badge tone-danger">${icon('failed')}<span>${t('settings.pluginFailed')}</span></span>`}
+          <strong>${p.name}</strong> <span class="muted small">${p.error || p.url}</span></li>`)}</ul>
+      </section>` : ''}
+    </div>`;
+  }
+
+  _phone(link) {
+    // The hub has no address a phone can reach (it listens on loopback only): say so instead of a loopback link.
+    const unreachable = link?.status === 'ready' && link.otherDevices === false;
+    const ready = link?.status === 'ready' && !unreachable;
+    const remaining = ready ? Date.parse(link.expiresAt) - Date.now() : 0;
+    return html`<section class="card settings-section phone-sign-in" aria-labelledby="settings-phone">
+      <h2 id="settings-phone">${icon('phone')} ${t('settings.phone')}</h2>
+      <p>${t('settings.phoneIntro')}</p>
+      ${!link ? html`<button class="button primary show-qr" @click=${() => this.emit('lineup-sign-in-link-create')}>${t('settings.showQr')}</button>` : ''}
+      ${link?.status === 'creating' ? html`<p role="status"><span class="spinner small" aria-hidden="true"></span> ${t('app.loading')}</p>` : ''}
+      ${link?.status === 'error' ? html`<p class="field-error" role="alert">${link.error?.message}</p>
+        <button class="button" @click=${() => this.emit('lineup-sign-in-link-create')}>${t('action.tryAgain')}</button>` : ''}
+      ${unreachable ? html`<div class="tone-box-waiting no-lan-address" role="alert"><p>${icon('warning')} ${t('settings.noLanAddress', { command: hubCommand(this.state, 'serve --host 0.0.0.0', { dataDir: true }) })}</p></div>
+        <button class="button" @click=${() => this.emit('lineup-sign-in-link-create')}>${t('action.tryAgain')}</button>` : ''}
+      ${ready ? html`<div class="qr-block">
+        ${remaining > 0 ? html`<figure class="qr" aria-label=${t('settings.qrLabel')}>${unsafeHTML(link.qrSvg)}</figure>` : ''}
+        <div>
+          <p class="countdown" role="timer" aria-live="off">${icon('clock')} ${remaining > 0
+            ? t('settings.linkExpires', { time: formatCountdown(remaining) }) : t('settings.linkExpired')}</p>
+          <p class="muted small">${t('settings.linkOnce')}</p>
+          ${remaining > 0 ? html`<p class="link-row"><code class="sign-in-url">${link.url}</code>${copyButton(link.url, t('settings.link'), this)}</p>` : ''}
+          <div class="button-row">
+            <button class="button" @click=${() => this.emit('lineup-sign-in-link-create')}>${t('settings.newLink')}</button>
+            <button class="button ghost" @click=${() => this.emit('lineup-sign-in-link-close')}>${t('action.done')}</button>
+          </div>
+        </div></div>` : ''}
+      <p class="visually-hidden" role="status">${this.copied ? t('action.copied', { what: this.copied }) : ''}</p>
+    </section>`;
+  }
+
+  _devices(devices) {
+    return html`<section class="card settings-section" aria-labelledby="settings-devices">
+      <h2 id="settings-devices">${t('settings.devices')}</h2>
+      ${devices === null ? html`<p class="muted" role="status">${t('app.loading')}</p>` : html`<ul class="plain-list device-list">
+        ${devices.map((d) => html`<li class="device ${d.revokedAt ? 'revoked' : ''}" data-device-id=${d.id}>
+          <span class="device-name">${icon('phone')} <strong>${d.name}</strong>
+            ${d.current ? html`<span class="badge tone-running">${icon('check')}<span>${t('settings.thisDevice')}</span></span>` : ''}
+            ${d.revokedAt ? html`<span class="badge tone-neutral">${icon('cancelled')}<span>${t('settings.revoked')}</span></span>` : ''}</span>
+          <span class="muted small">${t('settings.signedIn', { time: formatDateTime(d.createdAt) })}</span>
+          ${d.revokedAt ? '' : this.revoking === d.id ? html`<span class="button-row">
+              <button class="button danger device-revoke-confirm" @click=${() => { this.revoking = null; this.emit('lineup-device-revoke', { deviceId: d.id }); }}>
+                ${d.current ? t('settings.revokeThisConfirm') : t('settings.revokeConfirm')}</button>
+              <button class="button" @click=${() => { this.revoking = null; this.requestUpdate(); }}>${t('action.cancel')}</button></span>`
+            : html`<button class="button danger-outline small device-revoke" @click=${() => { this.revoking = d.id; this.requestUpdate(); }}>
+              ${t('settings.revoke')}<span class="visually-hidden"> ${d.name}</span></button>`}
+        </li>`)}</ul>`}
+    </section>`;
+  }
+}
+
+LineupSettings.define('lineup-settings');

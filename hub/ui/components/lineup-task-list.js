@@ -1,0 +1,56 @@
+// Tasks filtered by all / running / waiting for me / done / cancelled (docs/design.md#inbox-and-task-lists), each with
+// status and progress.
+
+import { html } from '../vendor/lit-html/lit-html.js';
+import { repeat } from '../vendor/lit-html/directives/repeat.js';
+import { LineupElement } from '../lib/element.js';
+import { icon } from '../lib/icons.js';
+import { t, formatAgo } from '../lib/i18n.js';
+import { TASK_FILTERS, TERMINAL, taskStatusBadge, progressBar } from '../lib/status.js';
+import { routeHref } from '../lib/router.js';
+
+export function taskRow(task, state, { selected = false } = {}) {
+  const agent = state.agents.find((a) => a.id === task.agentId);
+  const lost = task.connectionLostAt && !TERMINAL.has(task.status);
+  return html`<li class="task-row ${selected ? 'selected' : ''}">
+    <button class="task-row-button" data-task-id=${task.id} aria-current=${selected ? 'true' : 'false'}
+      @click=${(e) => e.currentTarget.dispatchEvent(new CustomEvent('lineup-task-open', { detail: { taskId: task.id }, bubbles: true }))}>
+      <span class="task-row-main">
+        <span class="task-row-title">${task.title}</span>
+        <span class="task-row-status">${taskStatusBadge(task)}
+          ${lost ? html`<span class="badge tone-danger">${icon('offline')}<span>${t('task.connectionLostBadge')}</span></span>` : ''}</span>
+      </span>
+      ${task.progress !== null && task.progress !== undefined || task.status === 'running' ? html`<span class="task-row-progress">
+        ${progressBar(task.progress, t('task.progressOf', { title: task.title }))}
+        <span class="muted small">${task.progress ?? 0}%</span></span>` : ''}
+      <span class="task-row-meta muted small">${task.summary ? html`<span>${task.summary}</span> · ` : ''}${agent?.name || ''} · ${formatAgo(task.updatedAt)}</span>
+    </button>
+  </li>`;
+}
+
+export class LineupTaskList extends LineupElement {
+  static properties = ['state', 'filter', 'route'];
+
+  render() {
+    const { state } = this;
+    if (!state) return '';
+    const filter = this.filter in TASK_FILTERS ? this.filter : 'all';
+    const statuses = TASK_FILTERS[filter];
+    const top = state.tasks.filter((task) => !task.parentTaskId);
+    const count = (name) => top.filter((task) => !TASK_FILTERS[name].length || TASK_FILTERS[name].includes(task.status)).length;
+    const tasks = top.filter((task) => !statuses.length || statuses.includes(task.status));
+    return html`<section class="view task-list" aria-labelledby="tasks-heading">
+      <header class="view-head"><h1 id="tasks-heading">${t('nav.tasks')}</h1></header>
+      <nav class="filters" aria-label=${t('tasks.filters')}>
+        ${Object.keys(TASK_FILTERS).map((name) => html`<a class="filter" href=${routeHref({ view: 'tasks', id: name === 'all' ? null : name, task: this.route?.task })}
+          aria-current=${filter === name ? 'page' : 'false'} data-filter=${name}>${t(`tasks.filter.${name}`)}
+          <span class="count">${count(name)}</span></a>`)}
+      </nav>
+      ${tasks.length ? html`<ul class="plain-list task-rows">
+        ${repeat(tasks, (task) => task.id, (task) => taskRow(task, state, { selected: this.route?.task === task.id }))}
+      </ul>` : html`<p class="muted empty">${state.loaded ? t(`tasks.empty.${filter}`) : t('app.loading')}</p>`}
+    </section>`;
+  }
+}
+
+LineupTaskList.define('lineup-task-list');

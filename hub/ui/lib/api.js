@@ -1,0 +1,50 @@
+// HTTP calls to the hub's /api: the bearer token in the header (never in a URL), errors as ApiError.
+
+import { requestInit, takeEarly } from './early.js';
+
+export { deviceName } from './early.js';
+
+export class ApiError extends Error {
+  constructor(status, code, message, hint = '') {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.hint = hint;
+  }
+}
+
+/**
+ * `getToken()` is read on every call; `onUnauthorized(error)` runs when a call made with a token is refused
+ * with 401 (the device was revoked or the token is unknown), so the app can sign out.
+ */
+export function createApi({ getToken = () => null, onUnauthorized = () => {} } = {}) {
+  async function request(method, path, body) {
+    const token = getToken();
+    const sent = body === undefined ? undefined : JSON.stringify(body);
+    let response;
+    try {
+      response = await (takeEarly(method, path, token, sent) || fetch(path, requestInit(method, token, sent)));
+    } catch (error) {
+      throw new ApiError(0, 'network', error.message || 'network error');
+    }
+    let data = null;
+    try {
+      data = await response.json();
+    } catch {
+      data = null;
+    }
+    if (!response.ok) {
+      const err = (data && data.error) || {};
+      const apiError = new ApiError(response.status, err.code || `http_${response.status}`,
+        err.message || response.statusText, err.hint || '');
+      if (response.status === 401 && token) onUnauthorized(apiError);
+      throw apiError;
+    }
+    return data;
+  }
+
+  return {
+    get: (path) => request('GET', path),
+    post: (path, body = {}) => request('POST', path, body),
+  };
+}

@@ -1,0 +1,54 @@
+// Diagnostic codes for agent connections (docs/design.md#every-failure-says-what-to-do-next).
+
+import { t } from './i18n.js';
+
+const BY_REASON = {
+  never_connected: 'LUA-A100',
+  disconnected: 'LUA-A101',
+  heartbeat_timeout: 'LUA-A102',
+  hub_restarted: 'LUA-A103',
+  revoked: 'LUA-A104',
+};
+
+/** What is wrong with an agent's connection, or null when it is online. */
+export function agentDiagnosis(agent) {
+  if (!agent) return null;
+  if (agent.revokedAt || agent.status === 'revoked') return diagnosis('revoked', agent);
+  // Online, or offline because it ended its own connection (stopped on purpose; a hook agent between runs).
+  if (agent.status === 'online' || agent.statusReason === 'signed_off') return null;
+  const reason = !agent.lastHeartbeatAt ? 'never_connected' : (agent.statusReason in BY_REASON ? agent.statusReason : 'disconnected');
+  return diagnosis(reason, agent);
+}
+
+function diagnosis(reason, agent) {
+  const code = BY_REASON[reason];
+  return {
+    code, reason,
+    what: t(`diag.${reason}.what`),
+    next: t(`diag.${reason}.next`, { hub: window.location.origin }),
+    text: `${code} agent=${agent.id} reason=${reason} runtime=${agent.runtime || '-'} version=${agent.agentVersion || '-'} `
+      + `lastSeen=${agent.lastHeartbeatAt || '-'} hub=${window.location.origin}`,
+  };
+}
+
+/** Pairing problems: the code expired unused, the request failed, or the agent paired but never came online. */
+export function pairingDiagnosis(pairing, agent) {
+  if (!pairing) return null;
+  const hub = pairing.hubUrl || window.location.origin; // the address the agent's machine uses (not loopback)
+  if (pairing.status === 'error') {
+    const code = 'LUA-P200';
+    return { code, what: t('diag.pairError.what', { message: pairing.error?.message || '' }),
+      next: t('diag.pairError.next'), text: `${code} error=${pairing.error?.code || 'unknown'} hub=${hub}` };
+  }
+  if (pairing.status === 'waiting' && pairing.expiresAt && Date.parse(pairing.expiresAt) <= Date.now()) {
+    const code = 'LUA-P201';
+    return { code, what: t('diag.pairExpired.what'), next: t('diag.pairExpired.next'),
+      text: `${code} codeId=${pairing.codeId} expiresAt=${pairing.expiresAt} hub=${hub}` };
+  }
+  if (pairing.status === 'paired' && agent && agent.status !== 'online' && pairing.pairedAt && Date.now() - Date.parse(pairing.pairedAt) > 30000) {
+    const code = 'LUA-P202';
+    return { code, what: t('diag.pairedOffline.what'), next: t('diag.pairedOffline.next', { hub }),
+      text: `${code} agent=${agent.id} codeId=${pairing.codeId} hub=${hub}` };
+  }
+  return null;
+}

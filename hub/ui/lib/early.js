@@ -1,0 +1,87 @@
+// The first reads, started while the app's modules load: the inbox's data need not wait for the code (issue 17).
+// index.html runs this module first and alone; lib/api.js takes each early answer over once, for the same request.
+
+const TOKEN_KEY = 'lineup.token';
+const early = new Map(); // "METHOD path" -> { token, body, response: Promise<Response> }
+
+/** A short, human name for this browser, shown in the devices list ("Chrome on Android"). */
+export function deviceName() {
+  const ua = navigator.userAgent || '';
+  const browser = /Edg\//.test(ua) ? 'Edge' : /Firefox\//.test(ua) ? 'Firefox'
+    : /Chrom(e|ium)\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : 'Browser';
+  const os = /Android/.test(ua) ? 'Android' : /iPhone|iPad|iPod/.test(ua) ? 'iOS' : /Mac OS X/.test(ua) ? 'macOS'
+    : /Windows/.test(ua) ? 'Windows' : /Linux/.test(ua) ? 'Linux' : '';
+  return os ? `${browser} on ${os}` : browser;
+}
+
+/** The options lib/api.js sends with every request, so an early answer is the one it would have had. */
+export function requestInit(method, token, body) {
+  const headers = { Accept: 'application/json' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  return { method, headers, cache: 'no-store', credentials: 'omit', body };
+}
+
+function start(method, path, token, body) {
+  const response = fetch(path, requestInit(method, token, body));
+  response.catch(() => {}); // whoever takes it over sees the failure
+  early.set(`${method} ${path}`, { token, body, response });
+  return response;
+}
+
+/** The early answer to exactly this request (same token, same body), once; null when there is none. */
+export function takeEarly(method, path, token, body) {
+  const key = `${method} ${path}`;
+  const entry = early.get(key);
+  if (!entry) return null;
+  early.delete(key);
+  return entry.token === token && entry.body === body ? entry.response : null;
+}
+
+/** Drop what was not taken: after the first load, every read is asked for when it is needed. */
+export function forgetEarly() {
+  early.clear();
+}
+
+function startReads(token) {
+  // The log position first and the reads after its answer, as lib/workspace.js reload() orders them.
+  const position = start('GET', '/api/state', token);
+  start('GET', '/api/me', token);
+  position.then((response) => {
+    if (!response.ok) return;
+    for (const path of ['/api/inbox', '/api/agents', '/api/conversations', '/api/tasks?limit=500', '/api/interactions']) {
+      start('GET', path, token);
+    }
+  }, () => {});
+}
+
+/** ICU's date data loads with the first date formatter (about 40 ms here, four times that on a slow phone): it is
+ * made while the modules download, instead of inside the first render of the inbox's cards. */
+function warmDates() {
+  // The app formats in 'en' or 'zh-CN' (lib/i18n.js locale()); Chinese when chosen or the browser's language.
+  let saved = null;
+  try { saved = localStorage.getItem('lineup.language'); } catch { saved = null; }
+  const chinese = saved ? saved === 'zh' : /^zh\b/i.test(navigator.language || '');
+  for (const locale of chinese ? ['zh-CN', 'en'] : ['en']) {
+    try { new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit' }).format(0); } catch { /* unknown */ }
+  }
+}
+
+function begin() {
+  let token = null;
+  try { token = localStorage.getItem(TOKEN_KEY); } catch { token = null; }
+  const hash = window.location.hash;
+  if (hash.startsWith('#signin=')) {
+    if (token) return; // a signed-in browser is asked before a link replaces its session (lineup-app.js boot)
+    const code = decodeURIComponent(hash.slice('#signin='.length));
+    const redeemed = start('POST', '/api/sign-in-links/redeem', null, JSON.stringify({ code, deviceName: deviceName() }));
+    redeemed.then((response) => (response.ok ? response.clone().json() : null))
+      .then((answer) => { if (answer?.token) startReads(answer.token); }, () => {});
+    return;
+  }
+  if (token) startReads(token);
+}
+
+begin();
+// After the first frame (the page's placeholder painted), while the modules are still on their way.
+requestAnimationFrame(() => setTimeout(warmDates, 0));

@@ -1,0 +1,600 @@
+// The signed-in app's state: loaded over HTTP, kept current by the tab's one live connection, changed by actions.
+
+import { HubConnection } from './hub-connection.js';
+import { relayAwareApi, relayStart } from './relay-access.js';
+import { applyRelayEvent, relayMessages } from './relay-state.js';
+import { forgetEarly } from './early.js';
+import { newId } from './ids.js';
+import { loadUiModules, normalizeModules } from './registry.js';
+import { ToolCalls } from './tool-calls.js';
+import {
+  ShownIds, browserNotifyState, currentToasts, describe, requestBrowserPermission, setBrowserSwitch,
+  showBrowserNotification, vibrate, withToast,
+} from './notifications.js';
+
+const REFRESH_DELAY_MS = 80;
+
+function byCreated(a, b) {
+  return String(a.createdAt).localeCompare(String(b.createdAt)) || (a.sequence ?? 0) - (b.sequence ?? 0);
+}
+
+function firstLine(text, max = 120) {
+  const line = text.trim().split('\n')[0].trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
+ * `state` is replaced (never mutated) on every change, so pieces can compare by identity; listeners added with
+ * `subscribe(fn)` run once per batch of changes.
+ */
+export class Workspace {
+  constructor({ token, api, html }) {
+    this.token = token;
+    this.api = relayAwareApi(api, () => this.live?.mode === 'relay'); // relay mode: no HTTP (docs/relay.md)
+    this.html = html;
+    this.live = null;
+    this.listeners = new Set();
+    this.state = {
+      me: null, loaded: false, loadError: null,
+      connection: { status: 'idle', offlineSince: null, nextRetryAt: null },
+      agents: [], conversations: [], tasks: [], interactions: [],
+      inbox: { waitingForMe: [], needsAttention: [], recentlyCompleted: [] },
+      messages: {}, drafts: {}, outgoing: [], answers: {}, cancels: {},
+      taskDetails: {}, openTaskId: null, openConversationId: null,
+      pairing: null, signInLink: null, devices: null, plugins: [], hubCli: null,
+      seenInbox: new Set(), outboxSize: 0,
+      toasts: [], notificationLog: null, notificationTest: null, browserNotify: browserNotifyState(),
+    };
+    this._dirty = new Set();
+    this._refreshTimer = null;
+    this._queue = Promise.resolve();
+    this._notifyScheduled = false;
+    this.tools = new ToolCalls(this);
+  }
+
+  subscribe(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  set(patch) {
+    this.state = { ...this.state, ...patch };
+    if (this._notifyScheduled) return;
+    this._notifyScheduled = true;
+    queueMicrotask(() => {
+      this._notifyScheduled = false;
+      for (const fn of [...this.listeners]) fn(this.state);
+    });
+  }
+
+  // ---- start, load, refresh ---------------------------------------------------------------------------
+
+  async start() {
+    // The hub silent and relay credentials held: start from what the relay replays (lib/relay-access.js).
+    let away = null;
+    // The log position and who I am are asked for together: neither needs the other (one round trip, not two).
+    const positionRead = this.api.get('/api/state');
+    positionRead.catch(() => {}); // when the hub is away, /api/me's failure is the one handled
+    const me = await this.api.get('/api/me').catch((error) => { away = relayStart(error); return away.me; });
+    let seen = [];
+    try { seen = JSON.parse(localStorage.getItem(`lineup.seen.${me.userId}`) || '[]'); } catch { seen = []; }
+    this.set({ me, seenInbox: new Set(seen) });
+    this.shownNotifications = new ShownIds(`lineup.notified.${me.userId}`);
+    this._watchPermission();
+    const position = away ? { epoch: null, headSequence: 0 } : await this.reload(positionRead);
+    if (away) this.set({ loaded: true });
+    forgetEarly(); // from now on every read is asked for when needed (lib/early.js)
+    const live = new HubConnection({
+      token: this.token, workspaceId: me.workspace.id, epoch: position.epoch,
+      lastSequence: position.headSequence, outboxKey: `lineup.outbox.${me.deviceId}`, relayFirst: Boolean(away),
+      resumeFrom: () => Math.max(this.covered ?? 0, position.headSequence),
+    });
+    this.live = live;
+    this.tools.start(live, position.headSequence);
+    live.addEventListener('status', () => this._connectionChanged());
+    live.addEventListener('mode', () => this._modeChanged());
+    live.addEventListener('event', (e) => this._apply(e.detail.envelope));
+    live.addEventListener('transient', (e) => this._transient(e.detail.envelope));
+    live.addEventListener('resync', () => { this.reload(); });
+    live.addEventListener('ack', (e) => this._acked(e.detail));
+    live.addEventListener('send-error', (e) => this._refused(e.detail));
+    live.addEventListener('outbox', () => this._outboxChanged());
+    live.addEventListener('unauthorized', () => this.onUnauthorized?.());
+    this._outboxChanged();
+    live.start();
+    this.loadPlugins();
+  }
+
+  stop() {
+    this.live?.stop();
+    this.tools.stop();
+    clearTimeout(this._refreshTimer);
+    clearTimeout(this._logTimer);
+  }
+
+  /** Load everything over HTTP (first load and after `system.resync_required`); returns the log position. */
+  async reload(positionRead = this.api.get('/api/state')) {
+    // The position first, then the reads: what a read shows is then at or after it, and the live connection
+    // replays from it, so nothing between the two is missed (a replayed event only schedules another read).
+    const position = await positionRead;
+    await this.refresh(['agents', 'conversations', 'tasks', 'inbox', 'interactions', 'detail', 'messages', 'devices']);
+    this.set({ loaded: true });
+    return position;
+  }
+
+  /** Re-read parts of the state; calls run one after another, so the last answer is also the newest. */
+  refresh(kinds) {
+    if (this.live?.mode === 'relay') return this._queue; // events keep the state instead (lib/relay-state.js)
+    const run = async () => {
+      const upto = this.live?.lastSequence ?? 0; // what this read covers: the relay replays from here (resumeFrom)
+      const s = this.state;
+      const jobs = [];
+      const want = new Set(kinds);
+      if (want.has('agents')) jobs.push(this.api.get('/api/agents').then((d) => ({ agents: d.agents })));
+      if (want.has('conversations')) {
+        jobs.push(this.api.get('/api/conversations').then((d) => ({ conversations: d.conversations })));
+      }
+      if (want.has('tasks')) jobs.push(this.api.get('/api/tasks?limit=500').then((d) => ({ tasks: d.tasks })));
+      if (want.has('inbox')) jobs.push(this.api.get('/api/inbox').then((inbox) => ({ inbox })));
+      if (want.has('interactions')) {
+        jobs.push(this.api.get('/api/interactions').then((d) => ({ interactions: d.interactions })));
+      }
+      if (want.has('devices') && s.devices !== null) {
+        jobs.push(this.api.get('/api/devices').then((d) => ({ devices: d.devices })));
+      }
+      if (want.has('detail') && s.openTaskId) {
+        const id = s.openTaskId;
+        jobs.push(this.api.get(`/api/tasks/${encodeURIComponent(id)}`)
+          .then((detail) => ({ taskDetails: { ...this.state.taskDetails, [id]: detail } }))
+          .catch((error) => ({ taskDetails: { ...this.state.taskDetails, [id]: { error } } })));
+      }
+      // Each answer is shown when it arrives (the inbox need not wait for the slowest read: issue 17's LCP).
+      let failed = null;
+      await Promise.all(jobs.map((job) => job.then((patch) => {
+        if (patch.taskDetails) patch.taskDetails = { ...this.state.taskDetails, ...patch.taskDetails };
+        if ('inbox' in patch) patch.inboxLoaded = true;
+        this.set(patch);
+      }, (error) => { failed = error; })));
+      if (failed) this.set({ loadError: failed });
+      else this.covered = Math.max(this.covered ?? 0, upto);
+      if (want.has('messages') && this.state.openConversationId) await this._loadMessages(this.state.openConversationId);
+    };
+    this._queue = this._queue.then(run, run);
+    return this._queue;
+  }
+
+  _schedule(...kinds) {
+    for (const kind of kinds) this._dirty.add(kind);
+    if (this._refreshTimer) return;
+    this._refreshTimer = setTimeout(() => {
+      this._refreshTimer = null;
+      const kinds = [...this._dirty];
+      this._dirty.clear();
+      this.refresh(kinds).catch(() => {});
+    }, REFRESH_DELAY_MS);
+  }
+
+  async _loadMessages(conversationId) {
+    if (this.live?.mode === 'relay') return this.set(relayMessages(this.state, conversationId));
+    const current = this.state.messages[conversationId];
+    this.set({ messages: { ...this.state.messages, [conversationId]: { items: [], ...current, loading: true } } });
+    try {
+      const page = await this.api.get(`/api/conversations/${encodeURIComponent(conversationId)}/messages?limit=200`);
+      const merged = new Map();
+      for (const m of page.messages) merged.set(m.id, m);
+      for (const m of this.state.messages[conversationId]?.items || []) {
+        const have = merged.get(m.id);
+        if (!have || (m.lastSequence ?? 0) > (have.lastSequence ?? 0)) merged.set(m.id, m);
+      }
+      const items = [...merged.values()].sort(byCreated);
+      this.set({ messages: { ...this.state.messages, [conversationId]: { items, loading: false, error: null } } });
+    } catch (error) {
+      this.set({ messages: { ...this.state.messages, [conversationId]: { items: [], ...current, loading: false, error } } });
+    }
+  }
+
+  async loadPlugins() {
+    let list = [];
+    try {
+      const described = await this.api.get('/-/plugins.json');
+      if (described?.cli) this.set({ hubCli: described.cli }); // lib/commands.js
+      list = normalizeModules(described.uiModules);
+    } catch {
+      list = [];
+    }
+    if (!list.length) return;
+    const results = await loadUiModules(list, { html: this.html, workspace: this });
+    this.set({ plugins: results });
+  }
+
+  // ---- live events ------------------------------------------------------------------------------------
+
+  _connectionChanged() {
+    const live = this.live;
+    this.set({ connection: { status: live.status, offlineSince: live.offlineSince, nextRetryAt: live.nextRetryAt,
+      mode: live.mode, problem: live.problem } });
+  }
+
+  /** Direct again after the relay: read over HTTP what events alone could not say (files, timelines, devices). */
+  _modeChanged() {
+    this._connectionChanged();
+    if (this.live.mode === 'direct') this.reload().catch(() => {});
+  }
+
+  _outboxChanged() {
+    const pending = this.live.pending();
+    const answers = { ...this.state.answers };
+    for (const envelope of pending) {
+      if (envelope.type !== 'interaction.respond') continue;
+      const id = envelope.payload.interactionId;
+      if (!answers[id] || answers[id].envelopeId !== envelope.id || answers[id].status === 'failed') {
+        answers[id] = { envelopeId: envelope.id, response: envelope.payload.response, status: 'sending' };
+      }
+    }
+    const outgoing = [...this.state.outgoing];
+    const known = this._messageIds(false);
+    for (const envelope of pending) {
+      if (envelope.type === 'message.create' && !outgoing.some((o) => o.envelopeId === envelope.id)
+          && !known.has(envelope.payload.messageId)) {
+        outgoing.push({
+          envelopeId: envelope.id, conversationId: envelope.conversationId, taskId: envelope.taskId,
+          messageId: envelope.payload.messageId, content: envelope.payload.content, status: 'sending',
+          createdAt: envelope.occurredAt,
+        });
+      }
+    }
+    this.set({ answers, outgoing, outboxSize: pending.length });
+  }
+
+  _acked({ envelope }) {
+    if (envelope.type === 'interaction.respond') {
+      const id = envelope.payload.interactionId;
+      this.set({ answers: { ...this.state.answers, [id]: { ...this.state.answers[id], status: 'sent' } } });
+      this._schedule('interactions', 'inbox', 'tasks', 'detail');
+    } else if (envelope.type === 'conversation.create') {
+      this._schedule('conversations');
+    }
+  }
+
+  _refused({ envelope, error }) {
+    if (envelope.type === 'interaction.respond') {
+      const id = envelope.payload.interactionId;
+      this.set({ answers: { ...this.state.answers, [id]: { ...this.state.answers[id], status: 'failed', error } } });
+      this._schedule('interactions', 'inbox', 'detail');
+    } else if (envelope.type === 'message.create') {
+      this.set({
+        outgoing: this.state.outgoing.map((o) => (o.envelopeId === envelope.id ? { ...o, status: 'failed', error } : o)),
+      });
+    } else if (envelope.type === 'task.cancel_requested') {
+      this.set({ cancels: { ...this.state.cancels, [envelope.taskId]: { status: 'failed', error } } });
+    } else {
+      this.set({ lastError: { type: envelope.type, error } });
+    }
+  }
+
+  _transient(envelope) {
+    if (envelope.type !== 'message.delta') return;
+    const { messageId, offset, text, author } = envelope.payload || {};
+    if (!messageId || typeof text !== 'string') return;
+    if (this._messageIds(true).has(messageId)) return;
+    const draft = this.state.drafts[messageId] || { text: '' };
+    if (offset > draft.text.length) return; // a gap: wait for the stored snapshot or the whole message
+    const next = {
+      conversationId: envelope.conversationId, taskId: envelope.taskId, author, messageId,
+      text: draft.text.slice(0, offset) + text, updatedAt: envelope.occurredAt,
+    };
+    this.set({ drafts: { ...this.state.drafts, [messageId]: next } });
+  }
+
+  _messageIds(completeOnly) {
+    const ids = new Set();
+    for (const list of Object.values(this.state.messages)) {
+      for (const m of list.items || []) if (!completeOnly || m.state === 'complete') ids.add(m.id);
+    }
+    return ids;
+  }
+
+  _apply(env) {
+    if (this.live?.mode === 'relay') this.set(applyRelayEvent(this.state, env));
+    const p = env.payload || {};
+    switch (env.type) {
+      case 'agent.paired':
+        if (this.state.pairing && this.state.pairing.codeId === p.codeId) {
+          this.set({ pairing: { ...this.state.pairing, agentId: p.agentId, status: 'paired', pairedAt: new Date().toISOString() } });
+        }
+        this._schedule('agents');
+        break;
+      case 'agent.status_changed':
+        this.set({
+          agents: this.state.agents.map((a) => (a.id === p.agentId ? {
+            ...a, status: p.status, statusReason: p.reason, lastHeartbeatAt: p.lastHeartbeatAt ?? a.lastHeartbeatAt,
+            runtime: p.runtime ?? a.runtime, agentVersion: p.agentVersion ?? a.agentVersion,
+            capabilities: p.capabilities ?? a.capabilities,
+          } : a)),
+        });
+        this._schedule('agents', 'tasks', 'inbox', 'detail');
+        break;
+      case 'agent.renamed':
+      case 'agent.revoked':
+        this._schedule('agents', 'tasks', 'detail');
+        break;
+      case 'conversation.created':
+        this._schedule('conversations');
+        break;
+      case 'message.created':
+      case 'message.updated':
+        this._upsertMessage(env);
+        this._schedule('conversations');
+        if (env.taskId) this._schedule('detail');
+        break;
+      case 'task.created':
+      case 'task.child_created':
+      case 'task.accepted':
+      case 'task.status_changed':
+      case 'task.cancel_requested':
+        if (env.type === 'task.status_changed') this._patchTask(env.taskId, p);
+        this._schedule('tasks', 'inbox', 'detail');
+        break;
+      case 'interaction.requested':
+      case 'interaction.resolved':
+      case 'interaction.expired':
+        this._schedule('interactions', 'inbox', 'tasks', 'detail');
+        break;
+      case 'artifact.created':
+        this._schedule('detail', 'tasks');
+        break;
+      case 'device.created':
+      case 'device.revoked':
+        this._schedule('devices');
+        break;
+      case 'tool.call':
+        if (env.taskId) this._schedule('detail'); // the call is on its task's timeline (lib/tool-calls.js pairs results)
+        break;
+      case 'notification.created':
+        this._notified(p).catch(() => {});
+        break;
+      default:
+        break; // other event types change nothing the app shows
+    }
+  }
+
+  /**
+   * A `notification.created` of the in-app channel: a toast, a buzz and a browser notification, but only when
+   * it arrives live (a replay during catch-up pops nothing) and only in the first tab of this browser to claim it.
+   */
+  async _notified(note) {
+    if (!note || !note.id) return;
+    if (this.state.notificationLog) this._scheduleLogReload();
+    if (this.live?.status !== 'live' || !this.shownNotifications) return;
+    if (!(await this.shownNotifications.claim(note.id))) return;
+    this.set({ toasts: withToast(currentToasts(this.state.toasts, this.state), note) });
+    vibrate();
+    // The browser notification says what the state knows: read the question and its task first if needed.
+    const missing = (note.interactionId && !this.state.interactions.some((i) => i.id === note.interactionId))
+      || (note.taskId && !this.state.tasks.some((x) => x.id === note.taskId));
+    if (missing && this.state.browserNotify.enabled) await this.refresh(['interactions', 'tasks']).catch(() => {});
+    showBrowserNotification(note, describe(note, this.state), () => this.onNotificationOpen?.(note));
+  }
+
+  _scheduleLogReload() {
+    clearTimeout(this._logTimer);
+    // The hub marks a delivery done just after storing the event: read the log a moment later.
+    this._logTimer = setTimeout(() => this.loadNotificationLog().catch(() => {}), 400);
+  }
+
+  _watchPermission() {
+    navigator.permissions?.query({ name: 'notifications' }).then((status) => {
+      status.onchange = () => this.set({ browserNotify: browserNotifyState() });
+    }, () => {});
+  }
+
+  _patchTask(taskId, p) {
+    this.set({
+      tasks: this.state.tasks.map((task) => (task.id === taskId ? {
+        ...task, status: p.status ?? task.status, progress: p.progress ?? task.progress, summary: p.summary ?? task.summary,
+      } : task)),
+    });
+  }
+
+  _upsertMessage(env) {
+    const p = env.payload;
+    const conversationId = env.conversationId;
+    const message = {
+      id: p.messageId, conversationId, author: p.author, targetAgentId: p.targetAgentId ?? null,
+      content: p.content ?? '', blocks: p.blocks ?? null, state: env.type === 'message.created' ? 'complete' : 'streaming',
+      createdAt: env.occurredAt, updatedAt: env.occurredAt, sequence: env.sequence, lastSequence: env.sequence,
+      taskId: env.taskId ?? null,
+    };
+    const patch = {};
+    const list = this.state.messages[conversationId];
+    if (list) {
+      const items = [...(list.items || [])];
+      const at = items.findIndex((m) => m.id === message.id);
+      if (at >= 0) items[at] = { ...items[at], ...message, createdAt: items[at].createdAt, sequence: items[at].sequence };
+      else items.push(message);
+      patch.messages = { ...this.state.messages, [conversationId]: { ...list, items } };
+    }
+    if (message.state === 'complete' && this.state.drafts[message.id]) {
+      const drafts = { ...this.state.drafts };
+      delete drafts[message.id];
+      patch.drafts = drafts;
+    }
+    if (this.state.outgoing.some((o) => o.messageId === message.id)) {
+      patch.outgoing = this.state.outgoing.filter((o) => o.messageId !== message.id);
+    }
+    this.set(patch);
+  }
+
+  // ---- actions ------------------------------------------------------------------------------------------
+
+  openConversation(id) {
+    if (this.state.openConversationId === id) return;
+    this.set({ openConversationId: id });
+    if (id && !this.state.messages[id]) this._loadMessages(id);
+  }
+
+  openTask(id) {
+    if (this.state.openTaskId === id) return;
+    this.set({ openTaskId: id });
+    if (id) this.refresh(['detail']);
+  }
+
+  /** Seed 002 §7.2: with "track as task", task.create first, then the text as message.create for the agent. */
+  sendMessage({ conversationId, text, trackAsTask, targetAgentId }) {
+    const content = text.trim();
+    if (!content) return null;
+    let taskId;
+    if (trackAsTask) {
+      taskId = newId('task');
+      const sent = this.live.send('task.create', { title: firstLine(content), description: content, targetAgentId },
+        { conversationId, taskId });
+      sent.done.then(() => this._schedule('tasks'), () => {});
+    }
+    const messageId = newId('msg');
+    const payload = { content, messageId };
+    if (targetAgentId) payload.targetAgentId = targetAgentId;
+    const sent = this.live.send('message.create', payload, { conversationId, taskId });
+    sent.done.catch(() => {});
+    return { messageId, taskId };
+  }
+
+  retryMessage(envelopeId) {
+    const failed = this.state.outgoing.find((o) => o.envelopeId === envelopeId);
+    if (!failed) return;
+    this.set({ outgoing: this.state.outgoing.filter((o) => o.envelopeId !== envelopeId) });
+    const conversation = this.state.conversations.find((c) => c.id === failed.conversationId);
+    this.live.send('message.create', { content: failed.content, messageId: newId('msg'),
+      targetAgentId: conversation?.agentIds?.[0] }, { conversationId: failed.conversationId, taskId: failed.taskId })
+      .done.catch(() => {});
+  }
+
+  respond(interaction, response) {
+    const sent = this.live.send('interaction.respond', { interactionId: interaction.id, response },
+      { conversationId: interaction.conversationId, taskId: interaction.taskId });
+    sent.done.catch(() => {});
+    this.set({ answers: { ...this.state.answers, [interaction.id]: { envelopeId: sent.id, response, status: 'sending' } } });
+  }
+
+  requestCancel(taskId, reason) {
+    const task = this.state.tasks.find((x) => x.id === taskId);
+    const sent = this.live.send('task.cancel_requested', reason ? { reason } : {},
+      { taskId, conversationId: task?.conversationId });
+    this.set({ cancels: { ...this.state.cancels, [taskId]: { status: 'sending' } } });
+    sent.done.then(() => {
+      this.set({ cancels: { ...this.state.cancels, [taskId]: { status: 'sent' } } });
+      this._schedule('tasks', 'detail', 'inbox');
+    }, () => {});
+  }
+
+  /** Start a failed or cancelled task again as a new task with the same words
+      (docs/design.md#an-agent-that-goes-away). */
+  restartTask(task) {
+    const conversation = this.state.conversations.find((c) => c.id === task.conversationId);
+    const text = task.description || task.title;
+    return this.sendMessage({ conversationId: task.conversationId, text, trackAsTask: true,
+      targetAgentId: task.agentId || conversation?.agentIds?.[0] });
+  }
+
+  createConversation({ title, agentIds }) {
+    const conversationId = newId('conv');
+    const sent = this.live.send('conversation.create', { title, agentIds }, { conversationId });
+    return { conversationId, done: sent.done.then(() => this.refresh(['conversations'])) };
+  }
+
+  async createPairingCode(name) {
+    this.set({ pairing: { status: 'creating' } });
+    try {
+      const answer = await this.api.post('/api/pairing-codes', name ? { name } : {});
+      this.set({ pairing: { ...answer, status: 'waiting', createdAt: new Date().toISOString() } });
+    } catch (error) {
+      this.set({ pairing: { status: 'error', error } });
+    }
+  }
+
+  closePairing() {
+    this.set({ pairing: null });
+  }
+
+  async renameAgent(agentId, name) {
+    await this.api.post(`/api/agents/${encodeURIComponent(agentId)}/rename`, { name });
+    await this.refresh(['agents']);
+  }
+
+  async revokeAgent(agentId) {
+    await this.api.post(`/api/agents/${encodeURIComponent(agentId)}/revoke`, {});
+    await this.refresh(['agents', 'tasks']);
+  }
+
+  async createSignInLink() {
+    this.set({ signInLink: { status: 'creating' } });
+    try {
+      const link = await this.api.post('/api/sign-in-links', {});
+      this.set({ signInLink: { ...link, status: 'ready' } });
+    } catch (error) {
+      this.set({ signInLink: { status: 'error', error } });
+    }
+  }
+
+  closeSignInLink() {
+    this.set({ signInLink: null });
+  }
+
+  async loadDevices() {
+    const data = await this.api.get('/api/devices');
+    this.set({ devices: data.devices });
+  }
+
+  async revokeDevice(deviceId) {
+    await this.api.post(`/api/devices/${encodeURIComponent(deviceId)}/revoke`, {});
+    await this.loadDevices();
+  }
+
+  dismissToast(id) {
+    if (!this.state.toasts.some((x) => x.id === id)) return;
+    this.set({ toasts: this.state.toasts.filter((x) => x.id !== id) });
+  }
+
+  async loadNotificationLog() {
+    try {
+      const log = await this.api.get('/api/notifications');
+      this.set({ notificationLog: { ...log, status: 'ready', loadedAt: new Date().toISOString() } });
+    } catch (error) {
+      this.set({ notificationLog: { ...(this.state.notificationLog || {}), status: 'error', error } });
+    }
+  }
+
+  /** The settings page's "send test notification": every channel, or the one named. */
+  async sendTestNotification(channel = null) {
+    this.set({ notificationTest: { status: 'sending', channel } });
+    try {
+      await this.api.post('/api/notifications/test', channel ? { channel } : {});
+      this.set({ notificationTest: { status: 'sent', channel, at: new Date().toISOString() } });
+      this._scheduleLogReload();
+    } catch (error) {
+      this.set({ notificationTest: { status: 'error', channel, error } });
+    }
+  }
+
+  /** Turn browser notifications on: asks the browser for permission (from the settings button's click). */
+  async enableBrowserNotifications() {
+    setBrowserSwitch(true);
+    await requestBrowserPermission();
+    this.set({ browserNotify: browserNotifyState() });
+  }
+
+  disableBrowserNotifications() {
+    setBrowserSwitch(false);
+    this.set({ browserNotify: browserNotifyState() });
+  }
+
+  markInboxSeen(ids) {
+    const seen = new Set(this.state.seenInbox);
+    let changed = false;
+    for (const id of ids) if (!seen.has(id)) { seen.add(id); changed = true; }
+    if (!changed) return;
+    this.set({ seenInbox: seen });
+    try {
+      localStorage.setItem(`lineup.seen.${this.state.me.userId}`, JSON.stringify([...seen].slice(-500)));
+    } catch { /* remembered for this tab only */ }
+  }
+}

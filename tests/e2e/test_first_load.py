@@ -1,0 +1,75 @@
+"""Issue 17, fast on a phone: the first reads start while the app's code loads (lib/early.js), each is asked for
+once, and the screens that are not the first one load when first shown (lib/lazy.js)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+from urllib.parse import urlparse
+
+import httpx
+from playwright.sync_api import Route, expect
+
+from tests.e2e.conftest import PHONE, create_owner
+
+HELD_MODULE = "/components/lineup-app.js"  # the shell: nothing of the app runs before it has loaded
+FIRST_READS = ("/api/state", "/api/me", "/api/inbox", "/api/agents", "/api/conversations", "/api/interactions")
+
+
+def _resources(page: Any) -> list[dict[str, Any]]:
+    """The page's own resource timing: what it asked for, when (ms since navigation start) and when it arrived."""
+    return [{"path": urlparse(e["name"]).path, "start": e["startTime"], "end": e["responseEnd"]}
+            for e in page.evaluate("performance.getEntriesByType('resource').map((e) => e.toJSON())")]
+
+
+def _hold_shell(context: Any, held_s: float = 1.5) -> None:
+    """Answer the shell's module only after `held_s`: what the page asks meanwhile, it asks without its code."""
+
+    def hold(route: Route) -> None:
+        response = route.fetch()
+        time.sleep(held_s)  # only this module is routed: the page's other requests go out meanwhile
+        route.fulfill(response=response)
+
+    context.route(f"**/v/*{HELD_MODULE}", hold)
+
+
+def test_a_sign_in_link_and_the_first_reads_go_out_before_the_code_has_loaded(hub, browser) -> None:  # type: ignore[no-untyped-def]
+    owner = create_owner(hub)
+    link = httpx.post(hub.base + "/api/sign-in-links", json={}, headers={"Authorization": f"Bearer {owner.token}"},
+                      timeout=10).json()["url"]
+    context = browser.new_context(viewport=PHONE, base_url=hub.base, service_workers="block")
+    try:
+        _hold_shell(context)
+        page = context.new_page()
+        page.goto(hub.base + "/#" + link.split("#", 1)[1])
+        expect(page.get_by_role("heading", name="Inbox")).to_be_visible(timeout=15_000)
+        seen = _resources(page)
+        shell = [r for r in seen if r["path"].endswith(HELD_MODULE)]
+        assert len(shell) == 1 and shell[0]["end"] > 1000, shell  # it was held
+        for path in ("/api/sign-in-links/redeem", *FIRST_READS):
+            asked = [r for r in seen if r["path"] == path]
+            assert len(asked) == 1, (path, asked)  # redeemed once; the app took each early answer over
+            assert asked[0]["start"] < shell[0]["end"], f"{path} waited for the app's code"
+        # The one-time code is gone from the address bar, and the session is this device's own.
+        assert "#signin=" not in page.url
+        assert page.evaluate("localStorage.getItem('lineup.token')")
+    finally:
+        context.close()
+
+
+def test_other_screens_load_their_code_when_first_shown(hub, open_page) -> None:  # type: ignore[no-untyped-def]
+    owner = create_owner(hub)
+    page = open_page(hub, viewport=PHONE, token=owner.token)
+    expect(page.get_by_role("heading", name="Inbox")).to_be_visible()
+    preloaded = page.eval_on_selector_all("link[rel=modulepreload]", "links => links.map((l) => l.href)")
+    assert not any(href.endswith("/components/lineup-settings.js") for href in preloaded)
+    page.goto(hub.base + "/#/settings")
+    expect(page.locator("lineup-settings")).to_contain_text(owner.display_name)
+    # Its own pieces came with it: notification and relay settings render inside.
+    expect(page.locator("lineup-settings lineup-notification-settings")).not_to_be_empty()
+    seen = _resources(page)
+    inbox_read = max(r["end"] for r in seen if r["path"] == "/api/inbox")
+    settings = [r for r in seen if r["path"].endswith("/components/lineup-settings.js")]
+    assert len(settings) == 1 and settings[0]["start"] >= inbox_read  # asked for when opened, not before
+    # A device set up for relay mode fetches every screen's code in the background (tests/e2e/test_relay_mode.py
+    # opens a conversation first seen after the hub's address is gone).

@@ -1,0 +1,54 @@
+"""The page itself never scrolls, only its panes: on a phone a page that scrolls takes the top bar away.
+
+Found while taking docs/screenshots: the visually hidden texts of a diff's +/- signs and of the settings' buttons
+(position: absolute) escaped their scroll containers and made the whole document taller than the screen.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import DESKTOP, PHONE
+from tests.e2e.test_rich_content import DIFF, MARKDOWN, world  # noqa: F401 - the fixture, used by name
+
+PAGE_HEIGHT = "[document.scrollingElement.scrollHeight, window.innerHeight]"
+
+
+def test_only_the_panes_scroll_on_a_conversation_with_a_diff_and_in_settings(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    owner, agent = world
+    conversation = agent.conversation("Release")
+    agent.say(conversation, MARKDOWN)
+    agent.ask(conversation, {"type": "review", "title": "Check the model change", "content": DIFF})
+    for viewport in (PHONE, DESKTOP):
+        page = open_page(hub, viewport=viewport, token=owner.token, path=f"/#/conversations/{conversation}")
+        expect(page.locator("lineup-conversation .diff .diff-sign").first).to_be_attached()
+        document, screen = page.evaluate(PAGE_HEIGHT)
+        assert document == screen, (viewport, document, screen)
+        page.goto(hub.base + "/#/settings")
+        expect(page.locator("lineup-settings .device-revoke").first).to_be_attached()
+        document, screen = page.evaluate(PAGE_HEIGHT)
+        assert document == screen, (viewport, "settings", document, screen)
+
+
+def test_on_a_phone_toasts_leave_the_detail_close_button_free(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    """On a phone the toasts drop in under the top bar, where a task's detail has its close button (seen in the
+    usability walk: the button could not be pressed); with the detail open they sit at the bottom instead."""
+    owner, agent = world
+    conversation = agent.conversation("Deploys")
+    shown_task, other_task = f"task-{uuid.uuid4().hex[:8]}", f"task-{uuid.uuid4().hex[:8]}"
+    for task_id, title in ((shown_task, "Deploy the API"), (other_task, "Deploy the web app")):
+        agent.send("task.create", {"title": title}, conversationId=conversation, taskId=task_id)
+        agent.send("task.accepted", {}, taskId=task_id)
+    page = open_page(hub, viewport=PHONE, token=owner.token, path=f"/#/tasks?task={shown_task}")
+    expect(page.locator("lineup-task-detail .detail-inner")).to_be_visible()
+    expect(page.locator(".connection-indicator")).to_have_attribute("data-connection", "live")
+    agent.ask(conversation, {"type": "approval", "title": "Restart the API?"}, task_id=shown_task)
+    agent.ask(conversation, {"type": "approval", "title": "Purge the web cache?"}, task_id=other_task)
+    expect(page.locator("lineup-toasts .toast")).to_have_count(2)
+    toast = page.locator("lineup-toasts .toast").first.bounding_box()
+    close = page.locator("lineup-task-detail .detail-close").bounding_box()
+    assert toast and close and toast["y"] > close["y"] + close["height"], (toast, close)
+    page.locator("lineup-task-detail .detail-close").click()
+    expect(page.locator("lineup-task-detail .detail-inner")).to_have_count(0)

@@ -1,0 +1,200 @@
+"""Issue 17's walkthrough, the items about layout and wording outside the conversation and its cards: each seen in
+a real Chromium against a real hub and the real demo agent."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+import time
+from datetime import datetime
+
+import httpx
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
+from tests.e2e.flows import connect_demo_agent, go, open_agent_conversation, pending_card, send_task, sign_in
+
+
+def box(page: Page, selector: str) -> dict[str, float]:
+    found = page.locator(selector).first.bounding_box()
+    assert found, selector
+    return found
+
+
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return (a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
+            and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
+
+
+def test_phone_filter_tabs_fit_and_the_timeline_shows_it_opens(hub, open_page, demo_agents) -> None:  # type: ignore[no-untyped-def]
+    owner = create_owner(hub)
+    connect_demo_agent(hub, owner, demo_agents)
+    page = open_page(hub, viewport=PHONE, token=owner.token)
+    open_agent_conversation(page, phone=True)
+    send_task(page, "Tidy the dependencies").click()
+    # The timeline is closed on a phone; its summary draws a triangle that turns when it opens.
+    summary = page.locator("aside.detail details.timeline > summary")
+    expect(summary).to_be_visible()
+    marker = "(el) => { const s = getComputedStyle(el, '::before'); return [s.content, s.borderLeftWidth, s.transform]; }"
+    content, width, closed = summary.evaluate(marker)
+    assert content not in ("none", "normal") and width == "6px", (content, width)
+    summary.click()
+    expect(page.locator("aside.detail details.timeline")).to_have_attribute("open", "")
+    assert summary.evaluate(marker)[2] != closed  # turned down
+    page.keyboard.press("Escape")
+
+    # The five filter tabs stay on screen (they wrap): none runs off the right edge without a sign.
+    go(page, "Tasks", phone=True)
+    tabs = page.locator(".filters .filter")
+    expect(tabs).to_have_count(5)
+    for i in range(5):
+        tab = tabs.nth(i).bounding_box()
+        assert tab and tab["x"] >= 0 and tab["x"] + tab["width"] <= PHONE["width"], (i, tab)
+    assert page.evaluate("document.querySelector('.filters').scrollWidth <= document.querySelector('.filters').clientWidth")
+
+
+def test_desktop_columns_toasts_plural_and_last_heartbeat(hub, open_page, demo_agents) -> None:  # type: ignore[no-untyped-def]
+    owner = create_owner(hub)
+    connect_demo_agent(hub, owner, demo_agents)
+    connected_at = api(hub, owner.token, "GET", "/api/agents")["agents"][0]["lastHeartbeatAt"]
+    page = open_page(hub, viewport=DESKTOP, token=owner.token)
+
+    # No empty "Choose a task…" column beside Inbox, Agents and Settings: the main column takes the room.
+    for place in ("Inbox", "Agents", "Settings"):
+        go(page, place)
+        expect(page.locator("#main h1")).to_have_text(place)
+        expect(page.locator("aside.detail")).to_be_hidden()
+        assert box(page, "#main")["width"] >= DESKTOP["width"] - 248 - 2, place
+
+    # A task open beside the conversation: a toast for another task's question lands clear of the detail pane.
+    open_agent_conversation(page)
+    send_task(page, "First migration").click()
+    detail = page.locator("aside.detail")
+    expect(pending_card(detail)).to_be_visible(timeout=15_000)
+    send_task(page, "Second migration")
+    toast = page.locator("lineup-toasts .toast").filter(has_text="Second migration")
+    expect(toast).to_be_visible(timeout=15_000)
+    assert not overlap(toast.bounding_box(), box(page, "aside.detail")), "a toast covers the task detail"
+    for button in detail.locator("button").all():
+        if button.is_visible():
+            assert not overlap(toast.bounding_box(), button.bounding_box()), button.inner_text()
+
+    # Two open tasks: "2 active tasks" (the singular is test_one_active_task_is_singular).
+    page.locator("lineup-toasts .toast-dismiss").first.click()
+    go(page, "Agents")
+    expect(page.locator(".agent-card").first).to_contain_text(re.compile(r"\b2 active tasks\b"))
+    page.locator("#main .agent-card details.diagnostics > summary").click()
+
+    # Last sign of life: the newest frame from the agent (it reported progress since), not the connect time.
+    deadline = time.monotonic() + 10
+    latest = connected_at
+    while time.monotonic() < deadline and latest == connected_at:
+        latest = api(hub, owner.token, "GET", "/api/agents")["agents"][0]["lastHeartbeatAt"]
+        time.sleep(0.1)
+    assert datetime.fromisoformat(latest.replace("Z", "+00:00")) > datetime.fromisoformat(connected_at.replace("Z", "+00:00"))
+
+
+def test_one_active_task_is_singular(hub, open_page, demo_agents) -> None:  # type: ignore[no-untyped-def]
+    owner = create_owner(hub)
+    connect_demo_agent(hub, owner, demo_agents)
+    page = open_page(hub, viewport=DESKTOP, token=owner.token)
+    open_agent_conversation(page)
+    send_task(page, "Only one")
+    go(page, "Agents")
+    card = page.locator(".agent-card").first
+    expect(card).to_contain_text(re.compile(r"\b1 active task\b"))
+    expect(card).not_to_contain_text("1 active tasks")
+
+
+def test_wrong_password_and_setup_code_in_chinese(hub, browser) -> None:  # type: ignore[no-untyped-def]
+    # A device that is not the hub's machine (the hub sees a forwarded request) needs the setup code.
+    context = browser.new_context(viewport=PHONE, locale="zh-CN", base_url=hub.base, service_workers="block",
+                                  extra_http_headers={"X-Forwarded-For": "192.0.2.7"})
+    try:
+        page = context.new_page()
+        page.goto("/")
+        expect(page.locator("#setup-setupCode")).to_be_visible()
+        page.locator("#setup-displayName").fill("Ada")
+        page.locator("#setup-username").fill("ada")
+        page.locator("#setup-password").fill("correct-horse-battery")
+        page.locator("#setup-password2").fill("correct-horse-battery")
+        page.locator("#setup-workspaceName").fill("Demo")
+        page.locator("#setup-setupCode").fill("WRONG-CODE")
+        page.locator("lineup-setup button[type=submit]").click()
+        error = page.locator("lineup-setup .field-error")
+        expect(error).to_contain_text("设置码")
+        expect(error).to_contain_text(f"http://127.0.0.1:{hub.port}")
+        expect(error).not_to_contain_text("PORT")
+    finally:
+        context.close()
+    # The hub's own hint names its real port too (for API clients).
+    answer = httpx.post(hub.base + "/api/setup", headers={"X-Forwarded-For": "192.0.2.8"}, timeout=10,
+                        json={"username": "ada", "displayName": "Ada", "password": "correct-horse-battery",
+                              "workspaceName": "Demo", "deviceName": "t", "setupCode": "nope"})
+    assert answer.status_code == 401 and f"127.0.0.1:{hub.port})" in answer.json()["error"]["hint"]
+
+    owner = create_owner(hub)
+    context = browser.new_context(viewport=PHONE, locale="zh-CN", base_url=hub.base, service_workers="block")
+    try:
+        page = context.new_page()
+        page.goto("/")
+        page.locator("input[name=username]").fill(owner.username)
+        page.locator("input[name=password]").fill("not the password")
+        page.locator("lineup-sign-in button[type=submit]").click()
+        error = page.locator("lineup-sign-in .field-error")
+        expect(error).to_contain_text("用户名或密码错误")
+        text = error.inner_text()
+        assert "pair" not in text.lower() and "配对" not in text and not re.search(r"[A-Za-z]{4,}", text), text
+    finally:
+        context.close()
+    refused = httpx.post(hub.base + "/api/login", json={"username": "ada", "password": "wrong-one",
+                                                       "deviceName": "t"}, timeout=10)
+    assert refused.status_code == 401 and "pair" not in refused.json()["error"]["hint"].lower()
+
+
+def test_hub_down_says_unknown_not_online(hub, open_page, demo_agents) -> None:  # type: ignore[no-untyped-def]
+    owner = create_owner(hub)
+    connect_demo_agent(hub, owner, demo_agents)
+    page = open_page(hub, viewport=DESKTOP, token=owner.token)
+    open_agent_conversation(page)
+    send_task(page, "Keep going").click()
+    head = page.locator(".conversation-head [data-agent-status]")
+    expect(head).to_have_text("Online")
+    verdict = page.locator("aside.detail .restart-verdict")
+    expect(verdict).to_be_visible()
+    hub.stop()
+    expect(page.locator(".offline-banner")).to_be_visible(timeout=15_000)
+    expect(head).to_have_attribute("data-agent-status", "unknown")
+    expect(head).not_to_have_text("Online")
+    expect(verdict).not_to_contain_text("working on it")
+    expect(verdict).to_contain_text("cannot reach the hub")
+
+
+def test_commands_name_the_real_program_and_data_dir(hub, open_page, demo_agents) -> None:  # type: ignore[no-untyped-def]
+    owner = create_owner(hub)
+    # The test hub runs as `python -m hub serve --data-dir <tmp>`: neither `lineup` on PATH nor the default folder.
+    cli = httpx.get(hub.base + "/-/plugins.json", timeout=10).json()["cli"]
+    program = f"{shlex.quote(sys.executable)} -m hub"
+    assert cli == {"program": program, "dataDirArgs": f"--data-dir {shlex.quote(str(hub.data_dir))}"}
+    pairing = api(hub, owner.token, "POST", "/api/pairing-codes", {})
+    assert pairing["command"].startswith(f"{program} demo-agent --hub ")
+    page = open_page(hub, viewport=DESKTOP, token=owner.token)
+    go(page, "Agents")
+    preset = page.locator(".agent-preset .command").first
+    expect(preset).to_have_text(re.compile(
+        "^" + re.escape(f"{program} agents add ") + r"\S+ --dir ~/code/my-project " + re.escape(cli["dataDirArgs"]) + "$"))
+    page.get_by_role("button", name="Connect my agent").first.click()
+    page.get_by_role("button", name="Create a pairing code").click()
+    expect(page.locator("lineup-connect-agent .command")).to_contain_text(f"{program} demo-agent --hub")
+    assert "lineup demo-agent" not in page.locator("lineup-connect-agent .command").inner_text()
+    # The agents people already run are offered too, each with its own one command (seen missing walking issue 16).
+    assert pairing["commands"]["claude-code"].startswith(f"{program} connect claude-code --dir ~/code/my-project --hub ")
+    assert pairing["code"] in pairing["commands"]["claude-code"]
+    page.get_by_role("button", name="Close").click()
+    page.get_by_role("button", name="Connect my agent").first.click()
+    page.get_by_label("Claude Code, in your terminal").check()
+    page.get_by_role("button", name="Create a pairing code").click()
+    command = page.locator("lineup-connect-agent .command")
+    expect(command).to_contain_text(f"{program} connect claude-code --dir ~/code/my-project --hub {hub.base} --code ")
+    expect(page.locator("lineup-connect-agent .pairing")).to_contain_text("with your project folder instead of")

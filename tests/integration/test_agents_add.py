@@ -1,0 +1,133 @@
+"""`lineup agents add claude-code|codex|gemini` (issue 16 #4): the real CLI appends a valid `[[agents]]` entry to the
+hub's lineup.toml (what was there kept byte for byte), `lineup runtimes` lists it, and a hub started on that data
+folder runs it: here a stand-in `codex-acp` on PATH that is the scripted ACP agent, taken through a task."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.hubproc import run_cli
+from tests.support.live import Api, eventually
+
+pytest.importorskip("acp", reason="the acp runtime needs the agent-client-protocol package")
+
+AGENT_SCRIPT = Path(__file__).resolve().parents[1] / "support" / "acp_agent.py"
+EXISTING = """# my settings, written by hand
+port = 9527
+
+[notify]
+quiet_hours = "22:00-07:00"   # keep this comment
+
+[[agents]]
+name = "Mine"
+runtime = "subprocess"
+command = ["echo", "{task}"]
+"""
+
+
+def program(folder: Path, name: str, body: str) -> Path:
+    """An executable stand-in for an npm program (a shell script), in `folder`, which goes first on PATH."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
+
+
+def only_path(*folders: Path) -> dict[str, str]:
+    """PATH holding only these folders (the stand-ins name /bin/sh themselves): no real codex-acp, gemini or npx."""
+    return {"PATH": os.pathsep.join(str(f) for f in folders)}
+
+
+def agents_in(data_dir: Path) -> list[dict[str, Any]]:
+    return list(tomllib.loads((data_dir / "lineup.toml").read_text()).get("agents", []))
+
+
+def test_add_codex_appends_an_entry_runtimes_lists(tmp_path: Path) -> None:
+    data, project, bin_dir = tmp_path / "data", tmp_path / "my project", tmp_path / "bin"
+    data.mkdir()
+    project.mkdir()
+    (data / "lineup.toml").write_text(EXISTING)
+    codex_acp = program(bin_dir, "codex-acp", "exit 0")
+    done = run_cli(data, "agents", "add", "codex", "--dir", str(project), env=only_path(bin_dir))
+    assert "Restart the hub" in done.stdout
+
+    text = (data / "lineup.toml").read_text()
+    assert text.startswith(EXISTING)  # appended, never rewritten
+    assert agents_in(data)[1] == {"name": "Codex", "runtime": "acp", "command": [str(codex_acp)],
+                                  "cwd": str(project.resolve())}
+    listed = run_cli(data, "runtimes").stdout
+    assert "Codex" in listed and str(codex_acp) in listed and "[ok]" in listed.split("Codex", 1)[1].splitlines()[0]
+
+    # The same name twice is refused and leaves the file as it was; another name is a second entry.
+    again = run_cli(data, "agents", "add", "codex", env=only_path(bin_dir), check=False)
+    assert again.returncode != 0 and "already" in again.stderr
+    assert (data / "lineup.toml").read_text() == text
+    run_cli(data, "agents", "add", "codex", "--name", 'Codex "two"', env=only_path(bin_dir))
+    assert [a["name"] for a in agents_in(data)] == ["Mine", "Codex", 'Codex "two"']
+
+
+def test_npx_fallback_and_gemini_flag(tmp_path: Path) -> None:
+    data, npx_dir, gem_new, gem_old = tmp_path / "data", tmp_path / "npx", tmp_path / "new", tmp_path / "old"
+    npx = program(npx_dir, "npx", "exit 0")
+    run_cli(data, "agents", "add", "claude-code", env=only_path(npx_dir))
+    assert agents_in(data)[0]["command"] == [str(npx), "-y", "@zed-industries/claude-code-acp"]
+    assert "cwd" not in agents_in(data)[0]
+
+    # The installed gemini says which flag it takes: `--acp` (0.61+) or only `--experimental-acp` (older).
+    new = program(gem_new, "gemini", "echo '  --acp    Starts the agent in ACP mode'; "
+                                      "echo '  --experimental-acp  Starts the agent in ACP mode (deprecated)'")
+    old = program(gem_old, "gemini", "echo '  --experimental-acp  Starts the agent in ACP mode'")
+    run_cli(data, "agents", "add", "gemini", "--name", "G1", env=only_path(gem_new))
+    run_cli(data, "agents", "add", "gemini", "--name", "G2", env=only_path(gem_old))
+    assert [a["command"] for a in agents_in(data)[1:]] == [[str(new), "--acp"], [str(old), "--experimental-acp"]]
+
+    nothing = run_cli(data, "agents", "add", "codex", env=only_path(tmp_path / "empty"), check=False)
+    assert nothing.returncode != 0 and "npx" in nothing.stderr and "codex-acp" in nothing.stderr
+
+
+def test_a_file_that_cannot_take_the_entry_is_left_alone(tmp_path: Path) -> None:
+    data, bin_dir = tmp_path / "data", tmp_path / "bin"
+    data.mkdir()
+    inline = 'agents = [{name = "Inline", runtime = "acp", command = ["x"]}]\n'
+    (data / "lineup.toml").write_text(inline)
+    program(bin_dir, "codex-acp", "exit 0")
+    refused = run_cli(data, "agents", "add", "codex", env=only_path(bin_dir), check=False)
+    assert refused.returncode != 0 and "[[agents]]" in refused.stderr  # the entry, to add by hand
+    assert (data / "lineup.toml").read_text() == inline
+
+
+# A process: the hub starts the agent it was told about at start-up, and under CI's load an in-process hub once left
+# the supervised agent's socket to the garbage collector at teardown (a ResourceWarning; not seen alone in 3 runs).
+@pytest.mark.hub_process
+async def test_the_hub_runs_the_added_agent(hub_factory: Any, lap: Any, tmp_path: Path) -> None:
+    hub = hub_factory(start=False)
+    token = hub.token()
+    project, bin_dir, log = tmp_path / "project", tmp_path / "bin", tmp_path / "acp.jsonl"
+    project.mkdir()
+    # The stand-in codex-acp is the scripted ACP agent (tests/support/acp_agent.py), logging what it receives.
+    program(bin_dir, "codex-acp", f"ACP_TEST_LOG={json.dumps(str(log))} exec {json.dumps(sys.executable)} "
+                                  f"{json.dumps(str(AGENT_SCRIPT))}")
+    run_cli(hub.data_dir, "agents", "add", "codex", "--dir", str(project), env=only_path(bin_dir))
+    hub.start()
+    api = Api(hub, token)
+
+    async def online() -> str | None:
+        agents = (await api.get("/api/agents"))["agents"]
+        return next((a["id"] for a in agents if a["name"] == "Codex" and a["status"] == "online"), None)
+
+    agent_id = await eventually(online, timeout=20)
+    app = await lap(hub, "app", token)
+    await app.ok("conversation.create", {"title": "c1", "agentIds": [agent_id]}, conversationId="c1")
+    await app.ok("task.create", {"title": "hello codex"}, taskId="t1", conversationId="c1")
+    await app.event("task.status_changed", 15, taskId="t1", status="succeeded")
+    sessions = [json.loads(line) for line in log.read_text().splitlines() if '"session/new"' in line]
+    assert sessions and sessions[0]["cwd"] == str(project.resolve())

@@ -1,0 +1,320 @@
+"""`lineup connect claude-code` with the REAL Claude Code CLI (npm), a real hub and a scripted fake Anthropic API.
+
+Claude Code runs offline against tests/support/fake_models/anthropic.py: the fake makes it want to run
+`echo hi > out.txt` through Bash, then says "Done.". The person is a raw app socket (LapClient) answering the
+approval card the hook asks. `claude -p` is asked through the PreToolUse hook; interactive `claude` runs under
+tmux and is asked through the PermissionRequest hook. The CLI comes from the shared npm prefix
+($LINEUP_TEST_NPM_PREFIX); without it the tests skip, except in CI where they fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import psutil
+import pytest
+
+from tests.integration.test_sdk import FAST_ENV, Api
+from tests.support.fake_models.anthropic import FakeAnthropic, text, tool
+from tests.support.hubproc import HubProcess
+from tests.support.lap import LapClient
+
+REPO = Path(__file__).resolve().parents[2]
+NPM_PREFIX = Path(os.environ.get("LINEUP_TEST_NPM_PREFIX", "/root/.cache/lineup-agents/npm"))
+CLAUDE = NPM_PREFIX / "node_modules" / ".bin" / "claude"
+COMMAND = "echo hi > out.txt"
+PROMPT = "Write hi into out.txt"
+FIGURES = REPO / ".pytest-figures" / "claude-code.json"
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def _need(ok: bool, why: str) -> None:
+    if not ok:
+        if os.environ.get("CI"):
+            pytest.fail(why)
+        pytest.skip(why)
+
+
+def record(name: str, seconds: float) -> None:
+    """Keep a measured figure (printed, and merged into .pytest-figures/claude-code.json)."""
+    print(f"FIGURE {name}: {seconds * 1000:.0f} ms")
+    FIGURES.parent.mkdir(exist_ok=True)
+    figures = json.loads(FIGURES.read_text()) if FIGURES.exists() else {}
+    figures[name] = round(seconds * 1000)
+    FIGURES.write_text(json.dumps(figures, indent=2))
+
+
+class Stage:
+    """A hub, the person's app socket, a scratch HOME and project folder, the fake model."""
+
+    def __init__(self, hub: HubProcess, tmp: Path, model: FakeAnthropic) -> None:
+        self.hub, self.tmp, self.model = hub, tmp, model
+        self.api = Api(hub, hub.token())
+        self.home = tmp / "home"
+        self.project = tmp / "project"
+        self.home.mkdir()
+        self.project.mkdir()
+        self.app: LapClient
+        self.last_output = ""  # what the last `lineup connect` printed
+
+    @property
+    def settings(self) -> Path:
+        return self.project / ".claude" / "settings.json"
+
+    @property
+    def credential(self) -> Path:  # the default place, under the scratch HOME
+        return self.home / ".config" / "lineup-agents" / "claude-code.json"
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "ANTHROPIC_", "CLAUDE"))}
+        env.update(HOME=str(self.home), ANTHROPIC_BASE_URL=self.model.url, ANTHROPIC_API_KEY="sk-test-fake",
+                   DISABLE_TELEMETRY="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", IS_SANDBOX="1",
+                   DISABLE_AUTOUPDATER="1", PYTHONPATH=str(REPO), NO_PROXY="127.0.0.1,localhost")
+        return env
+
+    def lineup(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "hub", *args], capture_output=True, text=True, timeout=60,
+                              env=self.env(), cwd=str(self.tmp))
+
+    async def connect(self) -> float:
+        """`lineup connect claude-code --dir PROJECT --hub URL --code CODE`; returns the moment it started."""
+        code = await self.api.code("Claude Code")
+        started = time.monotonic()
+        done = await asyncio.to_thread(self.lineup, "connect", "claude-code", "--dir", str(self.project),
+                                       "--hub", self.hub.base, "--code", code)
+        assert done.returncode == 0, done.stderr
+        assert "connected" in done.stdout
+        self.last_output = done.stdout
+        return started
+
+    def claude_print(self, prompt: str = PROMPT) -> subprocess.Popen[str]:
+        return subprocess.Popen([str(CLAUDE), "-p", prompt], cwd=str(self.project), env=self.env(), text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+
+    async def card(self, timeout: float = 90) -> dict[str, Any]:
+        frame = await self.app.wait_for(lambda f: f["type"] == "interaction.requested" and f.get("sequence")
+                                        is not None, timeout=timeout)
+        return dict(frame["payload"]["interaction"])
+
+    async def answer(self, interaction_id: str, response: dict[str, Any]) -> None:
+        await self.app.ok("interaction.respond", {"interactionId": interaction_id, "response": response})
+
+    def hook_log(self) -> str:
+        path = self.credential.with_name("claude-code.state") / "hook.log"
+        return path.read_text() if path.exists() else ""
+
+
+@pytest.fixture
+async def stage(hub_factory, tmp_path: Path) -> AsyncIterator[Stage]:  # type: ignore[no-untyped-def]
+    _need(CLAUDE.exists(), f"the Claude Code CLI is not installed at {CLAUDE} (npm i @anthropic-ai/claude-code)")
+    model = FakeAnthropic([tool("Bash", {"command": COMMAND, "description": "Write hi to out.txt"}), text("Done.")])
+    s = Stage(hub_factory("hub", env=FAST_ENV), tmp_path, model)
+    s.app = await LapClient.connect(s.hub.ws_base, "app", s.hub.token())
+    yield s
+    await s.app.close()
+    model.close()
+    # Keepers this test's hooks started (they end by themselves once Claude Code is gone; do not wait for that).
+    for child in psutil.process_iter(["pid", "cmdline"]):
+        if str(s.credential) in " ".join(child.info["cmdline"] or []) and "--keep" in (child.info["cmdline"] or []):
+            child.kill()
+
+
+async def finished(proc: subprocess.Popen[str], timeout: float = 90) -> tuple[int, str, str]:
+    out, err = await asyncio.to_thread(proc.communicate, timeout=timeout)
+    return proc.returncode, out, err
+
+
+async def test_print_mode_asks_in_lineup_and_approving_runs_the_command(stage: Stage) -> None:
+    connected_at = await stage.connect()
+    settings = json.loads(stage.settings.read_text())
+    assert {"PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit", "Stop"} <= set(settings["hooks"])
+
+    claude = stage.claude_print()
+    card = await stage.card()
+    shown_at = time.monotonic()
+    record("connect_to_first_card", shown_at - connected_at)
+    assert card["title"] == f"Claude wants to run: {COMMAND}"
+    assert card.get("risk", "medium") == "medium"  # the default is left out of the stored payload
+    assert [o["id"] for o in card["options"]] == ["allow_once", "allow_always", "deny"]
+    assert not (stage.project / "out.txt").exists()  # it waits for the person
+
+    await stage.answer(card["id"], {"optionId": "allow_once"})
+    while not (stage.project / "out.txt").exists():
+        assert claude.poll() is None or (stage.project / "out.txt").exists(), claude.communicate()
+        await asyncio.sleep(0.01)
+    record("approval_round_trip", time.monotonic() - shown_at)
+    code, out, err = await finished(claude)
+    assert code == 0, err
+    assert "Done." in out
+    assert (stage.project / "out.txt").read_text().strip() == "hi"
+
+    # The session is a conversation with a task titled from the prompt; the tool call is in its timeline;
+    # Stop finished the task.
+    task = await stage.app.event("task.created")
+    assert task["payload"]["title"] == PROMPT
+    ran = await stage.app.event("message.created", taskId=task["taskId"])
+    assert ran["payload"]["content"] == f"Ran `{COMMAND}`"
+    done = await stage.app.event("task.status_changed", taskId=task["taskId"], status="succeeded", timeout=20)
+    assert done["payload"]["summary"] == "Done."
+    # Exactly one card was asked (no second prompt anywhere), and once: no duplicate conversation or task.
+    events = stage.app.events()
+    assert sum(e["type"] == "interaction.requested" for e in events) == 1
+    assert sum(e["type"] == "task.created" for e in events) == 1
+    assert sum(e["type"] == "conversation.created" for e in events) == 1
+
+
+async def test_print_mode_deny_with_a_reason_claude_sees(stage: Stage) -> None:
+    await stage.connect()
+    claude = stage.claude_print()
+    card = await stage.card()
+    reason = "Not in this folder, please use the scratch directory"
+    await stage.answer(card["id"], {"optionId": "deny", "comment": reason})
+    code, out, err = await finished(claude)
+    assert code == 0, err
+    assert not (stage.project / "out.txt").exists()
+    results = stage.model.tool_results()
+    assert len(results) == 1
+    assert reason in stage.model.result_text(results[0])
+    assert results[0].get("is_error") is True
+
+
+async def test_allow_always_in_print_mode_is_remembered(stage: Stage) -> None:
+    await stage.connect()
+    claude = stage.claude_print()
+    card = await stage.card()
+    await stage.answer(card["id"], {"optionId": "allow_always"})
+    code, _, err = await finished(claude)
+    assert code == 0, err
+    local = json.loads((stage.project / ".claude" / "settings.local.json").read_text())
+    assert f"Bash({COMMAND})" in local["permissions"]["allow"]
+    (stage.project / "out.txt").unlink()
+
+    # The same command again: Claude Code's own rule allows it, nobody is asked.
+    stage.model.script.add(tool("Bash", {"command": COMMAND}), text("Done again."))
+    code, out, err = await finished(stage.claude_print("Again"))
+    assert code == 0, err
+    assert "Done again." in out
+    assert (stage.project / "out.txt").exists(), json.dumps(stage.model.tool_results())
+    assert sum(e["type"] == "interaction.requested" for e in stage.app.events()) == 1
+
+
+async def test_hub_down_claude_keeps_its_normal_behaviour_and_does_not_hang(stage: Stage) -> None:
+    await stage.connect()
+    stage.hub.stop()
+    started = time.monotonic()
+    code, out, err = await finished(stage.claude_print(), timeout=60)
+    elapsed = time.monotonic() - started
+    assert code == 0, err
+    assert "Done." in out
+    assert elapsed < 30, elapsed
+    # Claude Code's own behaviour in print mode: a command that needs permission is not run.
+    assert not (stage.project / "out.txt").exists()
+    results = stage.model.tool_results()
+    assert len(results) == 1 and results[0].get("is_error") is True
+    assert "hub unreachable" in stage.hook_log()
+
+
+async def test_remove_restores_the_settings_file(stage: Stage) -> None:
+    mine = {"permissions": {"allow": ["Bash(npm test:*)"]}, "model": "sonnet",
+            "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "my-check"}]}],
+                      "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}
+    stage.settings.parent.mkdir()
+    stage.settings.write_text(json.dumps(mine))
+    await stage.connect()
+    merged = json.loads(stage.settings.read_text())
+    assert merged["permissions"] == mine["permissions"] and merged["model"] == "sonnet"
+    assert merged["hooks"]["PreToolUse"][0] == mine["hooks"]["PreToolUse"][0]
+    assert len(merged["hooks"]["PreToolUse"]) == 2
+    assert "hook claude-code" in merged["hooks"]["PreToolUse"][1]["hooks"][0]["command"]
+
+    first_agent = json.loads(stage.credential.read_text())["agent_id"]
+    await stage.connect()  # connecting again replaces our entries, never doubles them
+    assert len(json.loads(stage.settings.read_text())["hooks"]["PreToolUse"]) == 2
+    # A fresh code made a new agent: the output says which one it replaces and that it stays in the app.
+    assert f"This replaces agent {first_agent}" in stage.last_output and "revoke it there" in stage.last_output
+
+    done = await asyncio.to_thread(stage.lineup, "connect", "claude-code", "--dir", str(stage.project), "--remove")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(stage.settings.read_text()) == mine
+    assert "The agent stays paired" in done.stdout and "revoke it in the app" in done.stdout
+
+    # A settings file LineUp created is deleted again.
+    other = stage.tmp / "other"
+    other.mkdir()
+    code = await stage.api.code("Claude Code")
+    assert stage.lineup("connect", "claude-code", "--dir", str(other), "--hub", stage.hub.base,
+                        "--code", code).returncode == 0
+    assert (other / ".claude" / "settings.json").exists()
+    assert stage.lineup("connect", "claude-code", "--dir", str(other), "--remove").returncode == 0
+    assert not (other / ".claude" / "settings.json").exists()
+
+
+# ---- interactive Claude Code under tmux ------------------------------------------------------------------------
+
+class Tmux:
+    def __init__(self, name: str, socket: Path) -> None:
+        self.name, self.socket = name, socket
+
+    def run(self, *args: str) -> str:
+        return subprocess.run(["tmux", "-S", str(self.socket), *args], capture_output=True, text=True,
+                              timeout=10).stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", self.name)
+
+    async def wait_screen(self, *needles: str, timeout: float = 60) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if any(n in screen for n in needles):
+                return screen
+            await asyncio.sleep(0.2)
+        raise AssertionError(f"none of {needles} on the screen:\n{self.screen()}")
+
+
+async def test_interactive_claude_asks_through_the_permission_request_hook(stage: Stage) -> None:
+    _need(shutil.which("tmux") is not None, "tmux is not installed")
+    (stage.home / ".claude.json").write_text(json.dumps({
+        "hasCompletedOnboarding": True, "projects": {str(stage.project): {"hasTrustDialogAccepted": True}}}))
+    await stage.connect()
+    env = stage.env()
+    tmux = Tmux("cc", stage.tmp / "tmux.sock")
+    exports = " ".join(f"{k}={json.dumps(v)}" for k, v in env.items() if k.isidentifier())
+    tmux.run("new-session", "-d", "-s", "cc", "-x", "200", "-y", "50", "-c", str(stage.project),
+             f"env -i {exports} {CLAUDE}")
+    try:
+        screen = await tmux.wait_screen("custom API key", "for shortcuts", "Try \"")
+        if "custom API key" in screen:
+            tmux.run("send-keys", "-t", "cc", "Up", "")
+            await asyncio.sleep(0.3)
+            tmux.run("send-keys", "-t", "cc", "Enter", "")
+        await tmux.wait_screen("for shortcuts", "Try \"", "? for")
+        tmux.run("send-keys", "-t", "cc", "-l", PROMPT)
+        await asyncio.sleep(0.3)
+        tmux.run("send-keys", "-t", "cc", "Enter", "")
+        card = await stage.card()
+        assert card["title"] == f"Claude wants to run: {COMMAND}"
+        assert not (stage.project / "out.txt").exists()
+        await stage.answer(card["id"], {"optionId": "allow_always"})
+        deadline = time.monotonic() + 60
+        while not (stage.project / "out.txt").exists():
+            assert time.monotonic() < deadline, tmux.screen()
+            await asyncio.sleep(0.1)
+        await tmux.wait_screen("Done.")
+        # Asked once, through PermissionRequest (PreToolUse stepped aside in interactive mode); Claude Code
+        # remembered "allow always" itself.
+        assert sum(e["type"] == "interaction.requested" for e in stage.app.events()) == 1
+        local = json.loads((stage.project / ".claude" / "settings.local.json").read_text())
+        assert any("echo hi" in rule for rule in local["permissions"]["allow"]), local
+        assert "permission dialog" not in tmux.screen().lower()
+    finally:
+        tmux.run("kill-server")

@@ -1,0 +1,254 @@
+"""Issue 14: the agent side keeps every decision exactly once, across restarts, duplicate processes and re-pairing.
+
+Real `lineup demo-agent` processes against a real hub, watched from an app socket: the connect command run twice
+(the newer process takes over, the older stops), the agent killed while its question waits (answered meanwhile,
+restarted: asked once, no step done twice), killed during a step (the same child finishes, none left running),
+a stale credential with a fresh code, and the SDK's rule of one connection per agent instance (siblings coexist).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hub.sdk import AgentClient, ReplacedError, TaskHandle, pair
+from tests.integration.test_demo_agent import DemoProcess, Stage, children_of, stage, stored  # noqa: F401 - fixture
+from tests.integration.test_sdk import QUICK_BACKOFF, eventually
+
+TITLES = ["Scan the repository", "Prepare the migration plan", "Apply the migrations"]
+
+
+def second_copy(first: DemoProcess, name: str) -> DemoProcess:
+    """Another process on the same credential file (the connect command run again), with its own log."""
+    copy = DemoProcess(first.folder)
+    copy.log_path = first.folder / f"{name}.log"
+    return copy
+
+
+def progress_values(app_frames: list[dict[str, Any]], task_id: str) -> list[int]:
+    return [f["payload"]["progress"] for f in app_frames if f["type"] == "task.status_changed"
+            and f.get("taskId") == task_id and f["payload"].get("progress") is not None]
+
+
+def assert_done_once(stage: Stage, task_id: str = "t-demo") -> None:
+    """Exactly one approval, every step once, progress never backwards, no child left running."""
+    assert len(stored(stage.app, "interaction.requested", taskId=task_id)) == 1
+    titles = [f["payload"]["title"] for f in children_of(stage.app, task_id)]
+    assert sorted(titles) == sorted(TITLES), titles
+    steps = [f["payload"]["name"] for f in stored(stage.app, "task.checkpoint", taskId=task_id)]
+    assert sorted(steps) == ["apply", "plan", "scan"], steps
+    values = progress_values(stage.app.events(), task_id)
+    assert values == sorted(values), f"progress ran backwards: {values}"
+    assert len(stored(stage.app, "artifact.created", taskId=task_id)) == 1
+    done = [f for f in stored(stage.app, "message.created", taskId=task_id)
+            if "The migration is done" in f["payload"].get("content", "")]
+    assert len(done) == 1
+    assert len(stored(stage.app, "task.status_changed", taskId=task_id, status="succeeded")) == 1
+    for child in children_of(stage.app, task_id):
+        ends = stored(stage.app, "task.status_changed", taskId=child["taskId"])
+        assert [e["payload"]["status"] for e in ends] == ["succeeded"], ends
+
+
+async def approve(stage: Stage, interaction: dict[str, Any]) -> None:
+    await stage.app.ok("interaction.respond", {"interactionId": interaction["id"],
+                                               "response": {"approved": True, "optionId": "approve"}})
+
+
+async def test_the_connect_command_run_twice_hands_the_agent_to_the_newer_process(stage: Stage) -> None:
+    first, agent_id = await stage.launch(step_s=0.05)
+    await stage.task(agent_id)
+    asked = await stage.approval()
+    # The same command again, in a second terminal: same credential file, no new code.
+    again = second_copy(first, "again")
+    stage.demos.append(again)
+    again.start(stage.hub.base)
+    assert await first.exited(20) != 0
+    assert "took over" in first.log() and agent_id in first.log()
+    # The newer process resumes the task: the question is the same one, not a second card.
+    await approve(stage, asked)
+    await stage.status("t-demo", "succeeded", timeout=20)
+    assert_done_once(stage)
+    assert "resuming task 'Migrate the production database'" in again.log()
+    agents = (await stage.api.get("/api/agents"))["agents"]
+    assert [(a["id"], a["status"]) for a in agents] == [(agent_id, "online")]
+
+
+async def test_a_fresh_code_pairs_even_with_a_stored_credential(stage: Stage) -> None:
+    first, agent_id = await stage.launch(step_s=0.05)
+    await first.stop()
+    # "Connect my agent" again: a new code, the command run with it. It pairs (the app stops waiting).
+    again = second_copy(first, "again")
+    stage.demos.append(again)
+    mark = len(stage.app.frames)
+    again.start(stage.hub.base, await stage.api.code("Demo agent"))
+    paired = await stage.app.wait_for(lambda f: f["type"] == "agent.paired", start=mark, timeout=20)
+    new_id = paired["payload"]["agentId"]
+    assert new_id != agent_id
+    await eventually(lambda: json.loads(first.credential_file.read_text())["agent_id"] == new_id,
+                     what="the new credential saved in place of the old")
+    backup = first.credential_file.with_name("demo-agent.json.bak")
+    assert json.loads(backup.read_text())["agent_id"] == agent_id  # the old one is kept, not lost
+    await stage.app.wait_for(lambda f: f["type"] == "agent.status_changed" and f["payload"]["agentId"] == new_id
+                             and f["payload"]["status"] == "online", start=mark, timeout=20)
+
+
+async def test_a_stale_credential_says_where_it_is_and_a_fresh_code_replaces_it(stage: Stage) -> None:
+    first, agent_id = await stage.launch(step_s=0.05)
+    response = await stage.api.post(f"/api/agents/{agent_id}/revoke")
+    assert response.status_code in (200, 204)
+    assert await first.exited(15) != 0
+    # Started again without a code: refused, naming the file and the exact command that fixes it.
+    retry = second_copy(first, "retry")
+    stage.demos.append(retry)
+    retry.start(stage.hub.base)
+    assert await retry.exited(15) != 0
+    assert str(first.credential_file) in retry.log()
+    assert f"lineup demo-agent --hub {stage.hub.base} --code" in retry.log()
+    # With a fresh code: paired again, online, the revoked credential kept as a backup.
+    fresh = second_copy(first, "fresh")
+    stage.demos.append(fresh)
+    mark = len(stage.app.frames)
+    fresh.start(stage.hub.base, await stage.api.code("Demo agent"))
+    paired = await stage.app.wait_for(lambda f: f["type"] == "agent.paired", start=mark, timeout=20)
+    await stage.app.wait_for(lambda f: f["type"] == "agent.status_changed" and f["payload"]["status"] == "online"
+                             and f["payload"]["agentId"] == paired["payload"]["agentId"], start=mark, timeout=20)
+    assert json.loads(first.credential_file.with_name("demo-agent.json.bak").read_text())["agent_id"] == agent_id
+
+
+async def test_killed_while_its_question_waits_the_agent_asks_nothing_twice(stage: Stage) -> None:
+    first, agent_id = await stage.launch(step_s=0.05)
+    await stage.task(agent_id)
+    asked = await stage.approval()
+    assert first.proc is not None
+    first.proc.kill()  # kill -9 while the approval waits
+    await first.exited(10)
+    await approve(stage, asked)  # answered while the agent is down
+    restarted = second_copy(first, "restarted")
+    stage.demos.append(restarted)
+    restarted.start(stage.hub.base)
+    await stage.status("t-demo", "succeeded", timeout=20)
+    assert_done_once(stage)
+
+
+async def test_killed_during_a_step_the_same_child_finishes(stage: Stage) -> None:
+    first, agent_id = await stage.launch(step_s=1.5)
+    await stage.task(agent_id)
+    await stage.app.event("task.child_created", title="Scan the repository", timeout=15)
+    assert first.proc is not None
+    first.proc.kill()  # in the middle of the scan step
+    await first.exited(10)
+    restarted = second_copy(first, "restarted")
+    stage.demos.append(restarted)
+    restarted.start(stage.hub.base, step_s=0.05)
+    await approve(stage, await stage.approval())
+    await stage.status("t-demo", "succeeded", timeout=30)
+    assert_done_once(stage)
+
+
+# ---- the hub's side: children end with their parent, checkpoints are bounded ----------------------------------
+
+
+async def test_children_still_open_end_with_their_parent(stage: Stage) -> None:
+    credential = await pair(stage.hub.base, await stage.api.code("parent"), name="parent")
+    client = AgentClient(credential, **QUICK_BACKOFF)
+    children: dict[str, str] = {}
+
+    @client.on_task
+    async def work(task: TaskHandle) -> None:
+        await task.accept()
+        running = await task.child("Still running")
+        queued = await task.child("Not started", status="queued")
+        done = await task.child("Done")
+        await done.succeed()
+        children.update(running=running.id, queued=queued.id, done=done.id)
+        with pytest.raises(Exception) as refused:
+            await task.checkpoint("huge", "x" * 20_000)
+        assert getattr(refused.value, "code", None) == "invalid_payload"
+        await task.fail("gave_up", "stopping with children open")
+
+    await client.start(timeout_s=10)
+    try:
+        await stage.task(credential.agent_id)
+        await stage.status("t-demo", "failed")
+        for key in ("running", "queued"):
+            ended = await stage.app.event("task.status_changed", taskId=children[key], status="cancelled")
+            assert ended["payload"]["cause"] == "parent_ended"
+            assert ended["payload"]["parentStatus"] == "failed"
+        tasks = {t["id"]: t for t in (await stage.api.get("/api/tasks"))["tasks"]}
+        assert tasks[children["done"]]["status"] == "succeeded"  # finished children keep their status
+        assert not [t for t in tasks.values() if t["status"] in ("running", "queued")]
+    finally:
+        await client.close()
+
+
+# ---- one live connection per agent instance ---------------------------------------------------------------------
+
+
+async def test_one_connection_per_instance_siblings_coexist(stage: Stage) -> None:
+    credential = await pair(stage.hub.base, await stage.api.code("shared"), name="shared")
+
+    def client(instance: str | None) -> AgentClient:
+        return AgentClient(credential, instance=instance, **QUICK_BACKOFF)
+
+    mcp_a, mcp_b, worker = client("mcp-a"), client("mcp-b"), client(None)
+    handled: dict[str, list[str]] = {"a": [], "b": [], "worker": []}
+    for key, c in (("a", mcp_a), ("b", mcp_b), ("worker", worker)):
+        c.on_task(lambda task, key=key: _record(handled[key], task))
+    for c in (mcp_a, mcp_b, worker):
+        await c.start(timeout_s=10)
+    # Siblings (two MCP processes of one agent) and the worker all stay connected: each answers a round trip.
+    for c in (mcp_a, mcp_b, worker):
+        assert isinstance(await c.list_tools(), list)
+    # A second worker (no instance) and another copy of mcp-a take over their older twins, which stop.
+    worker_2, mcp_a_2 = client(None), client("mcp-a")
+    await worker_2.start(timeout_s=10)
+    await mcp_a_2.start(timeout_s=10)
+    for old in (worker, mcp_a):
+        assert old._runner is not None
+        with pytest.raises(ReplacedError, match="took over"):
+            await asyncio.wait_for(old._runner, 10)
+        assert not old.connected
+    assert isinstance(await mcp_b.list_tools(), list)  # the sibling was not touched
+    # No tug of war: the replaced clients did not reconnect; the newer ones still answer.
+    for c in (worker_2, mcp_a_2, mcp_b):
+        assert c.connected and c.connections == 1
+        assert isinstance(await c.list_tools(), list)
+    for c in (worker_2, mcp_a_2, mcp_b, worker, mcp_a):
+        await c.close()
+
+
+async def _record(into: list[str], task: TaskHandle) -> None:
+    into.append(task.id)
+
+
+async def test_one_task_reaches_one_worker_after_a_takeover(stage: Stage, tmp_path: Path) -> None:
+    credential = await pair(stage.hub.base, await stage.api.code("worker"), name="worker")
+    handled: list[tuple[str, str]] = []
+
+    def worker(name: str) -> AgentClient:
+        c = AgentClient(credential, state_path=tmp_path / f"{name}.state.json", **QUICK_BACKOFF)
+
+        @c.on_task
+        async def work(task: TaskHandle) -> None:
+            handled.append((name, task.id))
+            await task.accept()
+            await task.succeed("done")
+
+        return c
+
+    old, new = worker("old"), worker("new")
+    await old.start(timeout_s=10)
+    await new.start(timeout_s=10)
+    assert old._runner is not None
+    with pytest.raises(ReplacedError):
+        await asyncio.wait_for(old._runner, 10)
+    await stage.task(credential.agent_id)
+    await stage.status("t-demo", "succeeded")
+    await eventually(lambda: handled, what="the task handled")
+    assert handled == [("new", "t-demo")]
+    for c in (old, new):
+        await c.close()

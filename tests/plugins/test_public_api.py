@@ -1,0 +1,57 @@
+"""One public plugin API: hub/api.py lists it, `hub` offers it, and the built-in plugins use nothing else."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import hub
+from hub import api
+
+PLUGINS = Path(hub.__file__).parent / "plugins"
+
+
+def test_every_public_name_is_importable_from_hub_and_documented() -> None:
+    assert len(api.__all__) == len(set(api.__all__))
+    for name in api.__all__:
+        assert getattr(hub, name) is getattr(api, name), name
+    assert set(api.__all__) <= set(dir(hub))
+    readme = (PLUGINS / "README.md").read_text()
+    undocumented = [name for name in api.__all__ if f"`{name}" not in readme]
+    assert undocumented == []
+
+
+def test_import_hub_stays_light_and_an_unknown_name_is_an_error() -> None:
+    """The CLI and the SDK import `hub`; the plugin API (Starlette, the store, ...) loads only when asked for."""
+    code = ("import sys, hub\nassert 'hub.api' not in sys.modules\nfrom hub import plugins\n"
+            "assert 'hub.api' not in sys.modules\nfrom hub import ToolError\nassert 'hub.api' in sys.modules\n"
+            "try:\n    from hub import NoSuchThing\nexcept ImportError:\n    print('refused')\n")
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "refused", done.stderr
+
+
+def imported_modules(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append(node.module)
+        elif isinstance(node, ast.Import):
+            found.extend(alias.name for alias in node.names)
+    return found
+
+
+def test_the_builtin_plugins_import_only_the_public_api() -> None:
+    """The built-ins show the way: `hub`, `hub.sdk`, and their own package; nothing internal."""
+    offenders = []
+    files = sorted(PLUGINS.rglob("*.py"))
+    assert len(files) > 20
+    for path in files:
+        own = "hub.plugins." + path.relative_to(PLUGINS).parts[0].removesuffix(".py")
+        for module in imported_modules(path):
+            if module.split(".")[0] != "hub" or module in ("hub", "hub.sdk") or module.startswith(own):
+                continue
+            offenders.append(f"{path.relative_to(PLUGINS)}: {module}")
+    assert offenders == []

@@ -1,0 +1,75 @@
+"""Every example in hub/plugins/README.md runs: each ```python block is a file (`# file: name.py`), the plugin
+files are imported and the test files' `test_*` functions run against hub.testing's in-process hub."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parents[2] / "hub" / "plugins" / "README.md"
+BLOCK = re.compile(r"^```(python|toml)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+MARKER = re.compile(r"^# file: ([a-z_][a-z0-9_]*)\.py\n")
+
+
+def blocks(kind: str) -> list[str]:
+    return [body for lang, body in BLOCK.findall(README.read_text(encoding="utf-8")) if lang == kind]
+
+
+def files() -> dict[str, str]:
+    found: dict[str, str] = {}
+    for body in blocks("python"):
+        marker = MARKER.match(body)
+        assert marker, f"a python example without `# file: name.py` on its first line:\n{body[:200]}"
+        assert marker.group(1) not in found, f"{marker.group(1)}.py appears twice"
+        found[marker.group(1)] = body
+    return found
+
+
+def test_the_tool_plugin_example_is_under_15_lines() -> None:
+    first = blocks("python")[0]
+    assert first.startswith("# file: dice.py\n")
+    lines = first.splitlines()[1:]  # the `# file:` marker is not part of the plugin
+    assert len(lines) < 15, len(lines)
+
+
+def test_the_toml_examples_are_valid_toml() -> None:
+    assert blocks("toml")
+    for body in blocks("toml"):
+        assert tomllib.loads(body)["plugins"]
+
+
+@pytest.fixture
+def examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The README's files written to a folder on sys.path, and forgotten again afterwards."""
+    found = files()
+    for name, body in found.items():
+        (tmp_path / f"{name}.py").write_text(body, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in found:
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    yield found
+    for name in found:
+        sys.modules.pop(name, None)
+
+
+async def test_every_python_example_runs(examples: dict[str, str]) -> None:
+    import importlib
+
+    tests = [name for name in examples if name.startswith("test_")]
+    assert len(tests) >= 4 and len(examples) - len(tests) >= 8
+    for name in examples:
+        if not name.startswith("test_"):
+            importlib.import_module(name)  # the plugin files import cleanly
+    ran = []
+    for name in tests:
+        module = importlib.import_module(name)
+        for attr, function in sorted(vars(module).items()):
+            if attr.startswith("test_") and inspect.iscoroutinefunction(function):
+                await function()
+                ran.append(f"{name}.{attr}")
+    assert len(ran) == len(tests), ran

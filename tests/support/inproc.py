@@ -1,0 +1,253 @@
+"""The real hub served by real uvicorn on a loopback port, in a thread of this test process (no `lineup serve`).
+
+Same interface as tests/support/hubproc.py's HubProcess (data_dir, port, base, ws_base, start, stop, token,
+pairing_code, log), and the same parts: hub/server.py's `build_server` (the Hub, the Starlette app, uvicorn with its
+connection guard), a socket bound on port 0, real SQLite in the test's folder. The server runs on an event loop of
+its own in its own thread, so a test may block on sync httpx calls or use its own loop meanwhile. `token()` and
+`pairing_code()` run the domain commands `lineup token` / `lineup pair` run, through the CLI's own `_run_command`.
+
+What needs a real process (kill -9, SIGSTOP, signals, env vars read by the hub from os.environ, the packaged
+executable) uses HubProcess: `hub_factory(process=True)`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import functools
+import io
+import logging
+import os
+import threading
+import typing
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from hub.settings import ENV_PREFIX, Settings, load_settings
+
+T = TypeVar("T")
+HUB_LOGGERS = ("lineup", "uvicorn.error")
+
+
+def run_in_thread(make: Callable[[], Awaitable[T]]) -> T:
+    """Run a coroutine on a fresh loop in a worker thread: callable from sync code and from inside a running loop."""
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="lineup-cli") as pool:
+        return pool.submit(asyncio.run, make()).result(60)  # type: ignore[arg-type]
+
+
+class _ThreadLog(logging.FileHandler):
+    """The hub's log file: the records its own thread emits (the test's clients log from other threads)."""
+
+    def __init__(self, path: Path, level: int, thread: threading.Thread) -> None:
+        super().__init__(path, encoding="utf-8")
+        self.setLevel(level)
+        self.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        self._thread = thread
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.thread == self._thread.ident and super().filter(record)
+
+
+@functools.cache
+def _add_quiet_sockets() -> None:
+    """hub/server.py's configure_logging puts this filter on uvicorn's logger; once per test process."""
+    from hub.server import QuietSockets
+
+    logging.getLogger("uvicorn.error").addFilter(QuietSockets())
+
+
+@dataclass
+class InProcessHub:
+    data_dir: Path
+    port: int = 0  # 0: the system picks a free one at bind time, no pick-then-bind race
+    env: dict[str, str] = field(default_factory=dict)
+    log_path: Path | None = None
+    settings: Settings | None = None
+    _server: Any = None
+    _thread: threading.Thread | None = None
+    _failure: BaseException | None = None
+    _handler: _ThreadLog | None = None
+    _levels: dict[str, int] = field(default_factory=dict)
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    def __post_init__(self) -> None:
+        self._check_env()
+
+    def _check_env(self) -> None:
+        known = {ENV_PREFIX + name.upper() for name in typing.get_type_hints(Settings)}
+        unknown = sorted(set(self.env) - known)
+        if unknown:  # read from os.environ by the hub or the interpreter: only a child process gets its own
+            raise ValueError(f"the in-process hub cannot honour {unknown}: use hub_factory(process=True)")
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_base(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self, timeout_s: float = 20.0) -> InProcessHub:
+        from hub.server import bind_socket, build_server
+
+        assert not self.running, "already running"
+        self._check_env()  # a test may have changed `env` since (a restart with a new setting)
+        # As HubProcess: LINEUP_* of the test's environment, the log level at warning, then the test's own env.
+        environ = {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIX)}
+        environ.update({"LINEUP_LOG_LEVEL": "warning", **self.env})
+        self.settings = load_settings({"data_dir": self.data_dir, "host": "127.0.0.1", "port": self.port,
+                                       "mdns": False}, environ=environ)
+        self.log_path = self.data_dir.parent / f"{self.data_dir.name}-hub.log"
+        _add_quiet_sockets()
+        sock = bind_socket("127.0.0.1", self.port)
+        self.port = sock.getsockname()[1]  # kept: a restart serves on the same address, as a restarted process does
+        listening = threading.Event()
+        self._failure = None
+
+        def out(line: str) -> None:  # the console banner; HubProcess writes stdout into the same log file
+            with open(self.log_path, "a", encoding="utf-8") as log:  # type: ignore[arg-type]
+                log.write(line + "\n")
+
+        def run() -> None:
+            try:
+                self._server = build_server(self.settings, sock, out=out)  # type: ignore[arg-type]
+                # Ready once the hub's own on_listening has run, as `lineup serve` is once it prints its banner.
+                on_listening = self._server._on_listening  # noqa: SLF001
+
+                def listening_now() -> None:
+                    on_listening()
+                    listening.set()
+
+                self._server._on_listening = listening_now  # noqa: SLF001
+                with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+                    self._loop = runner.get_loop()
+                    runner.run(self._server.serve(sockets=[sock]))
+            except BaseException as exc:  # noqa: BLE001 - reported by start() or stop()
+                self._failure = exc
+            finally:
+                sock.close()
+                listening.set()
+
+        self._thread = threading.Thread(target=run, name=f"lineup-hub-{self.data_dir.name}", daemon=True)
+        self._attach_log(self._thread)
+        self._thread.start()
+        if not listening.wait(timeout_s):
+            self.stop()
+            raise RuntimeError(f"hub did not answer within {timeout_s} s:\n{self.log()}")
+        if not self.running or self._server is None or not self._server.started:
+            self._thread.join(timeout_s)
+            self._detach_log()
+            raise RuntimeError(f"hub did not start: {self._failure!r}\n{self.log()}") from self._failure
+        return self
+
+    def _attach_log(self, thread: threading.Thread) -> None:
+        level = logging.getLevelName(self.settings.log_level.upper())  # type: ignore[union-attr]
+        self._handler = _ThreadLog(self.log_path, level, thread)  # type: ignore[arg-type]
+        for name in HUB_LOGGERS:
+            logger = logging.getLogger(name)
+            self._levels[name] = logger.level
+            if logger.getEffectiveLevel() > level:
+                logger.setLevel(level)
+            logger.addHandler(self._handler)
+
+    def _detach_log(self) -> None:
+        if self._handler is None:
+            return
+        for name in HUB_LOGGERS:
+            logger = logging.getLogger(name)
+            logger.removeHandler(self._handler)
+            logger.setLevel(self._levels.get(name, logging.NOTSET))
+        self._handler.close()
+        self._handler = None
+
+    def log(self) -> str:
+        if self._handler is not None:
+            self._handler.flush()
+        return self.log_path.read_text() if self.log_path and self.log_path.exists() else ""
+
+    def stop(self, timeout_s: float = 15.0) -> int | None:
+        """uvicorn's graceful shutdown (what SIGTERM does to `lineup serve`); 0 as the process's exit code."""
+        if self._thread is None:
+            return None
+        if self._server is not None:
+            self._server.should_exit = True
+        self._thread.join(timeout_s)
+        if self._thread.is_alive():  # stuck: force uvicorn's second-stage exit, then wait for the thread
+            self._server.force_exit = True
+            self._thread.join(timeout_s)
+        alive = self._thread.is_alive()
+        stack = self._tasks() if alive else ""
+        self._detach_log()
+        self._thread = None
+        if alive:
+            raise RuntimeError(f"the in-process hub did not stop within {2 * timeout_s} s; its tasks:\n{stack}")
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise RuntimeError(f"the in-process hub failed: {failure!r}") from failure
+        return 0
+
+    def _tasks(self) -> str:
+        """Where each of the hub loop's tasks waits: what a stop that hangs is waiting for."""
+        loop, found = self._loop, concurrent.futures.Future()  # type: ignore[var-annotated]
+
+        def collect() -> None:
+            out = io.StringIO()
+            for task in asyncio.all_tasks(loop):
+                task.print_stack(limit=6, file=out)
+            found.set_result(out.getvalue())
+
+        if loop is None or loop.is_closed():
+            return "(no loop)"
+        loop.call_soon_threadsafe(collect)
+        try:
+            return str(found.result(5))
+        except concurrent.futures.TimeoutError:
+            return "(the loop does not answer)"
+
+    def kill(self) -> None:
+        raise NotImplementedError("kill -9 needs a process: hub_factory(process=True)")
+
+    def token(self, workspace: str | None = None, name: str = "cli token") -> str:
+        """What `lineup token [--workspace W]` prints: the same domain command through the CLI's `_run_command`."""
+        from hub.cli import _run_command
+        from hub.domain import accounts
+
+        settings = self._cli_settings()
+        result = run_in_thread(lambda: _run_command(settings, accounts.owner_device_for_cli(workspace, name)))
+        return str(result["token"])
+
+    def pairing_code(self, name: str | None = None, workspace: str | None = None) -> str:
+        """What `lineup pair` prints: the commands hub/cli.py's `pair` runs, in the same order."""
+        from hub.cli import _run_command
+        from hub.domain import accounts
+        from hub.domain.actors import Actor
+
+        settings = self._cli_settings()
+
+        async def run() -> str:
+            owner = await _run_command(settings, accounts.owner_device_for_cli(workspace, "cli pairing"))
+            actor = Actor("user", owner["userId"], owner["workspaceId"], device_id=owner["deviceId"])
+            command, code = accounts.create_pairing_code(actor, name, settings.pairing_code_ttl_s)
+            await _run_command(settings, command)
+            await _run_command(settings, accounts.revoke_device(actor, owner["deviceId"]))
+            return str(code)
+
+        return run_in_thread(run)
+
+    def _cli_settings(self) -> Settings:
+        """The settings `lineup token --data-dir D` loads in the test's environment (as HubProcess runs it: the
+        hub's own `env` is not the command's)."""
+        return load_settings({"data_dir": self.data_dir})
+
+
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop]:
+    """asyncio's own loop, which uvicorn's `loop="auto"` also runs on where uvloop is missing. Not uvloop here:
+    outside the main thread uvloop does not see its child processes exit (libuv's SIGCHLD handling), so the
+    agent runtimes' `process.wait()` would never return; asyncio's ThreadedChildWatcher works from any thread."""
+    return asyncio.new_event_loop
