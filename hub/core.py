@@ -29,6 +29,7 @@ from hub.store import database
 from hub.store.anchor import Anchorer
 from hub.store.events import StoredEvent
 from hub.store.migrations import migrate, read_meta
+from hub.store.queries import meta
 from hub.store.writer import Command, Writer
 from hub.tools.registry import ToolRegistry
 from hub.tools.router import ToolRouter
@@ -153,8 +154,7 @@ class Hub:
         anchorer = Anchorer(self.settings.data_dir, self.epoch, self.read, self.settings.chain_anchor_interval_s)
         await anchorer.start()
         self.anchorer = anchorer
-        self._name = await self.read(lambda c: (c.execute("SELECT value FROM meta WHERE key = 'hub_name'").fetchone()
-                                                or [None])[0])
+        self._name = await self.read(meta.hub_name)
         if await self.read(accounts.needs_setup):  # no owner who can sign in (a CLI-made one has no password)
             self.setup_code = new_setup_code()
         self.plugins = make_plugin_manager(
@@ -275,7 +275,7 @@ class Hub:
     async def notice_foreign_writes(self) -> None:
         """Publish rows another process (the `lineup` CLI) committed: its `data_version` moves, ours not."""
         assert self._write_conn is not None
-        version = await database.run(self._write_conn, lambda c: c.execute("PRAGMA data_version").fetchone()[0])
+        version = await database.run(self._write_conn, meta.data_version)
         if self._data_version is not None and version != self._data_version:
             await self.writer.execute(Command(run=lambda tx: None))  # the writer picks the rows up and publishes
         self._data_version = version

@@ -18,6 +18,7 @@ from hub.domain.interactions import parse_time
 from hub.domain.tasks import TERMINAL
 from hub.protocol.envelope import now_iso
 from hub.store.events import StoredEvent
+from hub.store.queries import presence as presence_rows
 
 if TYPE_CHECKING:
     from hub.gateway.broker import Broker
@@ -63,20 +64,15 @@ class Presence:
 
     async def start(self) -> None:
         now = self._loop_time
-        rows = await self.hub.read(lambda c: c.execute(
-            "SELECT id, status, last_heartbeat_at FROM agents WHERE revoked_at IS NULL").fetchall())
+        rows = await self.hub.read(presence_rows.live_agents_status)
         for row in rows:
             self.offline_since[row["id"]] = now  # after a restart nobody is connected yet
             if row["status"] == "online":
                 await self.hub.execute(housekeeping.agent_status(
                     row["id"], "offline", reason="hub_restarted", last_heartbeat_at=row["last_heartbeat_at"]))
-        for row in await self.hub.read(lambda c: c.execute(
-                "SELECT id, workspace_id FROM tasks WHERE status IN ('running', 'waiting_for_human') "
-                "AND cancel_requested_at IS NOT NULL").fetchall()):
+        for row in await self.hub.read(presence_rows.open_tasks_with_cancel_requested):
             self.cancel_deadlines[(row["workspace_id"], row["id"])] = now + self.hub.settings.cancel_timeout_s
-        for row in await self.hub.read(lambda c: c.execute(
-                "SELECT id, workspace_id, expires_at FROM interactions WHERE status = 'pending' "
-                "AND expires_at IS NOT NULL").fetchall()):
+        for row in await self.hub.read(presence_rows.pending_interactions_with_expiry):
             heapq.heappush(self.expiries, (parse_time(row["expires_at"], "expiresAt"), row["workspace_id"], row["id"]))
         self._task = asyncio.create_task(self._run(), name="lineup-presence")
 
@@ -160,9 +156,7 @@ class Presence:
         overdue = {agent_id for agent_id, since in self.offline_since.items() if now - since >= settings.grace_period_s}
         if overdue and now - self._last_grace_check >= 1.0:
             self._last_grace_check = now
-            rows = await self.hub.read(lambda c: c.execute(
-                "SELECT id, agent_id, connection_lost_at FROM tasks WHERE status = 'running' "
-                "AND connection_lost_at IS NOT NULL").fetchall())
+            rows = await self.hub.read(presence_rows.running_tasks_with_lost_connection)
             for row in rows:
                 if row["agent_id"] in overdue:
                     await self.hub.execute(housekeeping.fail_unreachable(row["id"], row["connection_lost_at"]))

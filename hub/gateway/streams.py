@@ -27,6 +27,7 @@ from hub.protocol.envelope import PROTOCOL_VERSION, Envelope, encode
 from hub.protocol.errors import LapError
 from hub.protocol.payloads import MessageDelta
 from hub.store.events import StoredEvent
+from hub.store.queries import conversations, tasks
 
 if TYPE_CHECKING:
     from hub.gateway.broker import Broker
@@ -98,24 +99,19 @@ class Streams:
         conversation_id = env.conversationId
         if conversation_id is None:
             raise LapError("invalid_envelope", "message.delta needs `conversationId` on the envelope.")
-        row = await self.hub.read(lambda c: c.execute(
-            "SELECT agent_ids FROM conversations WHERE id = ? AND workspace_id = ?",
-            (conversation_id, actor.workspace_id)).fetchone())
+        row = await self.hub.read(lambda c: conversations.conversation(c, conversation_id, actor.workspace_id))
         if row is None:
             raise LapError("not_found", f"No conversation {conversation_id!r} in this workspace.")
         if actor.id not in row["agent_ids"]:
             raise LapError("forbidden", "This agent is not a member of that conversation.")
         if env.taskId is not None:  # snapshots show in that task's timeline: only the agent's own task
-            task = await self.hub.read(lambda c: c.execute(
-                "SELECT agent_id FROM tasks WHERE id = ? AND workspace_id = ?",
-                (env.taskId, actor.workspace_id)).fetchone())
+            task_id = env.taskId
+            task = await self.hub.read(lambda c: tasks.task(c, task_id, actor.workspace_id))
             if task is None:
                 raise LapError("not_found", f"No task {env.taskId!r} in this workspace.")
             if task["agent_id"] != actor.id:
                 raise LapError("forbidden", "That task is assigned to another agent.")
-        existing = await self.hub.read(lambda c: c.execute(
-            "SELECT content, state, author_id FROM messages WHERE id = ? AND workspace_id = ?",
-            (message_id, actor.workspace_id)).fetchone())
+        existing = await self.hub.read(lambda c: conversations.message(c, message_id, actor.workspace_id))
         content = ""
         if existing is not None:
             if existing["state"] != "streaming" or existing["author_id"] != actor.id:

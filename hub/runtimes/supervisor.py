@@ -19,6 +19,9 @@ from hub.domain.actors import hub_actor
 from hub.runtimes.base import AgentConfig, RuntimeConfigError, RuntimeSpec, SupervisedAgent, load_agent_configs
 from hub.sdk.client import AgentClient
 from hub.sdk.credentials import Credential, load_credential, save_credential
+from hub.store.queries import accounts as people
+from hub.store.queries import agents as agent_rows
+from hub.store.queries import presence as presence_rows
 
 if TYPE_CHECKING:
     from hub.ports import HubCore
@@ -79,16 +82,13 @@ class Supervisor:
         path = self.credentials_dir / f"{config.slug}.credential.json"
         if path.exists():
             stored = load_credential(path)
-            agent = await self.hub.read(lambda c: c.execute(
-                "SELECT revoked_at FROM agents WHERE id = ?", (stored.agent_id,)).fetchone())
+            agent = await self.hub.read(lambda c: agent_rows.agent_by_id(c, stored.agent_id))
             if agent is not None and agent["revoked_at"] is not None:
                 # A person revoked it: that decision stands across restarts.
                 raise RuntimeConfigError(f"this agent was revoked; delete {path} to pair it again")
             if agent is not None:
                 return Credential(hub_url, stored.agent_id, stored.workspace_id, stored.credential)
-        workspace = await self.hub.read(lambda c: c.execute(
-            "SELECT id FROM workspaces WHERE (? IS NULL OR name = ?) ORDER BY created_at LIMIT 1",
-            (config.workspace, config.workspace)).fetchone())
+        workspace = await self.hub.read(lambda c: people.workspace_named_or_first(c, config.workspace))
         if workspace is None:
             raise RuntimeConfigError("no workspace yet: finish the first-run setup, then restart the hub"
                                      if config.workspace is None else f"no workspace named {config.workspace!r}")
@@ -104,8 +104,7 @@ class Supervisor:
     async def _fail_orphans(self, agent_id: str) -> None:
         """Tasks this agent was running when the hub stopped: their process is gone, so they fail clearly
         instead of staying `running` for ever (a supervised runtime cannot pick a process up again)."""
-        rows = await self.hub.read(lambda c: c.execute(
-            "SELECT id, workspace_id FROM tasks WHERE agent_id = ? AND status = 'running'", (agent_id,)).fetchall())
+        rows = await self.hub.read(lambda c: presence_rows.running_tasks_of_agent(c, agent_id))
         for row in rows:
             await self.hub.execute(housekeeping.fail_interrupted(row["id"], row["workspace_id"]))
 

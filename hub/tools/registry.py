@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hub.pluginhost.loader import PluginFailure
+from hub.store.queries import tools as tool_rows
 from hub.tools.definitions import ToolDef, ToolDefinitionError, parse_tool
 from hub.tools.functions import function_tool
 
@@ -84,8 +85,7 @@ class ToolRegistry:
 
     @staticmethod
     def registered(conn: sqlite3.Connection, workspace_id: str, owner_kind: str) -> list[tuple[str, dict[str, Any]]]:
-        rows = conn.execute("SELECT owner_id, tools FROM tool_registrations WHERE workspace_id = ? AND owner_kind = ? "
-                            "ORDER BY updated_at DESC", (workspace_id, owner_kind)).fetchall()
+        rows = tool_rows.registrations_of_kind(conn, workspace_id, owner_kind)
         return [(row[0], tool) for row in rows for tool in json.loads(row[1])]
 
     def offered_to(self, conn: sqlite3.Connection, workspace_id: str, kind: str) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from hub.domain.tools import complete_call
 from hub.protocol.envelope import new_id
 from hub.store.events import StoredEvent
+from hub.store.queries import tools as tool_rows
 from hub.tools.context import ToolContext, ToolError
 from hub.tools.registry import ToolRegistry
 
@@ -67,9 +68,7 @@ class ToolRouter:
     async def start(self) -> None:
         # Subscribed before reading what is pending: a call committed meanwhile is not missed (at worst seen twice).
         self._unsubscribe = self.hub.bus.subscribe(self.observe, name="tool_router")
-        rows = await self.hub.read(lambda c: c.execute(
-            "SELECT id, workspace_id, target_kind, target_id FROM tool_calls WHERE status = 'pending' "
-            "ORDER BY last_sequence").fetchall())
+        rows = await self.hub.read(tool_rows.pending_calls)
         now = asyncio.get_running_loop().time()
         for row in rows:
             if row["target_kind"] == "hub":
@@ -128,8 +127,7 @@ class ToolRouter:
                 log.exception("tool job %s %s failed", kind, key)
 
     async def _run_handler(self, workspace_id: str, call_event_id: str) -> None:
-        call = await self.hub.read(lambda c: c.execute("SELECT * FROM tool_calls WHERE id = ? AND workspace_id = ?",
-                                                       (call_event_id, workspace_id)).fetchone())
+        call = await self.hub.read(lambda c: tool_rows.tool_call(c, call_event_id, workspace_id))
         if call is None or call["status"] != "pending":
             return
         tool = self.registry.hub_tools.get(call["name"])
@@ -146,9 +144,8 @@ class ToolRouter:
                 context.instance_id = new_id("inst")
             else:
                 context.instance_id = call["instance_id"]
-                row = await self.hub.read(lambda c: c.execute(
-                    "SELECT state, status FROM tool_instances WHERE id = ? AND workspace_id = ?",
-                    (context.instance_id, workspace_id)).fetchone())
+                instance_id = context.instance_id
+                row = await self.hub.read(lambda c: tool_rows.tool_instance(c, instance_id, workspace_id))
                 # Checked again here: a close queued just before this call may have committed since it was stored.
                 if row is None or row["status"] != "open":
                     await self.hub.execute(complete_call(workspace_id, call_event_id, error={
@@ -179,11 +176,7 @@ class ToolRouter:
         await self.hub.execute(complete_call(workspace_id, call_event_id, result=result, instance=instance))
 
     async def _finish_interaction(self, workspace_id: str, interaction_id: str) -> None:
-        row = await self.hub.read(lambda c: c.execute(
-            "SELECT tc.id AS call_event_id, tc.name, tc.action, i.spec, i.status, i.response FROM tool_calls tc "
-            "JOIN interactions i ON i.id = tc.target_id AND i.workspace_id = tc.workspace_id "
-            "WHERE tc.target_kind = 'interaction' AND tc.target_id = ? AND tc.workspace_id = ? "
-            "AND tc.status = 'pending'", (interaction_id, workspace_id)).fetchone())
+        row = await self.hub.read(lambda c: tool_rows.pending_call_of_interaction(c, interaction_id, workspace_id))
         if row is None or row["status"] == "pending":
             return
         tool = self.registry.hub_tools.get(row["name"])

@@ -134,3 +134,10 @@ def pairing_code(conn: sqlite3.Connection, code_hash: str) -> sqlite3.Row | None
     row: sqlite3.Row | None = conn.execute("SELECT * FROM pairing_codes WHERE code_hash = ?",
                                            (code_hash,)).fetchone()
     return row
+
+
+def workspace_named_or_first(conn: sqlite3.Connection, name: str | None) -> sqlite3.Row | None:
+    """The workspace with this name, or the oldest one when `name` is None; None when there is none."""
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT id FROM workspaces WHERE (? IS NULL OR name = ?) ORDER BY created_at LIMIT 1", (name, name)).fetchone()
+    return row

@@ -43,3 +43,26 @@ def pending_call_for(conn: sqlite3.Connection, workspace_id: str, call_id: str, 
         params.append(call_event_id)
     row: sqlite3.Row | None = conn.execute(sql + " ORDER BY created_at LIMIT 1", params).fetchone()
     return row
+
+
+def registrations_of_kind(conn: sqlite3.Connection, workspace_id: str, owner_kind: str) -> list[sqlite3.Row]:
+    """(owner_id, tools JSON) of every agent's or app's registration in a workspace, the newest first."""
+    return conn.execute("SELECT owner_id, tools FROM tool_registrations WHERE workspace_id = ? AND owner_kind = ? "
+                        "ORDER BY updated_at DESC", (workspace_id, owner_kind)).fetchall()
+
+
+def pending_calls(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    """Every pending call (id, workspace_id, target_kind, target_id) in every workspace, in log order."""
+    return conn.execute("SELECT id, workspace_id, target_kind, target_id FROM tool_calls WHERE status = 'pending' "
+                        "ORDER BY last_sequence").fetchall()
+
+
+def pending_call_of_interaction(conn: sqlite3.Connection, interaction_id: str, workspace_id: str) -> sqlite3.Row | None:
+    """The pending call a question tool is waiting on, joined with its interaction: call_event_id, name, action,
+    and the interaction's spec, status and response."""
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT tc.id AS call_event_id, tc.name, tc.action, i.spec, i.status, i.response FROM tool_calls tc "
+        "JOIN interactions i ON i.id = tc.target_id AND i.workspace_id = tc.workspace_id "
+        "WHERE tc.target_kind = 'interaction' AND tc.target_id = ? AND tc.workspace_id = ? "
+        "AND tc.status = 'pending'", (interaction_id, workspace_id)).fetchone()
+    return row
