@@ -88,11 +88,12 @@ async def test_second_socket_keeps_the_agent_online(team: Team, fast_hub: HubPro
 
 async def test_a_silent_agent_is_a_zombie(team: Team, fast_hub: HubProcess, lap: Connect) -> None:
     paired = await pair(fast_hub, team.token, "zombie")
+    connected_at = time.monotonic()  # before the hello: the hub counts the silence from the hello it received
     zombie = await lap(fast_hub, "agent", paired["credential"])  # sends nothing after its hello
-    connected_at = time.monotonic()
-    offline = await next_status(team.app, paired["agentId"], "offline", after=0, timeout=5)
+    offline = await next_status(team.app, paired["agentId"], "offline", after=0, timeout=10)
     silent_for = time.monotonic() - connected_at
-    assert 2 * HEARTBEAT_S <= silent_for < 2 * HEARTBEAT_S + 1.5, silent_for
+    # Never before two missed heartbeats; the upper bound only says "soon", loose enough for a loaded CI machine.
+    assert 2 * HEARTBEAT_S <= silent_for < 2 * HEARTBEAT_S + 5, silent_for
     assert offline["payload"]["reason"] == "heartbeat_timeout"
     await asyncio.wait_for(zombie.closed.wait(), 2)
     assert zombie.ws.close_code == 4000

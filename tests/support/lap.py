@@ -58,13 +58,21 @@ class LapClient:
             payload["lastSequence"] = last_sequence
         if epoch is not None:
             payload["epoch"] = epoch
-        await client.send_raw(envelope(f"{kind}.hello", payload))
-        first = await client.wait_for(lambda f: f["type"] in ("system.welcome", "system.error"))
-        if first["type"] == "system.error":
-            raise PermissionError(first["payload"]["code"])
-        client.welcome = first["payload"]
-        if wait_caught_up:
-            await client.wait_for(lambda f: f["type"] == "system.caught_up")
+        try:
+            await client.send_raw(envelope(f"{kind}.hello", payload))
+            first = await client.wait_for(lambda f: f["type"] in ("system.welcome", "system.error"))
+            if first["type"] == "system.error":
+                raise PermissionError(first["payload"]["code"])
+            client.welcome = first["payload"]
+            if wait_caught_up:
+                await client.wait_for(lambda f: f["type"] == "system.caught_up")
+        except BaseException:
+            # A refused or timed-out hello still owns a socket: close it here, or it is left for the garbage
+            # collector (a ResourceWarning, which this suite turns into an error in whichever test runs next).
+            await client.ws.close()
+            client._reader.cancel()
+            await asyncio.gather(client._reader, return_exceptions=True)
+            raise
         return client
 
     @property
