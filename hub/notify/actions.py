@@ -14,8 +14,9 @@ from hub.auth import secrets
 from hub.domain.actors import Actor
 from hub.domain.collaboration import interaction_respond
 from hub.protocol import payloads as P
-from hub.protocol.envelope import PROTOCOL_VERSION, Envelope, new_id, now_iso
+from hub.protocol.envelope import PROTOCOL_VERSION, Envelope, now_iso
 from hub.protocol.errors import LapError
+from hub.store.queries import action_links
 from hub.store.writer import Command, Tx
 
 
@@ -25,10 +26,8 @@ def create_action_link(workspace_id: str, interaction_id: str, response: dict[st
     expires_at = (datetime.now(UTC) + timedelta(seconds=ttl_s)).isoformat(timespec="seconds")
 
     def run(tx: Tx) -> None:
-        tx.conn.execute("INSERT INTO action_links (id, token_hash, workspace_id, interaction_id, response, expires_at, "
-                        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (new_id("act"), secrets.token_hash(token), workspace_id, interaction_id, json.dumps(response),
-                         expires_at, now_iso()))
+        action_links.create(tx, secrets.token_hash(token), workspace_id, interaction_id, json.dumps(response),
+                            expires_at)
 
     return Command(run=run), token
 
@@ -36,7 +35,7 @@ def create_action_link(workspace_id: str, interaction_id: str, response: dict[st
 def use_action_link(token: str) -> Command:
     """Answer the interaction as the workspace's owner and spend the link, in one transaction."""
     def run(tx: Tx) -> dict[str, Any]:
-        link = tx.one("SELECT * FROM action_links WHERE token_hash = ?", secrets.token_hash(token))
+        link = action_links.by_token_hash(tx.conn, secrets.token_hash(token))
         if link is None:
             raise LapError("unauthorized", "This action link is not valid.")
         if link["used_at"] is not None:
@@ -44,12 +43,11 @@ def use_action_link(token: str) -> Command:
                            hint="Open the app to see the decision.")
         if datetime.fromisoformat(link["expires_at"]) <= datetime.now(UTC):
             raise LapError("expired", "This action link has expired.", hint="Answer in the app instead.")
-        owner = tx.one("SELECT id FROM users WHERE workspace_id = ? AND role = 'owner' ORDER BY created_at LIMIT 1",
-                       link["workspace_id"])
-        if owner is None:
+        owner_id = action_links.answering_owner_id(tx.conn, link["workspace_id"])
+        if owner_id is None:
             raise LapError("not_found", "The workspace has no owner any more.")
-        tx.conn.execute("UPDATE action_links SET used_at = ? WHERE id = ?", (now_iso(), link["id"]))
-        actor = Actor("user", owner["id"], link["workspace_id"])
+        action_links.spend(tx, link["id"])
+        actor = Actor("user", owner_id, link["workspace_id"])
         response = json.loads(link["response"])
         env = Envelope(id=f"action-{link['id']}", type="interaction.respond", version=PROTOCOL_VERSION,
                        occurredAt=now_iso(), workspaceId=link["workspace_id"],

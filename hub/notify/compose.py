@@ -10,6 +10,7 @@ from typing import Any
 
 from hub.protocol.envelope import new_id
 from hub.store.events import StoredEvent
+from hub.store.queries import notifications, tasks
 
 
 def kind_of(event: StoredEvent) -> str | None:
@@ -35,16 +36,15 @@ def one_line(text: str) -> str:
 
 
 def _agent_name(conn: sqlite3.Connection, agent_id: str | None) -> str:
-    row = conn.execute("SELECT name FROM agents WHERE id = ?", (agent_id,)).fetchone() if agent_id else None
-    return one_line(str(row[0])) if row else "An agent"
+    name = notifications.agent_name(conn, agent_id) if agent_id else None
+    return one_line(name) if name is not None else "An agent"
 
 
 def _task(conn: sqlite3.Connection, workspace_id: str | None, task_id: str | None) -> sqlite3.Row | None:
-    if not task_id:
+    # An event without a workspace has no task to show (`workspace_id = NULL` matches no row): no read needed.
+    if not task_id or workspace_id is None:
         return None
-    row: sqlite3.Row | None = conn.execute("SELECT * FROM tasks WHERE id = ? AND workspace_id = ?",
-                                           (task_id, workspace_id)).fetchone()
-    return row
+    return tasks.task(conn, task_id, workspace_id)
 
 
 def compose(conn: sqlite3.Connection, event: StoredEvent, kind: str, base_url: str,
@@ -80,8 +80,7 @@ def compose(conn: sqlite3.Connection, event: StoredEvent, kind: str, base_url: s
         return f"{kind}:{event.workspace_id}:{event.task_id}", note
     agent_id = event.payload["agentId"]
     agent = _agent_name(conn, agent_id)
-    running = conn.execute("SELECT COUNT(*) FROM tasks WHERE agent_id = ? AND status IN ('running', "
-                           "'waiting_for_human')", (agent_id,)).fetchone()[0]
+    running = notifications.open_task_count_of_agent(conn, agent_id)
     note.update(title=f"{agent} went offline", agent=agent, link=f"{base_url}/#/agents",
                 body=f"{running} running task(s) wait for it to come back." if running else "No task was running.")
     return f"agent_offline:{agent_id}:{event.sequence}", note

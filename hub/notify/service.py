@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 from hub.notify.channel import Channel, Delivery
 from hub.notify.compose import as_json, compose, kind_of
 from hub.notify.config import NotifyConfig, NotifyConfigError, load_notify_config, parse_notify
-from hub.protocol.envelope import new_id, now_iso
+from hub.protocol.envelope import new_id
 from hub.store.events import read_all
+from hub.store.queries import notifications
 from hub.store.writer import Command, Tx
 
 if TYPE_CHECKING:
@@ -37,11 +38,6 @@ def _iso(moment: datetime) -> str:
 
 def _parse(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
-
-
-def _workspaces(conn: Any) -> list[tuple[str, str]]:
-    """The hub's workspaces as (id, name), oldest first: the first one is the hub owner's (`lineup token`)."""
-    return [(r[0], r[1]) for r in conn.execute("SELECT id, name FROM workspaces ORDER BY created_at, rowid")]
 
 
 class Notifier:
@@ -85,7 +81,7 @@ class Notifier:
     async def _warn_unmatched(self) -> None:
         """Names are resolved when a notification is made (a workspace may be created later); say once which
         configured ones match nothing now, so a typo does not pass in silence."""
-        workspaces = await self.hub.read(_workspaces)
+        workspaces = await self.hub.read(notifications.workspaces)
         for name in self.channels:
             unmatched = self.config.channel(name).unmatched(workspaces)
             if unmatched:
@@ -129,22 +125,18 @@ class Notifier:
             wakeup.set()
 
     def _enqueue_page(self, tx: Tx) -> int:
-        row = tx.one("SELECT value FROM meta WHERE key = 'notify_cursor'")
-        assert row is not None  # the migrations insert it
-        cursor = int(row[0])
-        page = read_all(tx.conn, cursor, 500)
+        page = read_all(tx.conn, notifications.cursor(tx.conn), 500)
         if not page:
             return 0
         now = datetime.now(UTC)
-        workspaces = _workspaces(tx.conn)
+        workspaces = notifications.workspaces(tx.conn)
         for event in page:
             kind = kind_of(event)
             if kind is None or event.workspace_id is None:
                 continue
             if (now - _parse(event.recorded_at)).total_seconds() > self.config.max_age_s:
                 continue  # a notification about something long past helps nobody
-            if kind == "succeeded" and tx.one("SELECT 1 FROM tasks WHERE id = ? AND workspace_id = ? "
-                                              "AND parent_task_id IS NOT NULL", event.task_id, event.workspace_id):
+            if kind == "succeeded" and notifications.is_subtask(tx.conn, event.task_id, event.workspace_id):
                 continue  # a finished step of a larger task is progress, not news
             # Only channels that serve the event's workspace: another workspace's notification is never composed
             # for a channel that reaches someone else (the hub owner's webhook, mail box).
@@ -154,19 +146,15 @@ class Notifier:
                 continue
             subject, note = compose(tx.conn, event, kind, self.base_url, self.config.include_details)
             for name in targets:
-                tx.conn.execute(
-                    "INSERT OR IGNORE INTO notification_outbox (id, channel, kind, subject_key, event_sequence, "
-                    "workspace_id, notification, status, next_attempt_at, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
-                    (new_id("out"), name, kind, subject, event.sequence, event.workspace_id, as_json(note),
-                     _iso(now), _iso(now)))
-        tx.conn.execute("UPDATE meta SET value = ? WHERE key = 'notify_cursor'", (str(page[-1].sequence),))
+                notifications.enqueue(tx, name, kind, subject, event.sequence, event.workspace_id, as_json(note),
+                                      _iso(now))
+        notifications.set_cursor(tx, page[-1].sequence)
         return len(page)
 
     async def send_test(self, workspace_id: str, channel: str | None = None) -> list[str]:
         """The settings page's "send test notification": one per channel serving the workspace (or the one named),
         through the outbox. Returns the named channel if it does not serve the workspace, exactly as if unknown."""
-        serving = self.serving(workspace_id, await self.hub.read(_workspaces))
+        serving = self.serving(workspace_id, await self.hub.read(notifications.workspaces))
         names = [channel] if channel else serving
         now = _iso(datetime.now(UTC))
 
@@ -174,11 +162,7 @@ class Notifier:
             for name in names:
                 note = {"id": new_id("ntf"), "kind": "test", "workspaceId": workspace_id, "title": "LineUp test",
                         "body": "If you can read this, notifications reach you here.", "link": f"{self.base_url}/"}
-                tx.conn.execute(
-                    "INSERT INTO notification_outbox (id, channel, kind, subject_key, event_sequence, workspace_id, "
-                    "notification, status, next_attempt_at, created_at) "
-                    "VALUES (?, ?, 'test', ?, 0, ?, ?, 'pending', ?, ?)",
-                    (new_id("out"), name, f"test:{note['id']}", workspace_id, as_json(note), now, now))
+                notifications.enqueue_test(tx, name, f"test:{note['id']}", workspace_id, as_json(note), now)
 
         unknown = [n for n in names if n not in serving]
         if unknown:
@@ -211,9 +195,7 @@ class Notifier:
     async def _deliver_due(self, name: str) -> float:
         """Deliver every due row of this channel; return how long to sleep until the next one is due."""
         now = datetime.now(UTC)
-        rows = await self.hub.read(lambda c: c.execute(
-            "SELECT * FROM notification_outbox WHERE channel = ? AND status = 'pending' ORDER BY next_attempt_at "
-            "LIMIT 100", (name,)).fetchall())
+        rows = await self.hub.read(lambda c: notifications.pending(c, name))
         next_due, worked = 60.0, False
         for row in rows:
             due = _parse(row["next_attempt_at"])
@@ -249,14 +231,13 @@ class Notifier:
         """Why a due row must not go out: its channel no longer serves the workspace (lineup.toml changed since
         it was queued), or the question was answered meanwhile."""
         def read(c: Any) -> str | None:
-            if not self.config.channel(name).serves(row["workspace_id"], _workspaces(c)):
+            if not self.config.channel(name).serves(row["workspace_id"], notifications.workspaces(c)):
                 return "the channel does not serve this workspace"
             if row["kind"] != "waiting_for_me":
                 return None
             note = json.loads(row["notification"])
-            status = c.execute("SELECT status FROM interactions WHERE id = ? AND workspace_id = ?",
-                               (note["interactionId"], row["workspace_id"])).fetchone()
-            return None if status is not None and status[0] == "pending" else "already answered"
+            status = notifications.interaction_status(c, note["interactionId"], row["workspace_id"])
+            return None if status == "pending" else "already answered"
         return await self.hub.read(read)
 
     async def _deliver(self, name: str, row: Any) -> None:
@@ -291,15 +272,12 @@ class Notifier:
 
     async def _mark(self, row_id: str, status: str, *, error: str | None = None, attempts: int | None = None) -> None:
         def run(tx: Tx) -> None:
-            tx.conn.execute("UPDATE notification_outbox SET status = ?, last_error = COALESCE(?, last_error), "
-                            "attempts = COALESCE(?, attempts), delivered_at = ? WHERE id = ?",
-                            (status, error, attempts, now_iso() if status == "delivered" else None, row_id))
+            notifications.mark(tx, row_id, status, error, attempts)
         await self.hub.execute(Command(run=run))
 
     async def _reschedule(self, row_id: str, when: datetime, error: str | None, *, count: bool) -> None:
         def run(tx: Tx) -> None:
-            tx.conn.execute("UPDATE notification_outbox SET next_attempt_at = ?, last_error = COALESCE(?, last_error), "
-                            "attempts = attempts + ? WHERE id = ?", (_iso(when), error, 1 if count else 0, row_id))
+            notifications.reschedule(tx, row_id, _iso(when), error, count=count)
         await self.hub.execute(Command(run=run))
 
     async def delivery_log(self, workspace_id: str) -> dict[str, Any]:
@@ -307,17 +285,11 @@ class Notifier:
         settings page). A channel that does not serve it is not named at all."""
         def read(c: Any) -> tuple[dict[str, Any], bool]:
             out: dict[str, Any] = {}
-            workspaces = _workspaces(c)
+            workspaces = notifications.workspaces(c)
             for name in self.serving(workspace_id, workspaces):
-                counts = {r[0]: r[1] for r in c.execute(
-                    "SELECT status, COUNT(*) FROM notification_outbox WHERE channel = ? AND workspace_id = ? "
-                    "GROUP BY status", (name, workspace_id))}
-                last_error = c.execute("SELECT last_error, created_at FROM notification_outbox WHERE channel = ? AND "
-                                       "workspace_id = ? AND last_error IS NOT NULL ORDER BY created_at DESC LIMIT 1",
-                                       (name, workspace_id)).fetchone()
-                recent = c.execute("SELECT id, kind, status, attempts, last_error, created_at, delivered_at, "
-                                   "notification FROM notification_outbox WHERE channel = ? AND workspace_id = ? "
-                                   "ORDER BY created_at DESC LIMIT 20", (name, workspace_id)).fetchall()
+                counts = notifications.status_counts(c, name, workspace_id)
+                last_error = notifications.last_error(c, name, workspace_id)
+                recent = notifications.recent(c, name, workspace_id)
                 out[name] = {"kinds": list(self.config.channel(name).kinds), "counts": counts,
                              "lastError": dict(last_error) if last_error else None,
                              "recent": [{"id": r["id"], "kind": r["kind"], "status": r["status"],

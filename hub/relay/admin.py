@@ -9,11 +9,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from hub.relay import store, wire
+from hub.relay import wire
 from hub.relay.config import RelayConfig
 from hub.relay.httpapi import ApiError, HttpApi
 from hub.relay.probe import AUTH_OFF_STEP, probe, token_auth_off
 from hub.relay.status import WHITELIST_STEP
+from hub.store.queries import relay as store
 from hub.store.writer import Command, Tx
 
 RunCommand = Callable[[Command], Awaitable[Any]]
@@ -38,8 +39,8 @@ def status_report(config: RelayConfig, db_path: Path) -> dict[str, Any]:
         raw = store.get_state(conn, "status")
         report["status"] = json.loads(raw) if raw else None
         report["pending"] = store.pending_count(conn)
-        report["failed"] = conn.execute("SELECT COUNT(*) FROM relay_outbox WHERE status = 'failed'").fetchone()[0]
-        for row in conn.execute("SELECT * FROM relay_people ORDER BY uid"):
+        report["failed"] = store.failed_count(conn)
+        for row in store.people(conn):
             report["people"].append({"uid": row["uid"], "cursor": row["cursor"], "syncedSeq": row["synced_seq"]})
     finally:
         conn.close()

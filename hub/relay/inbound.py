@@ -14,11 +14,13 @@ from hub.domain.collaboration import command_for
 from hub.protocol import payloads as P
 from hub.protocol.envelope import PROTOCOL_VERSION, Envelope, decode_envelope, now_iso, system_frame
 from hub.protocol.errors import LapError
-from hub.relay import store, textreply, wire
+from hub.relay import textreply, wire
 from hub.relay.config import Person
 from hub.relay.outbound import ANSWER_PREFIX, client_msg_no
 from hub.relay.transport import Inbound
 from hub.store.events import read_workspace_after
+from hub.store.queries import conversations
+from hub.store.queries import relay as store
 from hub.store.writer import Command, Tx
 
 if TYPE_CHECKING:
@@ -292,9 +294,8 @@ class InboundHandler:
             row = store.person_row(c, person.uid)
             if row is not None and row["conversation_id"]:
                 return str(row["conversation_id"])
-            latest = c.execute("SELECT id FROM conversations WHERE workspace_id = ? ORDER BY last_sequence DESC "
-                               "LIMIT 1", (actor.workspace_id,)).fetchone()
-            return str(latest[0]) if latest else None
+            latest = conversations.recent_conversations(c, actor.workspace_id, 1)
+            return str(latest[0]["id"]) if latest else None
         conversation_id = await self.hub.read(conversation)
         if conversation_id is None:
             return Handled("no_conversation").say(

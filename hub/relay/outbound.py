@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
-from hub.relay import store, textreply, wire
+from hub.relay import textreply, wire
 from hub.relay.config import Person
 from hub.store.events import StoredEvent
+from hub.store.queries import agents, interactions, tasks
+from hub.store.queries import relay as store
 from hub.store.writer import Tx
 
 ANSWER_PREFIX = "rly-"   # envelope ids of answers and chat that arrived as IM text: `rly-<WuKongIM message id>`
@@ -31,8 +33,8 @@ def compose(tx: Tx, tag: str, person: Person, event: StoredEvent) -> None:
 
 
 def _agent_name(tx: Tx, agent_id: str) -> str:
-    row = tx.one("SELECT name FROM agents WHERE id = ?", agent_id)
-    return str(row[0]) if row else "agent"
+    row = agents.agent_by_id(tx.conn, agent_id)
+    return str(row["name"]) if row else "agent"
 
 
 def text_for(tx: Tx, person: Person, event: StoredEvent) -> str | None:
@@ -52,19 +54,18 @@ def text_for(tx: Tx, person: Person, event: StoredEvent) -> str | None:
         return textreply.render_question(spec, number, several)
     if event.type in ("interaction.resolved", "interaction.expired"):
         closed = store.close_question(tx, person.uid, payload["interactionId"])
-        row = tx.one("SELECT spec FROM interactions WHERE id = ? AND workspace_id = ?", payload["interactionId"],
-                     event.workspace_id)
+        row = interactions.interaction(tx.conn, payload["interactionId"], event.workspace_id or "")
         if closed is None or row is None:
             return None
-        spec = json.loads(row[0])
+        spec = json.loads(row["spec"])
         outcome = "expired" if event.type == "interaction.expired" else payload.get("outcome", "answered")
         answer = textreply.describe_answer(spec, payload.get("response"), outcome)
         if event.id.startswith(ANSWER_PREFIX):
             return f"✓ #{closed} {spec['title']}: {answer} — recorded / 已记录"
         return f"#{closed} {spec['title']}: {answer} (answered elsewhere / 已在别处回答)"
     if event.type == "task.status_changed" and payload.get("status") in FINISHED:
-        row = tx.one("SELECT title FROM tasks WHERE id = ? AND workspace_id = ?", event.task_id, event.workspace_id)
-        title = row[0] if row else event.task_id
+        row = tasks.task(tx.conn, event.task_id or "", event.workspace_id or "")
+        title = row["title"] if row else event.task_id
         status = payload["status"]
         detail = payload.get("summary") or (payload.get("error") or {}).get("message") or ""
         return f"{FINISHED[status]} “{title}” {status}" + (f": {detail}" if detail else "")

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hub.domain.actors import Actor
-from hub.relay import store, wire
+from hub.relay import wire
 from hub.relay.config import Person, RelayConfig, RelayConfigError, load_relay_config
 from hub.relay.httpapi import ApiError, HttpApi
 from hub.relay.inbound import InboundHandler
@@ -25,6 +25,8 @@ from hub.relay.probe import AUTH_OFF_STEP, probe, token_auth_off
 from hub.relay.status import RelayStatus, diagnose
 from hub.relay.transport import Inbound, Transport, TransportError
 from hub.store.events import StoredEvent, read_workspace_after
+from hub.store.queries import accounts
+from hub.store.queries import relay as store
 from hub.store.writer import Command, Tx
 
 if TYPE_CHECKING:
@@ -111,7 +113,7 @@ class Uplink:
 
     async def _resolve_people(self) -> bool:
         for person in self.config.people:
-            row = await self.hub.read(functools.partial(store.user_named, username=person.user))
+            row = await self.hub.read(functools.partial(accounts.user_by_username, username=person.user))
             if row is None:
                 await self._set("error", code="relay_unknown_person",
                                 message=f"[relay] people: {person.uid!r} maps to LineUp user {person.user!r}, "
@@ -380,8 +382,7 @@ class Uplink:
         if row["synced_seq"] == UNBASELINED:  # first contact: what they wrote before the relay is not replayed
             latest, _ = await self.api.messagesync(self.config.uid, uid, 0, 1)
             end = latest[-1].message_seq if latest else 0
-            await self.hub.execute(Command(run=lambda tx: tx.conn.execute(
-                "UPDATE relay_people SET synced_seq = ? WHERE uid = ?", (end, uid))))
+            await self.hub.execute(Command(run=functools.partial(store.set_baseline, uid=uid, message_seq=end)))
             return
         start = row["synced_seq"] + 1
         while True:

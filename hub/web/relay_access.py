@@ -18,7 +18,6 @@ from starlette.routing import Route
 from hub.domain.actors import Actor
 from hub.protocol.envelope import now_iso
 from hub.protocol.errors import LapError
-from hub.relay import store
 from hub.relay.admin import pairing
 from hub.relay.httpapi import ApiError, HttpApi
 from hub.store.queries import accounts as people
@@ -53,7 +52,7 @@ def _api(request: Request) -> HttpApi:
 
 
 async def _paired(request: Request, uid: str) -> dict[str, Any] | None:
-    raw = await request.app.state.hub.read(lambda c: store.get_state(c, f"app_device:{uid}"))
+    raw = await request.app.state.hub.read(lambda c: relay_state.get_state(c, f"app_device:{uid}"))
     return json.loads(raw) if raw else None
 
 
@@ -62,7 +61,7 @@ async def _record(request: Request, uid: str, value: dict[str, Any] | None) -> N
         if value is None:
             relay_state.forget_relay_state(tx.conn, f"app_device:{uid}")
         else:
-            store.set_state(tx, f"app_device:{uid}", json.dumps(value))
+            relay_state.set_state(tx, f"app_device:{uid}", json.dumps(value))
     await request.app.state.hub.execute(Command(run=run))
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from hub.relay import store
 from hub.store import database, migrations
 from hub.store.migrations import MIGRATIONS, migrate
+from hub.store.queries import relay as store
 from hub.store.writer import Tx
 
 # hub/relay/store.py's SCHEMA as the uplink ran it, statement by statement, before m009 (commit fbe0e7b until this
