@@ -145,11 +145,18 @@ def unique_name(prefix: str = "Test hub") -> str:
 
 
 async def find(predicate: Any, timeout_s: float = 15.0, what: str = "the hub") -> FoundHub:
-    """Browse (0.6 s at a time, loopback only) until a hub matching `predicate` answers."""
+    """Browse (loopback only) until a hub matching `predicate` answers, each browse longer than the last.
+
+    A browse of 0.6 s sends one query, and its first query asks for unicast answers (QU): sent to 127.0.0.1:5353,
+    which every mDNS socket of this machine shares, such an answer may reach another socket than the browser's.
+    A longer browse also sends the browser's next queries (1 s, then 2 s later), answered by multicast.
+    """
     deadline = time.monotonic() + timeout_s
     seen: list[FoundHub] = []
+    window = 0.6
     while time.monotonic() < deadline:
-        seen = await discover(0.6, LOOPBACK)
+        seen = await discover(min(window, max(0.6, deadline - time.monotonic())), LOOPBACK)
+        window = min(window * 2, 3.5)
         for found in seen:
             if predicate(found):
                 return found
