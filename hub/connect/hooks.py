@@ -174,7 +174,9 @@ class HookRun:
         self.client = AgentClient(credential, state_path=self.state_dir / "cursor.json", runtime="claude-code",
                                   agent_version=__version__, capabilities=["tasks", "approval"],
                                   instance=f"hook-{uuid.uuid4().hex[:16]}", credential_path=self.credential_path,
-                                  pair_command="lineup connect claude-code --code NEW-CODE ...")
+                                  pair_command=(f"lineup connect claude-code --hub {credential.hub_url} "
+                                                f"--credential-file {self.credential_path} --code NEW-CODE "
+                                                "--dir <your project> (or --user)"))
         await self.client.start(timeout_s=CONNECT_TIMEOUT_S + 3)
         return True
 

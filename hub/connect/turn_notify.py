@@ -13,13 +13,13 @@ import asyncio
 import hashlib
 import json
 import logging
-import os
 import sys
 import uuid
 from pathlib import Path
 from typing import Any
 
 from hub import __version__
+from hub.sdk.privatefile import write_private_json
 
 log = logging.getLogger("lineup.connect")
 
@@ -49,11 +49,7 @@ def _load_sessions(path: Path) -> dict[str, str]:
 def _save_sessions(path: Path, sessions: dict[str, str]) -> None:
     while len(sessions) > KEEP_SESSIONS:
         sessions.pop(next(iter(sessions)))
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        json.dump(sessions, handle)
-    os.replace(tmp, path)
+    write_private_json(path, sessions)
 
 
 async def post_turn(credential_path: Path, *, cli: str, session: str, cwd: str, prompt: str, reply: str,

@@ -22,6 +22,7 @@ from hub.protocol.errors import LapError
 from hub.store import events as event_log
 from hub.store.open_tasks import open_tasks
 from hub.store.writer import Outcome
+from hub.web.agent_transport import plain_agent_refusal
 from hub.web.origin import origin_allowed
 
 if TYPE_CHECKING:
@@ -344,6 +345,12 @@ class SocketServer:
 
 
 async def agent_socket(ws: WebSocket) -> None:
+    refusal = plain_agent_refusal(ws.app.state.hub, ws.scope)
+    if refusal is not None:  # an agent on another machine at the plain port: told where TLS is, then closed
+        await ws.accept()
+        await ws.send_text(system_frame("system.error", refusal.as_payload(None)).decode())
+        await ws.close(CLOSE_POLICY, "agents on other machines use TLS")
+        return
     await SocketServer(ws.app.state.hub, ws, "agent").serve()
 
 

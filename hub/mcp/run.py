@@ -12,7 +12,7 @@ from pathlib import Path
 from hub import __version__
 from hub.mcp.bridge import Bridge
 from hub.mcp.server import serve_stdio
-from hub.mcp.state import SessionState, default_session_key, session_files
+from hub.mcp.state import SessionState, claim_session, default_session_key, session_files
 from hub.protocol.vocabulary import INTERACTION_TYPES
 from hub.sdk import AgentClient, pair_or_load
 
@@ -41,7 +41,8 @@ async def run_bridge(credential_path: Path, hub_url: str | None, code: str | Non
     """Pair on first run (raises AuthError / SdkError before serving), then serve until the client leaves."""
     credential = await pair_or_load(hub_url, code, credential_path, name=name, runtime="mcp",
                                     agent_version=__version__)
-    state_path, cursor_path = session_files(credential_path, session_key or default_session_key())
+    key, claim = claim_session(credential_path, session_key or default_session_key())
+    state_path, cursor_path = session_files(credential_path, key)
     cursor_path.parent.mkdir(parents=True, exist_ok=True)
     state = SessionState.load(state_path)
     # The cursor of this session's agent connection: after a restart the hub replays only what it missed, among
@@ -60,3 +61,5 @@ async def run_bridge(credential_path: Path, hub_url: str | None, code: str | Non
         await serve_stdio(bridge)
     finally:
         await client.close()
+        if claim is not None:
+            claim.close()

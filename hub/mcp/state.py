@@ -10,10 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+from hub.sdk.privatefile import write_private_json
 
 log = logging.getLogger("lineup.mcp")
 
@@ -29,6 +30,35 @@ def session_files(credential_path: Path, key: str) -> tuple[Path, Path]:
     """(the session's state, the SDK cursor) — beside the credential, in `<credential stem>-sessions/`."""
     folder = credential_path.with_name(credential_path.stem + "-sessions")
     return folder / f"{key}.json", folder / f"{key}.cursor.json"
+
+
+MAX_SIBLINGS = 32  # MCP processes working in one folder at once, each with a session of its own
+
+
+def claim_session(credential_path: Path, key: str) -> tuple[str, IO[str] | None]:
+    """The session this process works in: `key`, or `key-2`, `key-3`, … while another live process holds it.
+
+    A restarted process (the one before it is gone, its lock with it) gets its own session back, with its task
+    and waiting questions; a second window of the same MCP client in the same folder, started while the first
+    runs, gets a session of its own instead of sharing (and overwriting) the first one's state. The returned
+    file holds the claim (an exclusive lock) for as long as it stays open: keep it for the life of the process.
+    """
+    try:
+        import fcntl
+    except ImportError:  # Windows: no advisory locks; one session per folder, as before
+        return key, None
+    folder = session_files(credential_path, key)[0].parent
+    folder.mkdir(parents=True, exist_ok=True)
+    for index in range(1, MAX_SIBLINGS + 1):
+        candidate = key if index == 1 else f"{key}-{index}"
+        handle = open(folder / f"{candidate}.lock", "a")  # noqa: SIM115 - held open: the lock is the claim
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            continue
+        return candidate, handle
+    raise RuntimeError(f"{MAX_SIBLINGS} `lineup mcp` processes already work in this folder's session {key}")
 
 
 @dataclass
@@ -66,14 +96,8 @@ class SessionState:
 
     def save(self) -> None:
         """Write atomically, readable by the owner only (it names the tasks and the questions asked)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._prune()
-        data = {k: v for k, v in asdict(self).items() if k != "path"}
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            json.dump(data, handle)
-        os.replace(tmp, self.path)
+        write_private_json(self.path, {k: v for k, v in asdict(self).items() if k != "path"})
 
     def _prune(self) -> None:
         while len(self.questions) > KEEP_QUESTIONS:

@@ -271,6 +271,8 @@ class AgentClient:
                 error = first["payload"]
                 if error["code"] == "unauthorized":
                     raise self._refused(error["message"])
+                if error["code"] == "forbidden":  # e.g. plain ws:// from another machine to a TLS-only hub
+                    raise AuthError("forbidden", error["message"], error.get("hint") or "")
                 raise HubError.from_payload(error)
             if first["type"] != "system.welcome":
                 raise HubError("invalid_envelope", f"Expected system.welcome, got {first['type']}.")

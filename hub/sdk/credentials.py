@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.sdk.errors import AuthError, HubError, SdkError
+from hub.sdk.privatefile import write_private_json
 from hub.sdk.tlspin import check_peer, client_context, normalise
 
 log = logging.getLogger("lineup.sdk")
@@ -58,7 +59,7 @@ def _post_json(url: str, body: dict[str, str], timeout_s: float, fingerprint: st
             error = json.loads(exc.read())["error"]
         except Exception:  # noqa: BLE001 - whatever the body is (not JSON, no error), the status says enough
             raise HubError("internal", f"The hub answered HTTP {exc.code}.") from None
-        kind = AuthError if error["code"] in ("unauthorized", "expired") else HubError
+        kind = AuthError if error["code"] in ("unauthorized", "expired", "forbidden") else HubError
         raise kind.from_payload(error) from None
     except SdkError:
         raise
@@ -109,14 +110,7 @@ def _code_hash(code: str) -> str:
 
 def save_credential(credential: Credential, path: Path | str) -> None:
     """Write the credential readable by the owner only (0600), atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        json.dump(asdict(credential), handle)
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
+    write_private_json(Path(path), asdict(credential))
 
 
 def load_credential(path: Path | str) -> Credential:

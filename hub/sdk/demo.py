@@ -34,11 +34,12 @@ class DemoAgent:
         client.on_task(self.play)
         client.on("message.delivered")(self.reply)
 
-    async def _step(self, task: TaskHandle) -> None:
-        """Wait one step, or stop at once if a cancel was requested meanwhile."""
+    async def _step(self, task: TaskHandle, name: str) -> None:
+        """Do one step (here: wait), or stop at once if a cancel was requested meanwhile."""
         try:
             await asyncio.wait_for(task.cancel_requested.wait(), self.step_s)
         except TimeoutError:
+            log.info("finished step %r of task %s", name, task.id)  # once per task, whatever restarts
             return
         raise Cancelled
 
@@ -50,11 +51,11 @@ class DemoAgent:
             await task.accept()
             await task.progress(10, "Reading the task")
             scan = await task.child("Scan the repository")
-            await task.once("scan", self._step, task)
+            await task.once("scan", self._step, task, "scan")
             await scan.succeed("3 services, 41 dependencies")
             await task.progress(40, "Dependencies mapped")
             plan = await task.child("Prepare the migration plan")
-            await task.once("plan", self._step, task)
+            await task.once("plan", self._step, task, "plan")
             await plan.succeed("3 migrations, reviewed")
             await task.progress(60, "Waiting for your approval")
             log.info("waiting for your answer in the app: %r (task %r)", "Run the database migration?", task.title)
@@ -72,7 +73,7 @@ class DemoAgent:
                 log.info("task %r done: migration skipped", task.title)
                 return
             apply = await task.child("Apply the migrations")
-            await task.once("apply", self._step, task)
+            await task.once("apply", self._step, task, "apply")
             await apply.succeed("3 applied")
             await task.progress(90, "Migration applied; writing the report")
             await self._say(task, "The migration is done: 3 migrations applied, no downtime. The report is attached.")
@@ -96,9 +97,12 @@ class DemoAgent:
         conversation_id = envelope.get("conversationId")
         if not conversation_id or envelope["payload"].get("author", {}).get("kind") != "user":
             return
-        from hub.sdk.tasks import MessageStream
+        from hub.sdk.tasks import MessageStream, stable_id
 
-        async with MessageStream(self.client, conversation_id, envelope.get("taskId")) as stream:
+        # One reply per message: a message delivered again (a replay after a restart, a takeover) is not answered
+        # twice, because the reply's id comes from the message it answers.
+        reply_id = f"msg_{stable_id('reply', envelope['id'])}"
+        async with MessageStream(self.client, conversation_id, envelope.get("taskId"), reply_id) as stream:
             for word in f"I received: {envelope['payload'].get('content', '')}".split(" "):
                 await stream.write(word + " ")
                 await asyncio.sleep(min(0.05, self.step_s / 10))

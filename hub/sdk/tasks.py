@@ -221,11 +221,15 @@ class TaskHandle:
         await self.checkpoint(name, result)
         return result
 
-    def stream(self) -> MessageStream:
-        """`async with task.stream() as s: await s.write("...")` — streamed text, stored whole at the end."""
+    def stream(self, name: str | None = None) -> MessageStream:
+        """`async with task.stream() as s: await s.write("...")` — streamed text, stored whole at the end.
+
+        With a `name` (unique within the task) the stream is restart-safe: a handler run again that streams
+        under the same name finds the message complete and says nothing twice."""
         if self.conversation_id is None:
             raise ValueError("This task has no conversation to stream into.")
-        return MessageStream(self.client, self.conversation_id, self.id)
+        message_id = f"msg_{stable_id(self.id, 'stream', name)}" if name is not None else None
+        return MessageStream(self.client, self.conversation_id, self.id, message_id)
 
     async def succeed(self, summary: str | None = None) -> None:
         await self._finish("succeeded", summary=summary)
@@ -321,13 +325,17 @@ class ChildTask:
 class MessageStream:
     """Streamed text: each `write` goes out live as a delta; leaving the block stores the whole message."""
 
-    def __init__(self, client: AgentClient, conversation_id: str, task_id: str | None) -> None:
+    def __init__(self, client: AgentClient, conversation_id: str, task_id: str | None,
+                 message_id: str | None = None) -> None:
         self.client = client
         self.conversation_id = conversation_id
         self.task_id = task_id
-        self.message_id = f"msg_{uuid.uuid4().hex}"
+        # A `message_id` derived from what is answered (`stable_id`) makes the reply restart-safe: said again by a
+        # handler run again, the hub has the message complete already and nothing is said twice.
+        self.message_id = message_id or f"msg_{uuid.uuid4().hex}"
         self.text = ""
         self.live = True  # False once the hub lost the stream's start (restart): the final message carries all
+        self.said_before = False  # the hub has this message complete already: the rest is not sent
 
     async def __aenter__(self) -> MessageStream:
         return self
@@ -343,12 +351,15 @@ class MessageStream:
             await self.client.send("message.delta", {"messageId": self.message_id, "offset": offset, "text": text},
                                    conversationId=self.conversation_id, taskId=self.task_id)
         except HubError as exc:
+            if exc.code == "conflict":  # "already complete": this reply was said before (a handler run again)
+                self.live, self.said_before = False, True
+                return
             if exc.code != "invalid_payload":
                 raise
             self.live = False
 
     async def __aexit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
-        if not self.text:
+        if not self.text or self.said_before:
             return
         if exc_type is not None:
             # Left by an error or a cancel: queue the text so far without waiting for the ack. Awaiting here
@@ -357,5 +368,10 @@ class MessageStream:
                                              conversationId=self.conversation_id, taskId=self.task_id)
             future.add_done_callback(lambda f: f.cancelled() or f.exception())
             return
-        await self.client.send("message.create", {"content": self.text, "messageId": self.message_id},
-                               conversationId=self.conversation_id, taskId=self.task_id)
+        try:
+            await self.client.send("message.create", {"content": self.text, "messageId": self.message_id},
+                                   conversationId=self.conversation_id, taskId=self.task_id,
+                                   id=f"create-{self.message_id}")
+        except HubError as exc:
+            if exc.code != "conflict":  # the same message id stored already: said before
+                raise

@@ -19,6 +19,7 @@ from hub.protocol.errors import LapError
 from hub.store.queries import accounts as people
 from hub.store.queries import agents as agent_rows
 from hub.web import addresses, views
+from hub.web.agent_transport import plain_agent_refusal
 from hub.web.auth import client_is_loopback, client_key, json_body, require_user
 from hub.web.errors import error_response
 
@@ -184,6 +185,9 @@ def _agent_base(hub: Any, base: str) -> str:
 
 async def pair(request: Request) -> JSONResponse:
     hub = request.app.state.hub
+    refusal = plain_agent_refusal(hub, request.scope)
+    if refusal is not None:
+        raise refusal
     body = await json_body(request, PairRequest)
     key = "pair:" + _client_key(request)
     # Guessing is limited per address (20 a minute against 40 bits of code that expires in minutes); not

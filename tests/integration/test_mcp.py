@@ -61,6 +61,7 @@ class Stage:
         self.app: LapClient
         self.credential = tmp / "mcp" / "claude-code.json"
         self.errlog = tmp / "mcp-stderr.log"
+        self.running: set[int] = set()  # the pids of the `lineup mcp` processes open now
 
     @asynccontextmanager
     async def mcp(self, code: str | None = None) -> AsyncIterator[Mcp]:
@@ -75,14 +76,19 @@ class Stage:
             async with stdio_client(params, errlog=errlog) as (read, write):
                 async with ClientSession(read, write) as session:
                     await session.initialize()
-                    yield Mcp(session, self._server_pid())
+                    pid = self._server_pid()
+                    self.running.add(pid)
+                    try:
+                        yield Mcp(session, pid)
+                    finally:
+                        self.running.discard(pid)
 
     def _server_pid(self) -> int:
-        """The pid of the `lineup mcp` process the stdio client started (to kill it by its id)."""
+        """The pid of the `lineup mcp` process the stdio client just started (to kill it by its id)."""
         found = []
         for child in psutil.Process().children(recursive=True):
             try:
-                if str(self.credential) in " ".join(child.cmdline()):
+                if str(self.credential) in " ".join(child.cmdline()) and child.pid not in self.running:
                     found.append(child.pid)
             except psutil.Error:
                 continue  # a short-lived child that is already gone
@@ -394,3 +400,48 @@ async def test_a_pending_approval_survives_killing_and_restarting_the_mcp_server
     assert count(events, "interaction.requested") == 2
     assert count(events, "task.created") == 1
     assert "Traceback" not in stage.log(), stage.log()
+
+
+async def test_two_windows_in_one_folder_work_side_by_side_and_a_restart_gets_its_own_session(stage: Stage) -> None:
+    """Two `lineup mcp` processes from one MCP client entry (two Claude Code windows in one folder): one agent,
+    one credential, two sibling connections. Neither replaces the other, each has a session (task) of its own,
+    and a window restarted while the other still runs picks up its own session, not the other's."""
+    first_q = {"title": "Deploy window one?", "risk": "high"}
+    second_q = {"title": "Deploy window two?", "risk": "high"}
+
+    async def window(code: str | None, question: dict[str, Any], close: asyncio.Event) -> dict[str, Any]:
+        async with stage.mcp(code=code) as mcp:
+            result = await mcp.ok("ask_approval", question)
+            await close.wait()  # the window stays open until the test closes it
+            return result
+
+    close_one, close_two = asyncio.Event(), asyncio.Event()
+    one = asyncio.create_task(window(await stage.api.code(), first_q, close_one))
+    first_asked = await stage.question(first_q["title"])
+    agent_id = json.loads(stage.credential.read_text())["agent_id"]
+    two = asyncio.create_task(window(None, second_q, close_two))  # the same credential, the same folder
+    second_asked = await stage.question(second_q["title"])
+    assert first_asked["taskId"] != second_asked["taskId"]  # a session (task) each, not one shared
+    await stage.answer(first_asked["payload"]["interaction"]["id"], {"optionId": "approve"})
+    close_one.set()
+    assert (await one)["approved"] is True  # window one is closed now (stdin EOF, its process exits)
+    assert not two.done()
+    sessions = [p.name for p in stage.credential.parent.glob("*-sessions/*.json") if ".cursor." not in p.name]
+    assert len(sessions) == 2, sessions
+
+    # Window one is started again while window two still waits: its own session again, the same task.
+    mark = len(stage.app.frames)
+    async with stage.mcp() as again:
+        repeated = await again.ok("ask_approval", first_q)
+        assert (repeated["outcome"], repeated["repeated"]) == ("answered", True)
+        assert repeated["taskId"] == first_asked["taskId"]
+    assert not [f for f in stage.app.frames[mark:] if f["type"] == "interaction.requested"]
+    await stage.answer(second_asked["payload"]["interaction"]["id"], {"optionId": "reject"})
+    close_two.set()
+    assert (await two)["outcome"] == "declined"
+    agents = (await stage.api.get("/api/agents"))["agents"]
+    assert [a["id"] for a in agents] == [agent_id]
+    events = await stage.api.events()
+    assert count(events, "interaction.requested") == 2
+    log = stage.log()
+    assert "Traceback" not in log and "replaced" not in log.lower() and ".tmp" not in log, log

@@ -41,6 +41,11 @@ def assert_done_once(stage: Stage, task_id: str = "t-demo") -> None:
     assert sorted(titles) == sorted(TITLES), titles
     steps = [f["payload"]["name"] for f in stored(stage.app, "task.checkpoint", taskId=task_id)]
     assert sorted(steps) == ["apply", "plan", "scan"], steps
+    # What the agents did, not only what the hub stored (a step done again re-sends the same checkpoint, which
+    # the hub stores once): each step finished once across every process that worked on the task.
+    logs = "".join(demo.log() for demo in stage.demos)
+    for name in ("scan", "plan", "apply"):
+        assert logs.count(f"finished step '{name}' of task {task_id}") == 1, (name, logs)
     values = progress_values(stage.app.events(), task_id)
     assert values == sorted(values), f"progress ran backwards: {values}"
     assert len(stored(stage.app, "artifact.created", taskId=task_id)) == 1
@@ -252,3 +257,33 @@ async def test_one_task_reaches_one_worker_after_a_takeover(stage: Stage, tmp_pa
     assert handled == [("new", "t-demo")]
     for c in (old, new):
         await c.close()
+
+
+async def test_a_message_delivered_again_is_not_answered_twice(stage: Stage) -> None:
+    """The demo's reply to a person's message has an id derived from that message: replayed to a restarted
+    agent (here: its state file lost, so the hub replays everything), it is not answered a second time."""
+    first, agent_id = await stage.launch()
+    await stage.app.ok("conversation.create", {"title": "Chat", "agentIds": [agent_id]}, conversationId="c-chat")
+    await stage.app.ok("message.create", {"content": "hello there"}, conversationId="c-chat")
+    await stage.app.wait_for(lambda f: f["type"] == "message.created" and f.get("sequence") is not None
+                             and f["payload"]["author"]["kind"] == "agent", timeout=15)
+    assert first.proc is not None
+    first.proc.kill()
+    await first.exited(10)
+    state = first.credential_file.with_name("demo-agent.state.json")
+    assert state.exists()
+    state.unlink()  # the cursor is gone: the restarted agent is sent the conversation's history again
+    mark = len(stage.app.frames)
+    restarted = second_copy(first, "restarted")
+    stage.demos.append(restarted)
+    restarted.start(stage.hub.base)
+    await stage.app.wait_for(lambda f: f["type"] == "agent.status_changed" and f["payload"]["agentId"] == agent_id
+                             and f["payload"]["status"] == "online", start=mark, timeout=20)
+    # A second message after the restart is answered: once it is, the replayed first one has been handled too.
+    await stage.app.ok("message.create", {"content": "still there?"}, conversationId="c-chat")
+    await stage.app.wait_for(lambda f: f["type"] == "message.created" and f.get("sequence") is not None
+                             and f["payload"]["author"]["kind"] == "agent"
+                             and "still there?" in f["payload"].get("content", ""), start=mark, timeout=15)
+    replies = [f["payload"]["content"].strip() for f in stored(stage.app, "message.created", conversationId="c-chat")
+               if f["payload"]["author"]["kind"] == "agent"]
+    assert replies == ["I received: hello there", "I received: still there?"], replies

@@ -15,6 +15,7 @@ import re
 import ssl
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -93,3 +94,36 @@ def test_plain_agents_only_by_an_explicit_choice(lan: Lan, tmp_path: Path) -> No
     refused = lan.run(lan.phone_ns, sys.executable, "-c", "import socket; socket.create_connection("
                       f"({HUB_ADDRESS!r}, {PORT + 1}), timeout=5)")
     assert refused.returncode != 0 and "ConnectionRefusedError" in refused.stderr, refused.stderr
+
+
+def test_an_agent_on_another_machine_at_the_plain_port_is_refused_with_the_tls_address(lan: Lan,
+                                                                                         tmp_path: Path) -> None:
+    """With the TLS listener on, the plain port takes no agent from another machine: pairing and the agent
+    socket are refused, saying which https address (and fingerprint) to use; nothing crosses the LAN in clear."""
+    start_hub(lan, tmp_path / "data")
+    _, pairing = pairing_at_hub(lan)
+    plain = f"http://{HUB_ADDRESS}:{PORT}"
+    with open(tmp_path / "agent.log", "w") as log:
+        agent = subprocess.Popen(
+            ["ip", "netns", "exec", lan.phone_ns, sys.executable, "-m", "hub", "demo-agent", "--hub", plain,
+             "--code", str(pairing["code"]), "--credential-file", str(tmp_path / "agent.json")],
+            stdout=log, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+    lan.processes.append(agent)
+    assert agent.wait(30) != 0
+    said = (tmp_path / "agent.log").read_text()
+    assert "over TLS only" in said and f"https://{HUB_ADDRESS}:{PORT + 1}" in said, said
+    assert str(pairing["fingerprint"]) in said, said
+    assert not (tmp_path / "agent.json").exists()  # not paired: the code was not spent over plain http
+    # The agent socket too: the first frame says why, then the socket closes (policy).
+    probe = lan.run(lan.phone_ns, sys.executable, "-c", textwrap.dedent(f"""
+        import asyncio, json, websockets
+        async def main():
+            async with websockets.connect("ws://{HUB_ADDRESS}:{PORT}/ws/agent") as ws:
+                print(json.loads(await ws.recv())["payload"]["code"])
+                try:
+                    await ws.recv()
+                except websockets.ConnectionClosed as closed:
+                    print(closed.rcvd.code)
+        asyncio.run(main())
+    """))
+    assert probe.stdout.split() == ["forbidden", "1008"], (probe.stdout, probe.stderr)
