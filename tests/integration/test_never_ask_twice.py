@@ -287,3 +287,32 @@ async def test_a_message_delivered_again_is_not_answered_twice(stage: Stage) -> 
     replies = [f["payload"]["content"].strip() for f in stored(stage.app, "message.created", conversationId="c-chat")
                if f["payload"]["author"]["kind"] == "agent"]
     assert replies == ["I received: hello there", "I received: still there?"], replies
+
+
+async def test_the_connect_command_run_again_with_a_fresh_code_while_the_first_runs(stage: Stage) -> None:
+    """Scenario 1 as a person does it: "Connect my agent" → a new code → the shown command in a second terminal
+    while the first process works. The new code is used (the app stops waiting: a new agent, online), the old
+    credential is kept as a backup, and the first agent's task is still asked once and finishes once."""
+    first, agent_id = await stage.launch(step_s=0.05)
+    await stage.task(agent_id)
+    asked = await stage.approval()
+    again = second_copy(first, "again")
+    stage.demos.append(again)
+    mark = len(stage.app.frames)
+    again.start(stage.hub.base, await stage.api.code("Demo agent"))
+    paired = await stage.app.wait_for(lambda f: f["type"] == "agent.paired", start=mark, timeout=20)
+    new_id = paired["payload"]["agentId"]
+    assert new_id != agent_id
+    await stage.app.wait_for(lambda f: f["type"] == "agent.status_changed" and f["payload"]["agentId"] == new_id
+                             and f["payload"]["status"] == "online", start=mark, timeout=20)
+    assert f"the previous credential (agent {agent_id}) is kept in" in again.log()
+    assert first.proc is not None and first.proc.poll() is None  # the first one works on, as the agent it was
+    # Its terminal says what it does: which hub as which agent, which task, which answer it waits for.
+    said = first.log()
+    assert f"connected to {stage.hub.base} as agent {agent_id}" in said, said
+    assert "working on task 'Migrate the production database' (t-demo)" in said, said
+    assert "waiting for your answer in the app: 'Run the database migration?'" in said, said
+    await approve(stage, asked)
+    await stage.status("t-demo", "succeeded", timeout=20)
+    assert_done_once(stage)
+    assert "t-demo" not in again.log()  # the task was never delivered to the new agent
