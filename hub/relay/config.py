@@ -47,6 +47,9 @@ class RelayConfig:
     reconnect_min_s: float = 1.0
     reconnect_max_s: float = 60.0
     blocked_retry_s: float = 60.0      # how often to try again while the server refuses to deliver (reason 13, ...)
+    # WuKongIM with token authentication off lets anyone who reaches it sign in as a person and act as their
+    # LineUp user: the uplink then refuses to relay, unless this says the risk is taken knowingly (a lab setup).
+    allow_token_auth_off: bool = False
     sources: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -112,7 +115,7 @@ def parse_relay(table: dict[str, Any], environ: dict[str, str] | None = None) ->
     for key, value in values.items():
         if key == "people":
             out[key] = _people(value)
-        elif key == "enabled":
+        elif key in ("enabled", "allow_token_auth_off"):
             out[key] = _bool(key, value)
         elif key in ("ws_url", "app_ws_url"):
             out[key] = _url(key, str(value), ("ws", "wss"))

@@ -61,6 +61,9 @@ class Uplink:
         self._inbound_lock = asyncio.Lock()
         self._published: tuple[str, str | None] | None = None
         self._auth_checked = False
+        # Set once WuKongIM is known to check tokens (or the risk is allowed): until then no message from it is
+        # acted on, so nobody signed in with a made-up token can answer a question as a person.
+        self._trusted = asyncio.Event()
 
     # ---- lifecycle -------------------------------------------------------------------------------------
 
@@ -205,10 +208,11 @@ class Uplink:
             attempt = 0
             deliver = asyncio.create_task(self._deliver(transport), name="lineup-relay-deliver")
             try:
-                await self._set("connected")
                 if not self._auth_checked:  # once per run, after a good session: cheap, and never in a retry loop
                     self._auth_checked = True
-                    self._tasks.append(asyncio.create_task(self._check_token_auth(), name="lineup-relay-authcheck"))
+                    if not await self._check_token_auth():
+                        return  # finally: the session is closed; nothing it received was acted on
+                await self._set("connected")
                 ended = await transport.wait_closed()
             finally:  # also when the hub stops: no task outlives the session
                 deliver.cancel()
@@ -273,17 +277,27 @@ class Uplink:
             raise
         return transport
 
-    async def _check_token_auth(self) -> None:
-        """Log an error (and show a warning in the status) when WuKongIM accepts a wrong token."""
-        if not await token_auth_off(self.config.ws_url, self.config.connect_timeout_s):
-            return
+    async def _check_token_auth(self) -> bool:
+        """Whether to relay: False (an error status, the uplink stops) when WuKongIM accepts a wrong token, unless
+        `allow_token_auth_off`; then a logged error and a status warning. A server that cannot be asked is trusted
+        as before (the check says so in the log)."""
+        off = await token_auth_off(self.config.ws_url, self.config.connect_timeout_s)
+        if off is None:
+            log.warning("relay: could not tell whether %s checks tokens", self.config.ws_url)
+        if not off:
+            self._trusted.set()
+            return True
         log.error("relay: %s accepted a sign-in with a wrong token: its token authentication is OFF. %s",
                   self.config.ws_url, AUTH_OFF_STEP)
+        if not self.config.allow_token_auth_off:
+            await self._set("error", code="relay_token_auth_off",
+                            message=f"WuKongIM at {self.config.ws_url} accepts any token: anyone who reaches it "
+                                    "could sign in as a person and act as their LineUp user. The hub does not relay.",
+                            next_step=AUTH_OFF_STEP + " (or, knowingly, set [relay] allow_token_auth_off = true).")
+            return False
         self.status.warnings.append("WuKongIM accepts any token (token authentication is off). " + AUTH_OFF_STEP)
-        status = self.status
-        self._published = None  # publish the warning even though the state did not change
-        await self._set(status.state, code=status.code, message=status.message, next_step=status.next_step,
-                        attempt=status.attempt, retry_in_s=status.retry_in_s)
+        self._trusted.set()
+        return True
 
     # ---- out: log → outbox → WuKongIM ------------------------------------------------------------------
 
@@ -414,6 +428,7 @@ class Uplink:
     async def _inbound_loop(self) -> None:
         while True:
             message = await self._inbox.get()
+            await self._trusted.wait()
             if message.channel_type != wire.PERSON or message.from_uid not in self.people:
                 log.info("relay: ignoring a message from %s (not in [relay] people)", message.from_uid)
                 continue

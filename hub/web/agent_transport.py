@@ -10,6 +10,7 @@ up) are not refused.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from hub.netaddr import is_loopback_host
@@ -17,7 +18,7 @@ from hub.protocol.errors import LapError
 from hub.web import addresses
 
 
-def plain_agent_refusal(hub: Any, scope: dict[str, Any]) -> LapError | None:
+def plain_agent_refusal(hub: Any, scope: Mapping[str, Any]) -> LapError | None:
     """The error for an agent (pairing or connecting) that reached the plain port from another machine, or None."""
     port = getattr(hub, "agent_tls_port", None)
     if not port or scope.get("scheme") in ("https", "wss") or addresses.configured_public_url(hub):

@@ -61,12 +61,31 @@ async def test_a_text_only_person_cannot_send_envelopes_or_resume(hub_factory: A
         await alice.close()
 
 
+async def test_the_hub_does_not_relay_through_a_wukongim_that_accepts_any_token(hub_factory: Any,
+                                                                               fakes: Any) -> None:
+    """Token authentication off: anyone who reaches WuKongIM could sign in as the person and answer as them.
+    The uplink checks before it acts on anything received, and stops with an error saying what to do."""
+    fake = await fakes("compat", manager_token=MANAGER, token_auth=False)
+    hub = hub_factory("hub", start=False)
+    hub.data_dir.mkdir(parents=True)
+    run_cli(hub.data_dir, "token")
+    (hub.data_dir / "lineup.toml").write_text(relay_toml(fake))
+    await asyncio.to_thread(hub.start)
+    status = await until(lambda: (relay_state(hub)["status"] or {}).get("code") == "relay_token_auth_off"
+                         and relay_state(hub)["status"], 15, "the uplink to refuse")
+    assert status["state"] == "error" and "does not relay" in status["message"], status
+    assert "allow_token_auth_off" in status["nextStep"], status
+    await until(lambda: not fake.online(HUB_UID), 5, "the hub's session to be closed")
+    assert relay_state(hub)["status"]["state"] == "error"  # and it stays stopped: no retry loop
+
+
 async def test_relay_check_fails_loudly_when_wukongim_accepts_a_wrong_token(hub_factory: Any, fakes: Any) -> None:
     fake = await fakes("compat", manager_token=MANAGER, token_auth=False)
     hub = hub_factory("hub", start=False)
     hub.data_dir.mkdir(parents=True)
     run_cli(hub.data_dir, "token")  # the owner the person stands for
-    (hub.data_dir / "lineup.toml").write_text(relay_toml(fake))
+    # Allowed knowingly (a lab setup): the hub relays, and still says loudly that it should not be so.
+    (hub.data_dir / "lineup.toml").write_text(relay_toml(fake, allow_token_auth_off=True))
     await asyncio.to_thread(hub.start)
     await connected(hub)
     checked = await cli(hub, "relay", "check", check=False)
