@@ -113,13 +113,15 @@ async def inbox(request: Request) -> JSONResponse:
     actor = await require_user(request)
     ws = actor.workspace_id
     limit = _int_param(request, "limit", 50, low=1, high=200)
+    after = _int_param(request, "after", 0)  # paging on: the previous page's `waitingForMeNextAfter`
 
     def read(c: sqlite3.Connection) -> dict[str, Any]:
-        waiting = interactions.oldest_pending(c, ws, limit)
+        waiting = interactions.oldest_pending(c, ws, limit, after)
         total = interactions.pending_count(c, ws)
         failed = tasks.needing_attention(c, ws)
         done = tasks.recently_completed(c, ws)
         return {"waitingForMe": [views.interaction(r) for r in waiting], "waitingForMeTotal": total,
+                "waitingForMeNextAfter": waiting[-1]["last_sequence"] if len(waiting) == limit else None,
                 "needsAttention": [views.task(r) for r in failed],
                 "recentlyCompleted": [views.task(r) for r in done]}
 
@@ -129,8 +131,12 @@ async def inbox(request: Request) -> JSONResponse:
 async def list_interactions(request: Request) -> JSONResponse:
     actor = await require_user(request)
     status = request.query_params.get("status")
-    rows = await request.app.state.hub.read(lambda c: interactions.latest_interactions(c, actor.workspace_id, status))
-    return JSONResponse({"interactions": [views.interaction(r) for r in rows]})
+    limit = _int_param(request, "limit", 200, low=1, high=200)
+    before = _int_param(request, "before", 1 << 62)
+    rows = await request.app.state.hub.read(
+        lambda c: interactions.latest_interactions(c, actor.workspace_id, status, limit, before))
+    return JSONResponse({"interactions": [views.interaction(r) for r in rows],
+                         "nextBefore": rows[-1]["page_cursor"] if len(rows) == limit else None})
 
 
 async def list_events(request: Request) -> JSONResponse:

@@ -54,6 +54,22 @@ async def test_a_question_flood_is_capped_and_the_inbox_stays_small(fast_asker: 
     assert len(inbox["waitingForMe"]) == 50 and inbox["waitingForMeTotal"] == MAX_PENDING_QUESTIONS_PER_AGENT
     assert [i["id"] for i in inbox["waitingForMe"]] == [f"q-{n}" for n in range(50)]  # the oldest first
     assert len(response.content) < 300_000
+    # The rest is there page by page, never all at once: the inbox past its cursor, the interactions list too.
+    page = await team.api.get(f"/api/inbox?after={inbox['waitingForMeNextAfter']}")
+    assert [i["id"] for i in page["waitingForMe"]] == [f"q-{n}" for n in range(50, 100)]
+    last = await team.api.get(f"/api/inbox?after={page['waitingForMeNextAfter']}")
+    assert last["waitingForMe"] == [] and last["waitingForMeNextAfter"] is None
+    seen: list[str] = []
+    listed = await team.api.get("/api/interactions?limit=30")
+    while True:
+        assert len(listed["interactions"]) <= 30
+        seen += [i["id"] for i in listed["interactions"]]
+        if listed["nextBefore"] is None:
+            break
+        listed = await team.api.get(f"/api/interactions?limit=30&before={listed['nextBefore']}")
+    assert seen == [f"q-{n}" for n in reversed(range(100))]  # each once, newest first
+    over = await team.api.call("GET", "/api/interactions?limit=5000")
+    assert over.status_code == 422 and "limit" in over.text
 
     # Answering one frees a place: the agent may ask again.
     await team.app.ok("interaction.respond", {"interactionId": "q-0", "response": {"optionId": "approve"}})

@@ -37,10 +37,11 @@ def pending_count_of_agent(conn: sqlite3.Connection, agent_id: str, workspace_id
     return int(row["n"])
 
 
-def oldest_pending(conn: sqlite3.Connection, workspace_id: str, limit: int) -> list[sqlite3.Row]:
-    """A workspace's pending interactions rows, the longest waiting first, `limit` of them."""
+def oldest_pending(conn: sqlite3.Connection, workspace_id: str, limit: int, after: int = 0) -> list[sqlite3.Row]:
+    """A workspace's pending interactions rows, the longest waiting first, `limit` of them past the cursor
+    `after` (the `last_sequence` of the previous page's last row)."""
     return conn.execute("SELECT * FROM interactions WHERE workspace_id = ? AND status = 'pending' "
-                        "ORDER BY last_sequence LIMIT ?", (workspace_id, limit)).fetchall()
+                        "AND last_sequence > ? ORDER BY last_sequence LIMIT ?", (workspace_id, after, limit)).fetchall()
 
 
 def pending_count(conn: sqlite3.Connection, workspace_id: str) -> int:
@@ -49,10 +50,16 @@ def pending_count(conn: sqlite3.Connection, workspace_id: str) -> int:
                             (workspace_id,)).fetchone()[0])
 
 
-def latest_interactions(conn: sqlite3.Connection, workspace_id: str, status: str | None) -> list[sqlite3.Row]:
-    """A workspace's newest 200 interactions rows, of one status when given."""
-    sql, params = "SELECT * FROM interactions WHERE workspace_id = ?", [workspace_id]
+def latest_interactions(conn: sqlite3.Connection, workspace_id: str, status: str | None, limit: int = 200,
+                        before: int | None = None) -> list[sqlite3.Row]:
+    """A workspace's newest interactions rows (the order they were made in, newest first), of one status when
+    given, `limit` of them before the cursor `before` (the previous page's last `page_cursor`)."""
+    sql = "SELECT rowid AS page_cursor, * FROM interactions WHERE workspace_id = ?"
+    params: list[object] = [workspace_id]
     if status:
         sql += " AND status = ?"
         params.append(status)
-    return conn.execute(sql + " ORDER BY created_at DESC LIMIT 200", params).fetchall()
+    if before is not None:
+        sql += " AND rowid < ?"
+        params.append(before)
+    return conn.execute(sql + " ORDER BY rowid DESC LIMIT ?", [*params, limit]).fetchall()
