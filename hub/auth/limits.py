@@ -39,8 +39,16 @@ class GuessLimiter:
         if len(self._failures) > self.max_keys:  # bound memory against many distinct keys
             for stale in [k for k, v in self._failures.items() if not v][: self.max_keys // 2]:
                 del self._failures[stale]
-        if len(self._failures) > self.max_keys:  # still full: forget the keys seen first (dicts keep order)
-            for old in list(self._failures)[: len(self._failures) - self.max_keys // 2]:
+        if len(self._failures) > self.max_keys:
+            # Still full: forget keys that are not blocked, those seen first first (dicts keep order). A blocked
+            # source is kept, so a guesser cannot clear its own block by failing from many other keys.
+            now = time.monotonic()
+            unblocked = [k for k, v in self._failures.items()
+                         if sum(1 for t in v if now - t <= self.window_s) < self.attempts]
+            for old in unblocked[: len(self._failures) - self.max_keys // 2]:
+                del self._failures[old]
+        if len(self._failures) > 2 * self.max_keys:  # only blocked keys left: bound memory all the same
+            for old in list(self._failures)[: len(self._failures) - self.max_keys]:
                 del self._failures[old]
 
 

@@ -70,3 +70,16 @@ def test_memory_stays_bounded_with_many_keys(clock: Clock) -> None:
     limiter.fail("fresh")
     assert len(limiter._failures) <= 10_001 - 5_000 + 1  # noqa: SLF001
     assert limiter.blocked("fresh") is False and len(limiter._failures["fresh"]) == 1  # noqa: SLF001
+
+
+def test_a_blocked_source_is_not_forgotten_when_many_other_keys_fail() -> None:
+    """Bounding memory forgets unblocked keys first: a guesser cannot clear its own block by failing from
+    thousands of other addresses."""
+    limiter = GuessLimiter(attempts=3, window_s=60, max_keys=100)
+    for _ in range(3):
+        limiter.fail("guesser")
+    assert limiter.blocked("guesser")
+    for n in range(1_000):
+        limiter.fail(f"other-{n}")
+    assert limiter.blocked("guesser")
+    assert len(limiter._failures) <= 200  # memory stays bounded
