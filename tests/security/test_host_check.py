@@ -39,10 +39,10 @@ def test_a_foreign_name_gets_421(served: ServedHub, name: str) -> None:
         assert response.json()["error"]["code"] == "forbidden"
 
 
-def handshake(hub: ServedHub, host: str, origin: str) -> str:
-    """The status line the hub answers a WebSocket upgrade of /ws/app with, headers exactly as given."""
+def handshake(hub: ServedHub, host: str, origin: str, path: str = "/ws/app") -> str:
+    """The status line the hub answers a WebSocket upgrade of `path` with, headers exactly as given."""
     with socket.create_connection(("127.0.0.1", hub.port), timeout=10) as sock:
-        sock.sendall((f"GET /ws/app HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\nUpgrade: websocket\r\n"
+        sock.sendall((f"GET {path} HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\nUpgrade: websocket\r\n"
                       "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
                       "Sec-WebSocket-Version: 13\r\n\r\n").encode())
         return sock.recv(4096).split(b"\r\n", 1)[0].decode()
@@ -55,6 +55,14 @@ def test_the_app_socket_refuses_a_foreign_host(served: ServedHub) -> None:
     assert handshake(served, rebound, f"http://{rebound}").split(" ")[1] == "403"
     own = f"127.0.0.1:{served.port}"
     assert handshake(served, own, f"http://{own}").split(" ")[1] == "101"  # the hub's own address still opens
+
+
+def test_the_agent_socket_refuses_a_foreign_host(served: ServedHub) -> None:
+    """The same for /ws/agent: a rebound page cannot reach the agent socket under a name that is not the hub's."""
+    rebound = f"evil.example:{served.port}"
+    assert handshake(served, rebound, f"http://{rebound}", "/ws/agent").split(" ")[1] == "403"
+    own = f"127.0.0.1:{served.port}"
+    assert handshake(served, own, f"http://{own}", "/ws/agent").split(" ")[1] == "101"
 
 
 def test_the_hubs_own_names_and_any_address_are_answered(served: ServedHub) -> None:
