@@ -253,7 +253,7 @@ class Hub:
         return self._name or self.settings.hub_name
 
     def discovery_properties(self) -> dict[str, str]:
-        return txt_record(self.hub_id, self.version, self.setup_code is not None)
+        return txt_record(self.hub_id, self.version, self.setup_code is not None, self.agent_tls_port)
 
     def spawn(self, coro: Any) -> None:
         """Run a coroutine in the background for as long as the hub runs (cancelled by stop())."""

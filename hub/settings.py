@@ -59,7 +59,8 @@ class Settings:
     # replays from further back read the log. 0 turns it off.
     replay_window_events: int = 8192
     # Limits against hostile clients (issue 15): HTTP bodies and heads, slow or idle connections, connections per
-    # address, streamed messages. A refused body is 413, a refused head 431 (400 when the parser finds it first), a refused connection 429.
+    # address, streamed messages. A refused body is 413, a refused head 431 (400 when the parser finds it first),
+    # a refused connection 429.
     max_body_bytes: int = 64 * 1024        # an HTTP request body above this is refused before it is read
     max_header_bytes: int = 64 * 1024      # the request line and headers of one request
     request_timeout_s: float = 10.0        # a whole request must arrive within this of connecting / the last answer

@@ -20,10 +20,14 @@ from hub.discovery.names import instance_name
 log = logging.getLogger("lineup.discovery")
 
 
-def txt_record(hub_id: str, version: str, needs_setup: bool) -> dict[str, str]:
-    """What a phone needs before connecting; nothing secret (anyone on the LAN can read it)."""
-    return {"hubId": hub_id, "version": version, "protocol": "0.1", "api": "/api",
-            "signIn": "setup" if needs_setup else "required"}
+def txt_record(hub_id: str, version: str, needs_setup: bool, agent_tls_port: int | None = None) -> dict[str, str]:
+    """What a phone needs before connecting; nothing secret (anyone on the LAN can read it). `agentTls` is the
+    port of the TLS listener for agents (hub/server.py), when the hub has one: agents found this way pair there."""
+    record = {"hubId": hub_id, "version": version, "protocol": "0.1", "api": "/api",
+              "signIn": "setup" if needs_setup else "required"}
+    if agent_tls_port:
+        record["agentTls"] = str(agent_tls_port)
+    return record
 
 
 def server_name(hub_id: str, machine: str | None = None) -> str:

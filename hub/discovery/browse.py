@@ -24,6 +24,14 @@ class FoundHub:
         return f"http://{self.addresses[0]}:{self.port}" if self.addresses else ""
 
     @property
+    def agent_url(self) -> str:
+        """Where an agent pairs and connects: the TLS listener for agents when the hub has one, else `url`."""
+        port = self.properties.get("agentTls", "")
+        if self.addresses and port.isdigit():
+            return f"https://{self.addresses[0]}:{port}"
+        return self.url
+
+    @property
     def version(self) -> str:
         return self.properties.get("version", "?")
 

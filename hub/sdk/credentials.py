@@ -17,7 +17,7 @@ from typing import Any
 
 from hub.sdk.errors import AuthError, HubError, SdkError
 from hub.sdk.privatefile import write_private_json
-from hub.sdk.tlspin import check_peer, client_context, normalise
+from hub.sdk.tlspin import check_peer, client_context, normalise, served_fingerprint
 
 log = logging.getLogger("lineup.sdk")
 
@@ -125,7 +125,7 @@ async def find_hub(timeout_s: float = 3.0, interfaces: list[str] | None = None) 
 
     hubs = await discover(timeout_s, interfaces)
     if len(hubs) == 1:
-        return hubs[0].url
+        return hubs[0].agent_url
     if not hubs:
         raise SdkError("No LineUp hub answered on the local network; pass its address (--hub http://HOST:9527).")
     listing = "; ".join(f"{h.name} at {h.url}" for h in hubs)
@@ -150,6 +150,11 @@ async def pair_or_load(hub_url: str | None, code: str | None, path: Path | str, 
         raise SdkError(f"No credential at {path}: give a pairing code (from the app or `lineup pair`) with --code.")
     if not hub_url:
         hub_url = stored.hub_url if stored is not None else await find_hub()
+        if hub_url.startswith("https://") and not pair_options.get("tls_fingerprint") and stored is None:
+            # Found on the LAN at its TLS listener for agents, with no fingerprint given: trust the certificate
+            # it shows now and pin it from here on (trust on first use: the code then travels encrypted, and a
+            # later impostor is refused; the first contact is as trusted as the LAN, as plain http was).
+            pair_options = {**pair_options, "tls_fingerprint": await asyncio.to_thread(served_fingerprint, hub_url)}
     if stored is not None and stored.tls_fingerprint and not pair_options.get("tls_fingerprint") \
             and stored.hub_url.rstrip("/") == hub_url.rstrip("/"):
         # The same TLS hub as before: its certificate was pinned when first paired, so pairing again (a revoked

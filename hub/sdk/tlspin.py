@@ -39,3 +39,22 @@ def check_peer(ssl_object: ssl.SSLObject | ssl.SSLSocket | None, fingerprint: st
 
 class PinMismatch(SdkError):
     """The server presented another certificate than the pinned one; never retried."""
+
+
+def served_fingerprint(url: str, timeout_s: float = 10.0) -> str:
+    """The fingerprint of the certificate the server at `url` (https) shows now, unverified: for trust on first
+    use, when a hub was found on the LAN and no fingerprint was given."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.hostname is None:
+        raise SdkError(f"No host in {url!r}.")
+    context = client_context("any")  # no CA check: the fingerprint is what is trusted from here on
+    try:
+        with socket.create_connection((parts.hostname, parts.port or 443), timeout=timeout_s) as raw, \
+                context.wrap_socket(raw, server_hostname=parts.hostname) as tls:
+            der = tls.getpeercert(binary_form=True) or b""
+    except OSError as exc:
+        raise SdkError(f"Cannot reach the hub's TLS listener at {url}: {exc}") from None
+    return normalise(hashlib.sha256(der).hexdigest())

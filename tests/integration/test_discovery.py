@@ -406,7 +406,7 @@ PAIR = textwrap.dedent("""
     import asyncio, sys
     from hub.sdk.credentials import pair_or_load
     credential = asyncio.run(pair_or_load(None, sys.argv[1], sys.argv[2], name="phone-agent", runtime="test"))
-    print(credential.hub_url)
+    print(credential.hub_url, credential.tls_fingerprint)
 """)
 
 
@@ -509,7 +509,11 @@ def test_phone_in_another_namespace_discovers_and_pairs(lan: Lan, tmp_path: Path
                           capture_output=True, text=True, timeout=30, check=True, cwd=ROOT).stdout.strip()
     paired = net.python(net.phone_ns, "-c", PAIR, code, str(tmp_path / "phone" / "credential.json"))
     assert paired.returncode == 0, paired.stderr
-    assert paired.stdout.strip() == f"http://{HUB_ADDRESS}:9527"
+    # Beyond loopback the hub serves agents over TLS (its TXT record names the port): the agent paired there,
+    # not over plain http, and pinned the certificate it was shown (the hub prints the same fingerprint).
+    url, pin = paired.stdout.split()
+    assert url == f"https://{HUB_ADDRESS}:9528"
+    assert f"fingerprint: {pin}" in hub_log.read_text(), pin
 
     # What crossed the veth came from the two ends only; the hub's announcements were among it.
     seen = _sniffed(sniffer)
