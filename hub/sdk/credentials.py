@@ -7,7 +7,6 @@ import hashlib
 import http.client
 import json
 import logging
-import os
 import ssl
 import urllib.error
 import urllib.request
@@ -163,7 +162,9 @@ async def pair_or_load(hub_url: str | None, code: str | None, path: Path | str, 
     credential = await pair(hub_url, code, **pair_options)
     if stored is not None:
         backup = path.with_name(path.name + ".bak")
-        os.replace(path, backup)
+        # Copied, not moved: the file is replaced atomically below, so it never goes missing in between (another
+        # process starting on it, or a crash, would otherwise find no credential at all).
+        write_private_json(backup, asdict(stored))
         log.info("paired again with a new code: the previous credential (agent %s) is kept in %s",
                  stored.agent_id, backup)
     save_credential(credential, path)
