@@ -678,8 +678,9 @@ def judge(f: dict[str, Any], args: argparse.Namespace) -> list[tuple[str, str, s
     b = f["bodies"]
     if live("bodies"):
         # "closed": the hub cut the connection and the reset for unread data swallowed its 413 (TCP, not the hub).
+        # 429: under a small file limit the hub refused the connection itself (too many open) before any body.
         add(f"{args.body_mib} MiB bodies to /api/login", f"{b['attempts']} sent, answers {b['statuses']}",
-            "all 413 or cut", b["attempts"] > 0 and set(b["statuses"]) <= {"413", "closed"})
+            "all 413, 429 or cut", b["attempts"] > 0 and set(b["statuses"]) <= {"413", "429", "closed"})
         add("body bytes pushed before the hub cut", f"max {b['maxSentMiB']} MiB, whole {b['wholeBodySent']}",
             "< 32 MiB, 0 whole", b["maxSentMiB"] < 32 and b["wholeBodySent"] == 0)
     rss = f["hubPeakRssMB"]
