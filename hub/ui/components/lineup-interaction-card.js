@@ -8,7 +8,8 @@ import { t, formatTime, formatDateTime } from '../lib/i18n.js';
 import { riskBadge } from '../lib/status.js';
 import { artifactItem } from '../lib/artifacts.js';
 
-// The diff view is fetched the first time a review holds a diff (off the phone's cold load: static_app.py LAZY).
+// The diff view is fetched the first time a review holds a diff (a dynamic import: hub/web/static_app.py preloads only
+// static imports, so it stays off the phone's cold load).
 let diffs = null;
 let diffsLoading = null;
 const looksLikeDiff = (text) => /^@@ -\d/m.test(text) && /^(--- |diff --git )/m.test(text);

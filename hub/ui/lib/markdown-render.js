@@ -1,5 +1,6 @@
 // Agent Markdown to a sanitised DOM fragment (loaded on first use: marked, DOMPurify and highlight.js stay off
-// the cold load, hub/web/static_app.py LAZY). Everything here is agent-controlled and treated as hostile.
+// the cold load: lib/markdown.js imports this module dynamically, and hub/web/static_app.py preloads only static
+// imports). Everything here is agent-controlled and treated as hostile.
 
 import { Marked, Renderer } from '../vendor/marked/marked.esm.js';
 import DOMPurify from '../vendor/dompurify/purify.es.js';
