@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import mimetypes
 import os
 import socket
 import subprocess
@@ -19,7 +20,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import quote, urlparse
 
 from hub.connect import claude_settings as cs
 from hub.connect.session_state import SessionState, digest, locked
@@ -37,6 +38,9 @@ OPTIONS = [
     {"id": "deny", "label": "Deny", "style": "danger",
      "description": "Claude does not run it; a note you add is what Claude is told."},
 ]
+# Claude Code's own task list (TaskCreate/TaskUpdate since 2.1; TodoWrite before): shown as the task's steps.
+STEP_TOOLS = ("TaskCreate", "TaskUpdate", "TodoWrite")
+STEP_STATUS = {"pending": "queued", "in_progress": "running", "completed": "succeeded", "deleted": "cancelled"}
 RISKY = ("rm ", "rm\t", "sudo ", "git push", "mkfs", "dd ", "chmod ", "chown ", "curl ", "wget ", "> /", "drop ")
 
 
@@ -203,6 +207,7 @@ class HookRun:
             if prompt is not None or state.prompts == 0:
                 state.prompts += 1
                 state.open = False
+                state.steps = {}
             conversation_id, task_id = self.ids(session_id, state.prompts)
             if not state.conversation_ready:
                 title = clip(f"Claude Code in {folder}" + (f": {prompt}" if prompt else ""), 200)
@@ -228,6 +233,9 @@ class HookRun:
         from hub.sdk import HubError
 
         conversation_id, task_id = self.ids(session_id, state.prompts)
+        # Steps left open end with the task (cancelled: Claude moved on without finishing them), before it.
+        for step in state.steps.values():
+            await self._move_step(step, "cancelled", task_id, conversation_id)
         payload: dict[str, Any] = {"status": status, "summary": clip(summary, 2000)}
         if status == "succeeded":
             payload["progress"] = 100
@@ -318,27 +326,120 @@ class HookRun:
 
     async def tool_used(self, event: dict[str, Any]) -> None:
         conversation_id, task_id = await self.task(event)
-        _, line = describe(str(event.get("tool_name", "")), event.get("tool_input") or {})
+        tool = str(event.get("tool_name", ""))
+        if tool in STEP_TOOLS:  # Claude's own task list: the task's steps and progress, not a timeline line
+            await self.steps(event, task_id, conversation_id)
+            return
+        _, line = describe(tool, event.get("tool_input") or {})
         session_id = str(event.get("session_id", ""))
         key = event.get("tool_use_id") or json.dumps([event.get("tool_name"), event.get("tool_input")], sort_keys=True)
         message_id = f"msg_cc_{digest(self.agent_id, session_id, key, size=32)}"
         await self.client.send("message.create", {"content": line, "messageId": message_id}, id=f"cc-{message_id}",
                                taskId=task_id, conversationId=conversation_id)
+        if tool == "Write":
+            await self.written_file(event, task_id, conversation_id, key)
+
+    async def written_file(self, event: dict[str, Any], task_id: str, conversation_id: str, key: str) -> None:
+        """A file Claude wrote is an artifact of the task: small text ones readable in the app, others by path."""
+        tool_input = event.get("tool_input") or {}
+        path = Path(str(tool_input.get("file_path") or ""))
+        if not path.name:
+            return
+        cwd = Path(str(event.get("cwd") or "."))
+        name = str(path.relative_to(cwd)) if path.is_relative_to(cwd) else str(path)
+        mime = mimetypes.guess_type(path.name)[0] or "text/plain"
+        content = str(tool_input.get("content") or "")
+        inline = "data:text/plain;charset=utf-8," + quote(content, safe="")
+        payload: dict[str, Any] = {"name": clip(name, 500), "mimeType": mime,
+                                   "artifactId": f"art_cc_{digest(self.agent_id, key, size=32)}",
+                                   "summary": clip(f"Written by Claude Code in {cwd} ({len(content.encode())} bytes)",
+                                                   4000)}
+        # A data: URL opens on the phone (as text, never as a page); a bigger file is named by its path only.
+        payload["url"] = inline if len(inline) <= 4000 else clip(path.resolve().as_uri(), 4000)
+        await self.client.send("artifact.created", payload, id=f"cc-{payload['artifactId']}", taskId=task_id,
+                               conversationId=conversation_id)
+
+    async def steps(self, event: dict[str, Any], task_id: str, conversation_id: str) -> None:
+        """Claude's task list (TaskCreate/TaskUpdate, or TodoWrite) as child tasks, and the task's progress."""
+        tool, tool_input = str(event.get("tool_name")), event.get("tool_input") or {}
+        raw_response = event.get("tool_response")
+        response: dict[str, Any] = raw_response if isinstance(raw_response, dict) else {}
+        wanted: list[tuple[str, str | None, str | None]] = []   # (Claude's id, title, Claude's status)
+        if tool == "TaskCreate":
+            made: dict[str, Any] = response["task"] if isinstance(response.get("task"), dict) else {}
+            wanted.append((str(made.get("id") or tool_input.get("subject")), str(tool_input.get("subject") or ""),
+                           "pending"))
+        elif tool == "TaskUpdate" and tool_input.get("taskId") is not None:
+            wanted.append((str(tool_input["taskId"]), tool_input.get("subject"), tool_input.get("status")))
+        elif tool == "TodoWrite":
+            for todo in tool_input.get("todos") or []:
+                if isinstance(todo, dict) and todo.get("content"):
+                    content = str(todo["content"])
+                    wanted.append((content, content, todo.get("status")))
+        session_id = str(event.get("session_id", "unknown"))
+        with locked(self.state_dir / "sessions", session_id) as (state, _):
+            for claude_id, title, status in wanted:
+                step = state.steps.get(claude_id)
+                if step is None:
+                    step = state.steps[claude_id] = {
+                        "id": f"task_cc_{digest(task_id, claude_id)}", "status": "queued",
+                        "title": clip(title or f"Step {claude_id}", 200) or f"Step {claude_id}"}
+                    await self.client.send("task.child_created",
+                                           {"parentTaskId": task_id, "title": step["title"], "status": "queued",
+                                            "taskId": step["id"]},
+                                           id=f"cc-{step['id']}", taskId=task_id, conversationId=conversation_id)
+                target = STEP_STATUS.get(str(status))
+                if target is not None:
+                    await self._move_step(step, target, task_id, conversation_id)
+            counted = [s for s in state.steps.values() if s["status"] != "cancelled"]
+            done = sum(s["status"] == "succeeded" for s in counted)
+            current = next((s["title"] for s in counted if s["status"] == "running"), None)
+            summary = f"Step {done + 1 if current else done} of {len(counted)}: {current}" if current \
+                else f"{done} of {len(counted)} steps done"
+            payload = {"progress": done * 100 // len(counted), "summary": summary} if counted else {}
+            if payload:
+                await self.client.send("task.status_changed", payload, taskId=task_id, conversationId=conversation_id,
+                                       id=f"cc-progress-{digest(task_id, json.dumps(state.steps, sort_keys=True))}")
+
+    async def _move_step(self, step: dict[str, str], target: str, task_id: str, conversation_id: str) -> None:
+        """Forward only (queued → running → succeeded, or cancelled); a finished step stays finished."""
+        from hub.sdk import HubError
+
+        order = ("queued", "running", "succeeded")
+        current = step["status"]
+        if current in ("succeeded", "cancelled") or current == target:
+            return
+        path = [target] if target == "cancelled" else list(order[order.index(current) + 1: order.index(target) + 1])
+        for status in path:
+            try:
+                await self.client.send("task.status_changed", {"status": status}, taskId=step["id"],
+                                       conversationId=conversation_id, id=f"cc-step-{step['id']}-{status}")
+            except HubError as exc:  # e.g. the person cancelled the task: its steps ended with it
+                log.info("step %s not moved to %s: %s", step["id"], status, exc)
+                return
+            step["status"] = status
 
     async def notification(self, event: dict[str, Any]) -> None:
+        """Claude waits for the person (its idle prompt, or a question it asks in the terminal): a notification."""
         conversation_id, task_id = await self.task(event)
         text = clip(str(event.get("message") or "Claude is waiting for you"), 1000)
         if not text.lower().startswith("claude"):
             text = f"Claude is waiting for you: {text}"
         message_id = f"msg_cc_{digest(self.agent_id, event.get('session_id'), task_id, text, size=32)}"
-        await self.client.send("message.create", {"content": text, "messageId": message_id}, id=f"cc-{message_id}",
-                               taskId=task_id, conversationId=conversation_id)
+        await self.client.send("message.create", {"content": text, "messageId": message_id, "attention": True},
+                               id=f"cc-{message_id}", taskId=task_id, conversationId=conversation_id)
 
     async def stopped(self, event: dict[str, Any]) -> None:
         session_id = str(event.get("session_id", "unknown"))
         with locked(self.state_dir / "sessions", session_id) as (state, _):
             if state.open:
                 summary = str(event.get("last_assistant_message") or "") or last_reply(event.get("transcript_path"))
+                if summary:  # Claude's last words are its reply in the conversation, and the task's summary
+                    conversation_id, task_id = self.ids(session_id, state.prompts)
+                    message_id = f"msg_cc_{digest(self.agent_id, session_id, task_id, 'reply', size=32)}"
+                    await self.client.send("message.create", {"content": clip(summary, 100_000),
+                                                              "messageId": message_id},
+                                           id=f"cc-{message_id}", taskId=task_id, conversationId=conversation_id)
                 await self._end(state, session_id, "succeeded", summary or "Claude finished.")
 
     async def session_end(self, event: dict[str, Any]) -> None:

@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 try:
@@ -30,6 +30,8 @@ class SessionState:
     open: bool = False         # the current task is running (no Stop yet)
     conversation_ready: bool = False
     title: str = ""
+    # The current task's steps: Claude Code's own task (or todo) id → {"id": LineUp child task, "status", "title"}.
+    steps: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 @contextlib.contextmanager

@@ -148,6 +148,8 @@ def message_create(tx: Tx, actor: Actor, env: Envelope, p: P.MessageCreate) -> N
             recipients = members
     if not p.content and not p.blocks:
         raise LapError("invalid_payload", "A message needs `content` or `blocks`.")
+    if p.attention and actor.kind != "agent":
+        raise LapError("invalid_payload", "Only an agent's message can ask for attention (`attention`).")
     tx.append("message.created", stored_payload(env, p, messageId=message_id, author=actor.as_author()),
               id=env.id, workspace_id=actor.workspace_id, actor=actor.ref, conversation_id=conversation["id"],
               task_id=env.taskId, correlation_id=env.correlationId, occurred_at=env.occurredAt,

@@ -22,6 +22,9 @@ def kind_of(event: StoredEvent) -> str | None:
     if event.type == "agent.status_changed" and event.payload.get("status") == "offline" \
             and event.payload.get("reason") not in ("hub_restarted", "revoked", "signed_off"):
         return "agent_offline"
+    if event.type == "message.created" and event.payload.get("attention") is True \
+            and event.actor.startswith("agent:"):
+        return "agent_waiting"
     return None
 
 
@@ -78,6 +81,13 @@ def compose(conn: sqlite3.Connection, event: StoredEvent, kind: str, base_url: s
         if include_details and error.get("message"):
             note["details"] = {"error": error.get("message")}
         return f"{kind}:{event.workspace_id}:{event.task_id}", note
+    if kind == "agent_waiting":  # the message is the agent's own words (a line such as "Claude is waiting…")
+        agent = _agent_name(conn, event.actor.partition(":")[2])
+        note.update(title=f"{agent} is waiting for you", agent=agent, link=link,
+                    body=one_line(str(event.payload.get("content") or ""))[:300])
+        if task is not None:
+            note["body"] = f"{note['body']} — task: {one_line(task['title'])}"
+        return f"agent_waiting:{event.workspace_id}:{event.payload['messageId']}", note
     agent_id = event.payload["agentId"]
     agent = _agent_name(conn, agent_id)
     running = notifications.open_task_count_of_agent(conn, agent_id)

@@ -10,7 +10,7 @@ from datetime import time
 from pathlib import Path
 from typing import Any
 
-KINDS = ("waiting_for_me", "failed", "agent_offline", "succeeded")
+KINDS = ("waiting_for_me", "failed", "agent_offline", "succeeded", "agent_waiting")
 # What each channel sends unless configured otherwise: the person's attention first (docs/design.md#notifications).
 DEFAULT_KINDS = {"inapp": KINDS, "webhook": ("waiting_for_me", "failed"), "mail": ("waiting_for_me", "failed")}
 ALL_WORKSPACES = "*"

@@ -97,6 +97,9 @@ class MessageCreate(Payload):
     messageId: Id | None = None
     targetAgentId: Id | None = None
     blocks: list[dict[str, Any]] | None = None
+    # From an agent only: it waits for the person outside a question ("Claude is waiting for you"); notified as
+    # `agent_waiting` (docs/notifications.md).
+    attention: bool = False
 
 
 class MessageDelta(Payload):

@@ -10,6 +10,7 @@ tmux and is asked through the PermissionRequest hook. The CLI comes from the sha
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -56,9 +57,10 @@ def record(name: str, seconds: float) -> None:
 class Stage:
     """A hub, the person's app socket, a scratch HOME and project folder, the fake model."""
 
-    def __init__(self, hub: HubProcess, tmp: Path, model: FakeAnthropic) -> None:
+    def __init__(self, hub: HubProcess, tmp: Path, model: FakeAnthropic, token: str | None = None) -> None:
         self.hub, self.tmp, self.model = hub, tmp, model
-        self.api = Api(hub, hub.token())
+        self.api = Api(hub, token or hub.token())
+        self.hub_url = hub.base  # what `lineup connect` is given (a test may put a proxy in between)
         self.home = tmp / "home"
         self.project = tmp / "project"
         self.home.mkdir()
@@ -85,12 +87,13 @@ class Stage:
         return subprocess.run([sys.executable, "-m", "hub", *args], capture_output=True, text=True, timeout=60,
                               env=self.env(), cwd=str(self.tmp))
 
-    async def connect(self) -> float:
-        """`lineup connect claude-code --dir PROJECT --hub URL --code CODE`; returns the moment it started."""
+    async def connect(self, *where: str) -> float:
+        """`lineup connect claude-code --dir PROJECT --hub URL --code CODE` (or `where`, e.g. `--user`); returns
+        the moment it started."""
         code = await self.api.code("Claude Code")
         started = time.monotonic()
-        done = await asyncio.to_thread(self.lineup, "connect", "claude-code", "--dir", str(self.project),
-                                       "--hub", self.hub.base, "--code", code)
+        done = await asyncio.to_thread(self.lineup, "connect", "claude-code", *(where or ("--dir", str(self.project))),
+                                       "--hub", self.hub_url, "--code", code)
         assert done.returncode == 0, done.stderr
         assert "connected" in done.stdout
         self.last_output = done.stdout
@@ -258,6 +261,35 @@ async def test_remove_restores_the_settings_file(stage: Stage) -> None:
     assert not (other / ".claude" / "settings.json").exists()
 
 
+async def test_connect_for_the_user_asks_in_every_folder_and_remove_undoes_it(stage: Stage) -> None:
+    user_settings = stage.home / ".claude" / "settings.json"
+    user_settings.parent.mkdir()
+    user_settings.write_text(json.dumps({"theme": "dark"}))
+    await stage.connect("--user")
+    assert not stage.settings.exists()  # nothing written into the project
+    assert "hook claude-code" in json.dumps(json.loads(user_settings.read_text())["hooks"]["PreToolUse"])
+
+    claude = stage.claude_print()  # a folder LineUp was never told about
+    card = await stage.card()
+    assert card["title"] == f"Claude wants to run: {COMMAND}"
+    assert card["details"]["cwd"] == str(stage.project)
+    await stage.answer(card["id"], {"optionId": "allow_once"})
+    code, out, err = await finished(claude)
+    assert code == 0, err
+    assert (stage.project / "out.txt").read_text().strip() == "hi"
+
+    done = await asyncio.to_thread(stage.lineup, "connect", "claude-code", "--user", "--remove")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(user_settings.read_text()) == {"theme": "dark"}
+    (stage.project / "out.txt").unlink()
+    stage.model.script.add(tool("Bash", {"command": COMMAND}), text("Done without LineUp."))
+    code, out, err = await finished(stage.claude_print("Again"))
+    assert code == 0, err
+    assert "Done without LineUp." in out
+    assert not (stage.project / "out.txt").exists()  # Claude Code's own print-mode refusal, nobody asked
+    assert sum(e["type"] == "interaction.requested" for e in stage.app.events()) == 1
+
+
 # ---- interactive Claude Code under tmux ------------------------------------------------------------------------
 
 class Tmux:
@@ -280,35 +312,47 @@ class Tmux:
             await asyncio.sleep(0.2)
         raise AssertionError(f"none of {needles} on the screen:\n{self.screen()}")
 
+    async def type(self, text: str) -> None:
+        """Type a line at Claude's prompt and send it (Enter once the text shows, or Claude may miss it)."""
+        self.run("send-keys", "-t", self.name, "-l", text)
+        await self.wait_screen(text[:40], timeout=10)
+        self.run("send-keys", "-t", self.name, "Enter", "")
 
-async def test_interactive_claude_asks_through_the_permission_request_hook(stage: Stage) -> None:
+
+@contextlib.asynccontextmanager
+async def interactive_claude(stage: Stage, *, connect: bool = True) -> AsyncIterator[Tmux]:
+    """Interactive `claude` (no flags) in the project folder under tmux, past its first-run prompts, with
+    PROMPT typed in. Claude Code's idle notification is brought forward to 1.5 s (its default is a minute)."""
     _need(shutil.which("tmux") is not None, "tmux is not installed")
     (stage.home / ".claude.json").write_text(json.dumps({
-        "hasCompletedOnboarding": True, "projects": {str(stage.project): {"hasTrustDialogAccepted": True}}}))
-    await stage.connect()
-    env = stage.env()
+        "hasCompletedOnboarding": True, "messageIdleNotifThresholdMs": 1500,
+        "projects": {str(stage.project): {"hasTrustDialogAccepted": True}}}))
+    if connect:
+        await stage.connect()
     tmux = Tmux("cc", stage.tmp / "tmux.sock")
-    exports = " ".join(f"{k}={json.dumps(v)}" for k, v in env.items() if k.isidentifier())
+    exports = " ".join(f"{k}={json.dumps(v)}" for k, v in stage.env().items() if k.isidentifier())
     tmux.run("new-session", "-d", "-s", "cc", "-x", "200", "-y", "50", "-c", str(stage.project),
              f"env -i {exports} {CLAUDE}")
     try:
         screen = await tmux.wait_screen("custom API key", "for shortcuts", "Try \"")
         if "custom API key" in screen:
             tmux.run("send-keys", "-t", "cc", "Up", "")
-            await asyncio.sleep(0.3)
+            await tmux.wait_screen("❯ 1. Yes", "> 1. Yes", timeout=10)
             tmux.run("send-keys", "-t", "cc", "Enter", "")
         await tmux.wait_screen("for shortcuts", "Try \"", "? for")
-        tmux.run("send-keys", "-t", "cc", "-l", PROMPT)
-        await asyncio.sleep(0.3)
-        tmux.run("send-keys", "-t", "cc", "Enter", "")
+        await tmux.type(PROMPT)
+        yield tmux
+    finally:
+        tmux.run("kill-server")
+
+
+async def test_interactive_claude_asks_through_the_permission_request_hook(stage: Stage) -> None:
+    async with interactive_claude(stage) as tmux:
         card = await stage.card()
         assert card["title"] == f"Claude wants to run: {COMMAND}"
         assert not (stage.project / "out.txt").exists()
         await stage.answer(card["id"], {"optionId": "allow_always"})
-        deadline = time.monotonic() + 60
-        while not (stage.project / "out.txt").exists():
-            assert time.monotonic() < deadline, tmux.screen()
-            await asyncio.sleep(0.1)
+        await eventually_file(stage.project / "out.txt", tmux)
         await tmux.wait_screen("Done.")
         # Asked once, through PermissionRequest (PreToolUse stepped aside in interactive mode); Claude Code
         # remembered "allow always" itself.
@@ -316,5 +360,66 @@ async def test_interactive_claude_asks_through_the_permission_request_hook(stage
         local = json.loads((stage.project / ".claude" / "settings.local.json").read_text())
         assert any("echo hi" in rule for rule in local["permissions"]["allow"]), local
         assert "permission dialog" not in tmux.screen().lower()
-    finally:
-        tmux.run("kill-server")
+        # Claude waits for the next prompt: its idle notification is a LineUp notification.
+        note = await stage.app.wait_for(lambda f: f["type"] == "notification.created"
+                                        and f["payload"]["kind"] == "agent_waiting", timeout=30)
+        assert note["payload"]["title"] == "Claude Code is waiting for you"
+        assert note["payload"]["body"].startswith("Claude is waiting for your input")
+
+
+async def test_interactive_allow_once_runs_it_and_asks_again_next_time(stage: Stage) -> None:
+    stage.model.script.add(tool("Bash", {"command": COMMAND}), text("Done again."))
+    async with interactive_claude(stage) as tmux:
+        card = await stage.card()
+        await stage.answer(card["id"], {"optionId": "allow_once"})
+        await eventually_file(stage.project / "out.txt", tmux)
+        await tmux.wait_screen("Done.")
+        (stage.project / "out.txt").unlink()
+        local = stage.project / ".claude" / "settings.local.json"
+        assert not local.exists() or "echo hi" not in local.read_text()  # nothing remembered
+        await tmux.type("Again")
+        again = await stage.app.wait_for(lambda f: f["type"] == "interaction.requested" and f.get("sequence")
+                                         and f["payload"]["interaction"]["id"] != card["id"], timeout=90)
+        assert again["payload"]["interaction"]["title"] == f"Claude wants to run: {COMMAND}"
+        assert not (stage.project / "out.txt").exists()  # it waits for the person again
+        await stage.answer(again["payload"]["interaction"]["id"], {"optionId": "allow_once"})
+        await eventually_file(stage.project / "out.txt", tmux)
+        await tmux.wait_screen("Done again.")
+        # One session, two prompts: one conversation, two tasks, each its own card.
+        events = stage.app.events()
+        assert sum(e["type"] == "conversation.created" for e in events) == 1
+        assert sum(e["type"] == "task.created" for e in events) == 2
+
+
+async def test_interactive_deny_with_a_reason_claude_sees(stage: Stage) -> None:
+    reason = "Not now: the folder is shared, write to /tmp instead"
+    async with interactive_claude(stage) as tmux:
+        card = await stage.card()
+        await stage.answer(card["id"], {"optionId": "deny", "comment": reason})
+        await tmux.wait_screen("Done.")
+        assert not (stage.project / "out.txt").exists()
+        [result] = stage.model.tool_results()
+        assert reason in stage.model.result_text(result)
+        assert result.get("is_error") is True
+
+
+async def test_interactive_hub_down_shows_claudes_own_dialog_at_once(stage: Stage) -> None:
+    await stage.connect()
+    stage.hub.stop()
+    started = time.monotonic()
+    async with interactive_claude(stage, connect=False) as tmux:
+        await tmux.wait_screen("Do you want to proceed?", timeout=45)
+        shown_after = time.monotonic() - started
+        assert not (stage.project / "out.txt").exists()
+        tmux.run("send-keys", "-t", "cc", "Enter", "")  # the person answers in the terminal, as without LineUp
+        await eventually_file(stage.project / "out.txt", tmux)
+        await tmux.wait_screen("Done.")
+    assert "hub unreachable" in stage.hook_log()
+    record("interactive_hub_down_to_own_dialog", shown_after)
+
+
+async def eventually_file(path: Path, tmux: Tmux, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert time.monotonic() < deadline, tmux.screen()
+        await asyncio.sleep(0.1)

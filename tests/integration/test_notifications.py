@@ -488,3 +488,25 @@ async def test_a_plugin_channel_serves_only_the_first_workspace_by_default(hub_f
     hidden = httpx.post(f"{hub.base}/api/notifications/test", headers=auth(token_b), json={"channel": "pager"})
     assert hidden.status_code == 404 and hidden.json()["error"]["code"] == "not_found"
     await close_all(clients)
+
+
+async def test_an_agent_that_waits_for_the_person_notifies_and_a_person_cannot_claim_it(hub_factory) -> None:  # type: ignore[no-untyped-def]
+    hub = hub_factory()
+    token = hub.token()
+    agent, app, paired = await approval_scenario(hub, token, agent_name="Claude Code")
+    await agent.ok("message.create", {"content": "Claude is waiting for your input", "attention": True},
+                   conversationId="c1", taskId="t1")
+    note = await app.wait_for(lambda f: f["type"] == "notification.created" and f["payload"]["kind"] == "agent_waiting")
+    assert note["payload"]["title"] == "Claude Code is waiting for you"
+    assert note["payload"]["body"] == "Claude is waiting for your input — task: Migrate the database"
+    assert note["payload"]["link"].endswith("/#/tasks/t1")
+    refused = await app.request("message.create", {"content": "look at me", "attention": True}, conversationId="c1")
+    assert refused["type"] == "system.error" and refused["payload"]["code"] == "invalid_payload"
+    await agent.ok("message.create", {"content": "An ordinary line"}, conversationId="c1", taskId="t1")
+    await agent.ok("message.create", {"content": "Still waiting", "attention": True}, conversationId="c1")
+    await app.wait_for(lambda f: f["type"] == "notification.created" and f["payload"]["body"] == "Still waiting")
+    # Notifications follow the events in order: had the ordinary line notified, it would show before this one.
+    kinds = [f["payload"]["kind"] for f in app.events() if f["type"] == "notification.created"]
+    assert kinds == ["waiting_for_me", "agent_waiting", "agent_waiting"]
+    await agent.close()
+    await app.close()

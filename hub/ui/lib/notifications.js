@@ -11,7 +11,7 @@ import { routeHref } from './router.js';
 // Beside the app's other files, under the same version (cached for good; hub/web/static_app.py).
 const ICON = new URL('../icon.svg', import.meta.url).href;
 
-export const KINDS = ['waiting_for_me', 'failed', 'succeeded', 'agent_offline', 'test'];
+export const KINDS = ['waiting_for_me', 'agent_waiting', 'failed', 'succeeded', 'agent_offline', 'test'];
 export const KNOWN_CHANNELS = ['inapp', 'webhook', 'mail'];
 export const DELIVERY_STATUSES = ['delivered', 'pending', 'failed', 'skipped'];
 const SHOWN_LIMIT = 200;
@@ -23,6 +23,7 @@ const LOOK = {
   failed: { icon: 'failed', tone: 'danger', sticky: true },
   succeeded: { icon: 'succeeded', tone: 'success', sticky: false },
   agent_offline: { icon: 'offline', tone: 'neutral', sticky: false },
+  agent_waiting: { icon: 'waiting', tone: 'waiting', sticky: false },
   test: { icon: 'check', tone: 'running', sticky: false },
 };
 
@@ -68,6 +69,8 @@ export function describe(note, state) {
         text: t('notify.succeededText', { agent }), task: '' };
     case 'agent_offline':
       return { heading: t('notify.offlineHeading', { agent }), text: t('notify.offlineText'), task: '' };
+    case 'agent_waiting':
+      return { heading: t('notify.agentWaitingHeading', { agent }), text: note.body || '', task: '' };
     case 'test':
       return { heading: t('notify.testHeading'), text: t('notify.testText'), task: '' };
     default:
