@@ -73,3 +73,38 @@ def test_other_screens_load_their_code_when_first_shown(hub, open_page) -> None:
     assert len(settings) == 1 and settings[0]["start"] >= inbox_read  # asked for when opened, not before
     # A device set up for relay mode fetches every screen's code in the background (tests/e2e/test_relay_mode.py
     # opens a conversation first seen after the hub's address is gone).
+
+
+def test_the_service_worker_keeps_the_app_shell_and_opens_it_without_the_hub(hub, browser) -> None:  # type: ignore[no-untyped-def]
+    """Installable: on localhost (a secure context) the app registers sw.js, which keeps this version's files; a
+    repeat visit takes them from it, and with the hub gone the app still opens (and says it cannot reach it)."""
+    owner = create_owner(hub)
+    context = browser.new_context(viewport=PHONE, base_url=hub.base)  # service workers allowed, unlike elsewhere
+    context.add_init_script(f"localStorage.getItem('lineup.token') || localStorage.setItem('lineup.token', "
+                            f"{owner.token!r});")
+    try:
+        page = context.new_page()
+        page.goto("/")
+        expect(page.get_by_role("heading", name="Inbox")).to_be_visible(timeout=15_000)
+        assert page.evaluate("navigator.serviceWorker.ready.then((r) => r.active.scriptURL)").endswith("/sw.js")
+        kept = page.evaluate("""caches.keys().then(async (names) => {
+            const cache = await caches.open(names.find((n) => n.startsWith('lineup-')));
+            return (await cache.keys()).map((r) => new URL(r.url).pathname); })""")
+        assert "/" in kept and any(p.startswith("/v/") and p.endswith(HELD_MODULE) for p in kept), kept
+        assert not any(p.startswith("/api/") for p in kept)  # answers are never kept, only the app's files
+
+        from_worker: list[str] = []
+        from_network: list[str] = []
+        page.on("response", lambda r: (from_worker if r.from_service_worker else from_network).append(
+            urlparse(r.url).path))
+        page.reload()
+        expect(page.get_by_role("heading", name="Inbox")).to_be_visible(timeout=15_000)
+        assert any(p.endswith(HELD_MODULE) for p in from_worker), from_worker
+        assert [p for p in from_network if p.startswith("/v/")] == []
+
+        hub.stop()
+        page.reload()  # the page itself from the kept copy: the app opens and says the hub is away
+        expect(page.locator("lineup-app")).to_be_attached(timeout=15_000)
+        expect(page.get_by_text("The hub cannot be reached").first).to_be_visible(timeout=20_000)
+    finally:
+        context.close()
