@@ -16,7 +16,7 @@ import time
 import uuid
 from pathlib import Path
 
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.e2e.conftest import CHROMIUM, DESKTOP, PHONE, DemoAgent, api, create_owner
 from tests.e2e.flows import go, open_agent_conversation, pending_card, send_task
@@ -110,6 +110,8 @@ def screens(page: Page, size: str, scheme: str, out: Path, rich: tuple[str, str]
     if phone:
         page.keyboard.press("Escape")
     go(page, "Conversations", phone)
+    expect(page.locator("#main .conversation-link")).to_have_count(2)
+    take("conversations")
     page.locator("#main .conversation-link").first.click()
     expect(pending_card(page.locator(".stream"))).to_have_count(1)
     if not phone:  # the three columns: conversation and the finished task's detail with its report
@@ -127,12 +129,34 @@ def screens(page: Page, size: str, scheme: str, out: Path, rich: tuple[str, str]
         take("task-detail")
         page.keyboard.press("Escape")
     else:
+        take("tasks")
         page.locator("#main .task-row-button").first.click()
         expect(page.locator("lineup-task-detail .detail-inner")).to_be_visible()
-        take("tasks")
+        take("task-detail")
     go(page, "Agents", phone)
     expect(page.locator(".agent-card")).to_have_count(2)
     take("agents")
+    go(page, "Settings", phone)
+    expect(page.get_by_role("heading", name="Settings", exact=True)).to_be_visible()
+    take("settings")
+    return taken
+
+
+def first_run(browser: Browser, hub: HubProcess, fresh: HubProcess, out: Path) -> list[Path]:
+    """Setup (a hub nobody has set up yet) and sign-in (a browser this hub has not seen), every size and scheme."""
+    taken = []
+    for scheme in ("light", "dark"):
+        for size, viewport in SIZES.items():
+            context = browser.new_context(viewport=viewport, device_scale_factor=1, locale="en-US",
+                                          service_workers="block", color_scheme=scheme, reduced_motion="reduce")
+            page = context.new_page()
+            for name, url, field in (("setup", fresh.base, "Your name"), ("sign-in", hub.base, "Password")):
+                page.goto(url)
+                expect(page.get_by_label(field).first).to_be_visible()
+                path = out / f"{name}-{size}-{scheme}.png"
+                shoot(page, path)
+                taken.append(path)
+            context.close()
     return taken
 
 
@@ -149,6 +173,7 @@ def main(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
         hub = HubProcess(Path(scratch) / "data").start()
+        fresh = HubProcess(Path(scratch) / "fresh").start()  # nobody has set it up: its setup screen
         agent = writer = None
         try:
             owner = create_owner(hub)
@@ -171,16 +196,11 @@ def main(out: Path) -> None:
                         context = browser.new_context(viewport=viewport, device_scale_factor=1, locale="en-US",
                                                       base_url=hub.base, service_workers="block",
                                                       color_scheme=scheme, reduced_motion="reduce")
+                        context.add_init_script(f"localStorage.setItem('lineup.token', {owner.token!r});")
                         page = context.new_page()
                         page.goto("/")
-                        if not taken:
-                            expect(page.get_by_label("Password")).to_be_visible()
-                            shoot(page, out / "sign-in-desktop-light.png")  # never set up on this browser yet
-                            taken.append(out / "sign-in-desktop-light.png")
-                        context.add_init_script(f"localStorage.setItem('lineup.token', {owner.token!r});")
-                        page.goto("/")
                         expect(page.locator(".topbar")).to_be_visible()
-                        if len(taken) == 1:
+                        if not taken:
                             prepare(page)  # with the demo agent, the only one yet (it opens the first agent card)
                             drawing = browser.new_page()
                             writer = Agent(hub, owner.token)
@@ -188,6 +208,7 @@ def main(out: Path) -> None:
                             drawing.close()
                         taken += screens(page, size, scheme, out, rich)
                         context.close()
+                taken += first_run(browser, hub, fresh, out)
                 browser.close()
             shrink(taken)
             total = sum(p.stat().st_size for p in taken)
@@ -198,6 +219,7 @@ def main(out: Path) -> None:
             if agent is not None:
                 agent.stop()
             hub.stop()
+            fresh.stop()
 
 
 if __name__ == "__main__":
