@@ -1,10 +1,10 @@
-"""`lineup connect codex`: Codex CLI's config.toml gets LineUp's MCP server and the `notify` program (turn finished)."""
+"""`lineup connect codex`: Codex CLI's config.toml gets LineUp's MCP server, the `notify` program (turn finished)
+and, for the user's config, the PermissionRequest hook that puts Codex's approval prompts on the phone."""
 
 # What Codex lets another program do from its own config (docs/agents.md, "Codex"): start MCP servers
 # (`[mcp_servers.NAME]`), so the agent can ask the person through LineUp's ask_* tools and use the hub's tools,
-# and run one `notify` program with a JSON argument when a turn finishes. Its own approval prompts ("run this
-# command?") are answered in its terminal, or, for an agent the hub runs itself, through ACP (codex-acp under
-# `lineup agents add codex`), where they become approval cards.
+# run one `notify` program with a JSON argument when a turn finishes, and run command hooks; its
+# PermissionRequest hook answers its own approval prompts ("run this command?", hub/connect/codex_approvals.py).
 #
 # The config is the person's file: our lines sit between two marker comments, `notify` at the very top (a
 # top-level key must come before the first table) and the server table at the end. --remove deletes exactly the
@@ -22,12 +22,15 @@ from typing import Any
 
 import click
 
+from hub.connect import codex_approvals
 from hub.connect.pairing_notes import STAYS_PAIRED, say_replaced, stored_agent
 
 BEGIN = "# >>> lineup connect codex (added by `lineup connect codex`; `lineup connect codex --remove` takes it out)"
 END = "# <<< lineup connect codex"
 SERVER = "lineup"
 TOOL_TIMEOUT_S = 3600  # a question waits for the person: Codex's default MCP tool timeout is far shorter
+WAIT_S = 900           # an approval card nobody answers in 15 minutes leaves the prompt to Codex's terminal
+HOOK_TIMEOUT_S = WAIT_S + 30  # Codex's own limit on the hook: a little longer than ours
 
 
 def lineup_command() -> list[str]:
@@ -75,8 +78,11 @@ def without_ours(text: str) -> str:
     return "".join(kept)
 
 
-def merged(text: str, mcp_args: list[str], notify: list[str]) -> tuple[str, bool]:
-    """The config with our blocks; (text, whether `notify` is ours). Raises ValueError if it cannot be merged."""
+def merged(text: str, mcp_args: list[str], notify: list[str], *, approvals: tuple[Path, str] | None = None,
+           ) -> tuple[str, bool]:
+    """The config with our blocks; (text, whether `notify` is ours). Raises ValueError if it cannot be merged.
+
+    `approvals` (this file's path, the hook's command): add the PermissionRequest hook and its trust entry."""
     base = without_ours(text)
     try:
         current = tomllib.loads(base)
@@ -92,7 +98,13 @@ def merged(text: str, mcp_args: list[str], notify: list[str]) -> tuple[str, bool
              f"args = {toml_array(command[1:] + mcp_args)}\n"
              f"tool_timeout_sec = {TOOL_TIMEOUT_S}\n"
              # LineUp's tools ask the person themselves: Codex asking first in the terminal would defeat them.
-             f'default_tools_approval_mode = "approve"\n{END}\n')
+             f'default_tools_approval_mode = "approve"\n')
+    if approvals is not None:
+        hooks: dict[str, Any] = current["hooks"] if isinstance(current.get("hooks"), dict) else {}
+        groups = hooks.get("PermissionRequest") or []
+        table += codex_approvals.hook_tables(approvals[0], len(groups) if isinstance(groups, list) else 0,
+                                             approvals[1], HOOK_TIMEOUT_S)
+    table += f"{END}\n"
     body = base if not base or base.endswith("\n") else base + "\n"
     result = top + body + table
     parsed = tomllib.loads(result)  # raises if our lines clash with the person's (reported by the caller)
@@ -110,13 +122,21 @@ def write_atomically(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def connect(path: Path, credential_path: Path, name: str) -> bool:
+def permission_hook_command(credential_path: Path) -> str:
+    from hub.connect.commands import quoted
+
+    return quoted(lineup_command() + ["hook", "codex-permission", "--credential-file", str(credential_path),
+                                      "--wait-seconds", str(WAIT_S)])
+
+
+def connect(path: Path, credential_path: Path, name: str, *, approvals: bool) -> bool:
     """Write our blocks (again: an earlier run's are replaced). Returns whether the notify program is ours."""
     text = path.read_text() if path.exists() else ""
     mcp_args = ["mcp", "--name", name, "--credential-file", str(credential_path)]
     notify = lineup_command() + ["hook", "codex-notify", "--credential-file", str(credential_path)]
     try:
-        result, own_notify = merged(text, mcp_args, notify)
+        result, own_notify = merged(text, mcp_args, notify, approvals=(path.resolve(), permission_hook_command(
+            credential_path)) if approvals else None)
     except (ValueError, tomllib.TOMLDecodeError) as exc:
         raise click.ClickException(f"Cannot add LineUp to {path}: {exc}.") from None
     write_atomically(path, result)
@@ -193,7 +213,7 @@ def connect_codex(folder: Path | None, for_user: bool, hub_url: str | None, code
             click.echo(STAYS_PAIRED)
         return
     credential, cred_path = pair(hub_url, code, name, fingerprint, credential_file)
-    own_notify = connect(path, cred_path, name)
+    own_notify = connect(path, cred_path, name, approvals=for_user)
     click.echo(f"Codex is connected to {credential.hub_url} as agent {credential.agent_id}; {path} updated.")
     if not own_notify:
         click.echo("Your config already runs a `notify` program: it is kept, so finished turns are not posted to "
@@ -201,8 +221,11 @@ def connect_codex(folder: Path | None, for_user: bool, hub_url: str | None, code
     if folder is not None:
         click.echo("Codex reads a project's .codex/config.toml only in a project it trusts; "
                    "use --user to have it everywhere.")
-    click.echo("Codex's own approval prompts stay in its terminal: for approvals on your phone, let the hub run "
-               "it (`lineup agents add codex`). See docs/agents.md.")
+        click.echo("Codex's own approval prompts stay in its terminal with --dir: Codex keeps a hook's trust in "
+                   "your user config, so only --user hands them to LineUp. See docs/agents.md.")
+    else:
+        click.echo("Interactive `codex` now asks you in LineUp before a command that needs your approval; when the "
+                   "hub cannot be reached, or nobody answers in 15 minutes, it asks in its terminal as before.")
 
 
 @click.command("codex-notify")
@@ -218,6 +241,8 @@ def hook_codex_notify(credential_file: Path, payload: str | None) -> None:
         event = {}
     if not isinstance(event, dict) or event.get("type") != "agent-turn-complete":
         return  # other (future) notifications are not turns
+    if side_thread(event):
+        return
     inputs = event.get("input-messages") or []
     prompt = "\n".join(str(m) for m in inputs) if isinstance(inputs, list) else str(inputs)
     run_quietly(credential_file, cli="codex", session=str(event.get("thread-id") or event.get("cwd") or ""),
@@ -225,6 +250,32 @@ def hook_codex_notify(credential_file: Path, payload: str | None) -> None:
                 turn=str(event["turn-id"]) if event.get("turn-id") else None)
 
 
+def side_thread(event: dict[str, Any]) -> bool:
+    """A turn of a thread Codex keeps no session file for: its own side work, not the person's.
+
+    Interactive Codex names each new thread by a turn of its own in a throwaway thread ("Generate a concise,
+    single-line task title…"), and `notify` runs for that turn too. A session of the person's has a rollout
+    file (`sessions/YYYY/MM/DD/rollout-…-<thread id>.jsonl`) by the time its first turn ends; that thread has
+    none. Only the interactive client is checked: `codex exec --ephemeral` keeps no file either, and its turns
+    are the person's."""
+    thread = str(event.get("thread-id") or "")
+    if event.get("client") != "codex-tui" or not thread or "/" in thread:
+        return False
+    home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
+    return not any((home / "sessions").glob(f"*/*/*/rollout-*-{thread}.jsonl"))
+
+
+@click.command("codex-permission")
+@click.option("--credential-file", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option("--wait-seconds", type=click.IntRange(10, 24 * 3600), default=WAIT_S, show_default=True)
+def hook_codex_permission(credential_file: Path, wait_seconds: int) -> None:
+    """Run by Codex's PermissionRequest hook (event JSON on stdin): ask the person, print Codex's decision."""
+    answer = codex_approvals.run(credential_file, float(wait_seconds), sys.stdin.read())
+    if answer:
+        click.echo(answer)
+
+
 def register(connect_group: click.Group, hook_group: click.Group) -> None:
     connect_group.add_command(connect_codex, "codex")
     hook_group.add_command(hook_codex_notify, "codex-notify")
+    hook_group.add_command(hook_codex_permission, "codex-permission")

@@ -52,6 +52,31 @@ def _save_sessions(path: Path, sessions: dict[str, str]) -> None:
     write_private_json(path, sessions)
 
 
+def session_key(agent_id: str, session: str) -> str:
+    return hashlib.sha256(f"{agent_id}\0{session}".encode()).hexdigest()[:24]
+
+
+async def open_conversation(client: Any, credential_path: Path, *, cli: str, session: str, cwd: str,
+                            timeout_s: float) -> str:
+    """The CLI session's conversation (made on first use); shared by the finished turns and the approval hook.
+
+    Its id derives from the agent and the session, and so does the envelope that makes it: two processes making
+    it at once make it once (the hub stores each envelope id once). The sessions file only saves the round trip.
+    """
+    sessions_path = _sessions_path(credential_path)
+    sessions = _load_sessions(sessions_path)
+    key = session_key(client.credential.agent_id, session)
+    conversation_id = sessions.get(key) or f"conv_{cli}_{key}"
+    if key not in sessions:
+        folder = Path(cwd).name if cwd else ""
+        title = f"{cli_label(cli)} · {folder}" if folder else cli_label(cli)
+        await asyncio.wait_for(client.send("conversation.create", {"title": title}, id=f"n-{conversation_id}",
+                                           conversationId=conversation_id), timeout_s)
+        sessions[key] = conversation_id
+        _save_sessions(sessions_path, sessions)
+    return conversation_id
+
+
 async def post_turn(credential_path: Path, *, cli: str, session: str, cwd: str, prompt: str, reply: str,
                     turn: str | None = None, timeout_s: float = 5.0) -> str:
     """Post one finished turn; returns the task id. Raises on failure (the caller turns that into a log line)."""
@@ -59,10 +84,7 @@ async def post_turn(credential_path: Path, *, cli: str, session: str, cwd: str, 
     from hub.sdk import AgentClient, load_credential
 
     credential = load_credential(credential_path)
-    sessions_path = _sessions_path(credential_path)
-    sessions = _load_sessions(sessions_path)
-    key = hashlib.sha256(f"{credential.agent_id}\0{session}".encode()).hexdigest()[:24]
-    conversation_id = sessions.get(key) or f"conv_{cli}_{key}"
+    key = session_key(credential.agent_id, session)
     # The same turn told twice (a retry) is the same task: the hub stores each envelope id once.
     task_id = f"task_{cli}_" + hashlib.sha256(f"{key}\0{turn or uuid.uuid4().hex}".encode()).hexdigest()[:24]
     cursor = credential_path.with_name(credential_path.stem + "-notify.cursor.json")
@@ -71,13 +93,8 @@ async def post_turn(credential_path: Path, *, cli: str, session: str, cwd: str, 
                          credential_path=credential_path)
     try:
         await client.start(timeout_s)
-        if key not in sessions:
-            folder = Path(cwd).name if cwd else ""
-            title = f"{cli_label(cli)} · {folder}" if folder else cli_label(cli)
-            await asyncio.wait_for(client.send("conversation.create", {"title": title}, id=f"n-{conversation_id}",
-                                               conversationId=conversation_id), timeout_s)
-            sessions[key] = conversation_id
-            _save_sessions(sessions_path, sessions)
+        conversation_id = await open_conversation(client, credential_path, cli=cli, session=session, cwd=cwd,
+                                                  timeout_s=timeout_s)
         fields = {"taskId": task_id, "conversationId": conversation_id}
         title = _one_line(prompt, MAX_TITLE) or f"{cli_label(cli)} turn"
         steps: list[tuple[str, dict[str, Any]]] = [("task.create", {"title": title}), ("task.accepted", {})]

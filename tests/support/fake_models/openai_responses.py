@@ -23,7 +23,7 @@ from starlette.requests import Request as HttpRequest
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from tests.support.fake_models import Reply, Request, Script, Step, Text, ThreadedServer, ToolCall
+from tests.support.fake_models import Reply, Request, Script, Step, Text, ThreadedServer, ToolCall, text
 
 SECRET_HEADERS = {"authorization", "x-api-key", "openai-api-key", "cookie"}
 
@@ -58,8 +58,9 @@ def _sse(event: dict[str, Any]) -> bytes:
 class FakeOpenAIResponses:
     """The fake API: `base_url` for Codex's `model_providers.*.base_url`, `requests` as received, `close()`."""
 
-    def __init__(self, steps: list[Step], *, chunk_chars: int = 12) -> None:
+    def __init__(self, steps: list[Step], *, chunk_chars: int = 12, side_text: str = "Marker file") -> None:
         self.script = Script(steps)
+        self.side_text = side_text
         self.chunk_chars = chunk_chars
         self.requests: list[Request] = []
         self.closing = threading.Event()
@@ -140,9 +141,17 @@ class FakeOpenAIResponses:
         return JSONResponse({"object": "list", "data": [], "models": []})
 
     async def _responses(self, request: HttpRequest) -> Response:
-        record = await self._record(request, "main")
+        raw = await request.body()
+        try:
+            peek: Any = json.loads(raw) if raw else {}
+        except ValueError:
+            peek = {}
+        # A request offering no tools is a side request (interactive Codex names the thread with one): it is
+        # answered with `side_text` and leaves the script to the turn's own requests.
+        side = isinstance(peek, dict) and not peek.get("tools")
+        record = await self._record(request, "side" if side else "main")
         body = record.body if isinstance(record.body, dict) else {}
-        reply = self.script.next(body)
+        reply = text(self.side_text) if side else self.script.next(body)
         model = str(body.get("model") or "fake-model")
         return StreamingResponse(self._stream(reply, model), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache"})

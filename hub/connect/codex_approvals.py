@@ -1,0 +1,144 @@
+"""Codex's own approval prompts on the phone: its `PermissionRequest` hook asks the person with a LineUp card.
+
+Codex (0.124 and newer) runs command hooks shaped like Claude Code's. `PermissionRequest` runs right before
+Codex would show its approval prompt ("Would you like to run the following command?"); a hook that prints
+`{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}` (or
+`"deny"` with a `message` the model is told) decides, and one that prints nothing leaves the prompt to Codex.
+This module writes that hook into Codex's config.toml and runs it.
+
+Codex runs a hook that no administrator manages only once it is trusted: its `/hooks` screen records the hash of
+the hook's definition under `[hooks.state."<file>:<event>:<group>:<handler>"] trusted_hash`. `lineup connect
+codex` is the person asking for this hook, so it records that trust itself, with the hash Codex computes
+(checked against the real CLI in tests/integration/test_codex_terminal.py): any change to the definition, by
+the person or by a new LineUp, makes Codex ask again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("lineup.connect")
+
+EVENT_LABEL = "permission_request"   # how Codex names the event in its trust keys
+OPTIONS = [
+    {"id": "allow_once", "label": "Allow", "style": "primary", "description": "Codex runs it this time."},
+    {"id": "deny", "label": "Deny", "style": "danger",
+     "description": "Codex does not run it; a note you add is what Codex is told."},
+]
+
+
+# ---- the config ------------------------------------------------------------------------------------------
+
+def _canonical(value: Any) -> str:
+    """Codex's canonical JSON: keys sorted at every level, no spaces."""
+    if isinstance(value, dict):
+        return "{" + ",".join(json.dumps(k) + ":" + _canonical(value[k]) for k in sorted(value)) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_canonical(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def trusted_hash(command: str, timeout_s: int, matcher: str | None = None) -> str:
+    """The hash Codex records when the person trusts this hook (one command handler, no status message)."""
+    identity: dict[str, Any] = {"event_name": EVENT_LABEL,
+                                "hooks": [{"type": "command", "command": command, "timeout": timeout_s,
+                                           "async": False}]}
+    if matcher is not None:
+        identity["matcher"] = matcher
+    return "sha256:" + hashlib.sha256(_canonical(identity).encode()).hexdigest()
+
+
+def hook_tables(config_file: Path, group_index: int, command: str, timeout_s: int) -> str:
+    """The TOML for our PermissionRequest hook and its trust entry, as the last group of that event in the file."""
+    from hub.connect.codex import toml_string
+
+    key = f"{config_file}:{EVENT_LABEL}:{group_index}:0"
+    return ("[[hooks.PermissionRequest]]\n[[hooks.PermissionRequest.hooks]]\n"
+            f'type = "command"\ncommand = {toml_string(command)}\ntimeout = {timeout_s}\n'
+            f"[hooks.state.{toml_string(key)}]\ntrusted_hash = {toml_string(trusted_hash(command, timeout_s))}\n")
+
+
+# ---- the hook --------------------------------------------------------------------------------------------
+
+def card(event: dict[str, Any], agent_id: str, wait_s: float) -> dict[str, Any]:
+    """The approval card for one permission request (Codex sends the command and the model's justification)."""
+    from hub.connect.hooks import clip, risk_of
+    from hub.connect.session_state import digest
+
+    tool, tool_input = str(event.get("tool_name") or "Bash"), event.get("tool_input") or {}
+    command = str(tool_input.get("command") or "")
+    wants = f"run: {clip(command, 300)}" if command else f"use {tool}"
+    key = json.dumps([event.get("session_id"), event.get("turn_id"), tool, tool_input], sort_keys=True)
+    raw = json.dumps(tool_input, ensure_ascii=False)
+    expires = datetime.now(UTC) + timedelta(seconds=wait_s)
+    return {"id": f"int_codex_{digest(agent_id, key, size=32)}", "type": "approval",
+            "title": clip(f"Codex wants to {wants}", 500),
+            "description": clip(str(tool_input.get("description") or ""), 8000),
+            "risk": risk_of("Bash", tool_input) if tool == "Bash" else "medium", "options": OPTIONS,
+            "details": {"tool": tool, "input": tool_input if len(raw) <= 4000 else clip(raw, 4000),
+                        "cwd": str(event.get("cwd", "")), "codexSession": str(event.get("session_id", ""))},
+            "expiresAt": expires.isoformat(timespec="seconds").replace("+00:00", "Z")}
+
+
+def decision(allow: bool, message: str) -> dict[str, Any]:
+    chosen: dict[str, Any] = {"behavior": "allow"} if allow else {"behavior": "deny", "message": message}
+    return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": chosen}}
+
+
+async def ask(credential_path: Path, wait_s: float, event: dict[str, Any]) -> dict[str, Any] | None:
+    """Ask the person; their answer as Codex's decision, or None (the hub away, nobody answered in time)."""
+    from hub import __version__
+    from hub.connect.hooks import CONNECT_TIMEOUT_S, reachable
+    from hub.connect.turn_notify import open_conversation
+    from hub.mcp.run import CAPABILITIES
+    from hub.sdk import AgentClient, load_credential
+
+    credential = load_credential(credential_path)
+    if not reachable(credential.hub_url):
+        log.warning("the hub at %s cannot be reached: Codex asks in its terminal", credential.hub_url)
+        return None
+    client = AgentClient(credential, state_path=credential_path.with_name(credential_path.stem + "-ask.cursor.json"),
+                         runtime="mcp", agent_version=__version__, capabilities=CAPABILITIES,
+                         instance=f"ask-{uuid.uuid4().hex[:12]}", credential_path=credential_path)
+    try:
+        await client.start(timeout_s=CONNECT_TIMEOUT_S + 3)
+        conversation_id = await open_conversation(client, credential_path, cli="codex",
+                                                  session=str(event.get("session_id") or event.get("cwd") or ""),
+                                                  cwd=str(event.get("cwd") or ""), timeout_s=CONNECT_TIMEOUT_S + 3)
+        interaction = card(event, credential.agent_id, wait_s)
+        outcome = await asyncio.wait_for(client.ask(interaction, conversation_id=conversation_id), wait_s + 10)
+    finally:
+        await client.close()
+    if outcome.outcome == "expired":
+        return None
+    if outcome.outcome == "cancelled":
+        return decision(False, "The person cancelled this in LineUp.")
+    who = (outcome.responded_by or {}).get("name") or "the person"
+    if outcome.approved:
+        return decision(True, "")
+    return decision(False, f"The person denied this in LineUp: {outcome.comment}" if outcome.comment
+                    else f"Denied in LineUp by {who}.")
+
+
+def run(credential_path: Path, wait_s: float, raw: str) -> str:
+    """The whole hook: what to print (possibly nothing, which leaves the prompt to Codex). Never raises."""
+    logging.basicConfig(level=logging.WARNING, format="lineup: %(message)s")
+    try:
+        event = json.loads(raw)
+        if not isinstance(event, dict) or event.get("hook_event_name") != "PermissionRequest":
+            return ""
+        if not credential_path.exists():
+            log.warning("no credential at %s: run `lineup connect codex` again", credential_path)
+            return ""
+        answer = asyncio.run(ask(credential_path, wait_s, event))
+        return json.dumps(answer) if answer is not None else ""
+    except Exception as exc:  # noqa: BLE001 - Codex must go on: its own prompt takes over
+        log.warning("the approval was not asked in LineUp (%s: %s)", type(exc).__name__, exc)
+        return ""
