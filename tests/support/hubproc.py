@@ -89,11 +89,15 @@ class HubProcess:
             self.proc.wait()
 
     def token(self, workspace: str | None = None) -> str:
-        return run_cli(self.data_dir, "token", *(["--workspace", workspace] if workspace else [])).stdout.strip()
+        """What `lineup token` prints, run in this process against the hub's data (tests/support/clicommands.py)."""
+        from tests.support.clicommands import cli_token
+
+        return cli_token(self.data_dir, workspace)
 
     def pairing_code(self, name: str | None = None, workspace: str | None = None) -> str:
-        return run_cli(self.data_dir, "pair", *(["--name", name] if name else []),
-                       *(["--workspace", workspace] if workspace else [])).stdout.strip()
+        from tests.support.clicommands import cli_pairing_code
+
+        return cli_pairing_code(self.data_dir, name, workspace)
 
 
 def pair_agent(hub: HubProcess, app_token: str, name: str = "agent", runtime: str = "test") -> dict[str, str]:

@@ -20,21 +20,15 @@ import logging
 import os
 import threading
 import typing
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from hub.settings import ENV_PREFIX, Settings, load_settings
+from tests.support.clicommands import cli_pairing_code, cli_token
 
-T = TypeVar("T")
 HUB_LOGGERS = ("lineup", "uvicorn.error")
-
-
-def run_in_thread(make: Callable[[], Awaitable[T]]) -> T:
-    """Run a coroutine on a fresh loop in a worker thread: callable from sync code and from inside a running loop."""
-    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="lineup-cli") as pool:
-        return pool.submit(asyncio.run, make()).result(60)  # type: ignore[arg-type]
 
 
 class _ThreadLog(logging.FileHandler):
@@ -214,36 +208,12 @@ class InProcessHub:
         raise NotImplementedError("kill -9 needs a process: hub_factory(process=True)")
 
     def token(self, workspace: str | None = None, name: str = "cli token") -> str:
-        """What `lineup token [--workspace W]` prints: the same domain command through the CLI's `_run_command`."""
-        from hub.cli import _run_command
-        from hub.domain import accounts
-
-        settings = self._cli_settings()
-        result = run_in_thread(lambda: _run_command(settings, accounts.owner_device_for_cli(workspace, name)))
-        return str(result["token"])
+        """What `lineup token [--workspace W]` prints (tests/support/clicommands.py)."""
+        return cli_token(self.data_dir, workspace, name)
 
     def pairing_code(self, name: str | None = None, workspace: str | None = None) -> str:
-        """What `lineup pair` prints: the commands hub/cli.py's `pair` runs, in the same order."""
-        from hub.cli import _run_command
-        from hub.domain import accounts
-        from hub.domain.actors import Actor
-
-        settings = self._cli_settings()
-
-        async def run() -> str:
-            owner = await _run_command(settings, accounts.owner_device_for_cli(workspace, "cli pairing"))
-            actor = Actor("user", owner["userId"], owner["workspaceId"], device_id=owner["deviceId"])
-            command, code = accounts.create_pairing_code(actor, name, settings.pairing_code_ttl_s)
-            await _run_command(settings, command)
-            await _run_command(settings, accounts.revoke_device(actor, owner["deviceId"]))
-            return str(code)
-
-        return run_in_thread(run)
-
-    def _cli_settings(self) -> Settings:
-        """The settings `lineup token --data-dir D` loads in the test's environment (as HubProcess runs it: the
-        hub's own `env` is not the command's)."""
-        return load_settings({"data_dir": self.data_dir})
+        """What `lineup pair` prints (tests/support/clicommands.py)."""
+        return cli_pairing_code(self.data_dir, name, workspace)
 
 
 def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop]:
