@@ -102,3 +102,60 @@ def test_axe_finds_nothing_on_every_main_screen(hub, browser, demo_agents, viewp
     finally:
         context.close()
     assert not errors, errors
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_axe_finds_nothing_on_the_rich_content_screens(hub, browser, viewport, scheme) -> None:  # type: ignore[no-untyped-def]
+    """An agent's message rendered as Markdown (a list, a table, highlighted code), a review card showing a diff,
+    and a task's detail previewing an image artifact, from a second agent (as in the screenshots)."""
+    from tests.e2e.screenshots import chart_png, rich_content
+    from tests.e2e.test_rich_content import Agent
+
+    source = axe_source()
+    owner = create_owner(hub)
+    writer = Agent(hub, owner.token)
+    drawing = browser.new_page()
+    try:
+        conversation, task_id = rich_content(writer, chart_png(drawing))
+    except BaseException:
+        writer.close()
+        raise
+    finally:
+        drawing.close()
+    context = browser.new_context(viewport=viewport, locale="en-US", base_url=hub.base, service_workers="block",
+                                  color_scheme=scheme, reduced_motion="reduce")
+    context.set_default_timeout(10_000)
+    context.add_init_script(f"localStorage.setItem('lineup.token', {owner.token!r});")
+    errors: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"/#/conversations/{conversation}")
+        markdown = page.locator("lineup-conversation .message.theirs lineup-markdown[data-rendered='markdown']")
+        expect(markdown.locator("ul > li")).to_have_count(3)
+        expect(markdown.locator("table td")).to_have_count(4)
+        expect(markdown.locator("pre.md-code code.language-python .hljs-keyword").first).to_be_visible()
+        markdown.evaluate("e => e.scrollIntoView({block: 'start'})")
+        assert_no_violations(page, source, "an agent's message rendered as Markdown")
+
+        diff = pending_card(page.locator("lineup-conversation .stream")).locator(".diff")
+        expect(diff.locator(".diff-file-name")).to_have_text(["app/models.py", "README.md"])
+        expect(diff.locator(".diff-add").first).to_be_visible()
+        diff.evaluate("e => e.scrollIntoView({block: 'center'})")
+        assert_no_violations(page, source, "a review card with a diff")
+
+        page.goto(f"/#/conversations/{conversation}?task={task_id}")
+        preview = page.locator("lineup-task-detail img.artifact-preview")
+        expect(preview).to_have_attribute("alt", "Preview of sync-time.jpg")
+        # Waits for the picture in the page (not page.wait_for_function: its polling evals, which the CSP forbids).
+        width = preview.evaluate("""img => img.complete ? img.naturalWidth : new Promise((done) => {
+            img.addEventListener('load', () => done(img.naturalWidth)); img.addEventListener('error', () => done(0));
+            setTimeout(() => done(-1), 10000); })""")
+        assert width > 0, f"the image artifact's preview did not load ({'timed out' if width < 0 else 'failed'})"
+        expect(preview).to_be_visible()
+        assert_no_violations(page, source, "a task's detail with an image preview")
+    finally:
+        context.close()
+        writer.close()
+    assert not errors, errors
