@@ -235,8 +235,9 @@ async def test_sockets_do_not_cross_workspaces(two_workspaces: tuple[Team, Team]
     # A message in its own conversation cannot be pinned on a task of another workspace.
     await refused(agent, "message.create", {"content": "planted"}, "not_found", conversationId="other-conv",
                   taskId="home-task")
-    # Nothing of the home workspace reached the other one, and the home task is untouched.
-    await asyncio.sleep(0.2)
+    # Nothing of the home workspace reached the other one, and the home task is untouched: anything on its way to
+    # the other workspace's app or agent would have come before this last message of theirs.
+    await fence(app, "other-conv", app, agent)
     assert {f["workspaceId"] for f in app.events() + agent.events()} == {other.workspace_id}
     assert all(f["type"] != "message.delta" for f in app.frames)
     detail = await home.api.task("home-task")

@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterator
 import httpx
 import pytest
 
+from tests.support.fence import fence
 from tests.support.hubproc import HubProcess, pair_agent
 from tests.support.lap import LapClient
 from tests.support.receivers import HttpReceiver, SmtpReceiver
@@ -44,6 +45,29 @@ async def wait_until(check: Callable[[], Any], timeout: float = 10.0) -> Any:
             return value
         await asyncio.sleep(0.05)
     raise AssertionError("condition not met in time")
+
+
+def outbox_rows(hub: HubProcess) -> list[dict[str, Any]]:
+    """The notifier's outbox as stored. Its rows are written in the transaction that moves the notifier's cursor
+    past the events they answer, so once an event's in-app notification exists, every channel's row for that
+    event is here too, or never will be."""
+    with sqlite3.connect(f"file:{hub.data_dir / 'lineup.db'}?mode=ro", uri=True) as conn:
+        conn.row_factory = sqlite3.Row
+        rows = conn.execute("SELECT channel, kind, workspace_id, status, attempts, next_attempt_at, created_at "
+                            "FROM notification_outbox ORDER BY created_at, rowid").fetchall()
+    conn.close()
+    return [dict(r) for r in rows]
+
+
+async def sentinel(hub: HubProcess, token: str, receiver: HttpReceiver) -> list[Any]:
+    """A test notification through the webhook, queued now: the channel's worker sends its outbox one row at a
+    time, the soonest due first, so once this one has arrived, whatever was queued for the webhook before it has
+    arrived too. Returns everything the receiver got, the test notification last."""
+    answer = httpx.post(f"{hub.base}/api/notifications/test", headers={"Authorization": f"Bearer {token}"},
+                        json={"channel": "webhook"})
+    assert answer.status_code == 202, answer.text
+    return list(await wait_until(lambda: any(r.body.get("kind") == "test" for r in receiver.received)
+                                 and receiver.received))
 
 
 async def approval_scenario(hub: HubProcess, token: str, *, description: str = "Drops 3 tables in production",
@@ -191,11 +215,12 @@ async def test_outbox_survives_kill_9_mid_delivery(hub_factory, receiver: HttpRe
     receiver.delay_s = 0.0
     hub.start()
     await wait_until(lambda: len(receiver.received) >= 2, timeout=10)
-    await asyncio.sleep(1.0)
+    # Delivered is final: the worker sends only pending rows, and marks a row delivered after its send returned,
+    # so once the log says so, every send of this notification has reached the receiver.
+    await wait_until(lambda: httpx.get(f"{hub.base}/api/notifications", headers={"Authorization": f"Bearer {token}"})
+                     .json()["channels"]["webhook"]["counts"] == {"delivered": 1})
     ids = [r.headers["x-lineup-notification-id"] for r in receiver.received]
     assert len(set(ids)) == 1 and len(ids) == 2  # not lost; re-sent once with the same id for the receiver
-    log = httpx.get(f"{hub.base}/api/notifications", headers={"Authorization": f"Bearer {token}"}).json()
-    assert log["channels"]["webhook"]["counts"] == {"delivered": 1}
 
 
 async def test_replays_and_restarts_do_not_notify_again(hub_factory, receiver: HttpReceiver) -> None:
@@ -209,15 +234,14 @@ async def test_replays_and_restarts_do_not_notify_again(hub_factory, receiver: H
         await agent.send("message.create", {"content": f"step {n}"}, conversationId="c1")
     await app.wait_for(lambda f: f["type"] == "message.created" and f["payload"]["content"] == "step 249")
     await wait_until(lambda: receiver.received)
-    await asyncio.sleep(0.5)
-    before = len(receiver.received)
-    assert before == 1
     replaying = await LapClient.connect(hub.ws_base, "app", token, last_sequence=0)
     assert len(replaying.events()) > 500
     hub.stop()
-    hub.start()
-    await asyncio.sleep(1.5)
-    assert len(receiver.received) == before  # neither the replay nor the restart notified again
+    hub.start()  # ready only once the notifier has examined the log again (hub/core.py starts it before)
+    # Anything the progress, the messages, the replay or the restart queued for the webhook goes out before a
+    # test notification queued now: only the question's one notification came before it.
+    posted = await sentinel(hub, token, receiver)
+    assert [r.body["kind"] for r in posted] == ["waiting_for_me", "test"]
     await replaying.close()
     await agent.close()
     await app.close()
@@ -233,7 +257,10 @@ async def test_quiet_hours_delay_the_webhook_but_not_the_app(hub_factory, receiv
     hub.start()
     agent, app, _ = await approval_scenario(hub, hub.token())
     await app.event("notification.created")
-    await asyncio.sleep(1.0)
+    # The webhook's worker has looked at the row and put it off to the end of the quiet hours, without an attempt.
+    [row] = await wait_until(lambda: [r for r in outbox_rows(hub) if r["channel"] == "webhook"
+                                      and r["next_attempt_at"] > r["created_at"]])
+    assert (row["status"], row["attempts"]) == ("pending", 0)
     assert receiver.received == []
     await agent.close()
     await app.close()
@@ -322,7 +349,10 @@ async def test_webhook_and_mail_serve_only_the_first_workspace_by_default(hub_fa
     a_workspace, b_workspace = clients[1].workspace_id, clients[3].workspace_id
     assert a_workspace != b_workspace
     await wait_until(lambda: receiver.received and smtp.messages)
-    await asyncio.sleep(0.5)
+    # B's question was examined before A asked (both_ask): any webhook or mail row of B's would be in the outbox,
+    # and, due sooner, would have been sent before A's.
+    assert {(r["channel"], r["workspace_id"]) for r in outbox_rows(hub) if r["channel"] != "inapp"} == {
+        ("webhook", a_workspace), ("mail", a_workspace)}
     assert [r.body["workspaceId"] for r in receiver.received] == [a_workspace]
     assert receiver.received[0].body["agent"] == "Deployer"
     assert [m["Subject"] for m in smtp.messages] == ["[LineUp] Deployer needs your decision"]
@@ -352,7 +382,10 @@ async def test_a_workspace_named_is_the_only_one_served(hub_factory, receiver: H
     token_b = other_workspace_token(hub)  # made after the hub started: the name is resolved when notifying
     clients = await both_ask(hub, token_a, token_b)
     await wait_until(lambda: receiver.received)
-    await asyncio.sleep(0.5)
+    # A's in-app notification has arrived (both_ask): the outbox holds every row A's question made, none for the
+    # webhook, so nothing of A's can go out through it.
+    assert [(r["channel"], r["workspace_id"]) for r in outbox_rows(hub) if r["channel"] == "webhook"] == [
+        ("webhook", clients[3].workspace_id)]
     assert [r.body["workspaceId"] for r in receiver.received] == [clients[3].workspace_id]
     assert set(delivery_log(hub, token_a)["channels"]) == {"inapp"}
     await wait_until(lambda: delivery_log(hub, token_b)["channels"]["webhook"]["counts"] == {"delivered": 1})
@@ -382,13 +415,14 @@ async def test_test_button_and_delivery_log_show_only_the_channels_serving_the_c
     assert httpx.post(test_url, headers=auth(token_b), json={}).status_code == 202
     note = await app_b.event("notification.created")
     assert note["payload"]["kind"] == "test"
-    await asyncio.sleep(0.5)
-    assert receiver.received == []
+    # The test rows are queued before the 202: B's test queued nothing for the webhook.
+    assert [r["channel"] for r in outbox_rows(hub) if r["workspace_id"] == app_b.workspace_id] == ["inapp"]
     assert set(delivery_log(hub, token_b)["channels"]) == {"inapp"}
 
+    # A's test, queued after B's, is the first and only thing the webhook receives.
     assert httpx.post(test_url, headers=auth(token_a), json={"channel": "webhook"}).status_code == 202
     posted = await wait_until(lambda: receiver.received)
-    assert posted[0].body["kind"] == "test" and posted[0].body["workspaceId"] != app_b.workspace_id
+    assert [(r.body["kind"], r.body["workspaceId"] != app_b.workspace_id) for r in posted] == [("test", True)]
     await app_b.close()
 
 
@@ -429,8 +463,8 @@ async def test_an_action_link_of_one_workspace_cannot_answer_another(hub_factory
     a_approve = buttons["Deployer"]["Approve"]
     assert httpx.post(a_approve["url"], content=a_approve["body"], headers=a_approve["headers"]).status_code == 409
     assert httpx.post(a_reject["url"], content=a_reject["body"], headers=a_reject["headers"]).status_code == 409
-    await asyncio.sleep(0.3)
     assert status(token_b) == "pending"
+    await fence(app_b, "c1", agent_b)  # an interaction.resolved for B's agent would have come before it
     assert [f for f in agent_b.events() if f["type"] == "interaction.resolved"] == []
     # B's own link answers B's question, as B's owner.
     b_approve = buttons["Builder"]["Approve"]
@@ -479,8 +513,10 @@ async def test_a_plugin_channel_serves_only_the_first_workspace_by_default(hub_f
     token_b = other_workspace_token(hub)
     clients = await both_ask(hub, token_a, token_b)
     await wait_until(lambda: receiver.received)
-    await asyncio.sleep(0.5)
     a_workspace = clients[1].workspace_id
+    # B asked first (both_ask): a pager row of B's would be in the outbox now, and would have been sent first.
+    assert [(r["channel"], r["workspace_id"]) for r in outbox_rows(hub) if r["channel"] == "pager"] == [
+        ("pager", a_workspace)]
     assert [(r.body["notification"]["workspaceId"], r.body["deliveryWorkspaceId"]) for r in receiver.received] == [
         (a_workspace, a_workspace)]
     assert set(delivery_log(hub, token_a)["channels"]) == {"inapp", "pager"}

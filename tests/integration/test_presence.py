@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.integration.conftest import Connect
+from tests.support.fence import timer_pass
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 from tests.support.live import Api, Heartbeat, Team, make_team, of_type, pair
@@ -108,7 +109,14 @@ async def test_a_silent_agent_is_a_zombie(team: Team, fast_hub: HubProcess, lap:
     assert [e["payload"]["status"] for e in status_events(team.app, chatty_pair["agentId"])] == ["online"]
 
 
-async def test_lost_connection_then_grace_period_fails_running_tasks(team: Team) -> None:
+async def test_lost_connection_then_grace_period_fails_running_tasks(team: Team, fast_hub: HubProcess,
+                                                                    lap: Connect) -> None:
+    # A second agent that stays: it asks the questions timer_pass needs once the first is gone.
+    clock_pair = await pair(fast_hub, team.token, "clock")
+    clock = await lap(fast_hub, "agent", clock_pair["credential"])
+    clock_beat = Heartbeat(clock, HEARTBEAT_S / 2)
+    await team.app.ok("conversation.create", {"title": "Clock", "agentIds": [clock_pair["agentId"]]},
+                      conversationId="clock")
     await team.new_task("running", accept=True)
     await team.new_task("queued")
     await team.new_task("waiting", accept=True)
@@ -132,10 +140,12 @@ async def test_lost_connection_then_grace_period_fails_running_tasks(team: Team)
     task = (await team.api.task("running"))["task"]
     assert (task["status"], task["error"]["code"]) == ("failed", "agent_unreachable")
     assert task["error"]["message"]
-    # Only running tasks fail: a queued one waits for its agent, and one waiting for the person stays open.
-    await asyncio.sleep(0.3)
+    # Only running tasks fail: a queued one waits for its agent, and one waiting for the person stays open. The
+    # grace check that failed "running" has run to its end (a later tick came), and stored nothing for them.
+    await timer_pass(clock, team.app, "clock")
     assert (await team.api.task("queued"))["task"]["status"] == "queued"
     assert (await team.api.task("waiting"))["task"]["status"] == "waiting_for_human"
+    await clock_beat.stop()
 
 
 async def test_reconnect_before_the_grace_period(team: Team, fast_hub: HubProcess, lap: Connect) -> None:
@@ -143,6 +153,7 @@ async def test_reconnect_before_the_grace_period(team: Team, fast_hub: HubProces
     cursor = team.agent.events()[-1]["sequence"]
     await team.agent.close()
     offline = await next_status(team.app, team.agent_id, "offline", after=0)
+    grace_ends = time.monotonic() + GRACE_S  # at the latest: the hub counted from before it stored `offline`
     assert (await team.api.task("t1"))["task"]["connectionLostAt"] is not None
     await asyncio.sleep(GRACE_S / 2)
     agent = await lap(fast_hub, "agent", team.credential, last_sequence=cursor)
@@ -151,8 +162,9 @@ async def test_reconnect_before_the_grace_period(team: Team, fast_hub: HubProces
     assert online["payload"]["reason"] == "connected"
     assert (await team.api.task("t1"))["task"]["connectionLostAt"] is None
     assert of_type(agent, "task.assigned") == []
-    # The grace period that started at the disconnect does not fail the task after the agent came back.
-    await asyncio.sleep(GRACE_S)
+    # The grace period that started at the disconnect does not fail the task after the agent came back: the hub's
+    # timer has run past its end (a grace check in that tick would come before the tick's expiries).
+    await timer_pass(agent, team.app, team.conversation_id, not_before_s=grace_ends + 0.1 - time.monotonic())
     task = (await team.api.task("t1"))["task"]
     assert (task["status"], task["connectionLostAt"]) == ("running", None)
     assert of_type(team.app, "task.status_changed", taskId="t1", status="failed") == []

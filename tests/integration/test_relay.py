@@ -22,6 +22,7 @@ from hub.relay.probe import probe
 from hub.relay.transport import Inbound, TransportError
 from hub.relay.v2_transport import V2Transport
 from tests.support.fake_wukong import FakeWuKong
+from tests.support.fence import fence
 from tests.support.hubproc import HubProcess, pair_agent, run_cli
 from tests.support.lap import LapClient
 
@@ -349,8 +350,12 @@ async def test_lap_envelopes_from_the_app_take_the_socket_path(hub_factory: Any,
         await alice.client.send(HUB_UID, 1, {"type": 5201, "envelope": bad})
         await until(lambda: any(p.get("type") == 5201 and p["envelope"]["type"] == "system.error"
                                 and p["envelope"]["payload"]["code"] == "forbidden" for p in alice.inbox), 10)
-        await asyncio.sleep(0.3)
-        assert sum(1 for f in agent.frames if f["type"] == "message.delivered") == 1
+        # One more message from the app by the same way: a second delivery of the first would have come before it.
+        await alice.client.send(HUB_UID, 1, {"type": 5201, "envelope": {**env, "id": "app-msg-3",
+                                                                        "payload": {"content": "fence"}}})
+        await agent.event("message.delivered", content="fence")
+        assert [f["payload"]["content"] for f in agent.frames if f["type"] == "message.delivered"] == [
+            "from the app", "fence"]
         # catching up (the app's first connection): the workspace's events in batches, then caught_up, live only
         await alice.client.send(HUB_UID, 1, {"type": 5202, "op": "resume", "lastSequence": 0})
         done = await until(lambda: [p for p in alice.inbox if p.get("op") == "caught_up"], 10, "caught_up")
@@ -400,9 +405,15 @@ async def test_disconnects_and_a_restart_lose_nothing_and_repeat_nothing(hub_fac
         fake.drop(HUB_UID)
         await agent.ok("message.create", {"content": "after the restart"}, conversationId=conversation)
         await alice.text("after the restart")
-        await asyncio.sleep(0.5)
+        # The new session reconciled (messagesync) before it sent that text: a message handled again would be
+        # stored by now, and delivered to the agent before a message stored after it.
+        app = await LapClient.connect(hub.ws_base, "app", token)
+        try:
+            await fence(app, conversation, agent)
+        finally:
+            await app.close()
         delivered = [f["payload"]["content"] for f in agent.frames if f["type"] == "message.delivered"]
-        assert sorted(delivered) == [f"offline {n}" for n in range(3)]
+        assert sorted(delivered) == ["fence"] + [f"offline {n}" for n in range(3)]
         texts = [p["content"] for p in fake.payloads(HUB_UID, "alice", HUB_UID) if p.get("type") == 1]
         assert len(texts) == len(set(texts))  # nothing said twice
         sequences = lap_sequences(fake)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.integration.conftest import Connect
+from tests.support.fence import fence, timer_pass
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 from tests.support.live import Api, Team, make_team, of_type, pair
@@ -64,7 +65,9 @@ async def test_deltas_go_live_once_and_the_final_message_is_stored(team: Team, s
     await team.app.wait_for(lambda f: f["type"] == "message.delta" and f["payload"]["offset"] == 5)
     gap = await delta(team.agent, c, "m1", 50, "?")
     assert gap["payload"]["code"] == "invalid_payload"
-    await asyncio.sleep(0.2)
+    # A delta sent on for a re-send or the gap would have come before this message, on the app's socket and the
+    # agent's.
+    await fence(team.app, c, team.app, team.agent)
     assert [(d["payload"]["offset"], d["payload"]["text"]) for d in deltas(team.app, "m1")] == \
         [(0, "Hel"), (3, "lo"), (5, " world")]
     assert "".join(d["payload"]["text"] for d in deltas(team.app, "m1")) == "Hello world"
@@ -77,7 +80,10 @@ async def test_deltas_go_live_once_and_the_final_message_is_stored(team: Team, s
     late = await delta(team.agent, c, "m1", 12, " more")
     assert late["payload"]["code"] == "conflict"
 
-    # Deltas are for the workspace's live apps only: not the sender, not another workspace.
+    # Deltas are for the workspace's live apps only: not the sender, not another workspace. The outsider's pong
+    # comes after anything the hub had queued for its socket before (one ordered queue per socket).
+    ping = await outsider.send("system.ping", {})
+    await outsider.wait_for(lambda f: f["type"] == "system.pong" and f.get("correlationId") == ping)
     assert [f for f in team.agent.frames if f["type"] == "message.delta"] == []
     assert [f for f in outsider.frames if f["type"] == "message.delta"] == []
     assert all(f["workspaceId"] == outsider.workspace_id for f in outsider.events())
@@ -103,8 +109,8 @@ async def test_snapshots_are_stored_while_streaming(team: Team, stream_hub: HubP
     await delta(team.agent, c, "m2", 10, ", second part", taskId="t1")
     second = await team.app.wait_for(lambda f: f["type"] == "message.updated" and f["sequence"] > snapshot["sequence"])
     assert second["payload"]["content"] == "first part, second part"
-    # Nothing new, nothing stored.
-    await asyncio.sleep(3 * SNAPSHOT_S)
+    # Nothing new, nothing stored: the hub's timer has looked at the stream for two more snapshot intervals.
+    await timer_pass(team.agent, team.app, c, not_before_s=2 * SNAPSHOT_S)
     assert len(of_type(team.app, "message.updated", messageId="m2")) == 2
 
     await team.agent.ok("message.create", {"messageId": "m2", "content": "first part, second part."},
@@ -136,7 +142,7 @@ async def test_stream_rules(team: Team, stream_hub: HubProcess, lap: Connect) ->
     app_delta = await team.app.request("message.delta", {"messageId": "m5", "offset": 0, "text": "x"},
                                        conversationId=c)
     assert app_delta["type"] == "system.error" and app_delta["payload"]["code"] == "forbidden"
-    await asyncio.sleep(0.2)
+    await fence(team.app, "both", team.app)  # a delta sent on for either would have come before it
     assert [d["payload"]["text"] for d in deltas(team.app, "m4")] == ["mine"]
     assert deltas(team.app, "m5") == []
 
@@ -178,7 +184,7 @@ async def test_graceful_stop_saves_the_stream(hub_factory, lap: Connect) -> None
     token = await asyncio.to_thread(hub.token)
     team = await make_team(hub, token, lap)
     await delta(team.agent, team.conversation_id, "m7", 0, "nothing saved yet")
-    await asyncio.sleep(0.3)
+    await timer_pass(team.agent, team.app, team.conversation_id)  # a snapshot tick came and stored nothing
     assert (await messages(team.api, team.conversation_id)) == []
     hub.stop()  # SIGTERM: the graceful path
     hub.start()

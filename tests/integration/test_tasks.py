@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
+from datetime import datetime
 
 import pytest
 
@@ -194,7 +194,7 @@ async def test_cancel_of_a_running_task_waits_for_the_agent(team: Team) -> None:
     await team.new_task("t1", accept=True)
     await team.app.ok("task.cancel_requested", {"reason": "stop"}, taskId="t1")
     await team.agent.event("task.cancel_requested", taskId="t1")
-    await asyncio.sleep(0.5)
+    await fence(team.app, team.conversation_id, team.app)  # a cancelled status_changed would have come before it
     task = (await team.api.task("t1"))["task"]
     assert task["status"] == "running", "a running task is cancelled only when its agent confirms"
     assert task["cancelRequestedAt"] is not None
@@ -240,23 +240,26 @@ async def test_unconfirmed_cancel_times_out(hub_factory, lap: Connect) -> None: 
     await team.ask("asks", {"id": "still", "type": "approval", "title": "Keep going?"})
     await team.agent.event("task.cancel_requested", taskId="confirmed")
     await team.agent.ok("task.status_changed", {"status": "cancelled"}, taskId="confirmed")
-    await asyncio.sleep(0.8)
-    assert (await team.api.task("ignored"))["task"]["status"] == "running"
     timed_out = await team.app.event("task.status_changed", taskId="ignored", status="cancelled", timeout=5)
     elapsed = time.monotonic() - requested_at
     assert 1.4 <= elapsed < 3.0, elapsed
     assert timed_out["payload"]["cause"] == "cancel_timeout"
     assert timed_out["payload"]["previousStatus"] == "running"
-    # The confirmed one was cancelled once, by its agent; the timer did not add a second move.
-    await asyncio.sleep(0.5)
-    confirmed = of_type(team.app, "task.status_changed", taskId="confirmed", status="cancelled")
-    assert len(confirmed) == 1 and "cause" not in confirmed[0]["payload"]
     asks = await team.app.event("task.status_changed", taskId="asks", status="cancelled", timeout=3)
     assert (asks["payload"]["previousStatus"], asks["payload"]["cause"]) == ("waiting_for_human", "cancel_timeout")
+    # The confirmed one was cancelled once, by its agent; the timer did not add a second move. Its deadline fell
+    # between those of "ignored" and "asks" (requested in that order, one timeout), and the hub's timer loop
+    # handles deadlines in that order: had it acted on "confirmed", that event would have come before "asks".
+    confirmed = of_type(team.app, "task.status_changed", taskId="confirmed", status="cancelled")
+    assert len(confirmed) == 1 and "cause" not in confirmed[0]["payload"]
     still = await team.agent.event("interaction.resolved", interactionId="still")
     assert still["payload"]["outcome"] == "cancelled" and still["sequence"] < asks["sequence"]
     detail = await team.api.task("ignored")
     assert detail["task"]["status"] == "cancelled"
+    # Not early by the hub's own clock either: from the recorded request to the timeout it stored.
+    waited = datetime.fromisoformat(timed_out["occurredAt"].replace("Z", "+00:00")) - \
+        datetime.fromisoformat(detail["task"]["cancelRequestedAt"].replace("Z", "+00:00"))
+    assert waited.total_seconds() >= 1.4, waited
     [by_timer] = [e for e in detail["timeline"] if e["sequence"] == timed_out["sequence"]]
     assert by_timer["actor"] == "hub"
 
@@ -279,14 +282,16 @@ async def test_what_an_agent_sees(team: Team, hub: HubProcess, lap: Connect) -> 
     await team.app.ok("task.cancel_requested", {}, taskId="mine")
     await team.agent.event("task.cancel_requested", taskId="mine")
     await other.event("task.assigned", taskId="theirs")
-    await asyncio.sleep(0.3)
+    # Anything more for either agent, or for the app, would have come before this last message to both.
+    await fence(team.app, "both", team.agent, other, team.app)
 
     seen = [(f["type"], f.get("taskId") or f["payload"].get("content") or f["payload"].get("interactionId"))
             for f in team.agent.events()]
     assert seen == [("message.delivered", "to everyone"), ("task.assigned", "mine"), ("interaction.resolved", "mine"),
-                    ("task.cancel_requested", "mine")]
+                    ("task.cancel_requested", "mine"), ("message.delivered", "fence")]
     assert [(f["type"], f.get("taskId") or f["payload"].get("content")) for f in other.events()] == \
-        [("message.delivered", "to everyone"), ("message.delivered", "only for other"), ("task.assigned", "theirs")]
+        [("message.delivered", "to everyone"), ("message.delivered", "only for other"), ("task.assigned", "theirs"),
+         ("message.delivered", "fence")]
     # The app sees the stored names of the same facts, and everything else in the workspace.
     app_types = {f["type"] for f in team.app.events()}
     assert {"task.created", "message.created", "interaction.resolved", "task.cancel_requested", "task.accepted",

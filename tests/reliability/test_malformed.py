@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from websockets.sync.client import connect as connect_sync
 
 from tests.support.drills import Workspace, assert_db_check, log_rows, make_workspace_sync
+from tests.support.fence import fence
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient, envelope
 
@@ -159,7 +160,7 @@ async def test_unknown_type_is_acknowledged_with_a_warning_and_not_stored(space:
     assert answer["payload"]["warning"] == "unknown_type" and answer["payload"]["sequence"] is None
     envelope_id = answer["payload"]["id"]
     await _still_open(client, space)
-    await asyncio.sleep(0.05)
+    await fence(client, space.conversation_id, app)  # had it been stored, the app would have had it before this
     assert not any(r["id"] == envelope_id for r in log_rows(space.db_path))
     assert not any(f.get("id") == envelope_id for f in app.frames)
     await client.close()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import uuid
+from datetime import UTC, datetime, timedelta
+
 from tests.support.lap import LapClient
 
 
@@ -11,3 +14,28 @@ async def fence(sender: LapClient, conversation_id: str, *watchers: LapClient, t
     ack = await sender.ok("message.create", {"content": "fence"}, conversationId=conversation_id)
     for watcher in watchers:
         await watcher.wait_for(lambda f: f.get("sequence") == ack["sequence"], timeout=timeout)
+
+
+async def _expired(agent: LapClient, app: LapClient, conversation_id: str, in_s: float, timeout: float) -> None:
+    interaction_id = f"clock-{uuid.uuid4().hex[:12]}"
+    expires_at = (datetime.now(UTC) + timedelta(seconds=in_s)).isoformat().replace("+00:00", "Z")
+    await agent.ok("interaction.requested", {"interaction": {
+        "id": interaction_id, "type": "approval", "title": "A clock for the test", "expiresAt": expires_at}},
+        conversationId=conversation_id)
+    await app.wait_for(lambda f: f["type"] == "interaction.expired" and f.get("sequence") is not None
+                       and f["payload"].get("interactionId") == interaction_id, timeout=timeout)
+
+
+async def timer_pass(agent: LapClient, app: LapClient, conversation_id: str, *, not_before_s: float = 0.0,
+                     timeout: float = 10.0) -> None:
+    """The fence for what the hub does on its own clock. Its timer loop (hub/gateway/presence.py) runs in ticks
+    that each check, in order, heartbeat silence, the grace period, cancel deadlines, expiries, then stream
+    snapshots; this returns once a whole tick that began `not_before_s` from now or later has run, and whatever
+    that tick and the ones before it stored has reached `app`.
+
+    `agent` asks two questions in the conversation that expire: the first expires in the first tick at or after
+    that moment, after that tick's earlier checks; the second is asked once the first has expired, so it expires
+    in a later tick, after the first tick's snapshots were stored. Each adds an interaction.requested and an
+    interaction.expired (and the notifier may add an in-app notification) to the conversation's log."""
+    await _expired(agent, app, conversation_id, max(not_before_s, 0.2), timeout + not_before_s)
+    await _expired(agent, app, conversation_id, 0.2, timeout)
