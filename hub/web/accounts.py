@@ -161,7 +161,7 @@ async def create_pairing_code(request: Request) -> JSONResponse:
 CONNECT_COMMANDS = {
     "demo": "demo-agent",
     "claude-code": "connect claude-code --dir ~/code/my-project",
-    "codex": "connect codex --dir ~/code/my-project",
+    "codex": "connect codex --user",  # --user: only there does Codex take LineUp's approval hook (docs/agents.md)
     "gemini": "connect gemini --dir ~/code/my-project",
 }
 

@@ -191,6 +191,8 @@ def test_commands_name_the_real_program_and_data_dir(hub, open_page, demo_agents
     # The agents people already run are offered too, each with its own one command (seen missing walking issue 16).
     assert pairing["commands"]["claude-code"].startswith(f"{program} connect claude-code --dir ~/code/my-project --hub ")
     assert pairing["code"] in pairing["commands"]["claude-code"]
+    # Codex takes LineUp's approval hook from the user's config only: the app's command says --user.
+    assert pairing["commands"]["codex"].startswith(f"{program} connect codex --user --hub ")
     page.get_by_role("button", name="Close").click()
     page.get_by_role("button", name="Connect my agent").first.click()
     page.get_by_label("Claude Code, in your terminal").check()

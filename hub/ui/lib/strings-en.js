@@ -321,7 +321,7 @@ export const en = {
   'connect.adapter.claude-code': 'Claude Code, in your terminal',
   'connect.adapter.claude-code.hint': 'Claude Code asks you here before anything that needs permission (lineup connect claude-code).',
   'connect.adapter.codex': 'Codex CLI, in your terminal',
-  'connect.adapter.codex.hint': 'Codex can ask you here and tells you when a turn is done (lineup connect codex).',
+  'connect.adapter.codex.hint': 'Interactive Codex asks you here before a command that needs your approval, and tells you when a turn is done (lineup connect codex).',
   'connect.adapter.gemini': 'Gemini CLI, in your terminal',
   'connect.adapter.gemini.hint': 'Gemini CLI can ask you here (lineup connect gemini).',
   'connect.runInProject': 'Run this on the agent’s machine, with your project folder instead of ~/code/my-project:',

@@ -321,7 +321,7 @@ export const zh = {
   'connect.adapter.claude-code': 'Claude Code（在你的终端里）',
   'connect.adapter.claude-code.hint': 'Claude Code 在执行任何需要权限的操作前，会在这里问你（lineup connect claude-code）。',
   'connect.adapter.codex': 'Codex CLI（在你的终端里）',
-  'connect.adapter.codex.hint': 'Codex 可以在这里问你，并在每轮完成时通知你（lineup connect codex）。',
+  'connect.adapter.codex.hint': '交互式 Codex 在运行需要你批准的命令前会在这里问你，并在每轮完成时通知你（lineup connect codex）。',
   'connect.adapter.gemini': 'Gemini CLI（在你的终端里）',
   'connect.adapter.gemini.hint': 'Gemini CLI 可以在这里问你（lineup connect gemini）。',
   'connect.runInProject': '在 Agent 所在的机器上运行（把 ~/code/my-project 换成你的项目文件夹）：',
