@@ -40,6 +40,7 @@ OPTIONS = [
 ]
 # Claude Code's own task list (TaskCreate/TaskUpdate since 2.1; TodoWrite before): shown as the task's steps.
 STEP_TOOLS = ("TaskCreate", "TaskUpdate", "TodoWrite")
+PERMISSION_NOTICE = "Claude needs your permission"  # Claude Code's Notification while its dialog is shown
 STEP_STATUS = {"pending": "queued", "in_progress": "running", "completed": "succeeded", "deleted": "cancelled"}
 RISKY = ("rm ", "rm\t", "sudo ", "git push", "mkfs", "dd ", "chmod ", "chown ", "curl ", "wget ", "> /", "drop ")
 
@@ -420,7 +421,13 @@ class HookRun:
             step["status"] = status
 
     async def notification(self, event: dict[str, Any]) -> None:
-        """Claude waits for the person (its idle prompt, or a question it asks in the terminal): a notification."""
+        """Claude waits for the person (its idle prompt, or a question it asks in the terminal): a notification.
+
+        Not for its permission dialog: the PermissionRequest hook has made that an approval card, which notifies
+        by itself ("needs your decision"); a second "is waiting for you" for the same question would be noise."""
+        kind = str(event.get("notification_type") or "")
+        if kind.endswith("permission_prompt") or str(event.get("message") or "").startswith(PERMISSION_NOTICE):
+            return
         conversation_id, task_id = await self.task(event)
         text = clip(str(event.get("message") or "Claude is waiting for you"), 1000)
         if not text.lower().startswith("claude"):

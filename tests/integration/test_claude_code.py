@@ -359,12 +359,18 @@ async def test_interactive_claude_asks_through_the_permission_request_hook(stage
         assert sum(e["type"] == "interaction.requested" for e in stage.app.events()) == 1
         local = json.loads((stage.project / ".claude" / "settings.local.json").read_text())
         assert any("echo hi" in rule for rule in local["permissions"]["allow"]), local
-        assert "permission dialog" not in tmux.screen().lower()
+        # Claude Code shows its own dialog too while the hook waits; the card's answer settled it.
+        assert "Allowed by PermissionRequest hook" in tmux.screen()
         # Claude waits for the next prompt: its idle notification is a LineUp notification.
         note = await stage.app.wait_for(lambda f: f["type"] == "notification.created"
                                         and f["payload"]["kind"] == "agent_waiting", timeout=30)
         assert note["payload"]["title"] == "Claude Code is waiting for you"
         assert note["payload"]["body"].startswith("Claude is waiting for your input")
+        # The question is the card: Claude's "needs your permission" notice did not add an "is waiting for you"
+        # (it came before the idle one, so it would be in this list).
+        waiting = [f["payload"]["body"] for f in stage.app.events()
+                   if f["type"] == "notification.created" and f["payload"]["kind"] == "agent_waiting"]
+        assert len(waiting) == 1, waiting
 
 
 async def test_interactive_allow_once_runs_it_and_asks_again_next_time(stage: Stage) -> None:
@@ -423,3 +429,25 @@ async def eventually_file(path: Path, tmux: Tmux, timeout: float = 60) -> None:
     while not path.exists():
         assert time.monotonic() < deadline, tmux.screen()
         await asyncio.sleep(0.1)
+
+
+async def test_claudes_permission_notice_is_not_a_second_notification(stage: Stage) -> None:
+    """Interactive Claude Code sends a Notification ("Claude needs your permission to use Bash") a few seconds
+    after its dialog appears, while the PermissionRequest hook's card waits: that card is the notification."""
+    await stage.connect()
+    settings = json.loads(stage.settings.read_text())
+    command = settings["hooks"]["Notification"][0]["hooks"][0]["command"]
+    base = {"session_id": "s-1", "cwd": str(stage.project), "hook_event_name": "Notification",
+            "transcript_path": str(stage.tmp / "t.jsonl")}
+    for message, kind in (("Claude needs your permission to use Bash", "permission_prompt"),
+                          ("Claude is waiting for your input", "idle_prompt")):
+        ran = await asyncio.to_thread(subprocess.run, command, shell=True, capture_output=True, text=True,
+                                      timeout=60, env=stage.env(), input=json.dumps(
+                                          {**base, "message": message, "notification_type": kind}))
+        assert ran.returncode == 0 and ran.stdout == "", ran
+    idle = await stage.app.wait_for(lambda f: f["type"] == "notification.created"
+                                    and f["payload"]["kind"] == "agent_waiting", timeout=30)
+    assert idle["payload"]["body"].startswith("Claude is waiting for your input")
+    # Told in that order: a notification for the first would have come before this one.
+    assert [f["payload"]["body"] for f in stage.app.events() if f["type"] == "notification.created"] == \
+        [idle["payload"]["body"]]
