@@ -243,8 +243,9 @@ def hook_codex_notify(credential_file: Path, payload: str | None) -> None:
         return  # other (future) notifications are not turns
     if side_thread(event):
         return
+    # Interactive Codex lists the thread's earlier prompts too: the turn is its newest one.
     inputs = event.get("input-messages") or []
-    prompt = "\n".join(str(m) for m in inputs) if isinstance(inputs, list) else str(inputs)
+    prompt = str(inputs[-1]) if isinstance(inputs, list) and inputs else str(inputs or "")
     run_quietly(credential_file, cli="codex", session=str(event.get("thread-id") or event.get("cwd") or ""),
                 cwd=str(event.get("cwd") or ""), prompt=prompt, reply=str(event.get("last-assistant-message") or ""),
                 turn=str(event["turn-id"]) if event.get("turn-id") else None)

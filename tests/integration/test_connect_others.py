@@ -81,7 +81,9 @@ async def test_connect_codex_merges_posts_turns_and_removes(hub: HubProcess, tmp
     [task] = await eventually(lambda: finished_tasks(api), timeout=10)
     assert task["title"] == "Rename foo to bar" and task["summary"] == "Renamed foo to bar; tests pass."
     lineup(*written["notify"][1:], json.dumps(event))  # told twice: still one task
-    lineup(*written["notify"][1:], json.dumps({**event, "turn-id": "tu-2", "input-messages": ["Now the docs"]}))
+    # Interactive Codex sends the thread's earlier prompts too (seen in a walkthrough): the newest is the turn's.
+    lineup(*written["notify"][1:], json.dumps({**event, "turn-id": "tu-2",
+                                               "input-messages": ["Rename foo to bar", "Now the docs"]}))
     tasks = await eventually(lambda: _at_least(finished_tasks(api), 2), timeout=10)
     assert sorted(t["title"] for t in tasks) == ["Now the docs", "Rename foo to bar"]
     assert len({t["conversationId"] for t in tasks}) == 1  # one Codex session, one conversation
