@@ -9,10 +9,13 @@ import './components/lineup-task-list.js';
 import './components/lineup-inbox.js';
 import './components/lineup-app.js';
 
+import { afterFirstScreen } from './lib/lazy.js';
+
 export { registry } from './lib/registry.js';
 
 // The service worker (ui/sw.js) keeps the app shell where the browser allows one: localhost, or the hub over TLS.
-// Without it the app works the same, from the browser's HTTP cache; a refusal is not worth a message.
+// Without it the app works the same, from the browser's HTTP cache; a refusal is not worth a message. Its install
+// fetches every file, so it waits until the first screen is painted (lib/lazy.js).
 if ('serviceWorker' in navigator && window.isSecureContext) {
-  window.addEventListener('load', () => { navigator.serviceWorker.register('/sw.js').catch(() => {}); });
+  afterFirstScreen(() => { navigator.serviceWorker.register('/sw.js').catch(() => {}); });
 }

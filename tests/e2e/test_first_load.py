@@ -108,3 +108,34 @@ def test_the_service_worker_keeps_the_app_shell_and_opens_it_without_the_hub(hub
         expect(page.get_by_text("The hub cannot be reached").first).to_be_visible(timeout=20_000)
     finally:
         context.close()
+
+
+LIVE_LAYER = ("/lib/hub-connection.js", "/lib/live-connection.js", "/lib/relay-connection.js", "/lib/relay-state.js",
+              "/lib/tool-calls.js")
+AFTER_FIRST_SCREEN = ("/components/lineup-toasts.js", "/components/lineup-tool-activity.js")
+
+
+def test_what_the_first_screen_does_not_show_loads_after_its_reads(hub, open_page) -> None:  # type: ignore[no-untyped-def]
+    """The inbox's code and data first: the live connection's code (direct and relay), the tool calls', the toasts'
+    and the tool activity's are asked for only once the first reads have answered, and are not preloaded; the
+    browser's date data loads in a worker. The live connection then comes up as before."""
+    owner = create_owner(hub)
+    page = open_page(hub, viewport=PHONE, token=owner.token)
+    expect(page.get_by_role("heading", name="Inbox")).to_be_visible()
+    expect(page.locator("lineup-top-bar [data-connection=live]")).to_be_attached(timeout=15_000)  # connected
+    preloaded = [urlparse(h).path for h in page.eval_on_selector_all(
+        "link[rel=modulepreload]", "links => links.map((l) => l.href)")]
+    assert preloaded and not [p for p in preloaded if p.endswith(LIVE_LAYER + AFTER_FIRST_SCREEN)], preloaded
+    deadline = time.monotonic() + 15
+    seen: list[dict[str, Any]] = []
+    while time.monotonic() < deadline:
+        seen = _resources(page)
+        if all(any(r["path"].endswith(m) for r in seen) for m in LIVE_LAYER + AFTER_FIRST_SCREEN):
+            break
+        page.wait_for_timeout(100)
+    first_reads_done = max(r["end"] for r in seen if r["path"] in FIRST_READS)
+    for module in LIVE_LAYER + AFTER_FIRST_SCREEN:
+        asked = [r for r in seen if r["path"].endswith(module)]
+        assert len(asked) == 1, (module, asked)
+        assert asked[0]["start"] >= first_reads_done, (module, asked[0], first_reads_done)
+    assert [r for r in seen if r["path"].endswith("/lib/warm-dates-worker.js")], "no date warm-up worker"

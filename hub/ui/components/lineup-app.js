@@ -9,11 +9,11 @@ import { t, setLanguage, formatCountdown } from '../lib/i18n.js';
 import { icon } from '../lib/icons.js';
 import { inboxLists } from '../lib/inbox.js';
 import { routeOf } from '../lib/notifications.js';
-import { enableRelay, forgetRelay, loadRelayAccess, revokeRelay } from '../lib/relay-access.js';
-import { forgetRelayCredentials, loadRelayCredentials } from '../lib/relay-connection.js';
-import { relayBanner } from '../lib/relay-view.js';
+import {
+  enableRelay, forgetRelay, forgetRelayCredentials, loadRelayAccess, loadRelayCredentials, revokeRelay,
+} from '../lib/relay-access.js';
 import { setHubReachable } from '../lib/status.js';
-import { need, warmUp } from '../lib/lazy.js';
+import { firstScreenRendered, need, warmUp } from '../lib/lazy.js';
 
 // Views with a use for the empty task column ("Choose a task…"); elsewhere it appears only when a task is open.
 const DETAIL_VIEWS = new Set(['conversations', 'tasks']);
@@ -37,6 +37,8 @@ function writeToken(token) {
     else localStorage.removeItem(TOKEN_KEY);
   } catch { /* kept for this page only */ }
 }
+
+let relayView = null; // lib/relay-view.js, once loaded (_renderBanner)
 
 export class LineupApp extends LineupElement {
   constructor() {
@@ -354,6 +356,11 @@ export class LineupApp extends LineupElement {
 
   // ---- rendering --------------------------------------------------------------------------------------
 
+  updated() {
+    // A screen the person can use is on the page (not the boot placeholder): what waited for it may start.
+    if (this.phase !== 'boot' && (this.phase !== 'loading' || this.state?.inboxLoaded)) firstScreenRendered();
+  }
+
   render() {
     switch (this.phase) {
       case 'loading':
@@ -436,9 +443,14 @@ export class LineupApp extends LineupElement {
   }
 
   _renderBanner(state) {
-    const relay = relayBanner(state, () => this.workspace?.live?.retryNow());
-    if (relay) return relay;
     const connection = state.connection;
+    if (connection.mode === 'relay') {
+      // The relay's banner code loads the first time it is needed (most devices never are in relay mode); a device
+      // set up for it has it in its cache already (lib/lazy.js warmUp loads settings, which import it).
+      if (relayView) return relayView.relayBanner(state, () => this.workspace?.live?.retryNow());
+      import('../lib/relay-view.js').then((view) => { relayView = view; this.requestUpdate(); }, () => {});
+      return '';
+    }
     if (!hubLost(connection)) return '';
     const waiting = state.outboxSize;
     const retryIn = connection.nextRetryAt ? connection.nextRetryAt - Date.now() : 0;

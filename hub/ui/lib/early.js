@@ -55,16 +55,17 @@ function startReads(token) {
   }, () => {});
 }
 
-/** ICU's date data loads with the first date formatter (about 40 ms here, four times that on a slow phone): it is
- * made while the modules download, instead of inside the first render of the inbox's cards. */
+/** ICU's date data loads with the first date formatter (15–60 ms here, four times that on a slow phone): a worker
+ * (lib/warm-dates-worker.js) loads it on another thread while the modules download, and the main thread's first
+ * formatter, inside the first render of the inbox's cards, then finds it loaded. */
 function warmDates() {
   // The app formats in 'en' or 'zh-CN' (lib/i18n.js locale()); Chinese when chosen or the browser's language.
   let saved = null;
   try { saved = localStorage.getItem('lineup.language'); } catch { saved = null; }
   const chinese = saved ? saved === 'zh' : /^zh\b/i.test(navigator.language || '');
-  for (const locale of chinese ? ['zh-CN', 'en'] : ['en']) {
-    try { new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit' }).format(0); } catch { /* unknown */ }
-  }
+  const url = new URL('./warm-dates-worker.js', import.meta.url);
+  url.searchParams.set('locales', JSON.stringify(chinese ? ['zh-CN', 'en'] : ['en']));
+  try { new Worker(url); } catch { /* no workers: the first render loads the data itself */ }
 }
 
 function begin() {
@@ -83,5 +84,4 @@ function begin() {
 }
 
 begin();
-// After the first frame (the page's placeholder painted), while the modules are still on their way.
-requestAnimationFrame(() => setTimeout(warmDates, 0));
+warmDates();

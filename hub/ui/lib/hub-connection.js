@@ -5,7 +5,8 @@
 // care which connection carries its envelopes. Envelopes waiting for their ack move with the switch, promises and all.
 
 import { LiveConnection } from './live-connection.js';
-import { RelayConnection, loadRelayCredentials } from './relay-connection.js';
+import { RelayConnection } from './relay-connection.js';
+import { loadRelayCredentials } from './relay-access.js';
 
 const FORWARDED = ['status', 'welcome', 'resync', 'caught-up', 'event', 'transient', 'ack', 'send-error', 'outbox',
   'unauthorized'];

@@ -12,10 +12,50 @@ const PIECES = {
   'lineup-toasts': () => import('../components/lineup-toasts.js'),
   'lineup-tool-activity': () => import('../components/lineup-tool-activity.js'),
 };
+// Pieces that wait for the first screen to be painted (afterFirstScreen), though rendered in it.
+const LATER = new Set(['lineup-toasts', 'lineup-tool-activity']);
 const loading = new Map();
+const afterShown = [];
+let shown = false;
+
+/** Run `fn` once the first screen (the inbox, or setup / sign-in) has been painted and the page is idle: what the
+ * person does not see yet (the toasts' code, the tool activity's, the service worker's copy of every file) waits
+ * instead of competing with the first paint for a phone's CPU and connections (issue 17's LCP). */
+export function afterFirstScreen(fn) {
+  if (shown) fn();
+  else afterShown.push(fn);
+}
+
+/** The app calls this after rendering a screen the person can use; the first call schedules what waited. */
+export function firstScreenRendered() {
+  if (shown || afterShown.scheduled) return;
+  afterShown.scheduled = true;
+  const run = () => {
+    shown = true;
+    for (const fn of afterShown.splice(0)) fn();
+  };
+  // Idle time after the paint of that screen is what the rest may take.
+  afterNextPaint().then(() => {
+    if ('requestIdleCallback' in window) window.requestIdleCallback(run, { timeout: 1000 });
+    else setTimeout(run, 50);
+  });
+}
+
+/** Resolves once the page has painted what is rendered now (a frame, then a task after it). A hidden tab paints
+ * no frames: there it resolves after a quarter of a second, so nothing waits for the tab to be shown. */
+export function afterNextPaint() {
+  return new Promise((resolve) => {
+    requestAnimationFrame(() => setTimeout(resolve, 0));
+    setTimeout(resolve, 250);
+  });
+}
 
 /** Start loading the module that defines `tag` (once; again after a failed load, at the next render). */
 export function need(tag) {
+  if (LATER.has(tag) && !shown) {
+    afterFirstScreen(() => need(tag));
+    return;
+  }
   if (customElements.get(tag) || loading.has(tag)) return;
   loading.set(tag, PIECES[tag]().catch(() => loading.delete(tag)));
 }

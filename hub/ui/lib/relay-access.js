@@ -3,7 +3,35 @@
 
 import { ApiError } from './api.js';
 import { t } from './i18n.js';
-import { forgetRelayCredentials, loadRelayCredentials, saveRelayCredentials } from './relay-connection.js';
+
+// ---- the credentials the hub hands out on the LAN (POST /api/relay/devices) ---------------------------------
+// Here, not in lib/relay-connection.js: the first screen reads them, and the relay client loads only when the app
+// connects (lib/workspace.js start()).
+
+const STORAGE_KEY = 'lineup.relay';
+
+
+/** This browser's relay credentials for `workspaceId` (any workspace when omitted), or null. */
+export function loadRelayCredentials(workspaceId = null) {
+  try {
+    const saved = JSON.parse(localStorage.getItem(STORAGE_KEY) || 'null');
+    if (!saved || saved.kind !== 'lineup.relay' || !saved.ws || !saved.uid || !saved.token || !saved.hubUid) return null;
+    if (workspaceId && saved.workspaceId !== workspaceId) return null;
+    return saved;
+  } catch {
+    return null;
+  }
+}
+
+export function saveRelayCredentials(credentials) {
+  localStorage.setItem(STORAGE_KEY, JSON.stringify(credentials));
+}
+
+export function forgetRelayCredentials() {
+  try { localStorage.removeItem(STORAGE_KEY); } catch { /* nothing stored */ }
+}
+
+// ---- HTTP in relay mode, and settings' relay access --------------------------------------------------------
 
 /** HTTP needs the hub's own address: in relay mode a call fails at once and says so, instead of timing out. */
 export function relayAwareApi(api, inRelay) {

@@ -29,29 +29,6 @@ const REQUEST_TIMEOUT_MS = 15000;
 const CATCH_UP_TIMEOUT_MS = 20000; // a replay is live-only (noPersist): ask again if it does not finish
 const RESEND_AFTER_MS = 30000; // an envelope without system.ack by then is sent again (the hub stores each id once)
 const SEEN_MAX = 2000;
-const STORAGE_KEY = 'lineup.relay';
-
-// ---- the credentials the hub hands out on the LAN (POST /api/relay/devices) -------------------------------------
-
-/** This browser's relay credentials for `workspaceId` (any workspace when omitted), or null. */
-export function loadRelayCredentials(workspaceId = null) {
-  try {
-    const saved = JSON.parse(localStorage.getItem(STORAGE_KEY) || 'null');
-    if (!saved || saved.kind !== 'lineup.relay' || !saved.ws || !saved.uid || !saved.token || !saved.hubUid) return null;
-    if (workspaceId && saved.workspaceId !== workspaceId) return null;
-    return saved;
-  } catch {
-    return null;
-  }
-}
-
-export function saveRelayCredentials(credentials) {
-  localStorage.setItem(STORAGE_KEY, JSON.stringify(credentials));
-}
-
-export function forgetRelayCredentials() {
-  try { localStorage.removeItem(STORAGE_KEY); } catch { /* nothing stored */ }
-}
 
 // ---- the wire ------------------------------------------------------------------------------------------------
 

@@ -1,18 +1,25 @@
 // The signed-in app's state: loaded over HTTP, kept current by the tab's one live connection, changed by actions.
 
-import { HubConnection } from './hub-connection.js';
 import { relayAwareApi, relayStart } from './relay-access.js';
-import { applyRelayEvent, relayMessages } from './relay-state.js';
 import { forgetEarly } from './early.js';
 import { newId } from './ids.js';
 import { loadUiModules, normalizeModules } from './registry.js';
-import { ToolCalls } from './tool-calls.js';
+import { afterNextPaint } from './lazy.js';
 import {
   ShownIds, browserNotifyState, currentToasts, describe, requestBrowserPermission, setBrowserSwitch,
   showBrowserNotification, vibrate, withToast,
 } from './notifications.js';
 
 const REFRESH_DELAY_MS = 80;
+
+/** The live layer's code: the connection (direct and relay), the tool calls, the state kept in relay mode. Loaded
+ * by start() once the first reads are on the screen, not with the first screen: on a phone's few connections its
+ * files would otherwise come before the inbox's data (issue 17's LCP). */
+async function loadLiveLayer() {
+  await afterNextPaint();
+  return Promise.all([import('./hub-connection.js'), import('./tool-calls.js'), import('./relay-state.js')])
+    .then(([connection, tools, relayState]) => ({ ...connection, ...tools, ...relayState }));
+}
 
 function byCreated(a, b) {
   return String(a.createdAt).localeCompare(String(b.createdAt)) || (a.sequence ?? 0) - (b.sequence ?? 0);
@@ -49,7 +56,8 @@ export class Workspace {
     this._refreshTimer = null;
     this._queue = Promise.resolve();
     this._notifyScheduled = false;
-    this.tools = new ToolCalls(this);
+    this.tools = null; // ToolCalls, once start() has loaded the live layer
+    this._relayState = null; // lib/relay-state.js, likewise
   }
 
   subscribe(fn) {
@@ -84,6 +92,10 @@ export class Workspace {
     const position = away ? { epoch: null, headSequence: 0 } : await this.reload(positionRead);
     if (away) this.set({ loaded: true });
     forgetEarly(); // from now on every read is asked for when needed (lib/early.js)
+    const { HubConnection, ToolCalls, applyRelayEvent, relayMessages } = await loadLiveLayer();
+    if (this._stopped) return; // signed out (or switched) while the code loaded
+    this._relayState = { applyRelayEvent, relayMessages };
+    this.tools = new ToolCalls(this);
     const live = new HubConnection({
       token: this.token, workspaceId: me.workspace.id, epoch: position.epoch,
       lastSequence: position.headSequence, outboxKey: `lineup.outbox.${me.deviceId}`, relayFirst: Boolean(away),
@@ -106,8 +118,9 @@ export class Workspace {
   }
 
   stop() {
+    this._stopped = true;
     this.live?.stop();
-    this.tools.stop();
+    this.tools?.stop();
     clearTimeout(this._refreshTimer);
     clearTimeout(this._logTimer);
   }
@@ -175,7 +188,7 @@ export class Workspace {
   }
 
   async _loadMessages(conversationId) {
-    if (this.live?.mode === 'relay') return this.set(relayMessages(this.state, conversationId));
+    if (this.live?.mode === 'relay') return this.set(this._relayState.relayMessages(this.state, conversationId));
     const current = this.state.messages[conversationId];
     this.set({ messages: { ...this.state.messages, [conversationId]: { items: [], ...current, loading: true } } });
     try {
@@ -295,7 +308,7 @@ export class Workspace {
   }
 
   _apply(env) {
-    if (this.live?.mode === 'relay') this.set(applyRelayEvent(this.state, env));
+    if (this.live?.mode === 'relay') this.set(this._relayState.applyRelayEvent(this.state, env));
     const p = env.payload || {};
     switch (env.type) {
       case 'agent.paired':
