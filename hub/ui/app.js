@@ -3,7 +3,6 @@
 
 import './components/lineup-top-bar.js';
 import './components/lineup-sidebar.js';
-import './components/lineup-conversation-list.js';
 import './components/lineup-interaction-card.js';
 import './components/lineup-task-list.js';
 import './components/lineup-inbox.js';

@@ -13,7 +13,8 @@ from playwright.sync_api import Route, expect
 from tests.e2e.conftest import PHONE, create_owner
 
 HELD_MODULE = "/components/lineup-app.js"  # the shell: nothing of the app runs before it has loaded
-FIRST_READS = ("/api/state", "/api/me", "/api/inbox", "/api/agents", "/api/conversations", "/api/interactions")
+FIRST_READS = ("/api/state", "/api/me", "/api/inbox", "/api/agents")  # what the inbox shows (lib/early.js)
+LATER_READS = ("/api/conversations", "/api/tasks", "/api/interactions")  # asked once the inbox is painted
 
 
 def _resources(page: Any) -> list[dict[str, Any]]:
@@ -50,6 +51,10 @@ def test_a_sign_in_link_and_the_first_reads_go_out_before_the_code_has_loaded(hu
             asked = [r for r in seen if r["path"] == path]
             assert len(asked) == 1, (path, asked)  # redeemed once; the app took each early answer over
             assert asked[0]["start"] < shell[0]["end"], f"{path} waited for the app's code"
+        for path in LATER_READS:  # once each, after the inbox's own reads have answered
+            asked = [r for r in seen if r["path"] == path]
+            assert len(asked) == 1 and asked[0]["start"] >= max(
+                r["end"] for r in seen if r["path"] in FIRST_READS), (path, asked)
         # The one-time code is gone from the address bar, and the session is this device's own.
         assert "#signin=" not in page.url
         assert page.evaluate("localStorage.getItem('lineup.token')")
@@ -116,9 +121,10 @@ AFTER_FIRST_SCREEN = ("/components/lineup-toasts.js", "/components/lineup-tool-a
 
 
 def test_what_the_first_screen_does_not_show_loads_after_its_reads(hub, open_page) -> None:  # type: ignore[no-untyped-def]
-    """The inbox's code and data first: the live connection's code (direct and relay), the tool calls', the toasts'
-    and the tool activity's are asked for only once the first reads have answered, and are not preloaded; the
-    browser's date data loads in a worker. The live connection then comes up as before."""
+    """The inbox's code and data first: the lists it does not show, the live connection's code (direct and relay),
+    the tool calls', the toasts' and the tool activity's are asked for only once the inbox's reads have answered,
+    and the code is not preloaded; the browser's date data loads in a worker. The live connection then comes up
+    as before, and the other screens have their lists."""
     owner = create_owner(hub)
     page = open_page(hub, viewport=PHONE, token=owner.token)
     expect(page.get_by_role("heading", name="Inbox")).to_be_visible()
@@ -130,12 +136,14 @@ def test_what_the_first_screen_does_not_show_loads_after_its_reads(hub, open_pag
     seen: list[dict[str, Any]] = []
     while time.monotonic() < deadline:
         seen = _resources(page)
-        if all(any(r["path"].endswith(m) for r in seen) for m in LIVE_LAYER + AFTER_FIRST_SCREEN):
+        if all(any(r["path"].endswith(m) for r in seen) for m in LIVE_LAYER + AFTER_FIRST_SCREEN + LATER_READS):
             break
         page.wait_for_timeout(100)
     first_reads_done = max(r["end"] for r in seen if r["path"] in FIRST_READS)
-    for module in LIVE_LAYER + AFTER_FIRST_SCREEN:
+    for module in LIVE_LAYER + AFTER_FIRST_SCREEN + LATER_READS:
         asked = [r for r in seen if r["path"].endswith(module)]
         assert len(asked) == 1, (module, asked)
         assert asked[0]["start"] >= first_reads_done, (module, asked[0], first_reads_done)
     assert [r for r in seen if r["path"].endswith("/lib/warm-dates-worker.js")], "no date warm-up worker"
+    page.goto(hub.base + "/#/tasks")  # the lists read after the first paint are there
+    expect(page.locator("lineup-task-list")).to_be_visible()

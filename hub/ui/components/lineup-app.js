@@ -8,7 +8,6 @@ import { parseRoute, navigate, routeHref } from '../lib/router.js';
 import { t, setLanguage, formatCountdown } from '../lib/i18n.js';
 import { icon } from '../lib/icons.js';
 import { inboxLists } from '../lib/inbox.js';
-import { routeOf } from '../lib/notifications.js';
 import {
   enableRelay, forgetRelay, forgetRelayCredentials, loadRelayAccess, loadRelayCredentials, revokeRelay,
 } from '../lib/relay-access.js';
@@ -271,8 +270,10 @@ export class LineupApp extends LineupElement {
   }
 
   /** A toast's "open" or a browser notification's click: the task beside the current view (or the inbox). */
-  _openNotification(note) {
+  async _openNotification(note) {
     this.workspace?.dismissToast(note.id);
+    // A notification arrives through the live layer, which loaded this module with it (lib/workspace.js).
+    const { routeOf } = await import('../lib/notifications.js');
     const route = routeOf(note, this.route);
     if (!route) return;
     this._setMenu(false);
@@ -467,7 +468,7 @@ export class LineupApp extends LineupElement {
   _renderView(state, route) {
     switch (route.view) {
       case 'conversations':
-        if (route.id) need('lineup-conversation');
+        need(route.id ? 'lineup-conversation' : 'lineup-conversation-list');
         return route.id
           ? html`<lineup-conversation .state=${state} .conversationId=${route.id}></lineup-conversation>`
           : html`<lineup-conversation-list .state=${state} .route=${route} standalone></lineup-conversation-list>`;

@@ -41,6 +41,7 @@ export class LineupNotificationSettings extends LineupElement {
   }
 
   _browser(browser) {
+    if (!browser) return ''; // the app is still connecting (lib/workspace.js start())
     let look;
     let word;
     let hint = '';

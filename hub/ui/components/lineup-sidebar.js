@@ -6,6 +6,7 @@ import { icon } from '../lib/icons.js';
 import { t } from '../lib/i18n.js';
 import { routeHref } from '../lib/router.js';
 import { inboxCount, unreadCount } from '../lib/inbox.js';
+import { need } from '../lib/lazy.js';
 
 export class LineupSidebar extends LineupElement {
   static properties = ['state', 'route'];
@@ -15,6 +16,7 @@ export class LineupSidebar extends LineupElement {
     if (!state || !route) return '';
     const count = inboxCount(state);
     const unread = unreadCount(state);
+    need('lineup-conversation-list');
     const running = state.tasks.filter((x) => !x.parentTaskId && ['queued', 'running'].includes(x.status)).length;
     const link = (view, iconName, label, extra = '') => html`<li><a href=${routeHref({ view })} class="nav-link"
         aria-current=${route.view === view ? 'page' : 'false'}>${icon(iconName)}<span class="nav-label">${label}</span>${extra}</a></li>`;

@@ -43,15 +43,26 @@ export function forgetEarly() {
   early.clear();
 }
 
+/** Where each list is read (lib/workspace.js refresh() asks the same paths). */
+export const READ_PATHS = {
+  inbox: '/api/inbox', agents: '/api/agents', conversations: '/api/conversations', tasks: '/api/tasks?limit=500',
+  interactions: '/api/interactions',
+};
+
+/** The lists the first screen shows: the inbox and the agents, and the list the address opens on. The others are
+ * read once it is painted (lib/workspace.js reload()): on a phone's few connections they would come before it. */
+export function firstScreenReads(hash = window.location.hash) {
+  const view = hash.replace(/^#\/?/, '').split(/[/?]/)[0];
+  return ['inbox', 'agents', ...({ tasks: ['tasks'], conversations: ['conversations', 'interactions'] }[view] || [])];
+}
+
 function startReads(token) {
   // The log position first and the reads after its answer, as lib/workspace.js reload() orders them.
   const position = start('GET', '/api/state', token);
   start('GET', '/api/me', token);
   position.then((response) => {
     if (!response.ok) return;
-    for (const path of ['/api/inbox', '/api/agents', '/api/conversations', '/api/tasks?limit=500', '/api/interactions']) {
-      start('GET', path, token);
-    }
+    for (const kind of firstScreenReads()) start('GET', READ_PATHS[kind], token);
   }, () => {});
 }
 

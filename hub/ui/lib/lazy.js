@@ -5,6 +5,8 @@ const PIECES = {
   'lineup-setup': () => import('../components/lineup-setup.js'),
   'lineup-sign-in': () => import('../components/lineup-sign-in.js'),
   'lineup-conversation': () => import('../components/lineup-conversation.js'),
+  // In the sidebar, which a phone draws only when it is opened, and on the conversations screen.
+  'lineup-conversation-list': () => import('../components/lineup-conversation-list.js'),
   'lineup-agent-list': () => import('../components/lineup-agent-list.js'),
   'lineup-settings': () => import('../components/lineup-settings.js'),
   'lineup-task-detail': () => import('../components/lineup-task-detail.js'),

@@ -1,24 +1,30 @@
 // The signed-in app's state: loaded over HTTP, kept current by the tab's one live connection, changed by actions.
 
 import { relayAwareApi, relayStart } from './relay-access.js';
-import { forgetEarly } from './early.js';
+import { READ_PATHS, firstScreenReads, forgetEarly } from './early.js';
 import { newId } from './ids.js';
 import { loadUiModules, normalizeModules } from './registry.js';
 import { afterNextPaint } from './lazy.js';
-import {
-  ShownIds, browserNotifyState, currentToasts, describe, requestBrowserPermission, setBrowserSwitch,
-  showBrowserNotification, vibrate, withToast,
-} from './notifications.js';
 
 const REFRESH_DELAY_MS = 80;
+// The lists refresh() reads (at lib/early.js READ_PATHS) and the state each answer becomes.
+const LIST_READS = {
+  agents: (d) => ({ agents: d.agents }),
+  conversations: (d) => ({ conversations: d.conversations }),
+  tasks: (d) => ({ tasks: d.tasks }),
+  inbox: (inbox) => ({ inbox }),
+  interactions: (d) => ({ interactions: d.interactions }),
+};
 
-/** The live layer's code: the connection (direct and relay), the tool calls, the state kept in relay mode. Loaded
+/** The live layer's code: the connection (direct and relay), the tool calls, the state kept in relay mode, the
+ * notifications (toasts, the browser's, which tab shows one). Loaded
  * by start() once the first reads are on the screen, not with the first screen: on a phone's few connections its
  * files would otherwise come before the inbox's data (issue 17's LCP). */
 async function loadLiveLayer() {
   await afterNextPaint();
-  return Promise.all([import('./hub-connection.js'), import('./tool-calls.js'), import('./relay-state.js')])
-    .then(([connection, tools, relayState]) => ({ ...connection, ...tools, ...relayState }));
+  const [connection, tools, relayState, notifications] = await Promise.all([import('./hub-connection.js'),
+    import('./tool-calls.js'), import('./relay-state.js'), import('./notifications.js')]);
+  return { ...connection, ...tools, ...relayState, notifications };
 }
 
 function byCreated(a, b) {
@@ -50,7 +56,7 @@ export class Workspace {
       taskDetails: {}, openTaskId: null, openConversationId: null,
       pairing: null, signInLink: null, devices: null, plugins: [], hubCli: null,
       seenInbox: new Set(), outboxSize: 0,
-      toasts: [], notificationLog: null, notificationTest: null, browserNotify: browserNotifyState(),
+      toasts: [], notificationLog: null, notificationTest: null, browserNotify: null, // null until start() has loaded it
     };
     this._dirty = new Set();
     this._refreshTimer = null;
@@ -87,14 +93,16 @@ export class Workspace {
     let seen = [];
     try { seen = JSON.parse(localStorage.getItem(`lineup.seen.${me.userId}`) || '[]'); } catch { seen = []; }
     this.set({ me, seenInbox: new Set(seen) });
-    this.shownNotifications = new ShownIds(`lineup.notified.${me.userId}`);
-    this._watchPermission();
-    const position = away ? { epoch: null, headSequence: 0 } : await this.reload(positionRead);
+    const position = away ? { epoch: null, headSequence: 0 } : await this.reload(positionRead, { firstScreen: true });
     if (away) this.set({ loaded: true });
     forgetEarly(); // from now on every read is asked for when needed (lib/early.js)
-    const { HubConnection, ToolCalls, applyRelayEvent, relayMessages } = await loadLiveLayer();
+    const { HubConnection, ToolCalls, applyRelayEvent, relayMessages, notifications } = await loadLiveLayer();
     if (this._stopped) return; // signed out (or switched) while the code loaded
     this._relayState = { applyRelayEvent, relayMessages };
+    this._notes = notifications;
+    this.shownNotifications = new notifications.ShownIds(`lineup.notified.${me.userId}`);
+    this.set({ browserNotify: notifications.browserNotifyState() });
+    this._watchPermission();
     this.tools = new ToolCalls(this);
     const live = new HubConnection({
       token: this.token, workspaceId: me.workspace.id, epoch: position.epoch,
@@ -125,12 +133,21 @@ export class Workspace {
     clearTimeout(this._logTimer);
   }
 
-  /** Load everything over HTTP (first load and after `system.resync_required`); returns the log position. */
-  async reload(positionRead = this.api.get('/api/state')) {
+  /** Load everything over HTTP (first load and after `system.resync_required`); returns the log position. With
+   * `firstScreen`, what the first screen shows is read first and the rest once it is painted (lib/early.js). */
+  async reload(positionRead = this.api.get('/api/state'), { firstScreen = false } = {}) {
     // The position first, then the reads: what a read shows is then at or after it, and the live connection
     // replays from it, so nothing between the two is missed (a replayed event only schedules another read).
     const position = await positionRead;
-    await this.refresh(['agents', 'conversations', 'tasks', 'inbox', 'interactions', 'detail', 'messages', 'devices']);
+    const all = ['agents', 'conversations', 'tasks', 'inbox', 'interactions', 'detail', 'messages', 'devices'];
+    if (firstScreen) {
+      const first = firstScreenReads();
+      await this.refresh(first);
+      await afterNextPaint();
+      await this.refresh(all.filter((kind) => !first.includes(kind)));
+    } else {
+      await this.refresh(all);
+    }
     this.set({ loaded: true });
     return position;
   }
@@ -143,14 +160,8 @@ export class Workspace {
       const s = this.state;
       const jobs = [];
       const want = new Set(kinds);
-      if (want.has('agents')) jobs.push(this.api.get('/api/agents').then((d) => ({ agents: d.agents })));
-      if (want.has('conversations')) {
-        jobs.push(this.api.get('/api/conversations').then((d) => ({ conversations: d.conversations })));
-      }
-      if (want.has('tasks')) jobs.push(this.api.get('/api/tasks?limit=500').then((d) => ({ tasks: d.tasks })));
-      if (want.has('inbox')) jobs.push(this.api.get('/api/inbox').then((inbox) => ({ inbox })));
-      if (want.has('interactions')) {
-        jobs.push(this.api.get('/api/interactions').then((d) => ({ interactions: d.interactions })));
+      for (const [kind, patch] of Object.entries(LIST_READS)) {
+        if (want.has(kind)) jobs.push(this.api.get(READ_PATHS[kind]).then(patch));
       }
       if (want.has('devices') && s.devices !== null) {
         jobs.push(this.api.get('/api/devices').then((d) => ({ devices: d.devices })));
@@ -380,6 +391,7 @@ export class Workspace {
     if (this.state.notificationLog) this._scheduleLogReload();
     if (this.live?.status !== 'live' || !this.shownNotifications) return;
     if (!(await this.shownNotifications.claim(note.id))) return;
+    const { currentToasts, describe, showBrowserNotification, vibrate, withToast } = this._notes;
     this.set({ toasts: withToast(currentToasts(this.state.toasts, this.state), note) });
     vibrate();
     // The browser notification says what the state knows: read the question and its task first if needed.
@@ -397,7 +409,7 @@ export class Workspace {
 
   _watchPermission() {
     navigator.permissions?.query({ name: 'notifications' }).then((status) => {
-      status.onchange = () => this.set({ browserNotify: browserNotifyState() });
+      status.onchange = () => this.set({ browserNotify: this._notes.browserNotifyState() });
     }, () => {});
   }
 
@@ -590,14 +602,16 @@ export class Workspace {
 
   /** Turn browser notifications on: asks the browser for permission (from the settings button's click). */
   async enableBrowserNotifications() {
-    setBrowserSwitch(true);
-    await requestBrowserPermission();
-    this.set({ browserNotify: browserNotifyState() });
+    const notes = await import('./notifications.js'); // loaded with the live layer; at once from then on
+    notes.setBrowserSwitch(true);
+    await notes.requestBrowserPermission();
+    this.set({ browserNotify: notes.browserNotifyState() });
   }
 
-  disableBrowserNotifications() {
-    setBrowserSwitch(false);
-    this.set({ browserNotify: browserNotifyState() });
+  async disableBrowserNotifications() {
+    const notes = await import('./notifications.js');
+    notes.setBrowserSwitch(false);
+    this.set({ browserNotify: notes.browserNotifyState() });
   }
 
   markInboxSeen(ids) {
