@@ -21,6 +21,10 @@ def test_setup_sign_out_and_sign_in(hub, open_page, shots) -> None:  # type: ign
     page.get_by_label("Username").fill("grace")
     page.get_by_label("Password", exact=True).fill("cobol-1959")
     page.get_by_label("Password again").fill("cobol-1960")
+    page.get_by_label("Workspace name").fill("   ")  # only spaces: said in the person's words, nothing sent
+    page.get_by_role("button", name="Create workspace").click()
+    expect(page.get_by_role("alert")).to_have_text("Fill in “Workspace name”.")
+    assert httpx.get(hub.base + "/api/setup").json()["needsSetup"] is True
     page.get_by_label("Workspace name").fill("Navy")
     page.get_by_role("button", name="Create workspace").click()
     expect(page.get_by_role("alert")).to_have_text(re.compile("The two passwords differ"))  # checked before sending

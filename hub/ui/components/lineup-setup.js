@@ -55,7 +55,10 @@ export class LineupSetup extends LineupElement {
       workspaceName: f.workspaceName.value.trim(),
     };
     if (this.setupCodeRequired) body.setupCode = f.setupCode.value.trim();
-    if (!/^[A-Za-z0-9_.@-]+$/.test(body.username)) this.localError = t('setup.usernameRule');
+    // The form checks itself (novalidate): a name left empty, or only spaces, is said here, not by the hub's schema.
+    const missing = ['displayName', 'username', 'workspaceName'].find((name) => !body[name]);
+    if (missing) this.localError = t('setup.fieldMissing', { field: t(`setup.${missing}`) });
+    else if (!/^[A-Za-z0-9_.@-]+$/.test(body.username)) this.localError = t('setup.usernameRule');
     else if (body.password.length < 8) this.localError = t('setup.passwordRule');
     else if (body.password !== f.password2.value) this.localError = t('setup.passwordMismatch');
     else this.localError = '';

@@ -492,6 +492,7 @@ export const en = {
   'setup.usernameRule': 'Letters, digits and . _ @ - only.',
   'setup.password': 'Password',
   'setup.passwordRule': 'At least 8 characters.',
+  'setup.fieldMissing': 'Fill in “{field}”.',
   'setup.password2': 'Password again',
   'setup.passwordMismatch': 'The two passwords differ.',
   'setup.workspaceName': 'Workspace name',

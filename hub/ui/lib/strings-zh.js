@@ -492,6 +492,7 @@ export const zh = {
   'setup.usernameRule': '只能包含字母、数字和 . _ @ -。',
   'setup.password': '密码',
   'setup.passwordRule': '至少 8 个字符。',
+  'setup.fieldMissing': '请填写“{field}”。',
   'setup.password2': '再次输入密码',
   'setup.passwordMismatch': '两次输入的密码不一致。',
   'setup.workspaceName': '工作区名称',
