@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shlex
 from pathlib import Path
 
 from hub.connect import claude_settings
@@ -29,9 +30,7 @@ def settings_path(folder: Path | None, for_user: bool) -> Path:
 
 
 def hook_command(credential_path: Path, wait_s: float) -> str:
-    from hub.connect.commands import quoted
-
-    return quoted(hook_command_argv() + ["--credential-file", str(credential_path.resolve()),
+    return shlex.join(hook_command_argv() + ["--credential-file", str(credential_path.resolve()),
                                          "--wait-seconds", str(int(wait_s))])
 
 

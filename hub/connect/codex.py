@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import sys
 import tomllib
@@ -123,9 +124,7 @@ def write_atomically(path: Path, text: str) -> None:
 
 
 def permission_hook_command(credential_path: Path) -> str:
-    from hub.connect.commands import quoted
-
-    return quoted(lineup_command() + ["hook", "codex-permission", "--credential-file", str(credential_path),
+    return shlex.join(lineup_command() + ["hook", "codex-permission", "--credential-file", str(credential_path),
                                       "--wait-seconds", str(WAIT_S)])
 
 

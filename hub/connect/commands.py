@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 import sys
 from pathlib import Path
 
@@ -83,7 +82,3 @@ def hook_claude_code(credential_file: Path, wait_seconds: float, keep_session: s
     if out:
         sys.stdout.write(out + "\n")
         sys.stdout.flush()
-
-
-def quoted(argv: list[str]) -> str:
-    return " ".join(shlex.quote(a) for a in argv)

@@ -77,8 +77,7 @@ def connect(path: Path, credential_path: Path, name: str) -> None:
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise click.ClickException(f"{path}: `hooks` is not an object; fix it first.")
-    hook_command = " ".join(shlex.quote(part) for part in
-                            command + ["hook", "gemini-turn", "--credential-file", str(credential_path)])
+    hook_command = shlex.join(command + ["hook", "gemini-turn", "--credential-file", str(credential_path)])
     after = hooks.setdefault("AfterAgent", [])
     if not isinstance(after, list):
         raise click.ClickException(f"{path}: `hooks.AfterAgent` is not a list; fix it first.")

@@ -9,15 +9,12 @@ import json
 import logging
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from hub.protocol.vocabulary import ACTIVE_TASK_STATUSES, TERMINAL_TASK_STATUSES
 from hub.sdk.errors import HubError
 
 log = logging.getLogger("lineup.sdk")
-
-if TYPE_CHECKING:
-    from hub.sdk.client import AgentClient
 
 
 @dataclass(frozen=True)
@@ -72,6 +69,20 @@ def stable_id(*parts: object) -> str:
     return hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).hexdigest()[:24]
 
 
+class TaskClient(Protocol):
+    """What a task and a message stream use of the client that made them (hub/sdk/client.py's AgentClient):
+    named here, so this module does not import the client back."""
+
+    async def send(self, type_: str, payload: dict[str, Any], **fields: Any) -> dict[str, Any]: ...
+
+    def send_nowait(self, type_: str, payload: dict[str, Any], **fields: Any) -> asyncio.Future[dict[str, Any]]: ...
+
+    async def ask(self, interaction: dict[str, Any], *, task_id: str | None = None,
+                  conversation_id: str | None = None) -> Outcome: ...
+
+    def task_finished(self, task_id: str) -> None: ...
+
+
 class TaskHandle:
     """One task assigned to this agent. Every method waits for the hub's ack and raises HubError on refusal.
 
@@ -83,7 +94,7 @@ class TaskHandle:
     the hub already has are skipped; `once(name, fn)` runs a step of your own at most once per task.
     """
 
-    def __init__(self, client: AgentClient, task_id: str, conversation_id: str | None, payload: dict[str, Any],
+    def __init__(self, client: TaskClient, task_id: str, conversation_id: str | None, payload: dict[str, Any],
                  *, resumed: bool = False) -> None:
         self.client = client
         self.id = task_id
@@ -325,7 +336,7 @@ class ChildTask:
 class MessageStream:
     """Streamed text: each `write` goes out live as a delta; leaving the block stores the whole message."""
 
-    def __init__(self, client: AgentClient, conversation_id: str, task_id: str | None,
+    def __init__(self, client: TaskClient, conversation_id: str, task_id: str | None,
                  message_id: str | None = None) -> None:
         self.client = client
         self.conversation_id = conversation_id

@@ -13,10 +13,12 @@ from pathlib import Path
 HUB = Path(__file__).resolve().parents[2] / "hub"
 
 # Modules in any circle, and in the circle through hub/core.py (before issue 18: 29 and 20), counting imports
-# made only for type checking; counting only the imports that run, no circle goes through hub/core.py.
-MAX_IN_CIRCLES = 16
+# made only for type checking; counting only the imports that run, there is no circle at all. What is left is the
+# one through hub/core.py: the plugin API (hub/api.py, hub/hookspecs.py) and the notifiers' Delivery name the Hub
+# itself, which plugins receive; a protocol of what a plugin may use of it would cut that circle too.
+MAX_IN_CIRCLES = 7
 MAX_IN_CORE_CIRCLE = 7
-MAX_IN_RUNTIME_CIRCLES = 2
+MAX_IN_RUNTIME_CIRCLES = 0
 
 
 def module_files() -> dict[str, Path]:

@@ -17,9 +17,9 @@ const LIST_READS = {
 };
 
 /** The live layer's code: the connection (direct and relay), the tool calls, the state kept in relay mode, the
- * notifications (toasts, the browser's, which tab shows one). Loaded
- * by start() once the first reads are on the screen, not with the first screen: on a phone's few connections its
- * files would otherwise come before the inbox's data (issue 17's LCP). */
+ * notifications (toasts, the browser's, which tab shows one). Loaded by start() once the first reads are on the
+ * screen, not with the first screen: on a phone's few connections its files would otherwise come before the inbox's
+ * data (issue 17's LCP). */
 async function loadLiveLayer() {
   await afterNextPaint();
   const [connection, tools, relayState, notifications] = await Promise.all([import('./hub-connection.js'),

@@ -6,7 +6,7 @@ import asyncio
 import os
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import acp
 from acp.schema import (
@@ -27,15 +27,34 @@ from hub.plugins.runtimes.acp.permission import cancelled
 from hub.plugins.runtimes.acp.terminal import Terminal
 
 if TYPE_CHECKING:
-    from hub.plugins.runtimes.acp.runtime import AcpRuntime
+    from hub import AgentConfig
+    from hub.plugins.runtimes.acp.config import AcpOptions
+    from hub.plugins.runtimes.acp.sessions import SessionMap
     from hub.plugins.runtimes.acp.turn import Turn
+
+
+class ClientRuntime(Protocol):
+    """What the ACP client uses of its AcpRuntime (runtime.py), which it is made by: named here, so this module
+    does not import the runtime back."""
+
+    @property
+    def config(self) -> AgentConfig: ...
+
+    @property
+    def options(self) -> AcpOptions: ...
+
+    @property
+    def sessions(self) -> SessionMap: ...
+
+    @property
+    def session_cwd(self) -> Path: ...
 
 
 class HubClient:
     """The ACP Client the agent talks to: session updates and permission requests go to the session's current
     turn; file and terminal requests are served only when the configuration offers them."""
 
-    def __init__(self, runtime: AcpRuntime) -> None:
+    def __init__(self, runtime: ClientRuntime) -> None:
         self.runtime = runtime
         self.terminals: dict[str, Terminal] = {}
 

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import acp
 from acp.schema import PromptResponse
@@ -19,7 +19,12 @@ from hub.plugins.runtimes.acp.turn import Turn
 from hub.sdk import HubError, TaskHandle
 
 if TYPE_CHECKING:
-    from hub.plugins.runtimes.acp.runtime import AcpRuntime
+    from pathlib import Path
+
+    from hub.plugins.runtimes.acp.config import AcpOptions
+    from hub.plugins.runtimes.acp.process import AgentProcess
+    from hub.plugins.runtimes.acp.sessions import SessionMap
+    from hub.sdk import AgentClient
 
 log = logging.getLogger("lineup.runtimes.acp")
 
@@ -31,10 +36,32 @@ STOP_FAILURES = {
 }
 
 
+class SchedulerRuntime(Protocol):
+    """What the scheduler uses of its AcpRuntime (runtime.py), which it is made by: named here, so this module does
+    not import the runtime back."""
+
+    @property
+    def options(self) -> AcpOptions: ...
+
+    @property
+    def client(self) -> AgentClient: ...
+
+    @property
+    def sessions(self) -> SessionMap: ...
+
+    @property
+    def session_cwd(self) -> Path: ...
+
+    @property
+    def stopping(self) -> bool: ...
+
+    async def ensure_agent(self) -> AgentProcess: ...
+
+
 class TurnScheduler:
     """Queues each session's turns behind its lock, runs one prompt per turn and reports how it ended."""
 
-    def __init__(self, runtime: AcpRuntime) -> None:
+    def __init__(self, runtime: SchedulerRuntime) -> None:
         self.runtime = runtime
         self.sessions = runtime.sessions
         self.waiting: dict[str, TaskHandle] = {}  # tasks queued behind another turn of their session

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from acp.schema import (
     AgentMessageChunk,
@@ -22,7 +22,8 @@ from hub.plugins.runtimes.acp.text import clip, content_text
 from hub.sdk import ChildTask, HubError, MessageStream, Outcome, TaskHandle
 
 if TYPE_CHECKING:
-    from hub.plugins.runtimes.acp.runtime import AcpRuntime
+    from hub.plugins.runtimes.acp.config import AcpOptions
+    from hub.sdk import AgentClient
 
 log = logging.getLogger("lineup.runtimes.acp")
 
@@ -30,10 +31,21 @@ PLAN_STATUS = {"pending": "queued", "in_progress": "running", "completed": "succ
 CHILD_ORDER = {"queued": 0, "running": 1, "succeeded": 2}
 
 
+class TurnRuntime(Protocol):
+    """What a turn uses of its AcpRuntime (runtime.py): named here, so this module does not import the runtime
+    back (the package's imports run one way: runtime → scheduler → turn)."""
+
+    @property
+    def options(self) -> AcpOptions: ...
+
+    @property
+    def client(self) -> AgentClient: ...
+
+
 class Turn:
     """One prompt and everything the agent sends during it, reported to the hub in the order it arrived."""
 
-    def __init__(self, runtime: AcpRuntime, task: TaskHandle | None, conversation_id: str | None,
+    def __init__(self, runtime: TurnRuntime, task: TaskHandle | None, conversation_id: str | None,
                  reply_task_id: str | None = None) -> None:
         self.runtime = runtime
         self.task = task
