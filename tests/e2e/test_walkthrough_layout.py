@@ -200,3 +200,39 @@ def test_commands_name_the_real_program_and_data_dir(hub, open_page, demo_agents
     command = page.locator("lineup-connect-agent .command")
     expect(command).to_contain_text(f"{program} connect claude-code --dir ~/code/my-project --hub {hub.base} --code ")
     expect(page.locator("lineup-connect-agent .pairing")).to_contain_text("with your project folder instead of")
+
+
+def test_a_long_word_in_a_task_wraps_inside_the_detail_pane(hub, open_page) -> None:  # type: ignore[no-untyped-def]
+    """Seen in a walkthrough: a summary with a long token (an id, a path, a URL) ran off the detail pane's right
+    edge at 1280 px. Agent-controlled words wrap anywhere instead."""
+    import asyncio
+    import threading
+
+    from hub.sdk import AgentClient, pair
+
+    owner = create_owner(hub)
+    code = api(hub, owner.token, "POST", "/api/pairing-codes", {"name": "Long words"})["code"]
+    token = "Outcome(interaction_id='int_" + "d80a5405f93459fb73515e5d" * 4 + "')"
+
+    async def agent() -> None:
+        client = AgentClient(await pair(hub.base, code, name="Long words"))
+        await client.start()
+        fields = {"taskId": "task_long", "conversationId": "conv_long"}
+        await client.send("conversation.create", {"title": "Long"}, conversationId="conv_long")
+        await client.send("task.create", {"title": "Path " + "/very/long/path" * 12}, **fields)
+        await client.send("task.accepted", {}, **fields)
+        await client.send("task.status_changed", {"status": "succeeded", "progress": 100, "summary": token}, **fields)
+        await client.close()
+
+    runner = threading.Thread(target=lambda: asyncio.run(agent()))  # the page's own loop runs in this thread
+    runner.start()
+    runner.join(30)
+    page = open_page(hub, viewport=DESKTOP, token=owner.token)
+    page.goto(hub.base + "/#/tasks?task=task_long")
+    detail = page.locator("aside.detail")
+    expect(detail.locator(".detail-summary")).to_contain_text("int_d80a5405")
+    for selector in (".detail-summary", ".detail-head h2"):
+        fits = detail.locator(selector).evaluate(
+            "(el) => { const pane = el.closest('aside').getBoundingClientRect(), own = el.getBoundingClientRect();"
+            " return el.scrollWidth <= el.clientWidth + 1 && own.right <= pane.right + 1; }")
+        assert fits, selector
