@@ -111,6 +111,9 @@ def test_the_service_worker_keeps_the_app_shell_and_opens_it_without_the_hub(hub
         page.reload()  # the page itself from the kept copy: the app opens and says the hub is away
         expect(page.locator("lineup-app")).to_be_attached(timeout=15_000)
         expect(page.get_by_text("The hub cannot be reached").first).to_be_visible(timeout=20_000)
+        # In the person's words, not the browser's ("Failed to fetch": seen in a walkthrough).
+        expect(page.locator("lineup-app")).to_contain_text("Check that it is running and try again")
+        expect(page.locator("lineup-app")).not_to_contain_text("Failed to fetch")
     finally:
         context.close()
 

@@ -378,7 +378,8 @@ export class LineupApp extends LineupElement {
         return html`<lineup-sign-in .busy=${this.busy} .error=${this.formError} .notice=${this.notice}></lineup-sign-in>`;
       case 'unreachable':
         return html`<div class="entry"><div class="entry-card" role="alert">
-          <h1>${t('app.unreachable')}</h1><p>${this.formError?.message || ''}</p>
+          <h1>${t('app.unreachable')}</h1>
+          <p>${this.formError?.code === 'network' ? t('error.network') : this.formError?.message || ''}</p>
           <button class="button primary" @click=${() => window.location.reload()}>${t('action.tryAgain')}</button>
         </div></div>`;
       default:
