@@ -23,6 +23,16 @@ def _resources(page: Any) -> list[dict[str, Any]]:
             for e in page.evaluate("performance.getEntriesByType('resource').map((e) => e.toJSON())")]
 
 
+def _until_asked(page: Any, paths: tuple[str, ...], timeout_s: float = 15) -> list[dict[str, Any]]:
+    """The page's resource timing once every one of `paths` has been asked for (or the timeout has passed)."""
+    deadline = time.monotonic() + timeout_s
+    seen = _resources(page)
+    while time.monotonic() < deadline and not all(any(r["path"].endswith(p) for r in seen) for p in paths):
+        page.wait_for_timeout(100)
+        seen = _resources(page)
+    return seen
+
+
 def _hold_shell(context: Any, held_s: float = 1.5) -> None:
     """Answer the shell's module only after `held_s`: what the page asks meanwhile, it asks without its code."""
 
@@ -44,7 +54,7 @@ def test_a_sign_in_link_and_the_first_reads_go_out_before_the_code_has_loaded(hu
         page = context.new_page()
         page.goto(hub.base + "/#" + link.split("#", 1)[1])
         expect(page.get_by_role("heading", name="Inbox")).to_be_visible(timeout=15_000)
-        seen = _resources(page)
+        seen = _until_asked(page, LATER_READS)  # the later reads go out once the inbox is painted
         shell = [r for r in seen if r["path"].endswith(HELD_MODULE)]
         assert len(shell) == 1 and shell[0]["end"] > 1000, shell  # it was held
         for path in ("/api/sign-in-links/redeem", *FIRST_READS):
@@ -135,13 +145,7 @@ def test_what_the_first_screen_does_not_show_loads_after_its_reads(hub, open_pag
     preloaded = [urlparse(h).path for h in page.eval_on_selector_all(
         "link[rel=modulepreload]", "links => links.map((l) => l.href)")]
     assert preloaded and not [p for p in preloaded if p.endswith(LIVE_LAYER + AFTER_FIRST_SCREEN)], preloaded
-    deadline = time.monotonic() + 15
-    seen: list[dict[str, Any]] = []
-    while time.monotonic() < deadline:
-        seen = _resources(page)
-        if all(any(r["path"].endswith(m) for r in seen) for m in LIVE_LAYER + AFTER_FIRST_SCREEN + LATER_READS):
-            break
-        page.wait_for_timeout(100)
+    seen = _until_asked(page, LIVE_LAYER + AFTER_FIRST_SCREEN + LATER_READS)
     first_reads_done = max(r["end"] for r in seen if r["path"] in FIRST_READS)
     for module in LIVE_LAYER + AFTER_FIRST_SCREEN + LATER_READS:
         asked = [r for r in seen if r["path"].endswith(module)]
