@@ -6,11 +6,12 @@ hub/plugins/README.md explains each; the built-in plugins in hub/plugins/ use no
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hub.domain.actors import Actor
 from hub.hookspecs import hookimpl
 from hub.notify.channel import Channel, Delivery
+from hub.ports import PluginHub
 from hub.runtimes.base import AgentConfig, RuntimeConfigError, RuntimeSpec, SupervisedAgent
 from hub.store.events import StoredEvent
 from hub.tools.context import ToolContext, ToolError
@@ -19,9 +20,6 @@ from hub.tools.human import COMMON as INTERACTION_FIELDS
 from hub.tools.human import base_request as interaction_request
 from hub.tools.human import declined
 from hub.web.auth import require_user
-
-if TYPE_CHECKING:
-    from hub.core import Hub
 
 __all__ = [
     # hooks
@@ -36,12 +34,12 @@ __all__ = [
     "Channel", "Delivery", "notify_channel_options", "post_in_app",
     # routes
     "require_user", "Actor",
-    # the hub a hook is given, and the events after_commit gets
-    "plugin_config", "StoredEvent",
+    # the hub a hook is given (its type, its settings for the plugin), and the events after_commit gets
+    "PluginHub", "plugin_config", "StoredEvent",
 ]
 
 
-def plugin_config(hub: Hub, name: str) -> dict[str, Any]:
+def plugin_config(hub: PluginHub, name: str) -> dict[str, Any]:
     """A plugin's own settings: the `[plugins.<name>]` table of lineup.toml (empty when there is none).
 
     The same as `hub.plugin_config(name)`; a tool handler finds its plugin's table in `context.config`.
@@ -49,7 +47,7 @@ def plugin_config(hub: Hub, name: str) -> dict[str, Any]:
     return hub.plugin_config(name)
 
 
-def notify_channel_options(hub: Hub, name: str) -> dict[str, Any]:
+def notify_channel_options(hub: PluginHub, name: str) -> dict[str, Any]:
     """The options of the `[notify.<name>]` table (for `register_notifiers`: offer a channel only when set up)."""
     return dict(hub.notifier.config.channel(name).options)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from hub.core import Hub
+    from hub.ports import PluginHub
     from hub.runtimes.base import RuntimeSpec
     from hub.store.events import StoredEvent
 
@@ -25,7 +25,7 @@ hookimpl = pluggy.HookimplMarker("lineup")
 
 
 @hookspec
-def register_tools(hub: Hub) -> list[dict[str, Any]] | None:
+def register_tools(hub: PluginHub) -> list[dict[str, Any]] | None:
     """Tools this plugin offers (docs/design.md#tool-types): definitions of type `app`, `toolset` or `action`.
 
     Called once at start-up. Each item is a plain typed function (its schema from its signature and docstring,
@@ -36,7 +36,7 @@ def register_tools(hub: Hub) -> list[dict[str, Any]] | None:
 
 
 @hookspec
-def register_runtimes(hub: Hub) -> list[RuntimeSpec] | None:
+def register_runtimes(hub: PluginHub) -> list[RuntimeSpec] | None:
     """Agent runtimes the hub can start and supervise (`[[agents]] runtime = "<name>"` in lineup.toml).
 
     Called once at start-up. Each item is a `hub.RuntimeSpec(name, description, create)`;
@@ -45,12 +45,12 @@ def register_runtimes(hub: Hub) -> list[RuntimeSpec] | None:
 
 
 @hookspec
-def register_notifiers(hub: Hub) -> list[Any] | None:
+def register_notifiers(hub: PluginHub) -> list[Any] | None:
     """Notification channels (in-app, browser, webhook, mail, ...). Called once at start-up."""
 
 
 @hookspec
-def register_ui_modules(hub: Hub) -> list[str] | None:
+def register_ui_modules(hub: PluginHub) -> list[str] | None:
     """URLs of ES modules the app imports at run time (custom elements for a plugin's cards or tools).
 
     A package plugin's `static/` folder is served at `/plugins/<name>/static/`; list its modules here.
@@ -58,7 +58,7 @@ def register_ui_modules(hub: Hub) -> list[str] | None:
 
 
 @hookspec
-def register_routes(hub: Hub) -> list[Any] | None:
+def register_routes(hub: PluginHub) -> list[Any] | None:
     """Starlette routes added to the hub, under `/plugins/<name>/` by convention. Called once at start-up.
 
     Each route must check who is asking itself (see `hub.require_user`).
@@ -66,7 +66,7 @@ def register_routes(hub: Hub) -> list[Any] | None:
 
 
 @hookspec
-def startup(hub: Hub) -> None:
+def startup(hub: PluginHub) -> None:
     """Called once the hub's store is open and before it serves; may be `async def`.
 
     An exception here is reported with the plugin's name; the hub still starts without that plugin.
@@ -74,12 +74,12 @@ def startup(hub: Hub) -> None:
 
 
 @hookspec
-def shutdown(hub: Hub) -> None:
+def shutdown(hub: PluginHub) -> None:
     """Called when the hub stops, before the store closes; may be `async def`."""
 
 
 @hookspec
-def after_commit(hub: Hub, events: list[StoredEvent]) -> None:
+def after_commit(hub: PluginHub, events: list[StoredEvent]) -> None:
     """Called with every batch of events right after it is committed, in sequence order.
 
     Must be quick and must not raise (exceptions are logged and ignored); start a task for slow work.

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from hub.bus import CommitBus
+    from hub.notify.config import NotifyConfig
     from hub.pluginhost.loader import PluginFailure
     from hub.settings import Settings
     from hub.store.writer import Command, Writer
@@ -35,6 +36,8 @@ class Plugins(Protocol):
 
     def collect(self, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]: ...
 
+    def fail(self, name: str, reason: str) -> None: ...
+
 
 class HubCore(Store, Protocol):
     """What most parts use of the hub: its settings, the store, the commit bus, the writer, background tasks.
@@ -60,3 +63,30 @@ class HubCore(Store, Protocol):
     async def read_replay(self, fn: Callable[[sqlite3.Connection], T]) -> T: ...
 
     def spawn(self, coro: Any) -> None: ...
+
+
+class NotifierSettings(Protocol):
+    """The notifier as a plugin sees it: its `[notify]` settings (channels' options, the action links' lifetime)."""
+
+    @property
+    def config(self) -> NotifyConfig: ...
+
+
+class PluginHub(HubCore, Protocol):
+    """The `hub` every hook is given (hub/hookspecs.py): what a plugin may use of it, and nothing more.
+
+    hub/plugins/README.md documents these; hub/core.py's `Hub` satisfies it. Typing plugins against this instead
+    of the Hub itself keeps the plugin API (hub/api.py, hub/hookspecs.py, the notifiers' `Delivery`) from
+    importing the core back.
+    """
+
+    @property
+    def started(self) -> bool: ...
+
+    @property
+    def public_url(self) -> str | None: ...
+
+    @property
+    def notifier(self) -> NotifierSettings: ...
+
+    def plugin_config(self, name: str) -> dict[str, Any]: ...

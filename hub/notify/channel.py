@@ -9,7 +9,7 @@ from hub.notify.actions import create_action_link
 from hub.notify.config import ChannelConfig
 
 if TYPE_CHECKING:
-    from hub.core import Hub
+    from hub.ports import PluginHub
 
 
 class Channel(Protocol):
@@ -22,7 +22,7 @@ class Channel(Protocol):
 
 @dataclass
 class Delivery:
-    hub: Hub
+    hub: PluginHub
     config: ChannelConfig
     base_url: str
 

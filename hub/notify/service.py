@@ -14,22 +14,27 @@ import json
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from hub.notify.channel import Channel, Delivery
 from hub.notify.compose import as_json, compose, kind_of
 from hub.notify.config import NotifyConfig, NotifyConfigError, load_notify_config, parse_notify
+from hub.ports import PluginHub, Plugins
 from hub.protocol.envelope import new_id
 from hub.store.events import read_all
 from hub.store.queries import notifications
 from hub.store.writer import Command, Tx
 
-if TYPE_CHECKING:
-    from hub.core import Hub
-
 log = logging.getLogger("lineup.notify")
 MAX_ATTEMPTS = 8
 BACKOFF_MAX_S = 300.0
+
+
+class NotifyHost(PluginHub, Protocol):
+    """What the notifier uses of the hub: what plugins get, and the plugin host (the channels' registrations)."""
+
+    @property
+    def plugins(self) -> Plugins: ...
 
 
 def _iso(moment: datetime) -> str:
@@ -41,7 +46,7 @@ def _parse(value: str) -> datetime:
 
 
 class Notifier:
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: NotifyHost) -> None:
         self.hub = hub
         self.config: NotifyConfig = parse_notify({}, "defaults")
         self.config_error: str | None = None
