@@ -191,7 +191,7 @@ def revoke_agent(actor: Actor, agent_id: str) -> Command:
         agent = agents.agent_in_workspace(tx.conn, agent_id, actor.workspace_id)
         if agent is None:
             raise LapError("not_found", f"No agent {agent_id!r} in this workspace.")
-        if agent["revoked_at"] is None:
+        if agent.revoked_at is None:
             tx.append("agent.revoked", {"agentId": agent_id}, workspace_id=actor.workspace_id, actor=actor.ref)
             end_revoked_agents_work(tx, actor, agent_id)
 
@@ -205,8 +205,9 @@ def end_revoked_agents_work(tx: Tx, actor: Actor, agent_id: str) -> None:
     for interaction in interactions.pending_of_agent(tx.conn, agent_id, actor.workspace_id):
         resolve_interaction(tx, hub, interaction, "cancelled", {"cause": "agent_revoked"}, correlation_id=None)
     for task in tasks.open_top_tasks_of_agent(tx.conn, agent_id, actor.workspace_id):
-        current = tasks.task(tx.conn, task["id"], actor.workspace_id)
-        change_status(tx, hub, current, "cancelled", by="hub", correlation_id=None, cause="agent_revoked")
+        current = tasks.task(tx.conn, task.id, actor.workspace_id)
+        if current is not None:
+            change_status(tx, hub, current, "cancelled", by="hub", correlation_id=None, cause="agent_revoked")
 
 
 def rename_agent(actor: Actor, agent_id: str, name: str) -> Command:
@@ -214,7 +215,7 @@ def rename_agent(actor: Actor, agent_id: str, name: str) -> Command:
         agent = agents.live_agent(tx.conn, agent_id, actor.workspace_id)
         if agent is None:
             raise LapError("not_found", f"No agent {agent_id!r} in this workspace.")
-        if agent["name"] != name:
+        if agent.name != name:
             tx.append("agent.renamed", {"agentId": agent_id, "name": name}, workspace_id=actor.workspace_id,
                       actor=actor.ref)
 

@@ -26,6 +26,7 @@ from hub.store.queries import conversations as conversation_rows
 from hub.store.queries import interactions as interaction_rows
 from hub.store.queries import rows
 from hub.store.queries import tasks as task_rows
+from hub.store.queries.records import AgentRecord, ConversationRecord, InteractionRecord, TaskRecord
 from hub.store.writer import Command, Tx, request_digest
 
 Handler = Callable[[Tx, Actor, Envelope, Any], None]
@@ -33,31 +34,29 @@ Handler = Callable[[Tx, Actor, Envelope, Any], None]
 
 # ---- lookups shared by the handlers ----------------------------------------------------------------
 
-def get_conversation(tx: Tx, actor: Actor, conversation_id: str | None, *, required: bool = True) -> Any:
+def get_conversation(tx: Tx, actor: Actor, conversation_id: str | None) -> ConversationRecord:
     if conversation_id is None:
-        if required:
-            raise LapError("invalid_envelope", "This event needs `conversationId` on the envelope.")
-        return None
+        raise LapError("invalid_envelope", "This event needs `conversationId` on the envelope.")
     row = conversation_rows.conversation(tx.conn, conversation_id, actor.workspace_id)
     if row is None:
         raise LapError("not_found", f"No conversation {conversation_id!r} in this workspace.")
-    if actor.kind == "agent" and actor.id not in msgspec.json.decode(row["agent_ids"]):
+    if actor.kind == "agent" and actor.id not in row.members():
         raise LapError("forbidden", "This agent is not a member of that conversation.")
     return row
 
 
-def get_task(tx: Tx, actor: Actor, task_id: str | None) -> Any:
+def get_task(tx: Tx, actor: Actor, task_id: str | None) -> TaskRecord:
     if task_id is None:
         raise LapError("invalid_envelope", "This event needs `taskId`.")
     row = task_rows.task(tx.conn, task_id, actor.workspace_id)
     if row is None:
         raise LapError("not_found", f"No task {task_id!r} in this workspace.")
-    if actor.kind == "agent" and row["agent_id"] != actor.id:
+    if actor.kind == "agent" and row.agent_id != actor.id:
         raise LapError("forbidden", "That task is assigned to another agent.")
     return row
 
 
-def get_agent(tx: Tx, workspace_id: str, agent_id: str) -> Any:
+def get_agent(tx: Tx, workspace_id: str, agent_id: str) -> AgentRecord:
     row = agent_rows.live_agent(tx.conn, agent_id, workspace_id)
     if row is None:
         raise LapError("not_found", f"No agent {agent_id!r} in this workspace.")
@@ -70,27 +69,27 @@ def ensure_new(tx: Tx, workspace_id: str, table: rows.Table, object_id: str, wha
         raise LapError("conflict", f"A {what} with id {object_id!r} already exists.")
 
 
-def change_status(tx: Tx, actor: Actor, task: Any, status: str, *, by: str, correlation_id: str | None,
+def change_status(tx: Tx, actor: Actor, task: TaskRecord, status: str, *, by: str, correlation_id: str | None,
                   envelope_id: str | None = None, **extra: Any) -> None:
     """Append task.status_changed after checking the move (the hub's own moves use by='hub')."""
-    check_transition(task["status"], status, by)
+    check_transition(task.status, status, by)
     # The task's agent hears when someone else ended its task (a cancel while queued or waiting, the cancel
     # timeout, agent_unreachable): an agent restarted with the task unfinished then knows not to resume it.
-    ended_by_other = status in TERMINAL and by != "agent" and task["agent_id"]
-    tx.append("task.status_changed", {"status": status, "previousStatus": task["status"], **extra},
-              id=envelope_id, workspace_id=actor.workspace_id, actor=actor.ref, task_id=task["id"],
-              conversation_id=task["conversation_id"], correlation_id=correlation_id,
-              recipients=(task["agent_id"],) if ended_by_other else ())
+    ended_by_other = status in TERMINAL and by != "agent"
+    tx.append("task.status_changed", {"status": status, "previousStatus": task.status, **extra},
+              id=envelope_id, workspace_id=actor.workspace_id, actor=actor.ref, task_id=task.id,
+              conversation_id=task.conversation_id, correlation_id=correlation_id,
+              recipients=(task.agent_id,) if ended_by_other and task.agent_id else ())
     if status in TERMINAL:
         end_open_children(tx, actor, task, status, correlation_id)
 
 
-def end_open_children(tx: Tx, actor: Actor, parent: Any, parent_status: str, correlation_id: str | None) -> None:
+def end_open_children(tx: Tx, actor: Actor, parent: TaskRecord, parent_status: str, correlation_id: str | None) -> None:
     """A task that ends takes its unfinished children with it (cancelled, naming the cause), so nothing shows
     "running" under a finished task; an agent killed during a step left such a child behind."""
-    for child in task_rows.open_children(tx.conn, parent["id"], actor.workspace_id):
+    for child in task_rows.open_children(tx.conn, parent.id, actor.workspace_id):
         change_status(tx, hub_actor(actor.workspace_id), child, "cancelled", by="hub", correlation_id=correlation_id,
-                      cause="parent_ended", parentTaskId=parent["id"], parentStatus=parent_status)
+                      cause="parent_ended", parentTaskId=parent.id, parentStatus=parent_status)
 
 
 def stored_payload(env: Envelope, parsed: Any, **hub_fields: Any) -> dict[str, Any]:
@@ -98,7 +97,7 @@ def stored_payload(env: Envelope, parsed: Any, **hub_fields: Any) -> dict[str, A
     return {**env.payload, **msgspec.to_builtins(parsed), **hub_fields}
 
 
-def pending_interactions(tx: Tx, workspace_id: str, task_id: str) -> list[Any]:
+def pending_interactions(tx: Tx, workspace_id: str, task_id: str) -> list[InteractionRecord]:
     return interaction_rows.pending_of_task(tx.conn, task_id, workspace_id)
 
 
@@ -107,7 +106,7 @@ def resume_task_if_unblocked(tx: Tx, actor: Actor, task_id: str | None, correlat
     if task_id is None:
         return
     task = task_rows.task(tx.conn, task_id, actor.workspace_id)
-    if task is not None and task["status"] == "waiting_for_human" \
+    if task is not None and task.status == "waiting_for_human" \
             and not pending_interactions(tx, actor.workspace_id, task_id):
         change_status(tx, actor, task, "running", by="hub", correlation_id=correlation_id, cause="interaction_resolved")
 
@@ -135,12 +134,12 @@ def message_create(tx: Tx, actor: Actor, env: Envelope, p: P.MessageCreate) -> N
     else:
         message_id = p.messageId
         existing = conversation_rows.message(tx.conn, message_id, actor.workspace_id)
-        if existing is not None and not (existing["state"] == "streaming" and existing["author_id"] == actor.id
-                                         and existing["conversation_id"] == conversation["id"]):
+        if existing is not None and not (existing.state == "streaming" and existing.author_id == actor.id
+                                         and existing.conversation_id == conversation.id):
             raise LapError("conflict", f"A message with id {message_id!r} already exists.")
     recipients: list[str] = []
     if actor.kind == "user":
-        members = msgspec.json.decode(conversation["agent_ids"])
+        members = conversation.members()
         if p.targetAgentId is not None:
             get_agent(tx, actor.workspace_id, p.targetAgentId)
             recipients = [p.targetAgentId]
@@ -151,7 +150,7 @@ def message_create(tx: Tx, actor: Actor, env: Envelope, p: P.MessageCreate) -> N
     if p.attention and actor.kind != "agent":
         raise LapError("invalid_payload", "Only an agent's message can ask for attention (`attention`).")
     tx.append("message.created", stored_payload(env, p, messageId=message_id, author=actor.as_author()),
-              id=env.id, workspace_id=actor.workspace_id, actor=actor.ref, conversation_id=conversation["id"],
+              id=env.id, workspace_id=actor.workspace_id, actor=actor.ref, conversation_id=conversation.id,
               task_id=env.taskId, correlation_id=env.correlationId, occurred_at=env.occurredAt,
               recipients=tuple(recipients))
 
@@ -159,13 +158,13 @@ def message_create(tx: Tx, actor: Actor, env: Envelope, p: P.MessageCreate) -> N
 def task_create(tx: Tx, actor: Actor, env: Envelope, p: P.TaskCreate) -> None:
     task_id = env.taskId or new_id("task")
     ensure_new(tx, actor.workspace_id, "tasks", task_id, "task")
-    conversation = get_conversation(tx, actor, env.conversationId, required=False)
+    conversation = get_conversation(tx, actor, env.conversationId) if env.conversationId is not None else None
     if actor.kind == "agent":
         agent_id = actor.id
     elif p.targetAgentId is not None:
-        agent_id = get_agent(tx, actor.workspace_id, p.targetAgentId)["id"]
+        agent_id = get_agent(tx, actor.workspace_id, p.targetAgentId).id
     else:
-        members = json.loads(conversation["agent_ids"]) if conversation is not None else []
+        members = conversation.members() if conversation is not None else []
         if len(members) != 1:
             raise LapError("invalid_payload", "Name the agent that should do the task: `targetAgentId`.")
         agent_id = members[0]
@@ -173,91 +172,91 @@ def task_create(tx: Tx, actor: Actor, env: Envelope, p: P.TaskCreate) -> None:
         get_task(tx, actor, p.parentTaskId)
     tx.append("task.created", stored_payload(env, p, agentId=agent_id, status="queued", createdBy=actor.as_author()),
               id=env.id, workspace_id=actor.workspace_id, actor=actor.ref, task_id=task_id,
-              conversation_id=conversation["id"] if conversation is not None else None,
+              conversation_id=conversation.id if conversation is not None else None,
               correlation_id=env.correlationId, occurred_at=env.occurredAt,
               recipients=(agent_id,) if actor.kind == "user" else ())
 
 
 def task_cancel_requested(tx: Tx, actor: Actor, env: Envelope, p: P.TaskCancelRequested) -> None:
     task = get_task(tx, actor, env.taskId)
-    if task["status"] in TERMINAL:
-        raise illegal_transition(f"The task is already {task['status']}; there is nothing to cancel.",
-                                 task["status"], "cancelled")
-    recipients = (task["agent_id"],) if task["agent_id"] else ()
+    if task.status in TERMINAL:
+        raise illegal_transition(f"The task is already {task.status}; there is nothing to cancel.",
+                                 task.status, "cancelled")
+    recipients = (task.agent_id,) if task.agent_id else ()
     tx.append("task.cancel_requested", stored_payload(env, p, requestedBy=actor.as_author()), id=env.id,
-              workspace_id=actor.workspace_id, actor=actor.ref, task_id=task["id"],
-              conversation_id=task["conversation_id"], correlation_id=env.correlationId,
+              workspace_id=actor.workspace_id, actor=actor.ref, task_id=task.id,
+              conversation_id=task.conversation_id, correlation_id=env.correlationId,
               occurred_at=env.occurredAt, recipients=recipients)
     # docs/design.md#cancel-is-a-request: a queued task or one waiting for the person stops at once; a running one only
     # when its agent confirms or the cancel timeout passes (hub/domain/housekeeping.py).
-    if task["status"] == "waiting_for_human":
-        for interaction in pending_interactions(tx, actor.workspace_id, task["id"]):
+    if task.status == "waiting_for_human":
+        for interaction in pending_interactions(tx, actor.workspace_id, task.id):
             resolve_interaction(tx, actor, interaction, "cancelled", None, correlation_id=env.correlationId)
-    if task["status"] in ("queued", "waiting_for_human"):
+    if task.status in ("queued", "waiting_for_human"):
         change_status(tx, actor, task, "cancelled", by="user", correlation_id=env.correlationId,
                       cause="cancelled_by_user")
 
 
-def resolve_interaction(tx: Tx, actor: Actor, interaction: Any, outcome: str, response: dict[str, Any] | None, *,
-                        correlation_id: str | None, envelope_id: str | None = None,
+def resolve_interaction(tx: Tx, actor: Actor, interaction: InteractionRecord, outcome: str,
+                        response: dict[str, Any] | None, *, correlation_id: str | None, envelope_id: str | None = None,
                         occurred_at: str | None = None) -> None:
     """Record the outcome of an interaction; the agent that asked always receives it."""
     type_ = "interaction.expired" if outcome == "expired" else "interaction.resolved"
-    payload: dict[str, Any] = {"interactionId": interaction["id"], "outcome": outcome, "response": response}
+    payload: dict[str, Any] = {"interactionId": interaction.id, "outcome": outcome, "response": response}
     if actor.kind == "user":
         payload["respondedBy"] = {**actor.as_author(), "displayName": people.user_display_name(tx.conn, actor.id)}
     tx.append(type_, payload, id=envelope_id, workspace_id=actor.workspace_id, actor=actor.ref,
-              task_id=interaction["task_id"], conversation_id=interaction["conversation_id"],
-              correlation_id=correlation_id, occurred_at=occurred_at, recipients=(interaction["agent_id"],))
+              task_id=interaction.task_id, conversation_id=interaction.conversation_id,
+              correlation_id=correlation_id, occurred_at=occurred_at, recipients=(interaction.agent_id,))
 
 
 def interaction_respond(tx: Tx, actor: Actor, env: Envelope, p: P.InteractionRespond) -> None:
     interaction = interaction_rows.interaction(tx.conn, p.interactionId, actor.workspace_id)
     if interaction is None:
         raise LapError("not_found", f"No interaction {p.interactionId!r} in this workspace.")
-    if interaction["status"] == "expired":  # the same answer as before the expiry was recorded
-        raise LapError("expired", f"This interaction expired at {interaction['expires_at']}.")
-    if interaction["status"] != "pending":
-        who = json.loads(interaction["responded_by"]) if interaction["responded_by"] else None
+    if interaction.status == "expired":  # the same answer as before the expiry was recorded
+        raise LapError("expired", f"This interaction expired at {interaction.expires_at}.")
+    if interaction.status != "pending":
+        who = json.loads(interaction.responded_by) if interaction.responded_by else None
         by = f" by {who['kind']} {who['id']}" if who else ""
-        raise LapError("already_resolved", f"This interaction is already {interaction['status']}{by} "
-                                           f"at {interaction['responded_at']}.")
-    if is_expired(interaction["expires_at"]):
-        raise LapError("expired", f"This interaction expired at {interaction['expires_at']}.")
-    spec = json.loads(interaction["spec"])
+        raise LapError("already_resolved", f"This interaction is already {interaction.status}{by} "
+                                           f"at {interaction.responded_at}.")
+    if is_expired(interaction.expires_at):
+        raise LapError("expired", f"This interaction expired at {interaction.expires_at}.")
+    spec = json.loads(interaction.spec)
     outcome, response = check_response(spec, p.response)
     resolve_interaction(tx, actor, interaction, outcome, response, correlation_id=env.correlationId,
                         envelope_id=env.id, occurred_at=env.occurredAt)
-    resume_task_if_unblocked(tx, actor, interaction["task_id"], env.correlationId)
+    resume_task_if_unblocked(tx, actor, interaction.task_id, env.correlationId)
 
 
 # ---- agent handlers --------------------------------------------------------------------------------
 
 def task_accepted(tx: Tx, actor: Actor, env: Envelope, p: P.TaskAccepted) -> None:
     task = get_task(tx, actor, p.taskId or env.taskId)
-    if task["status"] != "queued":
-        raise illegal_transition(f"Only a queued task can be accepted; this one is {task['status']}.",
-                                 task["status"], "running")
-    tx.append("task.accepted", stored_payload(env, p, taskId=task["id"]), id=env.id, workspace_id=actor.workspace_id,
-              actor=actor.ref, task_id=task["id"], conversation_id=task["conversation_id"],
+    if task.status != "queued":
+        raise illegal_transition(f"Only a queued task can be accepted; this one is {task.status}.",
+                                 task.status, "running")
+    tx.append("task.accepted", stored_payload(env, p, taskId=task.id), id=env.id, workspace_id=actor.workspace_id,
+              actor=actor.ref, task_id=task.id, conversation_id=task.conversation_id,
               correlation_id=env.correlationId, occurred_at=env.occurredAt)
     change_status(tx, actor, task, "running", by="agent", correlation_id=env.correlationId, cause="accepted")
 
 
 def task_status_changed(tx: Tx, actor: Actor, env: Envelope, p: P.TaskStatusChanged) -> None:
     task = get_task(tx, actor, env.taskId)
-    target = p.status or task["status"]
-    if p.status is None and task["status"] in TERMINAL:
-        raise illegal_transition(f"The task is already {task['status']}; it takes no more progress.",
-                                 task["status"], None)
-    check_transition(task["status"], target, "agent")
-    if task["status"] in TERMINAL and target == task["status"]:
+    target = p.status or task.status
+    if p.status is None and task.status in TERMINAL:
+        raise illegal_transition(f"The task is already {task.status}; it takes no more progress.",
+                                 task.status, None)
+    check_transition(task.status, target, "agent")
+    if task.status in TERMINAL and target == task.status:
         return  # confirming an end the task already has (a cancel the hub already applied): nothing to store
     if target == "failed" and p.error is None:
         raise LapError("invalid_payload", "A failed task needs `error: {code, message}`.")
-    tx.append("task.status_changed", stored_payload(env, p, status=target, previousStatus=task["status"]),
-              id=env.id, workspace_id=actor.workspace_id, actor=actor.ref, task_id=task["id"],
-              conversation_id=task["conversation_id"], correlation_id=env.correlationId, occurred_at=env.occurredAt)
+    tx.append("task.status_changed", stored_payload(env, p, status=target, previousStatus=task.status),
+              id=env.id, workspace_id=actor.workspace_id, actor=actor.ref, task_id=task.id,
+              conversation_id=task.conversation_id, correlation_id=env.correlationId, occurred_at=env.occurredAt)
     if target in TERMINAL:
         end_open_children(tx, actor, task, target, env.correlationId)
 
@@ -269,19 +268,19 @@ CHECKPOINTS_PER_TASK = 200
 def task_checkpoint(tx: Tx, actor: Actor, env: Envelope, p: P.TaskCheckpoint) -> None:
     """The agent finished a named step of its task (docs/sdk.md "Restart-safe handlers")."""
     task = get_task(tx, actor, env.taskId)
-    if task["status"] in TERMINAL:
-        raise illegal_transition(f"The task is already {task['status']}; it takes no more checkpoints.",
-                                 task["status"], None)
+    if task.status in TERMINAL:
+        raise illegal_transition(f"The task is already {task.status}; it takes no more checkpoints.",
+                                 task.status, None)
     if len(msgspec.json.encode(p.data)) > CHECKPOINT_DATA_BYTES:
         raise LapError("invalid_payload", f"A checkpoint's data is limited to {CHECKPOINT_DATA_BYTES} bytes of JSON.",
                        hint="Keep large results in an artifact and put its id in the checkpoint.")
-    kept = msgspec.json.decode(task["checkpoints"] or "{}")
+    kept = msgspec.json.decode(task.checkpoints or "{}")
     if p.name not in kept and len(kept) >= CHECKPOINTS_PER_TASK:
         raise LapError("rate_limited", f"A task keeps at most {CHECKPOINTS_PER_TASK} checkpoints.",
                        details={"limit": "checkpoints", "max": CHECKPOINTS_PER_TASK})
     tx.append("task.checkpoint", stored_payload(env, p, name=p.name, data=p.data), id=env.id,
-              workspace_id=actor.workspace_id, actor=actor.ref, task_id=task["id"],
-              conversation_id=task["conversation_id"], correlation_id=env.correlationId, occurred_at=env.occurredAt)
+              workspace_id=actor.workspace_id, actor=actor.ref, task_id=task.id,
+              conversation_id=task.conversation_id, correlation_id=env.correlationId, occurred_at=env.occurredAt)
 
 
 def task_child_created(tx: Tx, actor: Actor, env: Envelope, p: P.TaskChildCreated) -> None:
@@ -293,7 +292,7 @@ def task_child_created(tx: Tx, actor: Actor, env: Envelope, p: P.TaskChildCreate
     # `status` is named explicitly: the payload type omits defaults, and the projection needs it.
     tx.append("task.child_created", stored_payload(env, p, taskId=child_id, agentId=actor.id, status=p.status),
               id=env.id, workspace_id=actor.workspace_id, actor=actor.ref, task_id=child_id,
-              conversation_id=parent["conversation_id"], correlation_id=env.correlationId, occurred_at=env.occurredAt)
+              conversation_id=parent.conversation_id, correlation_id=env.correlationId, occurred_at=env.occurredAt)
 
 
 def interaction_requested(tx: Tx, actor: Actor, env: Envelope, p: P.InteractionRequested) -> None:
@@ -311,19 +310,19 @@ def request_interaction(tx: Tx, actor: Actor, request: P.InteractionSpec, *, tas
     ensure_new(tx, actor.workspace_id, "interactions", interaction_id, "interaction")
     check_question_budget(tx, actor, request)
     task = get_task(tx, actor, task_id) if task_id is not None else None
-    if task is not None and task["status"] not in ACTIVE:
-        raise illegal_transition(f"Only a running task can ask the person; this one is {task['status']}.",
-                                 task["status"], "waiting_for_human")
-    conversation_id = conversation_id or (task["conversation_id"] if task is not None else None)
+    if task is not None and task.status not in ACTIVE:
+        raise illegal_transition(f"Only a running task can ask the person; this one is {task.status}.",
+                                 task.status, "waiting_for_human")
+    conversation_id = conversation_id or (task.conversation_id if task is not None else None)
     if conversation_id is not None:
         get_conversation(tx, actor, conversation_id)
     spec = normalize_spec(request, interaction_id, datetime.now(UTC))
     if tool_call is not None:
         spec["toolCall"] = tool_call
     tx.append("interaction.requested", {**(extra or {}), "interaction": spec}, id=envelope_id,
-              workspace_id=actor.workspace_id, actor=actor.ref, task_id=task["id"] if task is not None else None,
+              workspace_id=actor.workspace_id, actor=actor.ref, task_id=task.id if task is not None else None,
               conversation_id=conversation_id, correlation_id=correlation_id, occurred_at=occurred_at)
-    if task is not None and task["status"] == "running":
+    if task is not None and task.status == "running":
         change_status(tx, actor, task, "waiting_for_human", by="hub", correlation_id=correlation_id,
                       cause="interaction_requested", interactionId=interaction_id)
     return interaction_id
@@ -355,11 +354,11 @@ def artifact_created(tx: Tx, actor: Actor, env: Envelope, p: P.ArtifactCreated) 
     artifact_id = p.artifactId or new_id("art")
     ensure_new(tx, actor.workspace_id, "artifacts", artifact_id, "artifact")
     task = get_task(tx, actor, env.taskId) if env.taskId is not None else None
-    conversation_id = env.conversationId or (task["conversation_id"] if task is not None else None)
+    conversation_id = env.conversationId or (task.conversation_id if task is not None else None)
     if conversation_id is not None:
         get_conversation(tx, actor, conversation_id)
     tx.append("artifact.created", stored_payload(env, p, artifactId=artifact_id), id=env.id,
-              workspace_id=actor.workspace_id, actor=actor.ref, task_id=task["id"] if task is not None else None,
+              workspace_id=actor.workspace_id, actor=actor.ref, task_id=task.id if task is not None else None,
               conversation_id=conversation_id, correlation_id=env.correlationId, occurred_at=env.occurredAt)
 
 

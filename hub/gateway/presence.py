@@ -66,14 +66,14 @@ class Presence:
         now = self._loop_time
         rows = await self.hub.read(presence_rows.live_agents_status)
         for row in rows:
-            self.offline_since[row["id"]] = now  # after a restart nobody is connected yet
-            if row["status"] == "online":
+            self.offline_since[row.id] = now  # after a restart nobody is connected yet
+            if row.status == "online":
                 await self.hub.execute(housekeeping.agent_status(
-                    row["id"], "offline", reason="hub_restarted", last_heartbeat_at=row["last_heartbeat_at"]))
-        for row in await self.hub.read(presence_rows.open_tasks_with_cancel_requested):
-            self.cancel_deadlines[(row["workspace_id"], row["id"])] = now + self.hub.settings.cancel_timeout_s
-        for row in await self.hub.read(presence_rows.pending_interactions_with_expiry):
-            heapq.heappush(self.expiries, (parse_time(row["expires_at"], "expiresAt"), row["workspace_id"], row["id"]))
+                    row.id, "offline", reason="hub_restarted", last_heartbeat_at=row.last_heartbeat_at))
+        for task in await self.hub.read(presence_rows.open_tasks_with_cancel_requested):
+            self.cancel_deadlines[(task.workspace_id, task.id)] = now + self.hub.settings.cancel_timeout_s
+        for expiry in await self.hub.read(presence_rows.pending_interactions_with_expiry):
+            heapq.heappush(self.expiries, (parse_time(expiry.expires_at, "expiresAt"), expiry.workspace_id, expiry.id))
         self._task = asyncio.create_task(self._run(), name="lineup-presence")
 
     async def stop(self) -> None:
@@ -158,8 +158,8 @@ class Presence:
             self._last_grace_check = now
             rows = await self.hub.read(presence_rows.running_tasks_with_lost_connection)
             for row in rows:
-                if row["agent_id"] in overdue:
-                    await self.hub.execute(housekeeping.fail_unreachable(row["id"], row["connection_lost_at"]))
+                if row.agent_id in overdue:
+                    await self.hub.execute(housekeeping.fail_unreachable(row.id, row.connection_lost_at))
         for (workspace_id, task_id), deadline in list(self.cancel_deadlines.items()):
             if now >= deadline:
                 del self.cancel_deadlines[(workspace_id, task_id)]

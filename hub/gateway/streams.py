@@ -102,21 +102,21 @@ class Streams:
         row = await self.hub.read(lambda c: conversations.conversation(c, conversation_id, actor.workspace_id))
         if row is None:
             raise LapError("not_found", f"No conversation {conversation_id!r} in this workspace.")
-        if actor.id not in row["agent_ids"]:
+        if actor.id not in row.members():
             raise LapError("forbidden", "This agent is not a member of that conversation.")
         if env.taskId is not None:  # snapshots show in that task's timeline: only the agent's own task
             task_id = env.taskId
             task = await self.hub.read(lambda c: tasks.task(c, task_id, actor.workspace_id))
             if task is None:
                 raise LapError("not_found", f"No task {env.taskId!r} in this workspace.")
-            if task["agent_id"] != actor.id:
+            if task.agent_id != actor.id:
                 raise LapError("forbidden", "That task is assigned to another agent.")
         existing = await self.hub.read(lambda c: conversations.message(c, message_id, actor.workspace_id))
         content = ""
         if existing is not None:
-            if existing["state"] != "streaming" or existing["author_id"] != actor.id:
+            if existing.state != "streaming" or existing.author_id != actor.id:
                 raise LapError("conflict", f"Message {message_id!r} is already complete.")
-            content = existing["content"]  # resuming after a hub restart: continue from the last snapshot
+            content = existing.content  # resuming after a hub restart: continue from the last snapshot
         key = (actor.workspace_id, message_id)
         if key in self.open:  # opened by a concurrent delta while this one read the database
             return self.open[key]

@@ -11,6 +11,7 @@ from typing import Any
 from hub.protocol.envelope import new_id
 from hub.store.events import StoredEvent
 from hub.store.queries import notifications, tasks
+from hub.store.queries.records import TaskRecord
 
 
 def kind_of(event: StoredEvent) -> str | None:
@@ -43,7 +44,7 @@ def _agent_name(conn: sqlite3.Connection, agent_id: str | None) -> str:
     return one_line(name) if name is not None else "An agent"
 
 
-def _task(conn: sqlite3.Connection, workspace_id: str | None, task_id: str | None) -> sqlite3.Row | None:
+def _task(conn: sqlite3.Connection, workspace_id: str | None, task_id: str | None) -> TaskRecord | None:
     # An event without a workspace has no task to show (`workspace_id = NULL` matches no row): no read needed.
     if not task_id or workspace_id is None:
         return None
@@ -67,14 +68,14 @@ def compose(conn: sqlite3.Connection, event: StoredEvent, kind: str, base_url: s
             options=[{k: o[k] for k in ("id", "label", "style") if k in o} for o in spec.get("options", [])]
             if spec["type"] == "approval" else [])
         if task is not None:
-            note["body"] = f"{spec['title']} — task: {one_line(task['title'])}"
+            note["body"] = f"{spec['title']} — task: {one_line(task.title)}"
         if include_details:
             note["details"] = {k: spec[k] for k in ("description", "impact", "details") if spec.get(k)}
         note["link"] = link
         return f"waiting_for_me:{event.workspace_id}:{spec['id']}", note
     if kind in ("failed", "succeeded"):
-        agent = _agent_name(conn, task["agent_id"] if task is not None else None)
-        title = one_line(task["title"] if task is not None else str(event.task_id))
+        agent = _agent_name(conn, task.agent_id if task is not None else None)
+        title = one_line(task.title if task is not None else str(event.task_id))
         error = event.payload.get("error") or {}
         note.update(title=f"Task {'failed' if kind == 'failed' else 'done'}: {title}", agent=agent, link=link,
                     body=f"{agent}: {error.get('code', 'failed')}" if kind == "failed" else f"{agent} finished it.")
@@ -86,7 +87,7 @@ def compose(conn: sqlite3.Connection, event: StoredEvent, kind: str, base_url: s
         note.update(title=f"{agent} is waiting for you", agent=agent, link=link,
                     body=one_line(str(event.payload.get("content") or ""))[:300])
         if task is not None:
-            note["body"] = f"{note['body']} — task: {one_line(task['title'])}"
+            note["body"] = f"{note['body']} — task: {one_line(task.title)}"
         return f"agent_waiting:{event.workspace_id}:{event.payload['messageId']}", note
     agent_id = event.payload["agentId"]
     agent = _agent_name(conn, agent_id)

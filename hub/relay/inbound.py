@@ -295,7 +295,7 @@ class InboundHandler:
             if row is not None and row["conversation_id"]:
                 return str(row["conversation_id"])
             latest = conversations.recent_conversations(c, actor.workspace_id, 1)
-            return str(latest[0]["id"]) if latest else None
+            return latest[0].id if latest else None
         conversation_id = await self.hub.read(conversation)
         if conversation_id is None:
             return Handled("no_conversation").say(

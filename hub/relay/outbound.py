@@ -34,7 +34,7 @@ def compose(tx: Tx, tag: str, person: Person, event: StoredEvent) -> None:
 
 def _agent_name(tx: Tx, agent_id: str) -> str:
     row = agents.agent_by_id(tx.conn, agent_id)
-    return str(row["name"]) if row else "agent"
+    return row.name if row else "agent"
 
 
 def text_for(tx: Tx, person: Person, event: StoredEvent) -> str | None:
@@ -54,18 +54,18 @@ def text_for(tx: Tx, person: Person, event: StoredEvent) -> str | None:
         return textreply.render_question(spec, number, several)
     if event.type in ("interaction.resolved", "interaction.expired"):
         closed = store.close_question(tx, person.uid, payload["interactionId"])
-        row = interactions.interaction(tx.conn, payload["interactionId"], event.workspace_id or "")
-        if closed is None or row is None:
+        interaction = interactions.interaction(tx.conn, payload["interactionId"], event.workspace_id or "")
+        if closed is None or interaction is None:
             return None
-        spec = json.loads(row["spec"])
+        spec = json.loads(interaction.spec)
         outcome = "expired" if event.type == "interaction.expired" else payload.get("outcome", "answered")
         answer = textreply.describe_answer(spec, payload.get("response"), outcome)
         if event.id.startswith(ANSWER_PREFIX):
             return f"✓ #{closed} {spec['title']}: {answer} — recorded / 已记录"
         return f"#{closed} {spec['title']}: {answer} (answered elsewhere / 已在别处回答)"
     if event.type == "task.status_changed" and payload.get("status") in FINISHED:
-        row = tasks.task(tx.conn, event.task_id or "", event.workspace_id or "")
-        title = row["title"] if row else event.task_id
+        task = tasks.task(tx.conn, event.task_id or "", event.workspace_id or "")
+        title = task.title if task else event.task_id
         status = payload["status"]
         detail = payload.get("summary") or (payload.get("error") or {}).get("message") or ""
         return f"{FINISHED[status]} “{title}” {status}" + (f": {detail}" if detail else "")

@@ -83,7 +83,7 @@ class Supervisor:
         if path.exists():
             stored = load_credential(path)
             agent = await self.hub.read(lambda c: agent_rows.agent_by_id(c, stored.agent_id))
-            if agent is not None and agent["revoked_at"] is not None:
+            if agent is not None and agent.revoked_at is not None:
                 # A person revoked it: that decision stands across restarts.
                 raise RuntimeConfigError(f"this agent was revoked; delete {path} to pair it again")
             if agent is not None:
@@ -106,7 +106,7 @@ class Supervisor:
         instead of staying `running` for ever (a supervised runtime cannot pick a process up again)."""
         rows = await self.hub.read(lambda c: presence_rows.running_tasks_of_agent(c, agent_id))
         for row in rows:
-            await self.hub.execute(housekeeping.fail_interrupted(row["id"], row["workspace_id"]))
+            await self.hub.execute(housekeeping.fail_interrupted(row.id, row.workspace_id))
 
     async def stop(self) -> None:
         for supervised in list(self.running.values()):

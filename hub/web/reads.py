@@ -14,6 +14,7 @@ from hub.protocol.errors import LapError
 from hub.protocol.vocabulary import TASK_STATUSES
 from hub.store import events as event_log
 from hub.store.queries import conversations, interactions, tasks
+from hub.store.queries.records import MessageRecord
 from hub.web import views
 from hub.web.auth import require_user
 
@@ -57,7 +58,7 @@ async def list_messages(request: Request) -> JSONResponse:
     before = _int_param(request, "before", 1 << 62)
     limit = _int_param(request, "limit", 50, low=1, high=500)
 
-    def read(c: sqlite3.Connection) -> list[sqlite3.Row] | None:
+    def read(c: sqlite3.Connection) -> list[MessageRecord] | None:
         if not conversations.conversation_exists(c, conversation_id, actor.workspace_id):
             return None
         return conversations.messages_before(c, conversation_id, actor.workspace_id, before, limit)
@@ -67,7 +68,7 @@ async def list_messages(request: Request) -> JSONResponse:
         raise LapError("not_found", f"No conversation {conversation_id!r} in this workspace.")
     rows.reverse()
     return JSONResponse({"messages": [views.message(r) for r in rows],
-                         "nextBefore": rows[0]["first_sequence"] if len(rows) == limit else None})
+                         "nextBefore": rows[0].first_sequence if len(rows) == limit else None})
 
 
 async def list_tasks(request: Request) -> JSONResponse:
@@ -99,7 +100,7 @@ async def task_detail(request: Request) -> JSONResponse:
         return {"task": views.task(task), "children": [views.task(r) for r in children],
                 "artifacts": [views.artifact(r) for r in artifacts],
                 "interactions": [views.interaction(r) for r in asked],
-                "timeline": [dict(event_log.row_to_event(r).as_dict(), actor=r["actor"]) for r in timeline]}
+                "timeline": [dict(e.as_dict(), actor=e.actor) for e in timeline]}
 
     detail = await request.app.state.hub.read(read)
     if detail is None:
@@ -121,7 +122,7 @@ async def inbox(request: Request) -> JSONResponse:
         failed = tasks.needing_attention(c, ws)
         done = tasks.recently_completed(c, ws)
         return {"waitingForMe": [views.interaction(r) for r in waiting], "waitingForMeTotal": total,
-                "waitingForMeNextAfter": waiting[-1]["last_sequence"] if len(waiting) == limit else None,
+                "waitingForMeNextAfter": waiting[-1].last_sequence if len(waiting) == limit else None,
                 "needsAttention": [views.task(r) for r in failed],
                 "recentlyCompleted": [views.task(r) for r in done]}
 
@@ -136,7 +137,7 @@ async def list_interactions(request: Request) -> JSONResponse:
     rows = await request.app.state.hub.read(
         lambda c: interactions.latest_interactions(c, actor.workspace_id, status, limit, before))
     return JSONResponse({"interactions": [views.interaction(r) for r in rows],
-                         "nextBefore": rows[-1]["page_cursor"] if len(rows) == limit else None})
+                         "nextBefore": rows[-1].page_cursor if len(rows) == limit else None})
 
 
 async def list_events(request: Request) -> JSONResponse:

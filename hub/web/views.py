@@ -6,53 +6,62 @@ import json
 import sqlite3
 from typing import Any
 
+from hub.store.queries.records import (
+    AgentRecord,
+    ArtifactRecord,
+    ConversationRecord,
+    InteractionRecord,
+    MessageRecord,
+    TaskRecord,
+)
+
 
 def _load(value: str | None) -> Any:
     return None if value is None else json.loads(value)
 
 
-def agent(row: sqlite3.Row) -> dict[str, Any]:
-    return {"id": row["id"], "name": row["name"], "runtime": row["runtime"], "agentVersion": row["agent_version"],
-            "capabilities": _load(row["capabilities"]), "status": row["status"], "statusReason": row["status_reason"],
-            "lastHeartbeatAt": row["last_heartbeat_at"], "createdAt": row["created_at"], "revokedAt": row["revoked_at"]}
+def agent(row: AgentRecord) -> dict[str, Any]:
+    return {"id": row.id, "name": row.name, "runtime": row.runtime, "agentVersion": row.agent_version,
+            "capabilities": _load(row.capabilities), "status": row.status, "statusReason": row.status_reason,
+            "lastHeartbeatAt": row.last_heartbeat_at, "createdAt": row.created_at, "revokedAt": row.revoked_at}
 
 
-def conversation(row: sqlite3.Row) -> dict[str, Any]:
-    return {"id": row["id"], "workspaceId": row["workspace_id"], "title": row["title"],
-            "agentIds": _load(row["agent_ids"]), "createdBy": row["created_by"], "createdAt": row["created_at"],
-            "updatedAt": row["updated_at"], "lastSequence": row["last_sequence"]}
+def conversation(row: ConversationRecord) -> dict[str, Any]:
+    return {"id": row.id, "workspaceId": row.workspace_id, "title": row.title,
+            "agentIds": _load(row.agent_ids), "createdBy": row.created_by, "createdAt": row.created_at,
+            "updatedAt": row.updated_at, "lastSequence": row.last_sequence}
 
 
-def message(row: sqlite3.Row) -> dict[str, Any]:
-    return {"id": row["id"], "conversationId": row["conversation_id"],
-            "author": {"kind": row["author_kind"], "id": row["author_id"]}, "targetAgentId": row["target_agent_id"],
-            "content": row["content"], "blocks": _load(row["blocks"]), "state": row["state"],
-            "createdAt": row["created_at"], "updatedAt": row["updated_at"], "sequence": row["first_sequence"],
-            "lastSequence": row["last_sequence"]}
+def message(row: MessageRecord) -> dict[str, Any]:
+    return {"id": row.id, "conversationId": row.conversation_id,
+            "author": {"kind": row.author_kind, "id": row.author_id}, "targetAgentId": row.target_agent_id,
+            "content": row.content, "blocks": _load(row.blocks), "state": row.state,
+            "createdAt": row.created_at, "updatedAt": row.updated_at, "sequence": row.first_sequence,
+            "lastSequence": row.last_sequence}
 
 
-def task(row: sqlite3.Row) -> dict[str, Any]:
-    return {"id": row["id"], "conversationId": row["conversation_id"], "parentTaskId": row["parent_task_id"],
-            "agentId": row["agent_id"], "title": row["title"], "description": row["description"],
-            "status": row["status"], "progress": row["progress"], "summary": row["summary"],
-            "error": _load(row["error"]), "cancelRequestedAt": row["cancel_requested_at"],
-            "cancelReason": row["cancel_reason"], "connectionLostAt": row["connection_lost_at"],
-            "createdBy": row["created_by"], "createdAt": row["created_at"], "updatedAt": row["updated_at"],
-            "lastSequence": row["last_sequence"]}
+def task(row: TaskRecord) -> dict[str, Any]:
+    return {"id": row.id, "conversationId": row.conversation_id, "parentTaskId": row.parent_task_id,
+            "agentId": row.agent_id, "title": row.title, "description": row.description,
+            "status": row.status, "progress": row.progress, "summary": row.summary,
+            "error": _load(row.error), "cancelRequestedAt": row.cancel_requested_at,
+            "cancelReason": row.cancel_reason, "connectionLostAt": row.connection_lost_at,
+            "createdBy": row.created_by, "createdAt": row.created_at, "updatedAt": row.updated_at,
+            "lastSequence": row.last_sequence}
 
 
-def interaction(row: sqlite3.Row) -> dict[str, Any]:
-    return {"id": row["id"], "taskId": row["task_id"], "conversationId": row["conversation_id"],
-            "agentId": row["agent_id"], "type": row["type"], "title": row["title"], "risk": row["risk"],
-            "spec": _load(row["spec"]), "status": row["status"], "response": _load(row["response"]),
-            "respondedBy": _load(row["responded_by"]), "respondedAt": row["responded_at"],
-            "expiresAt": row["expires_at"], "createdAt": row["created_at"], "lastSequence": row["last_sequence"]}
+def interaction(row: InteractionRecord) -> dict[str, Any]:
+    return {"id": row.id, "taskId": row.task_id, "conversationId": row.conversation_id,
+            "agentId": row.agent_id, "type": row.type, "title": row.title, "risk": row.risk,
+            "spec": _load(row.spec), "status": row.status, "response": _load(row.response),
+            "respondedBy": _load(row.responded_by), "respondedAt": row.responded_at,
+            "expiresAt": row.expires_at, "createdAt": row.created_at, "lastSequence": row.last_sequence}
 
 
-def artifact(row: sqlite3.Row) -> dict[str, Any]:
-    return {"id": row["id"], "taskId": row["task_id"], "conversationId": row["conversation_id"],
-            "agentId": row["agent_id"], "name": row["name"], "url": row["url"], "mimeType": row["mime_type"],
-            "summary": row["summary"], "createdAt": row["created_at"]}
+def artifact(row: ArtifactRecord) -> dict[str, Any]:
+    return {"id": row.id, "taskId": row.task_id, "conversationId": row.conversation_id,
+            "agentId": row.agent_id, "name": row.name, "url": row.url, "mimeType": row.mime_type,
+            "summary": row.summary, "createdAt": row.created_at}
 
 
 def device(row: sqlite3.Row, current_device_id: str | None) -> dict[str, Any]:

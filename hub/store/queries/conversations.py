@@ -4,11 +4,24 @@ from __future__ import annotations
 
 import sqlite3
 
+from hub.store.queries.records import (
+    ConversationRecord,
+    MessageRecord,
+    MessageStateRecord,
+    fetch_all,
+    fetch_one,
+    select_list,
+)
 
-def recent_conversations(conn: sqlite3.Connection, workspace_id: str, limit: int) -> list[sqlite3.Row]:
-    """A workspace's conversations rows, the most recently active first."""
-    return conn.execute("SELECT * FROM conversations WHERE workspace_id = ? ORDER BY last_sequence DESC LIMIT ?",
-                        (workspace_id, limit)).fetchall()
+_CONVERSATIONS = f"SELECT {select_list(ConversationRecord)} FROM conversations"
+_MESSAGES = f"SELECT {select_list(MessageRecord)} FROM messages"
+_MESSAGE_STATES = f"SELECT {select_list(MessageStateRecord)} FROM messages"
+
+
+def recent_conversations(conn: sqlite3.Connection, workspace_id: str, limit: int) -> list[ConversationRecord]:
+    """A workspace's conversations, the most recently active first."""
+    return fetch_all(conn, ConversationRecord, f"{_CONVERSATIONS} WHERE workspace_id = ? "
+                     "ORDER BY last_sequence DESC LIMIT ?", (workspace_id, limit))
 
 
 def conversation_exists(conn: sqlite3.Connection, conversation_id: str, workspace_id: str) -> bool:
@@ -17,30 +30,28 @@ def conversation_exists(conn: sqlite3.Connection, conversation_id: str, workspac
                         (conversation_id, workspace_id)).fetchone() is not None
 
 
-def conversation(conn: sqlite3.Connection, conversation_id: str, workspace_id: str) -> sqlite3.Row | None:
-    """The conversations row with this id in this workspace."""
-    row: sqlite3.Row | None = conn.execute("SELECT * FROM conversations WHERE id = ? AND workspace_id = ?",
-                                           (conversation_id, workspace_id)).fetchone()
-    return row
+def conversation(conn: sqlite3.Connection, conversation_id: str, workspace_id: str) -> ConversationRecord | None:
+    """The conversation with this id in this workspace."""
+    return fetch_one(conn, ConversationRecord, f"{_CONVERSATIONS} WHERE id = ? AND workspace_id = ?",
+                     (conversation_id, workspace_id))
 
 
 def messages_before(conn: sqlite3.Connection, conversation_id: str, workspace_id: str, before: int,
-                    limit: int) -> list[sqlite3.Row]:
-    """A conversation's messages rows that began before a sequence, newest first, `limit` of them."""
-    return conn.execute("SELECT * FROM messages WHERE conversation_id = ? AND workspace_id = ? AND first_sequence < ? "
-                        "ORDER BY first_sequence DESC LIMIT ?",
-                        (conversation_id, workspace_id, before, limit)).fetchall()
+                    limit: int) -> list[MessageRecord]:
+    """A conversation's messages that began before a sequence, newest first, `limit` of them."""
+    return fetch_all(conn, MessageRecord, f"{_MESSAGES} WHERE conversation_id = ? AND workspace_id = ? "
+                     "AND first_sequence < ? ORDER BY first_sequence DESC LIMIT ?",
+                     (conversation_id, workspace_id, before, limit))
 
 
-def message(conn: sqlite3.Connection, message_id: str, workspace_id: str) -> sqlite3.Row | None:
-    """The messages row with this id in this workspace."""
-    row: sqlite3.Row | None = conn.execute("SELECT * FROM messages WHERE id = ? AND workspace_id = ?",
-                                           (message_id, workspace_id)).fetchone()
-    return row
+def message(conn: sqlite3.Connection, message_id: str, workspace_id: str) -> MessageRecord | None:
+    """The message with this id in this workspace."""
+    return fetch_one(conn, MessageRecord, f"{_MESSAGES} WHERE id = ? AND workspace_id = ?",
+                     (message_id, workspace_id))
 
 
-def message_state_and_author(conn: sqlite3.Connection, message_id: str, workspace_id: str) -> sqlite3.Row | None:
-    """A message's `state` and `author_id` (a row with just those), or None when there is no such message."""
-    row: sqlite3.Row | None = conn.execute("SELECT state, author_id FROM messages WHERE id = ? AND workspace_id = ?",
-                                           (message_id, workspace_id)).fetchone()
-    return row
+def message_state_and_author(conn: sqlite3.Connection, message_id: str,
+                             workspace_id: str) -> MessageStateRecord | None:
+    """A message's `state` and `author_id`, or None when there is no such message."""
+    return fetch_one(conn, MessageStateRecord, f"{_MESSAGE_STATES} WHERE id = ? AND workspace_id = ?",
+                     (message_id, workspace_id))

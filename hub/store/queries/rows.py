@@ -1,4 +1,4 @@
-"""Reads by id in a table the caller names (a literal of the code, never input): lookups shared by handlers."""
+"""Lookups by id in a table the caller names (a literal of the code, never input), shared by handlers."""
 
 from __future__ import annotations
 
@@ -14,15 +14,6 @@ def _checked(table: Table) -> str:
     if table not in _TABLES:
         raise ValueError(f"not a projection table: {table!r}")
     return table
-
-
-def rows_with_id(conn: sqlite3.Connection, table: Table, object_id: str, workspace_id: str | None) -> list[sqlite3.Row]:
-    """The rows of `table` with this id (in this workspace, when given)."""
-    name = _checked(table)
-    if workspace_id is not None:
-        return conn.execute(f"SELECT * FROM {name} WHERE id = ? AND workspace_id = ?",
-                            (object_id, workspace_id)).fetchall()
-    return conn.execute(f"SELECT * FROM {name} WHERE id = ?", (object_id,)).fetchall()
 
 
 def id_taken(conn: sqlite3.Connection, table: Table, object_id: str, workspace_id: str) -> bool:

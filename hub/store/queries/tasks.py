@@ -5,19 +5,31 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from hub.store.events import StoredEvent, row_to_event
+from hub.store.queries.records import ArtifactRecord, TaskRecord, fetch_all, fetch_one, select_list
 
-def task(conn: sqlite3.Connection, task_id: str, workspace_id: str) -> sqlite3.Row | None:
-    """The tasks row with this id in this workspace."""
-    row: sqlite3.Row | None = conn.execute("SELECT * FROM tasks WHERE id = ? AND workspace_id = ?",
-                                           (task_id, workspace_id)).fetchone()
-    return row
+_TASKS = f"SELECT {select_list(TaskRecord)} FROM tasks"
+_ARTIFACTS = f"SELECT {select_list(ArtifactRecord)} FROM artifacts"
+
+
+def task(conn: sqlite3.Connection, task_id: str, workspace_id: str) -> TaskRecord | None:
+    """The task with this id in this workspace."""
+    return fetch_one(conn, TaskRecord, f"{_TASKS} WHERE id = ? AND workspace_id = ?", (task_id, workspace_id))
+
+
+def tasks_with_id(conn: sqlite3.Connection, task_id: str, workspace_id: str | None) -> list[TaskRecord]:
+    """The tasks with this id: the one in this workspace when given, else every workspace's (a timer that knows
+    only the id)."""
+    if workspace_id is not None:
+        return fetch_all(conn, TaskRecord, f"{_TASKS} WHERE id = ? AND workspace_id = ?", (task_id, workspace_id))
+    return fetch_all(conn, TaskRecord, f"{_TASKS} WHERE id = ?", (task_id,))
 
 
 def latest_tasks(conn: sqlite3.Connection, workspace_id: str, statuses: Sequence[str], conversation_id: str | None,
-                 limit: int) -> list[sqlite3.Row]:
-    """A workspace's tasks rows, the most recently changed first: of these statuses (any when empty), in this
+                 limit: int) -> list[TaskRecord]:
+    """A workspace's tasks, the most recently changed first: of these statuses (any when empty), in this
     conversation when given."""
-    sql, params = "SELECT * FROM tasks WHERE workspace_id = ?", [workspace_id]
+    sql, params = f"{_TASKS} WHERE workspace_id = ?", [workspace_id]
     if statuses:
         sql += f" AND status IN ({','.join('?' * len(statuses))})"
         params += statuses
@@ -25,51 +37,52 @@ def latest_tasks(conn: sqlite3.Connection, workspace_id: str, statuses: Sequence
         sql += " AND conversation_id = ?"
         params.append(conversation_id)
     sql += " ORDER BY last_sequence DESC LIMIT ?"
-    return conn.execute(sql, (*params, limit)).fetchall()
+    return fetch_all(conn, TaskRecord, sql, (*params, limit))
 
 
-def children(conn: sqlite3.Connection, task_id: str, workspace_id: str, limit: int) -> list[sqlite3.Row]:
-    """A task's child tasks rows, oldest first, `limit` of them."""
-    return conn.execute("SELECT * FROM tasks WHERE parent_task_id = ? AND workspace_id = ? ORDER BY created_at "
-                        "LIMIT ?", (task_id, workspace_id, limit)).fetchall()
+def children(conn: sqlite3.Connection, task_id: str, workspace_id: str, limit: int) -> list[TaskRecord]:
+    """A task's child tasks, oldest first, `limit` of them."""
+    return fetch_all(conn, TaskRecord, f"{_TASKS} WHERE parent_task_id = ? AND workspace_id = ? ORDER BY created_at "
+                     "LIMIT ?", (task_id, workspace_id, limit))
 
 
-def open_children(conn: sqlite3.Connection, task_id: str, workspace_id: str) -> list[sqlite3.Row]:
-    """A task's child tasks rows that have not ended."""
-    return conn.execute("SELECT * FROM tasks WHERE parent_task_id = ? AND workspace_id = ? "
-                        "AND status NOT IN ('succeeded', 'failed', 'cancelled')", (task_id, workspace_id)).fetchall()
+def open_children(conn: sqlite3.Connection, task_id: str, workspace_id: str) -> list[TaskRecord]:
+    """A task's child tasks that have not ended."""
+    return fetch_all(conn, TaskRecord, f"{_TASKS} WHERE parent_task_id = ? AND workspace_id = ? "
+                     "AND status NOT IN ('succeeded', 'failed', 'cancelled')", (task_id, workspace_id))
 
 
-def open_top_tasks_of_agent(conn: sqlite3.Connection, agent_id: str, workspace_id: str) -> list[sqlite3.Row]:
-    """An agent's top-level tasks rows that have not ended."""
-    return conn.execute("SELECT * FROM tasks WHERE agent_id = ? AND workspace_id = ? AND parent_task_id IS NULL "
-                        "AND status NOT IN ('succeeded', 'failed', 'cancelled')", (agent_id, workspace_id)).fetchall()
+def open_top_tasks_of_agent(conn: sqlite3.Connection, agent_id: str, workspace_id: str) -> list[TaskRecord]:
+    """An agent's top-level tasks that have not ended."""
+    return fetch_all(conn, TaskRecord, f"{_TASKS} WHERE agent_id = ? AND workspace_id = ? AND parent_task_id IS NULL "
+                     "AND status NOT IN ('succeeded', 'failed', 'cancelled')", (agent_id, workspace_id))
 
 
-def artifacts(conn: sqlite3.Connection, task_id: str, workspace_id: str, limit: int) -> list[sqlite3.Row]:
-    """A task's artifacts rows, oldest first, `limit` of them."""
-    return conn.execute("SELECT * FROM artifacts WHERE task_id = ? AND workspace_id = ? ORDER BY created_at "
-                        "LIMIT ?", (task_id, workspace_id, limit)).fetchall()
+def artifacts(conn: sqlite3.Connection, task_id: str, workspace_id: str, limit: int) -> list[ArtifactRecord]:
+    """A task's artifacts, oldest first, `limit` of them."""
+    return fetch_all(conn, ArtifactRecord, f"{_ARTIFACTS} WHERE task_id = ? AND workspace_id = ? ORDER BY created_at "
+                     "LIMIT ?", (task_id, workspace_id, limit))
 
 
-def timeline(conn: sqlite3.Connection, task_id: str, workspace_id: str) -> list[sqlite3.Row]:
-    """A task's events rows (with `actor`), in log order, the first 5000."""
-    return conn.execute("SELECT sequence, id, type, workspace_id, conversation_id, task_id, correlation_id, "
+def timeline(conn: sqlite3.Connection, task_id: str, workspace_id: str) -> list[StoredEvent]:
+    """A task's events (each with its `actor`), in log order, the first 5000."""
+    rows = conn.execute("SELECT sequence, id, type, workspace_id, conversation_id, task_id, correlation_id, "
                         "actor, occurred_at, recorded_at, payload FROM events "
                         "WHERE task_id = ? AND workspace_id = ? ORDER BY sequence LIMIT 5000",
                         (task_id, workspace_id)).fetchall()
+    return [row_to_event(r) for r in rows]
 
 
-def needing_attention(conn: sqlite3.Connection, workspace_id: str) -> list[sqlite3.Row]:
-    """Top-level tasks rows that failed or lost their agent while running or waiting, newest 50."""
-    return conn.execute("SELECT * FROM tasks WHERE workspace_id = ? AND parent_task_id IS NULL "
-                        "AND (status = 'failed' "
-                        "OR (connection_lost_at IS NOT NULL AND status IN ('running', 'waiting_for_human'))) "
-                        "ORDER BY last_sequence DESC LIMIT 50", (workspace_id,)).fetchall()
+def needing_attention(conn: sqlite3.Connection, workspace_id: str) -> list[TaskRecord]:
+    """Top-level tasks that failed or lost their agent while running or waiting, newest 50."""
+    return fetch_all(conn, TaskRecord, f"{_TASKS} WHERE workspace_id = ? AND parent_task_id IS NULL "
+                     "AND (status = 'failed' "
+                     "OR (connection_lost_at IS NOT NULL AND status IN ('running', 'waiting_for_human'))) "
+                     "ORDER BY last_sequence DESC LIMIT 50", (workspace_id,))
 
 
-def recently_completed(conn: sqlite3.Connection, workspace_id: str) -> list[sqlite3.Row]:
-    """Top-level tasks rows that succeeded or were cancelled, newest 20."""
-    return conn.execute("SELECT * FROM tasks WHERE workspace_id = ? AND parent_task_id IS NULL "
-                        "AND status IN ('succeeded', 'cancelled') ORDER BY last_sequence DESC LIMIT 20",
-                        (workspace_id,)).fetchall()
+def recently_completed(conn: sqlite3.Connection, workspace_id: str) -> list[TaskRecord]:
+    """Top-level tasks that succeeded or were cancelled, newest 20."""
+    return fetch_all(conn, TaskRecord, f"{_TASKS} WHERE workspace_id = ? AND parent_task_id IS NULL "
+                     "AND status IN ('succeeded', 'cancelled') ORDER BY last_sequence DESC LIMIT 20",
+                     (workspace_id,))
