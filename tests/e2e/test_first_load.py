@@ -11,6 +11,7 @@ import httpx
 from playwright.sync_api import Route, expect
 
 from tests.e2e.conftest import PHONE, create_owner
+from tests.support.hubproc import pair_agent
 
 HELD_MODULE = "/components/lineup-app.js"  # the shell: nothing of the app runs before it has loaded
 FIRST_READS = ("/api/state", "/api/me", "/api/inbox", "/api/agents")  # what the inbox shows (lib/early.js)
@@ -154,3 +155,37 @@ def test_what_the_first_screen_does_not_show_loads_after_its_reads(hub, open_pag
     assert [r for r in seen if r["path"].endswith("/lib/warm-dates-worker.js")], "no date warm-up worker"
     page.goto(hub.base + "/#/tasks")  # the lists read after the first paint are there
     expect(page.locator("lineup-task-list")).to_be_visible()
+
+
+def test_a_click_before_the_live_layer_has_loaded_is_sent_once_it_has(hub, open_page, browser) -> None:  # type: ignore[no-untyped-def]
+    """The live connection's code loads after the first screen (lib/workspace.js start()). A person quicker than a
+    slow phone (here: that code held back) who starts a conversation meanwhile gets it, with no script error
+    (open_page fails the test on one), once the code has arrived."""
+    owner = create_owner(hub)
+    pair_agent(hub, owner.token, name="Quick")
+    held: list[Route] = []
+    context = browser.new_context(viewport=PHONE, base_url=hub.base, service_workers="block")
+    try:
+        context.add_init_script(f"localStorage.setItem('lineup.token', {owner.token!r});")
+
+        def hold(route: Route) -> None:  # not answered until the click has been made
+            held.append(route)
+
+        context.route("**/v/*/lib/hub-connection.js", hold)
+        page = open_page(hub, context=context, path="/#/agents")
+        card = page.locator(".agent-card").filter(has_text="Quick")
+        expect(card).to_be_visible(timeout=15_000)
+        deadline = time.monotonic() + 15
+        while not held:  # the app has asked for the live layer's code: the click below comes before it has it
+            assert time.monotonic() < deadline, "the app never asked for lib/hub-connection.js"
+            page.wait_for_timeout(50)
+        card.get_by_role("button", name="Message").click()
+        assert httpx.get(hub.base + "/api/conversations", headers={"Authorization": f"Bearer {owner.token}"},
+                         timeout=10).json()["conversations"] == []  # nothing could be sent yet
+        held[0].continue_()
+        expect(page.locator("lineup-composer textarea")).to_be_visible(timeout=15_000)
+        conversations = httpx.get(hub.base + "/api/conversations", headers={"Authorization": f"Bearer {owner.token}"},
+                                  timeout=10).json()["conversations"]
+        assert len(conversations) == 1 and conversations[0]["agentIds"], conversations
+    finally:
+        context.close()

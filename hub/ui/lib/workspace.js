@@ -46,6 +46,8 @@ export class Workspace {
     this.api = relayAwareApi(api, () => this.live?.mode === 'relay'); // relay mode: no HTTP (docs/relay.md)
     this.html = html;
     this.live = null;
+    // Resolved with the live connection once start() has loaded its code: what is sent before waits for it.
+    this._liveReady = new Promise((resolve) => { this._liveLoaded = resolve; });
     this.listeners = new Set();
     this.state = {
       me: null, loaded: false, loadError: null,
@@ -110,6 +112,7 @@ export class Workspace {
       resumeFrom: () => Math.max(this.covered ?? 0, position.headSequence),
     });
     this.live = live;
+    this._liveLoaded(live);
     this.tools.start(live, position.headSequence);
     live.addEventListener('status', () => this._connectionChanged());
     live.addEventListener('mode', () => this._modeChanged());
@@ -464,6 +467,15 @@ export class Workspace {
     if (id) this.refresh(['detail']);
   }
 
+  /** Send an envelope on the live connection. Its code loads after the first screen is painted (lib/lazy.js);
+      a click before that (a slow phone, a busy machine) gets its envelope id at once and is handed over when
+      the connection exists, not lost and no script error. */
+  _send(type, payload, fields = {}) {
+    if (this.live) return this.live.send(type, payload, fields);
+    const id = fields.id || newId('env');
+    return { id, done: this._liveReady.then((live) => live.send(type, payload, { ...fields, id }).done) };
+  }
+
   /** Seed 002 §7.2: with "track as task", task.create first, then the text as message.create for the agent. */
   sendMessage({ conversationId, text, trackAsTask, targetAgentId }) {
     const content = text.trim();
@@ -471,14 +483,14 @@ export class Workspace {
     let taskId;
     if (trackAsTask) {
       taskId = newId('task');
-      const sent = this.live.send('task.create', { title: firstLine(content), description: content, targetAgentId },
+      const sent = this._send('task.create', { title: firstLine(content), description: content, targetAgentId },
         { conversationId, taskId });
       sent.done.then(() => this._schedule('tasks'), () => {});
     }
     const messageId = newId('msg');
     const payload = { content, messageId };
     if (targetAgentId) payload.targetAgentId = targetAgentId;
-    const sent = this.live.send('message.create', payload, { conversationId, taskId });
+    const sent = this._send('message.create', payload, { conversationId, taskId });
     sent.done.catch(() => {});
     return { messageId, taskId };
   }
@@ -488,13 +500,13 @@ export class Workspace {
     if (!failed) return;
     this.set({ outgoing: this.state.outgoing.filter((o) => o.envelopeId !== envelopeId) });
     const conversation = this.state.conversations.find((c) => c.id === failed.conversationId);
-    this.live.send('message.create', { content: failed.content, messageId: newId('msg'),
+    this._send('message.create', { content: failed.content, messageId: newId('msg'),
       targetAgentId: conversation?.agentIds?.[0] }, { conversationId: failed.conversationId, taskId: failed.taskId })
       .done.catch(() => {});
   }
 
   respond(interaction, response) {
-    const sent = this.live.send('interaction.respond', { interactionId: interaction.id, response },
+    const sent = this._send('interaction.respond', { interactionId: interaction.id, response },
       { conversationId: interaction.conversationId, taskId: interaction.taskId });
     sent.done.catch(() => {});
     this.set({ answers: { ...this.state.answers, [interaction.id]: { envelopeId: sent.id, response, status: 'sending' } } });
@@ -502,7 +514,7 @@ export class Workspace {
 
   requestCancel(taskId, reason) {
     const task = this.state.tasks.find((x) => x.id === taskId);
-    const sent = this.live.send('task.cancel_requested', reason ? { reason } : {},
+    const sent = this._send('task.cancel_requested', reason ? { reason } : {},
       { taskId, conversationId: task?.conversationId });
     this.set({ cancels: { ...this.state.cancels, [taskId]: { status: 'sending' } } });
     sent.done.then(() => {
@@ -522,7 +534,7 @@ export class Workspace {
 
   createConversation({ title, agentIds }) {
     const conversationId = newId('conv');
-    const sent = this.live.send('conversation.create', { title, agentIds }, { conversationId });
+    const sent = this._send('conversation.create', { title, agentIds }, { conversationId });
     return { conversationId, done: sent.done.then(() => this.refresh(['conversations'])) };
   }
 
