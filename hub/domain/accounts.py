@@ -53,9 +53,9 @@ def create_owner(username: str, display_name: str, password_hash: str, workspace
         taken = people.user_id_by_username(tx.conn, username)
         pending = people.first_owner(tx.conn)
         if pending is not None:
-            if taken is not None and taken != pending["id"]:
+            if taken is not None and taken != pending.id:
                 raise LapError("conflict", f"The username {username!r} is taken.", hint="Choose another username.")
-            workspace_id, user_id = pending["workspace_id"], pending["id"]
+            workspace_id, user_id = pending.workspace_id, pending.id
             tx.append("user.claimed", {"userId": user_id, "username": username, "displayName": display_name,
                                        "role": "owner", "workspaceName": workspace_name,
                                        "_passwordHash": password_hash},
@@ -110,14 +110,14 @@ def redeem_sign_in_link(code: str, device_name: str) -> Command:
 
     def run(tx: Tx) -> dict[str, str]:
         link = people.sign_in_link(tx.conn, secrets.token_hash(code))
-        if link is None or link["used_at"] is not None:
+        if link is None or link.used_at is not None:
             raise LapError("unauthorized", "This sign-in link is not valid or was already used.",
                            hint="Show a new QR code on a signed-in device and scan it again.")
-        if _expired(link["expires_at"]):
+        if _expired(link.expires_at):
             raise LapError("expired", "This sign-in link has expired (links last 10 minutes).",
                            hint="Show a new QR code on a signed-in device and scan it again.")
-        device_id = _add_device(tx, link["workspace_id"], link["user_id"], device_name, token, link["id"])
-        return {"token": token, "userId": link["user_id"], "workspaceId": link["workspace_id"], "deviceId": device_id}
+        device_id = _add_device(tx, link.workspace_id, link.user_id, device_name, token, link.id)
+        return {"token": token, "userId": link.user_id, "workspaceId": link.workspace_id, "deviceId": device_id}
 
     return Command(run=run)
 
@@ -130,8 +130,8 @@ def sign_in_device(user_id: str, device_name: str) -> Command:
         user = people.user_by_id(tx.conn, user_id)
         if user is None:
             raise LapError("not_found", "No such user.")
-        device_id = _add_device(tx, user["workspace_id"], user_id, device_name, token)
-        return {"token": token, "userId": user_id, "workspaceId": user["workspace_id"], "deviceId": device_id}
+        device_id = _add_device(tx, user.workspace_id, user_id, device_name, token)
+        return {"token": token, "userId": user_id, "workspaceId": user.workspace_id, "deviceId": device_id}
 
     return Command(run=run)
 
@@ -141,7 +141,7 @@ def revoke_device(actor: Actor, device_id: str) -> Command:
         device = people.device_in_workspace(tx.conn, device_id, actor.workspace_id)
         if device is None:
             raise LapError("not_found", f"No device {device_id!r} in this workspace.")
-        if device["revoked_at"] is None:
+        if device.revoked_at is None:
             tx.append("device.revoked", {"deviceId": device_id}, workspace_id=actor.workspace_id, actor=actor.ref)
 
     return Command(run=run)
@@ -170,18 +170,18 @@ def pair_agent(code: str, name: str, runtime: str, agent_version: str) -> tuple[
         if row is None:
             raise LapError("unauthorized", "That pairing code is not valid.",
                            hint="Check the code, or create a new one in the app or with `lineup pair`.")
-        if row["used_at"] is not None:
+        if row.used_at is not None:
             raise LapError("unauthorized", "That pairing code was already used.",
                            hint="Pairing codes work once; create a new one in the app or with `lineup pair`.")
-        if _expired(row["expires_at"]):
+        if _expired(row.expires_at):
             raise LapError("expired", "That pairing code has expired (codes last 10 minutes).",
                            hint="Create a new one in the app or with `lineup pair`.")
         agent_id = new_id("agt")
-        tx.append("agent.paired", {"agentId": agent_id, "name": name or row["name"] or "agent", "runtime": runtime,
-                                   "agentVersion": agent_version, "codeId": row["id"], "credentialId": new_id("cred"),
+        tx.append("agent.paired", {"agentId": agent_id, "name": name or row.name or "agent", "runtime": runtime,
+                                   "agentVersion": agent_version, "codeId": row.id, "credentialId": new_id("cred"),
                                    "_credentialHash": secrets.token_hash(credential)},
-                  workspace_id=row["workspace_id"], actor=f"agent:{agent_id}")
-        return {"agentId": agent_id, "workspaceId": row["workspace_id"]}
+                  workspace_id=row.workspace_id, actor=f"agent:{agent_id}")
+        return {"agentId": agent_id, "workspaceId": row.workspace_id}
 
     return Command(run=run), credential
 
@@ -246,7 +246,7 @@ def owner_device_for_cli(workspace_name: str | None, device_name: str) -> Comman
                                        "displayName": "Owner", "role": "owner", "_passwordHash": "!"},
                       workspace_id=workspace_id, actor="hub")
         else:
-            workspace_id, user_id = owner["workspace_id"], owner["id"]
+            workspace_id, user_id = owner.workspace_id, owner.id
         device_id = _add_device(tx, workspace_id, user_id, device_name, token)
         return {"token": token, "userId": user_id, "workspaceId": workspace_id, "deviceId": device_id,
                 "needsSetup": needs_setup(tx.conn)}
@@ -260,7 +260,7 @@ def rename_hub(actor: Actor, name: str) -> Command:
         # The hub's owner is the owner of its first workspace (as for `lineup token`): the owner of a second
         # workspace on the same hub may not change what every workspace and the LAN see.
         first = people.first_owner(tx.conn)
-        if first is None or first["id"] != actor.id:
+        if first is None or first.id != actor.id:
             raise LapError("forbidden", "Only the hub's owner can rename it.")
         tx.append("hub.renamed", {"name": name}, workspace_id=actor.workspace_id, actor=actor.ref)
 

@@ -18,6 +18,7 @@ from hub.protocol import payloads as P
 from hub.protocol.envelope import Envelope, new_id
 from hub.protocol.errors import LapError
 from hub.store.queries import tools as tool_rows
+from hub.store.queries.records import ToolCallRecord
 from hub.store.writer import Command, Tx
 from hub.tools.definitions import ToolDefinitionError, parse_tool
 from hub.tools.registry import ToolRegistry
@@ -69,10 +70,10 @@ def tool_call(registry: ToolRegistry, tx: Tx, actor: Actor, env: Envelope, p: P.
     if (error is None and target is not None and target.tool.type == "app" and target.kind == "hub"
             and p.action != "open"):
         instance = tool_rows.tool_instance(tx.conn, str(p.arguments.get("instance_id", "")), actor.workspace_id)
-        if instance is None or instance["tool"] != p.name:
+        if instance is None or instance.tool != p.name:
             error = ("unknown_instance", f"No {p.name} instance {p.arguments.get('instance_id')!r}; open one first.")
-        elif instance["status"] != "open":
-            error = ("instance_closed", f"The {p.name} instance {instance['id']!r} is closed.")
+        elif instance.status != "open":
+            error = ("instance_closed", f"The {p.name} instance {instance.id!r} is closed.")
     if error is None and target is not None and target.kind == "interaction" and actor.kind != "agent":
         error = ("forbidden", f"{p.name!r} asks the person; only agents call it.")
     target_kind = "none" if error is not None or target is None else target.kind
@@ -104,7 +105,7 @@ def tool_call(registry: ToolRegistry, tx: Tx, actor: Actor, env: Envelope, p: P.
                                        "action": p.action})
 
 
-def call_of(tx: Tx, workspace_id: str, call_event_id: str) -> Any:
+def call_of(tx: Tx, workspace_id: str, call_event_id: str) -> ToolCallRecord:
     """A call by its event id: the envelope id, unique within the workspace."""
     row = tool_rows.tool_call(tx.conn, call_event_id, workspace_id)
     if row is None:
@@ -112,20 +113,20 @@ def call_of(tx: Tx, workspace_id: str, call_event_id: str) -> Any:
     return row
 
 
-def append_result(tx: Tx, call: Any, *, result: dict[str, Any] | None = None, error: dict[str, str] | None = None,
-                  instance: dict[str, Any] | None = None, actor: str = "hub", envelope_id: str | None = None,
-                  extra: dict[str, Any] | None = None) -> None:
+def append_result(tx: Tx, call: ToolCallRecord, *, result: dict[str, Any] | None = None,
+                  error: dict[str, str] | None = None, instance: dict[str, Any] | None = None, actor: str = "hub",
+                  envelope_id: str | None = None, extra: dict[str, Any] | None = None) -> None:
     """Store the one tool.result of a call; the calling agent receives it."""
-    payload: dict[str, Any] = {**(extra or {}), "call_id": call["call_id"], "name": call["name"],
-                               "action": call["action"], "callEventId": call["id"]}
+    payload: dict[str, Any] = {**(extra or {}), "call_id": call.call_id, "name": call.name,
+                               "action": call.action, "callEventId": call.id}
     if error is not None:
         payload["error"] = error
     else:
         payload["result"] = result or {}
     if instance is not None:
         payload["instance"] = instance
-    tx.append("tool.result", payload, id=envelope_id, workspace_id=call["workspace_id"], actor=actor,
-              correlation_id=call["id"], recipients=(call["caller_id"],) if call["caller_kind"] == "agent" else ())
+    tx.append("tool.result", payload, id=envelope_id, workspace_id=call.workspace_id, actor=actor,
+              correlation_id=call.id, recipients=(call.caller_id,) if call.caller_kind == "agent" else ())
 
 
 def tool_result(registry: ToolRegistry, tx: Tx, actor: Actor, env: Envelope, p: P.ToolResult) -> None:
@@ -146,7 +147,7 @@ def complete_call(workspace_id: str, call_event_id: str, *, result: dict[str, An
     """The router's answer for a hub-handled, human-answered or timed-out call (no-op if already answered)."""
     def run(tx: Tx) -> None:
         call = tool_rows.tool_call(tx.conn, call_event_id, workspace_id)
-        if call is None or call["status"] != "pending":
+        if call is None or call.status != "pending":
             return
         append_result(tx, call, result=result, error=error, instance=instance)
 

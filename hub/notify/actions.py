@@ -38,22 +38,22 @@ def use_action_link(token: str) -> Command:
         link = action_links.by_token_hash(tx.conn, secrets.token_hash(token))
         if link is None:
             raise LapError("unauthorized", "This action link is not valid.")
-        if link["used_at"] is not None:
+        if link.used_at is not None:
             raise LapError("already_resolved", "This action link was already used.",
                            hint="Open the app to see the decision.")
-        if datetime.fromisoformat(link["expires_at"]) <= datetime.now(UTC):
+        if datetime.fromisoformat(link.expires_at) <= datetime.now(UTC):
             raise LapError("expired", "This action link has expired.", hint="Answer in the app instead.")
-        owner_id = action_links.answering_owner_id(tx.conn, link["workspace_id"])
+        owner_id = action_links.answering_owner_id(tx.conn, link.workspace_id)
         if owner_id is None:
             raise LapError("not_found", "The workspace has no owner any more.")
-        action_links.spend(tx, link["id"])
-        actor = Actor("user", owner_id, link["workspace_id"])
-        response = json.loads(link["response"])
-        env = Envelope(id=f"action-{link['id']}", type="interaction.respond", version=PROTOCOL_VERSION,
-                       occurredAt=now_iso(), workspaceId=link["workspace_id"],
-                       payload={"interactionId": link["interaction_id"], "response": response, "via": "action_link"})
-        interaction_respond(tx, actor, env, P.InteractionRespond(interactionId=link["interaction_id"],
+        action_links.spend(tx, link.id)
+        actor = Actor("user", owner_id, link.workspace_id)
+        response = json.loads(link.response)
+        env = Envelope(id=f"action-{link.id}", type="interaction.respond", version=PROTOCOL_VERSION,
+                       occurredAt=now_iso(), workspaceId=link.workspace_id,
+                       payload={"interactionId": link.interaction_id, "response": response, "via": "action_link"})
+        interaction_respond(tx, actor, env, P.InteractionRespond(interactionId=link.interaction_id,
                                                                  response=response))
-        return {"interactionId": link["interaction_id"], "response": response}
+        return {"interactionId": link.interaction_id, "response": response}
 
     return Command(run=run)

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
+import msgspec
+
 from hub.notify.channel import Channel, Delivery
 from hub.notify.compose import as_json, compose, kind_of
 from hub.notify.config import NotifyConfig, NotifyConfigError, load_notify_config, parse_notify
@@ -23,6 +25,7 @@ from hub.ports import PluginHub, Plugins
 from hub.protocol.envelope import new_id
 from hub.store.events import read_all
 from hub.store.queries import notifications
+from hub.store.queries.records import OutboxRecord
 from hub.store.writer import Command, Tx
 
 log = logging.getLogger("lineup.notify")
@@ -203,7 +206,7 @@ class Notifier:
         rows = await self.hub.read(lambda c: notifications.pending(c, name))
         next_due, worked = 60.0, False
         for row in rows:
-            due = _parse(row["next_attempt_at"])
+            due = _parse(row.next_attempt_at)
             if due > now:
                 next_due = min(next_due, (due - now).total_seconds())
                 continue
@@ -232,48 +235,48 @@ class Notifier:
         self._sent[name] = recent
         return len(recent) >= self.config.rate_per_minute
 
-    async def _skip_reason(self, name: str, row: Any) -> str | None:
+    async def _skip_reason(self, name: str, row: OutboxRecord) -> str | None:
         """Why a due row must not go out: its channel no longer serves the workspace (lineup.toml changed since
         it was queued), or the question was answered meanwhile."""
         def read(c: Any) -> str | None:
-            if not self.config.channel(name).serves(row["workspace_id"], notifications.workspaces(c)):
+            if not self.config.channel(name).serves(row.workspace_id, notifications.workspaces(c)):
                 return "the channel does not serve this workspace"
-            if row["kind"] != "waiting_for_me":
+            if row.kind != "waiting_for_me":
                 return None
-            note = json.loads(row["notification"])
-            status = notifications.interaction_status(c, note["interactionId"], row["workspace_id"])
+            note = json.loads(row.notification)
+            status = notifications.interaction_status(c, note["interactionId"], row.workspace_id)
             return None if status == "pending" else "already answered"
         return await self.hub.read(read)
 
-    async def _deliver(self, name: str, row: Any) -> None:
+    async def _deliver(self, name: str, row: OutboxRecord) -> None:
         now = datetime.now(UTC)
         skip = await self._skip_reason(name, row)
         if skip is not None:
-            await self._mark(row["id"], "skipped", error=skip)
+            await self._mark(row.id, "skipped", error=skip)
             return
         quiet_until = self._quiet_until(now) if name != "inapp" else None
         if quiet_until is not None:
-            await self._reschedule(row["id"], quiet_until, None, count=False)
+            await self._reschedule(row.id, quiet_until, None, count=False)
             return
         if self._rate_limited(name):
-            await self._reschedule(row["id"], now + timedelta(seconds=10), None, count=False)
+            await self._reschedule(row.id, now + timedelta(seconds=10), None, count=False)
             return
         channel = self.channels[name]
-        delivery = Delivery(self.hub, self.config.channel(name), self.base_url, row["workspace_id"])
+        delivery = Delivery(self.hub, self.config.channel(name), self.base_url, row.workspace_id)
         try:
-            await asyncio.wait_for(channel.send(json.loads(row["notification"]), delivery), 30)
+            await asyncio.wait_for(channel.send(json.loads(row.notification), delivery), 30)
         except Exception as exc:  # noqa: BLE001 - any failure is retried, and shown in the delivery log
-            attempts = row["attempts"] + 1
+            attempts = row.attempts + 1
             error = f"{type(exc).__name__}: {exc}"[:500]
-            log.warning("notification %s via %s failed (attempt %d): %s", row["id"], name, attempts, error)
+            log.warning("notification %s via %s failed (attempt %d): %s", row.id, name, attempts, error)
             if attempts >= MAX_ATTEMPTS:
-                await self._mark(row["id"], "failed", error=error, attempts=attempts)
+                await self._mark(row.id, "failed", error=error, attempts=attempts)
             else:
                 backoff = min(BACKOFF_MAX_S, 2 ** (attempts - 1))
-                await self._reschedule(row["id"], now + timedelta(seconds=backoff), error, count=True)
+                await self._reschedule(row.id, now + timedelta(seconds=backoff), error, count=True)
             return
         self._sent.setdefault(name, []).append(asyncio.get_running_loop().time())
-        await self._mark(row["id"], "delivered", attempts=row["attempts"] + 1)
+        await self._mark(row.id, "delivered", attempts=row.attempts + 1)
 
     async def _mark(self, row_id: str, status: str, *, error: str | None = None, attempts: int | None = None) -> None:
         def run(tx: Tx) -> None:
@@ -296,11 +299,11 @@ class Notifier:
                 last_error = notifications.last_error(c, name, workspace_id)
                 recent = notifications.recent(c, name, workspace_id)
                 out[name] = {"kinds": list(self.config.channel(name).kinds), "counts": counts,
-                             "lastError": dict(last_error) if last_error else None,
-                             "recent": [{"id": r["id"], "kind": r["kind"], "status": r["status"],
-                                         "attempts": r["attempts"], "lastError": r["last_error"],
-                                         "createdAt": r["created_at"], "deliveredAt": r["delivered_at"],
-                                         "title": json.loads(r["notification"]).get("title")} for r in recent]}
+                             "lastError": msgspec.structs.asdict(last_error) if last_error else None,
+                             "recent": [{"id": r.id, "kind": r.kind, "status": r.status,
+                                         "attempts": r.attempts, "lastError": r.last_error,
+                                         "createdAt": r.created_at, "deliveredAt": r.delivered_at,
+                                         "title": json.loads(r.notification).get("title")} for r in recent]}
             return out, bool(workspaces) and workspaces[0][0] == workspace_id
         channels, first = await self.hub.read(read)
         # lineup.toml is the hub owner's file (the first workspace's): its error may quote its values, names of

@@ -41,7 +41,7 @@ def status_report(config: RelayConfig, db_path: Path) -> dict[str, Any]:
         report["pending"] = store.pending_count(conn)
         report["failed"] = store.failed_count(conn)
         for row in store.people(conn):
-            report["people"].append({"uid": row["uid"], "cursor": row["cursor"], "syncedSeq": row["synced_seq"]})
+            report["people"].append({"uid": row.uid, "cursor": row.cursor, "syncedSeq": row.synced_seq})
     finally:
         conn.close()
     return report

@@ -21,6 +21,7 @@ from hub.relay.transport import Inbound
 from hub.store.events import read_workspace_after
 from hub.store.queries import conversations
 from hub.store.queries import relay as store
+from hub.store.queries.records import RelayQuestionRecord
 from hub.store.writer import Command, Tx
 
 if TYPE_CHECKING:
@@ -211,23 +212,23 @@ class InboundHandler:
             number = form.number
             target = await self.hub.read(lambda c: store.question(c, person.uid, actor.workspace_id, number))
             # "3 approve" names question 3 only when "approve" answers it; "#3 …" always names it.
-            if form.explicit or (target is not None and json.loads(target["spec"])["type"] != "input"
-                                 and textreply.parse(json.loads(target["spec"]), form.rest).response is not None):
+            if form.explicit or (target is not None and json.loads(target.spec)["type"] != "input"
+                                 and textreply.parse(json.loads(target.spec), form.rest).response is not None):
                 if target is None:
                     return Handled("no_such_question").say(
                         f"There is no question #{number}. / 没有 #{number} 这个问题。")
-                if target["status"] != "pending":
+                if target.status != "pending":
                     return Handled("already_closed").say(
-                        f"#{number} is already {target['status']}. / #{number} 已经结束（{target['status']}）。")
+                        f"#{number} is already {target.status}. / #{number} 已经结束（{target.status}）。")
                 return await self._answer(person, actor, message, target, form.rest, several=several)
-        readable = [q for q in questions if json.loads(q["spec"])["type"] != "input"
-                    and self._is_answer_like(textreply.parse(json.loads(q["spec"]), text))]
+        readable = [q for q in questions if json.loads(q.spec)["type"] != "input"
+                    and self._is_answer_like(textreply.parse(json.loads(q.spec), text))]
         if len(questions) == 1 and readable:  # "1", "approve", "3" (out of range: said why, not sent as chat)
             return await self._answer(person, actor, message, questions[0], text, several=False)
         if readable:
-            listing = "\n".join(f"#{q['number']} {q['title']}" for q in questions)
+            listing = "\n".join(f"#{q.number} {q.title}" for q in questions)
             return Handled("ambiguous").say(
-                f"Several questions are open:\n{listing}\nReply like “#{questions[-1]['number']} 1”. "
+                f"Several questions are open:\n{listing}\nReply like “#{questions[-1].number} 1”. "
                 f"/ 有多个问题待回答，请带上编号回复。")
         handled = await self._chat(person, actor, message, text)
         if questions:
@@ -240,49 +241,48 @@ class InboundHandler:
         return reply.response is not None or reply.problem == "out_of_range"
 
     @staticmethod
-    def _reminder(questions: list[Any], *, delivered: bool) -> str:
+    def _reminder(questions: list[RelayQuestionRecord], *, delivered: bool) -> str:
         """Said after a chat message while questions are open: it did not answer them, and how to."""
         several = len(questions) > 1
         lines = ["(I could not read that as an answer, so it went to the agent as a message. "
                  "/ 没看懂这个回答，已作为消息发给智能体。)" if delivered else
                  "(I could not read that as an answer. / 没看懂这个回答。)"]
         for q in questions[-3:]:
-            lines.append(f"#{q['number']} {q['title']}: " + textreply.how_to_answer(json.loads(q["spec"]), q["number"],
-                                                                                   several))
+            lines.append(f"#{q.number} {q.title}: " + textreply.how_to_answer(json.loads(q.spec), q.number, several))
         return "\n".join(lines)
 
-    async def _answer(self, person: Person, actor: Actor, message: Inbound, question: Any, text: str, *,
+    async def _answer(self, person: Person, actor: Actor, message: Inbound, question: RelayQuestionRecord, text: str, *,
                       several: bool) -> Handled:
-        spec = json.loads(question["spec"])
-        number = question["number"]
+        spec = json.loads(question.spec)
+        number = question.number
         reply = textreply.parse(spec, text)
         if reply.response is None:
             return Handled("asked_again").say(
                 f"#{number} {spec['title']}: I could not read that as an answer. / 没看懂这个回答。\n"
                 + textreply.how_to_answer(spec, number, several))
         if textreply.needs_confirmation(spec, reply.response):
-            self._confirmations.ask(person.uid, number, question["id"], reply.response)
+            self._confirmations.ask(person.uid, number, question.id, reply.response)
             return Handled("confirm_asked").say(textreply.ask_to_confirm(spec, number, reply.response["optionId"]))
         return await self._respond(actor, message, question, spec, reply.response, several=several)
 
     async def _confirm(self, person: Person, actor: Actor, message: Inbound, number: int) -> Handled:
         """The second step of a high-risk approval by text: "confirm N" within the window, for what was chosen."""
         target = await self.hub.read(lambda c: store.question(c, person.uid, actor.workspace_id, number))
-        response = self._confirmations.take(person.uid, number, target["id"] if target is not None else None)
-        if target is not None and target["status"] != "pending":
+        response = self._confirmations.take(person.uid, number, target.id if target is not None else None)
+        if target is not None and target.status != "pending":
             return Handled("already_closed").say(
-                f"#{number} is already {target['status']}. / #{number} 已经结束（{target['status']}）。")
+                f"#{number} is already {target.status}. / #{number} 已经结束（{target.status}）。")
         if target is None or response is None:
             return Handled("nothing_to_confirm").say(
                 f"Nothing to confirm for #{number}: first reply with your choice, e.g. “#{number} approve”. "
                 f"/ #{number} 没有待确认的批准，请先回复选择。")
-        return await self._respond(actor, message, target, json.loads(target["spec"]), response, several=False)
+        return await self._respond(actor, message, target, json.loads(target.spec), response, several=False)
 
-    async def _respond(self, actor: Actor, message: Inbound, question: Any, spec: dict[str, Any],
+    async def _respond(self, actor: Actor, message: Inbound, question: RelayQuestionRecord, spec: dict[str, Any],
                        response: dict[str, Any], *, several: bool) -> Handled:
-        number = question["number"]
+        number = question.number
         error = await self._execute(actor, message, "interaction.respond",
-                                    {"interactionId": question["id"], "response": response})
+                                    {"interactionId": question.id, "response": response})
         if error is None:
             return Handled("answer")  # the confirmation comes from the stored interaction.resolved (outbound.py)
         again = "\n" + textreply.how_to_answer(spec, number, several) if error.code == "invalid_payload" else ""
@@ -292,8 +292,8 @@ class InboundHandler:
     async def _chat(self, person: Person, actor: Actor, message: Inbound, text: str) -> Handled:
         def conversation(c: Any) -> str | None:
             row = store.person_row(c, person.uid)
-            if row is not None and row["conversation_id"]:
-                return str(row["conversation_id"])
+            if row is not None and row.conversation_id:
+                return row.conversation_id
             latest = conversations.recent_conversations(c, actor.workspace_id, 1)
             return latest[0].id if latest else None
         conversation_id = await self.hub.read(conversation)

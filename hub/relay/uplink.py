@@ -27,6 +27,7 @@ from hub.relay.transport import Inbound, Transport, TransportError
 from hub.store.events import StoredEvent, read_workspace_after
 from hub.store.queries import accounts
 from hub.store.queries import relay as store
+from hub.store.queries.records import RelayOutboxRecord
 from hub.store.writer import Command, Tx
 
 if TYPE_CHECKING:
@@ -123,8 +124,8 @@ class Uplink:
                                         "who does not exist.",
                                 next_step="Name an existing username (see the app's settings), then restart.")
                 return False
-            self.people[person.uid] = (person, Actor("user", row["id"], row["workspace_id"]))
-            self._workspaces.add(row["workspace_id"])
+            self.people[person.uid] = (person, Actor("user", row.id, row.workspace_id))
+            self._workspaces.add(row.workspace_id)
         head = self.hub.writer.head
 
         def run(tx: Tx) -> None:
@@ -319,7 +320,7 @@ class Uplink:
         for uid, (person, actor) in self.people.items():
             row = store.person_row(tx.conn, uid)
             assert row is not None
-            events = read_workspace_after(tx.conn, actor.workspace_id, row["cursor"], 2 ** 62, FILL_PAGE)
+            events = read_workspace_after(tx.conn, actor.workspace_id, row.cursor, 2 ** 62, FILL_PAGE)
             for event in events:
                 compose(tx, self.tag, person, event)
             if events:
@@ -360,12 +361,12 @@ class Uplink:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._outbox_wake.wait(), RECONCILE_EVERY_S)
 
-    async def _send_row(self, transport: Transport, uid: str, row: Any) -> str:
+    async def _send_row(self, transport: Transport, uid: str, row: RelayOutboxRecord) -> str:
         """Send one outbox row: "sent", "skipped", "blocked" (paused, try again) or "gone" (the session ended:
         the supervisor reconnects and reconciles)."""
         try:
-            ack = await transport.send(uid, json.loads(row["payload"]), row["client_msg_no"],
-                                       red_dot=bool(row["red_dot"]), no_persist=bool(row["no_persist"]))
+            ack = await transport.send(uid, json.loads(row.payload), row.client_msg_no,
+                                       red_dot=bool(row.red_dot), no_persist=bool(row.no_persist))
         except TransportError as exc:
             if exc.kind == "rejected" and exc.code in wire.BLOCKING:
                 code, message, step = diagnose(exc, line=self.line, uid=self.config.uid)
@@ -373,13 +374,13 @@ class Uplink:
                 await asyncio.sleep(self.config.blocked_retry_s)
                 return "blocked"
             if exc.kind == "rejected":  # this message only (too large, ...): skip it, keep the queue moving
-                log.warning("relay: WuKongIM refused message %s to %s: %s", row["client_msg_no"], uid, exc)
+                log.warning("relay: WuKongIM refused message %s to %s: %s", row.client_msg_no, uid, exc)
                 reason = str(exc)  # bound here: the except clause unbinds `exc`, and the command runs in the writer
-                await self.hub.execute(Command(run=lambda tx: store.mark_failed(tx, row["id"], reason)))
+                await self.hub.execute(Command(run=lambda tx: store.mark_failed(tx, row.id, reason)))
                 return "skipped"
             await transport.close()  # outcome unknown: a new session reconciles it by clientMsgNo
             return "gone"
-        await self.hub.execute(Command(run=lambda tx: store.mark_sent(tx, row["id"], ack.message_id,
+        await self.hub.execute(Command(run=lambda tx: store.mark_sent(tx, row.id, ack.message_id,
                                                                        ack.message_seq)))
         return "sent"
 
@@ -393,12 +394,12 @@ class Uplink:
         assert self.api is not None
         row = await self.hub.read(lambda c: store.person_row(c, uid))
         assert row is not None
-        if row["synced_seq"] == UNBASELINED:  # first contact: what they wrote before the relay is not replayed
+        if row.synced_seq == UNBASELINED:  # first contact: what they wrote before the relay is not replayed
             latest, _ = await self.api.messagesync(self.config.uid, uid, 0, 1)
             end = latest[-1].message_seq if latest else 0
             await self.hub.execute(Command(run=functools.partial(store.set_baseline, uid=uid, message_seq=end)))
             return
-        start = row["synced_seq"] + 1
+        start = row.synced_seq + 1
         while True:
             messages, more = await self.api.messagesync(self.config.uid, uid, start, 100)
             ours = [m for m in messages if m.from_uid == self.config.uid and m.client_msg_no]

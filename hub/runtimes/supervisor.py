@@ -88,12 +88,12 @@ class Supervisor:
                 raise RuntimeConfigError(f"this agent was revoked; delete {path} to pair it again")
             if agent is not None:
                 return Credential(hub_url, stored.agent_id, stored.workspace_id, stored.credential)
-        workspace = await self.hub.read(lambda c: people.workspace_named_or_first(c, config.workspace))
-        if workspace is None:
+        workspace_id = await self.hub.read(lambda c: people.workspace_id_named_or_first(c, config.workspace))
+        if workspace_id is None:
             raise RuntimeConfigError("no workspace yet: finish the first-run setup, then restart the hub"
                                      if config.workspace is None else f"no workspace named {config.workspace!r}")
         # Pair through the same commands a person's pairing code would use, so the log shows it.
-        command, code = accounts.create_pairing_code(hub_actor(workspace["id"]), config.name, 60)
+        command, code = accounts.create_pairing_code(hub_actor(workspace_id), config.name, 60)
         await self.hub.execute(command)
         pair, secret = accounts.pair_agent(code, config.name, config.runtime, "supervised")
         result = await self.hub.execute(pair)

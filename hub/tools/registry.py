@@ -86,7 +86,7 @@ class ToolRegistry:
     @staticmethod
     def registered(conn: sqlite3.Connection, workspace_id: str, owner_kind: str) -> list[tuple[str, dict[str, Any]]]:
         rows = tool_rows.registrations_of_kind(conn, workspace_id, owner_kind)
-        return [(row[0], tool) for row in rows for tool in json.loads(row[1])]
+        return [(row.owner_id, tool) for row in rows for tool in json.loads(row.tools)]
 
     def offered_to(self, conn: sqlite3.Connection, workspace_id: str, kind: str) -> list[dict[str, Any]]:
         """tool.list for an agent (the hub's and apps' tools) or for an app (the hub's and agents' tools)."""

@@ -71,12 +71,12 @@ class ToolRouter:
         rows = await self.hub.read(tool_rows.pending_calls)
         now = asyncio.get_running_loop().time()
         for row in rows:
-            if row["target_kind"] == "hub":
-                self.queue.put_nowait(("run", row["workspace_id"], row["id"]))
-            elif row["target_kind"] == "interaction":
-                self.queue.put_nowait(("interaction", row["workspace_id"], row["target_id"]))
-            elif row["target_kind"] in ("app", "agent"):
-                self.app_deadlines[(row["workspace_id"], row["id"])] = now + self.hub.settings.tool_call_timeout_s
+            if row.target_kind == "hub":
+                self.queue.put_nowait(("run", row.workspace_id, row.id))
+            elif row.target_kind == "interaction" and row.target_id is not None:  # always set for a question
+                self.queue.put_nowait(("interaction", row.workspace_id, row.target_id))
+            elif row.target_kind in ("app", "agent"):
+                self.app_deadlines[(row.workspace_id, row.id)] = now + self.hub.settings.tool_call_timeout_s
         self._worker = asyncio.create_task(self._work(), name="lineup-tools")
 
     async def stop(self) -> None:
@@ -128,69 +128,70 @@ class ToolRouter:
 
     async def _run_handler(self, workspace_id: str, call_event_id: str) -> None:
         call = await self.hub.read(lambda c: tool_rows.tool_call(c, call_event_id, workspace_id))
-        if call is None or call["status"] != "pending":
+        if call is None or call.status != "pending":
             return
-        tool = self.registry.hub_tools.get(call["name"])
+        tool = self.registry.hub_tools.get(call.name)
         if tool is None or tool.handler is None:
             await self.hub.execute(complete_call(workspace_id, call_event_id, error={
-                "code": "unknown_tool", "message": f"{call['name']!r} is gone."}))
+                "code": "unknown_tool", "message": f"{call.name!r} is gone."}))
             return
-        arguments = json.loads(call["arguments"])
-        context = ToolContext(call["call_id"], {"kind": call["caller_kind"], "id": call["caller_id"]},
-                              call["workspace_id"], config=self.hub.plugins.config(tool.plugin))
+        arguments = json.loads(call.arguments)
+        context = ToolContext(call.call_id, {"kind": call.caller_kind, "id": call.caller_id},
+                              call.workspace_id, config=self.hub.plugins.config(tool.plugin))
         is_app = tool.definition.type == "app"
         if is_app:
-            if call["action"] == "open":
+            if call.action == "open":
                 context.instance_id = new_id("inst")
             else:
-                context.instance_id = call["instance_id"]
+                context.instance_id = call.instance_id
                 instance_id = context.instance_id
-                row = await self.hub.read(lambda c: tool_rows.tool_instance(c, instance_id, workspace_id))
+                row = None if instance_id is None else await self.hub.read(
+                    lambda c: tool_rows.tool_instance(c, instance_id, workspace_id))
                 # Checked again here: a close queued just before this call may have committed since it was stored.
-                if row is None or row["status"] != "open":
+                if row is None or row.status != "open":
                     await self.hub.execute(complete_call(workspace_id, call_event_id, error={
-                        "code": "instance_closed", "message": f"The {call['name']} instance {context.instance_id!r} "
+                        "code": "instance_closed", "message": f"The {call.name} instance {context.instance_id!r} "
                                                               "is closed."}))
                     return
-                context.state = json.loads(row["state"])
+                context.state = json.loads(row.state)
         try:
-            result = dict(await run_handler(tool.handler, call["action"], arguments, context) or {})
+            result = dict(await run_handler(tool.handler, call.action, arguments, context) or {})
         except ToolError as exc:
             await self.hub.execute(complete_call(workspace_id, call_event_id,
                                                  error={"code": exc.code, "message": exc.message}))
             return
         except Exception as exc:  # a plugin's bug is this call's error; the hub keeps serving
-            log.exception("tool %s (plugin %s) raised", call["name"], tool.plugin)
+            log.exception("tool %s (plugin %s) raised", call.name, tool.plugin)
             await self.hub.execute(complete_call(workspace_id, call_event_id, error={
                 "code": "tool_failed",
-                "message": f"The {call['name']} tool failed: {type(exc).__name__}: {exc}"[:500]}))
+                "message": f"The {call.name} tool failed: {type(exc).__name__}: {exc}"[:500]}))
             return
         instance = None
         if is_app:
-            if call["action"] == "open":
+            if call.action == "open":
                 result.setdefault("message", f"instance_id: {context.instance_id}")
                 result.setdefault("instance_id", context.instance_id)
             instance = {"id": context.instance_id, "state": context.state,
-                        "status": "closed" if call["action"] == "close" else "open",
-                        "createdBy": f"{call['caller_kind']}:{call['caller_id']}"}
+                        "status": "closed" if call.action == "close" else "open",
+                        "createdBy": f"{call.caller_kind}:{call.caller_id}"}
         await self.hub.execute(complete_call(workspace_id, call_event_id, result=result, instance=instance))
 
     async def _finish_interaction(self, workspace_id: str, interaction_id: str) -> None:
         row = await self.hub.read(lambda c: tool_rows.pending_call_of_interaction(c, interaction_id, workspace_id))
-        if row is None or row["status"] == "pending":
+        if row is None or row.status == "pending":
             return
-        tool = self.registry.hub_tools.get(row["name"])
-        spec, response = json.loads(row["spec"]), json.loads(row["response"]) if row["response"] else None
-        outcome = row["status"]
+        tool = self.registry.hub_tools.get(row.name)
+        spec, response = json.loads(row.spec), json.loads(row.response) if row.response else None
+        outcome = row.status
         if outcome in ("expired", "cancelled"):
-            await self.hub.execute(complete_call(workspace_id, row["call_event_id"], error={
+            await self.hub.execute(complete_call(workspace_id, row.call_event_id, error={
                 "code": outcome, "message": f"The person did not answer: the question was {outcome}."}))
             return
         try:
             result = tool.result(spec, outcome, response or {}) if tool and tool.result else {"message": outcome}
         except Exception as exc:  # noqa: BLE001
-            await self.hub.execute(complete_call(workspace_id, row["call_event_id"],
+            await self.hub.execute(complete_call(workspace_id, row.call_event_id,
                                                  error={"code": "tool_failed", "message": str(exc)[:500]}))
             return
-        await self.hub.execute(complete_call(workspace_id, row["call_event_id"],
+        await self.hub.execute(complete_call(workspace_id, row.call_event_id,
                                              result={**result, "outcome": outcome}))

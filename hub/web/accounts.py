@@ -108,14 +108,14 @@ async def login(request: Request) -> JSONResponse:
         refused.headers["Retry-After"] = str(wait_s)
         return refused
     user = await hub.read(lambda c: people.user_by_username(c, body.username))
-    stored = user["password_hash"] if user is not None and user["password_hash"].startswith("scrypt$") else None
+    stored = user.password_hash if user is not None and user.password_hash.startswith("scrypt$") else None
     matches = await asyncio.to_thread(verify_password, body.password, stored or _NO_MATCH_HASH)
     ok = stored is not None and matches
     if not ok:
         hub.login_limits.fail(source, body.username, local)
         raise LapError("unauthorized", "Wrong username or password.",
                        hint="Check both and try again.")  # not the default hint, which is about pairing agents
-    result = await hub.execute(accounts.sign_in_device(user["id"], body.deviceName))
+    result = await hub.execute(accounts.sign_in_device(user.id, body.deviceName))
     return JSONResponse(result, status_code=201)
 
 
@@ -124,9 +124,9 @@ async def me(request: Request) -> JSONResponse:
     hub = request.app.state.hub
     user = await hub.read(lambda c: people.user_by_id(c, actor.id))
     workspace = await hub.read(lambda c: people.workspace_by_id(c, actor.workspace_id))
-    return JSONResponse({"userId": actor.id, "username": user["username"], "displayName": user["display_name"],
-                         "role": user["role"], "deviceId": actor.device_id,
-                         "workspace": {"id": workspace["id"], "name": workspace["name"]}})
+    return JSONResponse({"userId": actor.id, "username": user.username, "displayName": user.display_name,
+                         "role": user.role, "deviceId": actor.device_id,
+                         "workspace": {"id": workspace.id, "name": workspace.name}})
 
 
 async def list_devices(request: Request) -> JSONResponse:

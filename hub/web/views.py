@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 from hub.store.queries.records import (
     AgentRecord,
     ArtifactRecord,
     ConversationRecord,
+    DeviceRecord,
     InteractionRecord,
     MessageRecord,
     TaskRecord,
@@ -64,6 +64,6 @@ def artifact(row: ArtifactRecord) -> dict[str, Any]:
             "summary": row.summary, "createdAt": row.created_at}
 
 
-def device(row: sqlite3.Row, current_device_id: str | None) -> dict[str, Any]:
-    return {"id": row["id"], "userId": row["user_id"], "name": row["name"], "createdAt": row["created_at"],
-            "revokedAt": row["revoked_at"], "current": row["id"] == current_device_id}
+def device(row: DeviceRecord, current_device_id: str | None) -> dict[str, Any]:
+    return {"id": row.id, "userId": row.user_id, "name": row.name, "createdAt": row.created_at,
+            "revokedAt": row.revoked_at, "current": row.id == current_device_id}

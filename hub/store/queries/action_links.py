@@ -8,6 +8,7 @@ from __future__ import annotations
 import sqlite3
 
 from hub.protocol.envelope import new_id, now_iso
+from hub.store.queries.records import ActionLinkRecord, fetch_one, select_list
 from hub.store.writer import Tx
 
 
@@ -19,11 +20,10 @@ def create(tx: Tx, token_hash: str, workspace_id: str, interaction_id: str, resp
                     (new_id("act"), token_hash, workspace_id, interaction_id, response, expires_at, now_iso()))
 
 
-def by_token_hash(conn: sqlite3.Connection, token_hash: str) -> sqlite3.Row | None:
-    """The action_links row with this token hash, spent or not, expired or not."""
-    row: sqlite3.Row | None = conn.execute("SELECT * FROM action_links WHERE token_hash = ?",
-                                           (token_hash,)).fetchone()
-    return row
+def by_token_hash(conn: sqlite3.Connection, token_hash: str) -> ActionLinkRecord | None:
+    """The action link with this token hash, spent or not, expired or not."""
+    return fetch_one(conn, ActionLinkRecord, f"SELECT {select_list(ActionLinkRecord)} FROM action_links "
+                     "WHERE token_hash = ?", (token_hash,))
 
 
 def spend(tx: Tx, link_id: str) -> None:

@@ -10,6 +10,14 @@ from __future__ import annotations
 import sqlite3
 
 from hub.protocol.envelope import new_id, now_iso
+from hub.store.queries.records import (
+    OutboxErrorRecord,
+    OutboxLogRecord,
+    OutboxRecord,
+    fetch_all,
+    fetch_one,
+    select_list,
+)
 from hub.store.writer import Tx
 
 # ---- the cursor ------------------------------------------------------------------------------------------
@@ -53,10 +61,10 @@ def enqueue_test(tx: Tx, channel: str, subject_key: str, workspace_id: str, noti
         (new_id("out"), channel, subject_key, workspace_id, notification, now, now))
 
 
-def pending(conn: sqlite3.Connection, channel: str) -> list[sqlite3.Row]:
+def pending(conn: sqlite3.Connection, channel: str) -> list[OutboxRecord]:
     """A channel's pending notification_outbox rows, the soonest due first, 100 of them."""
-    return conn.execute("SELECT * FROM notification_outbox WHERE channel = ? AND status = 'pending' "
-                        "ORDER BY next_attempt_at LIMIT 100", (channel,)).fetchall()
+    return fetch_all(conn, OutboxRecord, f"SELECT {select_list(OutboxRecord)} FROM notification_outbox "
+                     "WHERE channel = ? AND status = 'pending' ORDER BY next_attempt_at LIMIT 100", (channel,))
 
 
 def mark(tx: Tx, row_id: str, status: str, error: str | None, attempts: int | None) -> None:
@@ -81,19 +89,18 @@ def status_counts(conn: sqlite3.Connection, channel: str, workspace_id: str) -> 
         (channel, workspace_id))}
 
 
-def last_error(conn: sqlite3.Connection, channel: str, workspace_id: str) -> sqlite3.Row | None:
+def last_error(conn: sqlite3.Connection, channel: str, workspace_id: str) -> OutboxErrorRecord | None:
     """The newest (last_error, created_at) of a channel's outbox rows for a workspace that have an error."""
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT last_error, created_at FROM notification_outbox WHERE channel = ? AND workspace_id = ? "
-        "AND last_error IS NOT NULL ORDER BY created_at DESC LIMIT 1", (channel, workspace_id)).fetchone()
-    return row
+    return fetch_one(conn, OutboxErrorRecord, f"SELECT {select_list(OutboxErrorRecord)} FROM notification_outbox "
+                     "WHERE channel = ? AND workspace_id = ? AND last_error IS NOT NULL ORDER BY created_at DESC "
+                     "LIMIT 1", (channel, workspace_id))
 
 
-def recent(conn: sqlite3.Connection, channel: str, workspace_id: str) -> list[sqlite3.Row]:
+def recent(conn: sqlite3.Connection, channel: str, workspace_id: str) -> list[OutboxLogRecord]:
     """A channel's newest 20 outbox rows for a workspace, with what the delivery log shows of each."""
-    return conn.execute("SELECT id, kind, status, attempts, last_error, created_at, delivered_at, notification "
-                        "FROM notification_outbox WHERE channel = ? AND workspace_id = ? "
-                        "ORDER BY created_at DESC LIMIT 20", (channel, workspace_id)).fetchall()
+    return fetch_all(conn, OutboxLogRecord, f"SELECT {select_list(OutboxLogRecord)} FROM notification_outbox "
+                     "WHERE channel = ? AND workspace_id = ? ORDER BY created_at DESC LIMIT 20",
+                     (channel, workspace_id))
 
 
 # ---- reads of the projections the notifier decides and composes with -------------------------------------

@@ -1,4 +1,5 @@
-"""The rows the projection reads return, one Struct per kind: fields named and ordered as the columns they read."""
+"""The rows the store's reads return (of the projections, and of the notifier's and the relay's own tables), one
+Struct per kind: fields named and ordered as the columns they read."""
 
 from __future__ import annotations
 
@@ -156,6 +157,252 @@ class ExpiryRecord(msgspec.Struct, frozen=True, gc=False):
     id: str
     workspace_id: str
     expires_at: str  # read only where set
+
+
+# ---- people and their access (hub/store/queries/accounts.py) ------------------------------------------------
+
+
+class _HoldsSecretHash(msgspec.Struct, frozen=True, gc=False):
+    """A record with the hash of a secret (a `*_hash` column): its repr leaves the hash out, as a row's did."""
+
+    # A Struct's repr lists its fields, and a repr ends up in logs and tracebacks; sqlite3.Row showed none.
+    def __repr__(self) -> str:
+        shown = (f"{name}=..." if name.endswith("_hash") else f"{name}={getattr(self, name)!r}"
+                 for name in self.__struct_fields__)
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    def __rich_repr__(self) -> list[tuple[str, Any]]:
+        return [(name, "..." if name.endswith("_hash") else getattr(self, name)) for name in self.__struct_fields__]
+
+
+class UserRecord(_HoldsSecretHash, frozen=True, gc=False):
+    id: str
+    workspace_id: str
+    username: str
+    display_name: str
+    role: str
+    password_hash: str  # "scrypt$…", or "!" for an owner the CLI made (no password)
+    created_at: str
+
+
+class WorkspaceRecord(msgspec.Struct, frozen=True, gc=False):
+    id: str
+    name: str
+    created_at: str
+
+
+class DeviceRecord(_HoldsSecretHash, frozen=True, gc=False):
+    id: str
+    workspace_id: str
+    user_id: str
+    name: str
+    token_hash: str
+    created_at: str
+    revoked_at: str | None
+
+
+class SignInLinkRecord(_HoldsSecretHash, frozen=True, gc=False):
+    id: str
+    workspace_id: str
+    user_id: str
+    code_hash: str
+    created_at: str
+    expires_at: str
+    used_at: str | None
+    device_id: str | None
+
+
+class PairingCodeRecord(_HoldsSecretHash, frozen=True, gc=False):
+    id: str
+    workspace_id: str
+    code_hash: str
+    name: str | None
+    created_by: str
+    created_at: str
+    expires_at: str
+    used_at: str | None
+    agent_id: str | None
+
+
+# ---- tools (hub/store/queries/tools.py) ----------------------------------------------------------------------
+
+
+class ToolInstanceRecord(msgspec.Struct, frozen=True, gc=False):
+    id: str
+    workspace_id: str
+    tool: str
+    state: str  # JSON
+    status: str
+    created_by: str
+    created_at: str
+    updated_at: str
+    last_sequence: int
+
+
+class ToolCallRecord(msgspec.Struct, frozen=True, gc=False):
+    id: str
+    workspace_id: str
+    call_id: str
+    caller_kind: str
+    caller_id: str
+    name: str
+    action: str | None
+    arguments: str  # JSON
+    target_kind: str
+    target_id: str | None
+    instance_id: str | None
+    status: str
+    result: str | None  # JSON
+    error: str | None  # JSON
+    created_at: str
+    completed_at: str | None
+    last_sequence: int
+
+
+class PendingCallRecord(msgspec.Struct, frozen=True, gc=False):
+    """A pending call and where it was routed: what the router picks up again at start."""
+
+    id: str
+    workspace_id: str
+    target_kind: str
+    target_id: str | None
+
+
+class RegistrationRecord(msgspec.Struct, frozen=True, gc=False):
+    """Who registered tools, and which (the JSON list)."""
+
+    owner_id: str
+    tools: str  # JSON
+
+
+class QuestionCallRecord(msgspec.Struct, frozen=True, gc=False):
+    """A pending call a question tool waits on (tool_calls), with its interaction's spec, status and response."""
+
+    call_event_id: str  # tool_calls.id
+    name: str
+    action: str | None
+    spec: str  # JSON
+    status: str  # the interaction's
+    response: str | None  # JSON
+
+
+# ---- the notifier's outbox and action links (hub/store/queries/notifications.py, action_links.py) ----------
+
+
+class OutboxRecord(msgspec.Struct, frozen=True, gc=False):
+    id: str
+    channel: str
+    kind: str
+    subject_key: str
+    event_sequence: int
+    workspace_id: str
+    notification: str  # JSON
+    status: str
+    attempts: int
+    next_attempt_at: str
+    last_error: str | None
+    created_at: str
+    delivered_at: str | None
+
+
+class OutboxErrorRecord(msgspec.Struct, frozen=True, gc=False):
+    """An outbox row's last error, and when the row was queued."""
+
+    last_error: str
+    created_at: str
+
+
+class OutboxLogRecord(msgspec.Struct, frozen=True, gc=False):
+    """What the delivery log shows of an outbox row."""
+
+    id: str
+    kind: str
+    status: str
+    attempts: int
+    last_error: str | None
+    created_at: str
+    delivered_at: str | None
+    notification: str  # JSON
+
+
+class ActionLinkRecord(_HoldsSecretHash, frozen=True, gc=False):
+    id: str
+    token_hash: str
+    workspace_id: str
+    interaction_id: str
+    response: str  # JSON
+    expires_at: str
+    created_at: str
+    used_at: str | None
+
+
+# ---- the relay's state (hub/store/queries/relay.py) ---------------------------------------------------------
+
+
+class RelayPersonRecord(msgspec.Struct, frozen=True, gc=False):
+    uid: str
+    cursor: int
+    synced_seq: int
+    conversation_id: str | None
+    next_question: int
+
+
+class RelayOutboxRecord(msgspec.Struct, frozen=True, gc=False):
+    id: int
+    person: str
+    client_msg_no: str
+    payload: str  # JSON
+    red_dot: int  # 0 or 1
+    no_persist: int  # 0 or 1
+    event_sequence: int | None
+    status: str
+    message_id: str | None
+    message_seq: int | None
+    error: str | None
+    created_at: str
+    sent_at: str | None
+
+
+class RelayQuestionRecord(InteractionRecord, frozen=True, gc=False):
+    """An interaction with its #number for a person, and whether that question is open (relay_questions.status)."""
+
+    number: int
+    question_status: str
+
+
+# ---- an agent's unfinished work, for its welcome (hub/store/open_tasks.py) -----------------------------------
+
+
+class OpenTaskRecord(msgspec.Struct, frozen=True, gc=False):
+    """What an agent's welcome tells of a task it has not finished."""
+
+    id: str
+    conversation_id: str | None
+    title: str
+    description: str
+    status: str
+    progress: int | None
+    summary: str | None
+    cancel_requested_at: str | None
+    cancel_reason: str | None
+    checkpoints: str  # JSON
+
+
+class ChildTaskRecord(msgspec.Struct, frozen=True, gc=False):
+    """A child task as its parent's welcome entry lists it."""
+
+    id: str
+    title: str
+    status: str
+
+
+class TaskQuestionRecord(msgspec.Struct, frozen=True, gc=False):
+    """An agent's question on a task, and its outcome."""
+
+    id: str
+    status: str
+    response: str | None  # JSON
+    responded_by: str | None  # JSON
 
 
 R = TypeVar("R", bound=msgspec.Struct)

@@ -13,7 +13,22 @@ import sqlite3
 from typing import Any
 
 from hub.protocol.envelope import now_iso
+from hub.store.queries.records import (
+    InteractionRecord,
+    RelayOutboxRecord,
+    RelayPersonRecord,
+    RelayQuestionRecord,
+    fetch_all,
+    fetch_one,
+    select_list,
+)
 from hub.store.writer import Tx
+
+_PEOPLE = f"SELECT {select_list(RelayPersonRecord)} FROM relay_people"
+# A person's questions (q) with their interactions (i), in RelayQuestionRecord's order: `workspace_id` is the
+# person's, since interaction ids are unique within a workspace only.
+_QUESTIONS = (f"SELECT {select_list(InteractionRecord, 'i')}, q.number, q.status AS question_status "
+              "FROM relay_questions q JOIN interactions i ON i.id = q.interaction_id AND i.workspace_id = ?")
 
 
 def has_schema(conn: sqlite3.Connection) -> bool:
@@ -32,15 +47,14 @@ def ensure_person(tx: Tx, uid: str, head: int, synced_seq: int) -> None:
                     (uid, head, synced_seq))
 
 
-def person_row(conn: sqlite3.Connection, uid: str) -> sqlite3.Row | None:
+def person_row(conn: sqlite3.Connection, uid: str) -> RelayPersonRecord | None:
     """The relay_people row of this uid."""
-    row: sqlite3.Row | None = conn.execute("SELECT * FROM relay_people WHERE uid = ?", (uid,)).fetchone()
-    return row
+    return fetch_one(conn, RelayPersonRecord, f"{_PEOPLE} WHERE uid = ?", (uid,))
 
 
-def people(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+def people(conn: sqlite3.Connection) -> list[RelayPersonRecord]:
     """Every relay_people row, by uid."""
-    return conn.execute("SELECT * FROM relay_people ORDER BY uid").fetchall()
+    return fetch_all(conn, RelayPersonRecord, f"{_PEOPLE} ORDER BY uid")
 
 
 def set_cursor(tx: Tx, uid: str, sequence: int) -> None:
@@ -77,10 +91,10 @@ def enqueue(tx: Tx, person: str, client_msg_no: str, payload: dict[str, Any], *,
          event_sequence, now_iso()))
 
 
-def pending(conn: sqlite3.Connection, person: str, limit: int = 100) -> list[sqlite3.Row]:
+def pending(conn: sqlite3.Connection, person: str, limit: int = 100) -> list[RelayOutboxRecord]:
     """A person's pending relay_outbox rows in send order, `limit` of them."""
-    return conn.execute("SELECT * FROM relay_outbox WHERE person = ? AND status = 'pending' ORDER BY id LIMIT ?",
-                        (person, limit)).fetchall()
+    return fetch_all(conn, RelayOutboxRecord, f"SELECT {select_list(RelayOutboxRecord)} FROM relay_outbox "
+                     "WHERE person = ? AND status = 'pending' ORDER BY id LIMIT ?", (person, limit))
 
 
 def pending_count(conn: sqlite3.Connection) -> int:
@@ -154,22 +168,16 @@ def close_question(tx: Tx, person: str, interaction_id: str) -> int | None:
     return int(row[0]) if row[1] == "open" else None
 
 
-def open_questions(conn: sqlite3.Connection, person: str, workspace_id: str) -> list[sqlite3.Row]:
-    """The person's open questions whose interaction is still pending (number and interaction), oldest first."""
-    # `workspace_id` is the person's: interaction ids are unique within a workspace only.
-    return conn.execute(
-        "SELECT q.number, i.* FROM relay_questions q JOIN interactions i ON i.id = q.interaction_id "
-        "AND i.workspace_id = ? WHERE q.person = ? AND q.status = 'open' AND i.status = 'pending' ORDER BY q.number",
-        (workspace_id, person)).fetchall()
+def open_questions(conn: sqlite3.Connection, person: str, workspace_id: str) -> list[RelayQuestionRecord]:
+    """The person's open questions whose interaction is still pending, oldest first."""
+    return fetch_all(conn, RelayQuestionRecord, f"{_QUESTIONS} WHERE q.person = ? AND q.status = 'open' "
+                     "AND i.status = 'pending' ORDER BY q.number", (workspace_id, person))
 
 
-def question(conn: sqlite3.Connection, person: str, workspace_id: str, number: int) -> sqlite3.Row | None:
-    """The person's question #number, open or closed (question_status), with its interaction's columns."""
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT q.number, q.status AS question_status, i.* FROM relay_questions q JOIN interactions i "
-        "ON i.id = q.interaction_id AND i.workspace_id = ? WHERE q.person = ? AND q.number = ?",
-        (workspace_id, person, number)).fetchone()
-    return row
+def question(conn: sqlite3.Connection, person: str, workspace_id: str, number: int) -> RelayQuestionRecord | None:
+    """The person's question #number, open or closed (question_status), with its interaction."""
+    return fetch_one(conn, RelayQuestionRecord, f"{_QUESTIONS} WHERE q.person = ? AND q.number = ?",
+                     (workspace_id, person, number))
 
 
 # ---- state ---------------------------------------------------------------------------------------------

@@ -112,13 +112,13 @@ def test_a_database_whose_uplink_made_the_tables_migrates_and_keeps_every_row(ol
         assert shape(conn) == shape(fresh)  # the same tables a new database gets
         # The relay's store works on them as before: the kept token, the pending row, a new row after it.
         assert store.get_state(conn, "hub_token") == "kept-token"
-        assert [r["client_msg_no"] for r in store.pending(conn, "ada-im")] == ["lu1-41"]
+        assert [r.client_msg_no for r in store.pending(conn, "ada-im")] == ["lu1-41"]
         conn.execute("BEGIN IMMEDIATE")
         tx = Tx(conn, 1, "2026-12-01T07:00:00.000Z", prev_chain="")  # what the writer hands a command
         store.enqueue(tx, "ada-im", "lu1-42", {"type": 1}, red_dot=False, event_sequence=42)
         assert store.open_question(tx, "ada-im", "int_2") == 3  # numbering continues from the kept row
         conn.execute("COMMIT")
-        assert [r["client_msg_no"] for r in store.pending(conn, "ada-im")] == ["lu1-41", "lu1-42"]
+        assert [r.client_msg_no for r in store.pending(conn, "ada-im")] == ["lu1-41", "lu1-42"]
     finally:
         conn.close()
         fresh.close()
