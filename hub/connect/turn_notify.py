@@ -80,10 +80,15 @@ async def open_conversation(client: Any, credential_path: Path, *, cli: str, ses
 async def post_turn(credential_path: Path, *, cli: str, session: str, cwd: str, prompt: str, reply: str,
                     turn: str | None = None, timeout_s: float = 5.0) -> str:
     """Post one finished turn; returns the task id. Raises on failure (the caller turns that into a log line)."""
+    from hub.connect.hooks import reachable
     from hub.mcp.run import CAPABILITIES
     from hub.sdk import AgentClient, load_credential
 
     credential = load_credential(credential_path)
+    # As the Claude Code hooks: a hub that is down costs the CLI milliseconds, not the whole connect timeout
+    # (Gemini CLI waits for its AfterAgent hook before the next prompt).
+    if not reachable(credential.hub_url):
+        raise ConnectionRefusedError(f"the hub at {credential.hub_url} does not answer")
     key = session_key(credential.agent_id, session)
     # The same turn told twice (a retry) is the same task: the hub stores each envelope id once.
     task_id = f"task_{cli}_" + hashlib.sha256(f"{key}\0{turn or uuid.uuid4().hex}".encode()).hexdigest()[:24]
