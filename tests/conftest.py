@@ -3,6 +3,7 @@ request), its owner token, raw LAP sockets closed at teardown."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,17 @@ import pytest
 from tests.support.hubproc import HubProcess
 from tests.support.inproc import InProcessHub
 from tests.support.lap import LapClient
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl+C reaches the processes the tests start, as it does under a terminal.
+
+    A shell without job control starts a background job (`pytest … &` in a script, CI runners that detach) with
+    SIGINT ignored, and an ignored signal stays ignored in every child: the demo agents the tests stop with SIGINT
+    then never see it and are killed after the 10 s the tests wait, one test after another. Python's own handler,
+    put back here, is reset to the default at exec, so every child gets SIGINT as a terminal would deliver it."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
