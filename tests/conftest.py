@@ -26,6 +26,26 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+# The order the parallel run (`-n 4 --dist loadfile` in pyproject.toml: a worker takes a whole file at a time, so a
+# file's module and session fixtures are made once) hands the files out in: the longest first, so that no long file
+# starts last and keeps one worker busy alone while the others are idle (the PyInstaller build and mDNS's waits
+# first; the unit tests fill the gaps at the end).
+FILE_ORDER = ("tests/packaging/test_executable.py", "tests/integration/test_discovery.py", "tests/integration/",
+              "tests/e2e/", "tests/security/", "tests/reliability/", "tests/packaging/", "tests/plugins/",
+              "tests/unit/")
+
+
+def file_rank(nodeid: str) -> int:
+    return next((rank for rank, prefix in enumerate(FILE_ORDER) if nodeid.startswith(prefix)), len(FILE_ORDER))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In a parallel run's workers only (a serial run keeps pytest's order): every worker sorts alike, so all
+    collect the same list, as xdist requires, and `--no-loadscope-reorder` keeps that order."""
+    if hasattr(config, "workerinput"):
+        items.sort(key=lambda item: file_rank(item.nodeid))
+
+
 @pytest.fixture
 def hub_factory(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[type]:
     """Make hubs with `hub_factory(env={...})`; every one is stopped at the end of the test.

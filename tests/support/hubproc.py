@@ -5,8 +5,8 @@ for what needs a process: kill -9, SIGSTOP, signals, the environment the hub rea
 
 from __future__ import annotations
 
+import json
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -14,8 +14,11 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
+
+from hub import serving
 
 
 def free_port() -> int:
@@ -24,7 +27,8 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def run_cli(data_dir: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+def run_cli(data_dir: Path, *args: str, env: dict[str, str] | None = None,
+            check: bool = True) -> subprocess.CompletedProcess[str]:
     """Run `lineup ARGS --data-dir DATA_DIR` and return the completed process."""
     return subprocess.run([sys.executable, "-m", "hub", *args, "--data-dir", str(data_dir)], capture_output=True,
                           text=True, timeout=60, check=check, env={**os.environ, **(env or {})})
@@ -46,9 +50,10 @@ class HubProcess:
     def ws_base(self) -> str:
         return f"ws://127.0.0.1:{self.port}"
 
-    def start(self, timeout_s: float = 20.0) -> "HubProcess":
-        if not self.port:
-            self.port = free_port()
+    def start(self, timeout_s: float = 20.0) -> HubProcess:
+        """Start `lineup serve` and return once it answers /-/health. Port 0 (the default): the hub binds a free port
+        itself and its serving record (hub/serving.py) says which, so no other process can take it in between, as
+        a port picked here and bound there could be by a parallel test; a restart reuses that port."""
         self.log_path = self.data_dir.parent / f"{self.data_dir.name}-hub.log"
         env = {**os.environ, "LINEUP_LOG_LEVEL": "warning", **self.env}
         with open(self.log_path, "a") as log:  # the child keeps its own descriptor
@@ -60,13 +65,27 @@ class HubProcess:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"hub exited with {self.proc.returncode}:\n{self.log()}")
-            try:
-                if httpx.get(self.base + "/-/health", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
+            if not self.port:
+                self.port = self._bound_port()
+            if self.port:
+                try:
+                    if httpx.get(self.base + "/-/health", timeout=1).status_code == 200:
+                        return self
+                except httpx.HTTPError:
+                    pass
             time.sleep(0.05)
         raise RuntimeError(f"hub did not answer within {timeout_s} s:\n{self.log()}")
+
+    def _bound_port(self) -> int:
+        """The port this process recorded once it listened, or 0 while it has not (a record of another is ignored)."""
+        assert self.proc is not None
+        try:
+            found = json.loads((self.data_dir / serving.FILE_NAME).read_text())
+        except (OSError, ValueError):
+            return 0
+        if found.get("pid") != self.proc.pid:  # left by an earlier hub of this folder, killed with -9
+            return 0
+        return int(urlsplit(found["url"]).port or 0)
 
     def log(self) -> str:
         return self.log_path.read_text() if self.log_path and self.log_path.exists() else ""
