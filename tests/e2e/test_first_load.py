@@ -147,7 +147,10 @@ def test_what_the_first_screen_does_not_show_loads_after_its_reads(hub, open_pag
         "link[rel=modulepreload]", "links => links.map((l) => l.href)")]
     assert preloaded and not [p for p in preloaded if p.endswith(LIVE_LAYER + AFTER_FIRST_SCREEN)], preloaded
     seen = _until_asked(page, LIVE_LAYER + AFTER_FIRST_SCREEN + LATER_READS)
-    first_reads_done = max(r["end"] for r in seen if r["path"] in FIRST_READS)
+    assert {r["path"] for r in seen} >= set(FIRST_READS), seen
+    # The inbox paints once its own read has answered (lineup-app.js: `inboxLoaded`); the agents' list may still be
+    # on its way then, on a loaded machine, and fills in as it answers.
+    first_reads_done = max(r["end"] for r in seen if r["path"] == "/api/inbox")
     for module in LIVE_LAYER + AFTER_FIRST_SCREEN + LATER_READS:
         asked = [r for r in seen if r["path"].endswith(module)]
         assert len(asked) == 1, (module, asked)

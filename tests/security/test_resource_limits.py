@@ -193,6 +193,15 @@ def test_only_an_unfinished_request_head_counts_against_the_head_limit(tmp_path:
         hub.stop()
 
 
+def closed_by_hub(sock: socket.socket) -> bool:
+    """The hub closed this connection: an end of stream, or a reset (the kernel answers with one when the hub closes
+    a socket holding bytes it has not read, here the trickled header bytes); an answer is not a close."""
+    try:
+        return sock.recv(100) == b""
+    except ConnectionResetError:
+        return True
+
+
 def test_half_sent_headers_are_closed_at_the_deadline(tmp_path: Path) -> None:
     hub = ServedHub(tmp_path / "hub", env={"LINEUP_REQUEST_TIMEOUT_S": "1"}).start()
     try:
@@ -210,14 +219,14 @@ def test_half_sent_headers_are_closed_at_the_deadline(tmp_path: Path) -> None:
                 closed_at = time.monotonic()
                 break
             readable, _, _ = select.select([trickle], [], [], 0.2)
-            if readable and trickle.recv(100) == b"":
+            if readable and closed_by_hub(trickle):
                 closed_at = time.monotonic()
         assert closed_at is not None and closed_at - started < 4, "a trickling request head was never cut"
-        assert idle.recv(100) == b"", "a half-sent request head was answered instead of closed"
+        assert closed_by_hub(idle), "a half-sent request head was answered instead of closed"
         assert time.monotonic() - started < 4
         # A connection that opens and sends nothing is closed too.
         silent = connect(hub.port, timeout=8)
-        assert silent.recv(100) == b""
+        assert closed_by_hub(silent)
         for sock in (idle, trickle, silent):
             sock.close()
         assert httpx.get(hub.base + "/-/health").status_code == 200
