@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -74,6 +75,21 @@ class PageProblems:
         text = message.text
         if message.type == "error" and ("Content Security Policy" in text or "Refused to" in text):
             self.errors.append(f"csp: {text}")
+
+
+def wait_for_js(page: "Page", expression: str, timeout_ms: float = 10_000) -> Any:
+    """page.wait_for_function's job, polling with page.evaluate: wait_for_function re-evaluates its string in the
+    page, which the app's CSP (script-src 'self', no 'unsafe-eval') refuses whenever the first check is not yet
+    true (an EvalError, seen on a loaded machine); evaluate goes through the debugger protocol, which the CSP does
+    not govern. Returns the first truthy value."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        value = page.evaluate(expression)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still false after {timeout_ms / 1000:.0f} s: {expression}")
+        page.wait_for_timeout(50)
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from tests.e2e.conftest import DESKTOP, PHONE, Owner, api, create_owner
+from tests.e2e.conftest import DESKTOP, PHONE, Owner, api, create_owner, wait_for_js
 from tests.support.hubproc import HubProcess, free_port, pair_agent
 from tests.support.lap import LapClient
 
@@ -163,7 +163,7 @@ def test_live_notification_toast_title_badge_and_browser_notification(  # type: 
     expect(page.locator("lineup-toasts [aria-live='polite']")).to_be_attached()
     expect(page).to_have_title("(1) LineUp Agents")
     expect(page.locator(".inbox-indicator .count")).to_have_text("1")
-    page.wait_for_function("() => window.__notes.length === 1")
+    wait_for_js(page, "() => window.__notes.length === 1")
     [note] = page.evaluate(NOTES)
     assert note["title"] == "Deployer needs your decision"
     assert "Run the migration?" in note["body"] and "Drops" not in note["body"] and "payroll" not in note["body"]
@@ -205,7 +205,7 @@ def test_live_notification_toast_title_badge_and_browser_notification(  # type: 
       live.stop(); live.status = 'idle'; live.lastSequence = 0; live.start();
     }""")
     head = api(hub, owner.token, "GET", "/api/state")["headSequence"]
-    page.wait_for_function(f"() => {LIVE}.status === 'live' && {LIVE}.lastSequence >= {head}")
+    wait_for_js(page, f"() => {LIVE}.status === 'live' && {LIVE}.lastSequence >= {head}")
     assert page.evaluate("window.__replayed") == 2
     page.wait_for_timeout(300)
     expect(toasts(page)).to_have_count(0)
@@ -215,8 +215,8 @@ def test_live_notification_toast_title_badge_and_browser_notification(  # type: 
     other = open_page(hub, context=page.context)
     live(other)
     scene.ask("int_third", "Rotate the keys?")
-    page.wait_for_function("() => document.title === '(3) LineUp Agents'")
-    other.wait_for_function("() => document.title === '(3) LineUp Agents'")
+    wait_for_js(page, "() => document.title === '(3) LineUp Agents'")
+    wait_for_js(other, "() => document.title === '(3) LineUp Agents'")
     page.wait_for_timeout(500)
     shown = toasts(page).count() + toasts(other).count()
     raised = page.evaluate("window.__notes.length") + other.evaluate("window.__notes.length")
@@ -224,8 +224,8 @@ def test_live_notification_toast_title_badge_and_browser_notification(  # type: 
     # A burst, where the two tabs race for each one (localStorage alone reached the other tab too late, in CI).
     for n in range(4):
         scene.ask(f"int_burst_{n}", f"Burst {n}?")
-    page.wait_for_function("() => document.title === '(7) LineUp Agents'")
-    other.wait_for_function("() => document.title === '(7) LineUp Agents'")
+    wait_for_js(page, "() => document.title === '(7) LineUp Agents'")
+    wait_for_js(other, "() => document.title === '(7) LineUp Agents'")
     page.wait_for_timeout(500)
     raised = page.evaluate("window.__notes.length") + other.evaluate("window.__notes.length")
     assert raised == 5
@@ -270,7 +270,7 @@ def test_settings_delivery_log_and_test_notification(  # type: ignore[no-untyped
     expect(toast).to_be_visible()
     expect(toast.locator(".toast-heading")).to_have_text("LineUp test notification")
     expect(toast.locator(".badge")).to_have_text("Test")
-    page.wait_for_function("() => window.__notes.length === 1")
+    wait_for_js(page, "() => window.__notes.length === 1")
     assert page.evaluate(NOTES)[0]["title"] == "LineUp test notification"
     expect(inapp.locator(".channel-count[data-status='delivered'] .count")).to_have_text("2")
     inapp.locator(".recent-deliveries summary").click()

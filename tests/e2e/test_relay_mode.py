@@ -20,7 +20,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.conftest import PHONE
+from tests.e2e.conftest import PHONE, wait_for_js
 from tests.e2e.flows import pending_card
 from tests.support.fake_wukong import FakeWuKong
 from tests.support.hubproc import HubProcess, pair_agent, run_cli
@@ -209,7 +209,7 @@ def test_an_approval_answered_through_the_relay(  # type: ignore[no-untyped-def]
         # ---- home again: the app goes back to the hub's own address by itself ---------------------------------
         background.run(doorway.open())
         expect(banner).to_have_count(0, timeout=20_000)
-        page.wait_for_function(f"{APP}.live.mode === 'direct' && {APP}.live.status === 'live'")
+        wait_for_js(page, f"{APP}.live.mode === 'direct' && {APP}.live.status === 'live'")
         expect(section.locator(".relay-mode")).to_contain_text("directly to the hub")
 
         # ---- a tab opened while the hub does not answer starts from what the relay replays ---------------------

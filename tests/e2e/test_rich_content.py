@@ -18,7 +18,7 @@ from typing import Any, Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import PHONE, api, create_owner
+from tests.e2e.conftest import PHONE, api, create_owner, wait_for_js
 from tests.e2e.flows import pending_card
 from tests.support.hubproc import HubProcess
 
@@ -288,7 +288,7 @@ def test_image_artifacts_preview_and_svg_does_not(hub, open_page, world, shots) 
 
 
 def scrolled_to_end(page: Page) -> None:
-    page.wait_for_function("""() => { const s = document.querySelector('lineup-conversation .stream');
+    wait_for_js(page, """() => { const s = document.querySelector('lineup-conversation .stream');
         return s && s.scrollHeight > s.clientHeight + 500 && s.scrollTop + s.clientHeight >= s.scrollHeight - 4; }""")
 
 
@@ -310,7 +310,7 @@ def test_conversation_opens_at_its_newest_and_shows_a_new_question(hub, open_pag
     scrolled_to_end(page)  # and stays there once cards and Markdown have grown the stream
     # Scrolled up to read, a new question still comes into view.
     page.locator("lineup-conversation .stream").evaluate("s => { s.scrollTop = 0; }")
-    page.wait_for_function("document.querySelector('lineup-conversation .stream').scrollTop === 0")
+    wait_for_js(page, "document.querySelector('lineup-conversation .stream').scrollTop === 0")
     agent.ask(conversation, {"type": "approval", "title": "Run the database migration?", "risk": "high"})
     card = pending_card(page).filter(has_text="Run the database migration?")
     expect(card).to_be_in_viewport()

@@ -171,6 +171,26 @@ def test_hub_down_says_unknown_not_online(hub, open_page, demo_agents) -> None: 
     expect(verdict).to_contain_text("cannot reach the hub")
 
 
+def test_hub_down_after_the_agent_was_lost_still_says_the_hub_is_unreachable(  # type: ignore[no-untyped-def]
+        hub, open_page, demo_agents) -> None:
+    """A stopping hub closes the agents' sockets first, so the app often hears "connection lost" just before its own
+    socket drops. With the hub gone the grace period it counted is no longer known: the verdict says the hub cannot
+    be reached (the lost line stays). Here in that order for certain: the agent is killed, then the hub stopped."""
+    owner = create_owner(hub)
+    agent = connect_demo_agent(hub, owner, demo_agents)
+    page = open_page(hub, viewport=DESKTOP, token=owner.token)
+    open_agent_conversation(page)
+    send_task(page, "Keep going").click()
+    verdict = page.locator("aside.detail .restart-verdict")
+    expect(verdict).to_be_visible()
+    agent.kill()
+    expect(verdict).to_have_attribute("data-connection-lost", "true", timeout=15_000)
+    hub.stop()
+    expect(page.locator(".offline-banner")).to_be_visible(timeout=15_000)
+    expect(verdict).to_contain_text("cannot reach the hub")
+    expect(verdict.locator(".lost-line")).to_be_visible()
+
+
 def test_commands_name_the_real_program_and_data_dir(hub, open_page, demo_agents) -> None:  # type: ignore[no-untyped-def]
     owner = create_owner(hub)
     # The test hub runs as `python -m hub serve --data-dir <tmp>`: neither `lineup` on PATH nor the default folder.

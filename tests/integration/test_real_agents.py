@@ -346,9 +346,10 @@ async def test_a_hub_restart_between_turns(kind: str, hub_factory: Any, lap: Con
     assert agent_root_pids(agent.home) not in ([], [pid])
     last = json.dumps(agent.model.main_requests()[-1].body)
     assert "The second question" in last
-    # claude-code-acp and codex-acp continue the conversation (session/load). Gemini CLI 0.61 does when it wrote
-    # its session to disk before it was stopped, and otherwise answers session/load "No previous sessions found for
-    # this project", and the runtime starts a new session: both were seen, by how fast the machine was.
+    # claude-code-acp and codex-acp continue the conversation (session/load). Gemini CLI 0.61 sometimes does, and
+    # sometimes answers session/load "No previous sessions found for this project", and the runtime starts a new
+    # session: both were seen here. Why it varies is not known (perhaps whether its session file was written before
+    # it was stopped); either way the second turn is answered.
     if kind != "gemini":
         assert "The first question" in last
 

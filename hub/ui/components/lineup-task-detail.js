@@ -110,13 +110,15 @@ export class LineupTaskDetail extends LineupElement {
       [tone, verdict, body, action] = ['neutral', t('restart.cancelled'), t('restart.cancelledBody'), restart];
     } else if (task.status === 'succeeded') {
       return '';
+    } else if (!isHubReachable()) {
+      // The hub is down: what the agent does now is unknown, so no "connected and working on it", and no grace
+      // period counted from a loss the hub told us of as it went (a stopping hub closes the agents' sockets first,
+      // so the app often hears "connection lost" just before its own socket drops). The lost line above stays.
+      [tone, verdict, body] = ['waiting', t('restart.unknown'), t('restart.hubUnreachable')];
     } else if (lost && task.status === 'waiting_for_human') {
       [tone, verdict, body] = ['waiting', t('restart.no'), t('restart.lostWaiting', { time: formatDateTime(task.connectionLostAt) })];
     } else if (lost) {
       [tone, verdict, body] = ['waiting', t('restart.notYet'), t('restart.lostRunning', { time: formatDateTime(task.connectionLostAt) })];
-    } else if (!isHubReachable()) {
-      // The hub is down: what the agent does now is unknown, so no "connected and working on it".
-      [tone, verdict, body] = ['waiting', t('restart.unknown'), t('restart.hubUnreachable')];
     } else if (agent && agent.status !== 'online') {
       [tone, verdict, body] = ['waiting', t('restart.no'), t('restart.agentAway', { agent: agent.name })];
     } else {
