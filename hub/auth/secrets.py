@@ -34,6 +34,14 @@ def verify_password(password: str, stored: str) -> bool:
     return hmac.compare_digest(digest, base64.b64decode(digest_b64))
 
 
+def no_match_hash() -> str:
+    """A well-formed hash no password matches, at today's cost: checked when a username is unknown or has no
+    password, so every wrong sign-in costs one scrypt of the same cost and the time of the answer does not tell
+    which usernames exist."""
+    zeros = base64.b64encode(bytes(16)).decode()
+    return f"scrypt${_SCRYPT_N}${_SCRYPT_R}${_SCRYPT_P}${zeros}${base64.b64encode(bytes(32)).decode()}"
+
+
 def new_token(kind: str) -> str:
     """A bearer secret with 256 bits of entropy and a readable prefix (`lu_dev_…`, `lu_agt_…`)."""
     return f"lu_{kind}_{secrets.token_urlsafe(32)}"

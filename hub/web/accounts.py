@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from hub.auth.secrets import hash_password, normalize_pairing_code, verify_password
+from hub.auth.secrets import hash_password, no_match_hash, normalize_pairing_code, verify_password
 from hub.cli_invocation import program as cli_program
 from hub.domain import accounts
 from hub.protocol.errors import LapError
@@ -65,11 +65,6 @@ def _client_key(request: Request) -> str:
     return client_key(request)
 
 
-# Checked when the username is unknown or has no password, so every wrong sign-in costs one scrypt: the time of
-# the answer does not tell which usernames exist. (Any well-formed hash will do: it never matches.)
-_NO_MATCH_HASH = "scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
-
-
 async def setup(request: Request) -> JSONResponse:
     hub = request.app.state.hub
     body = await json_body(request, SetupRequest)
@@ -109,7 +104,7 @@ async def login(request: Request) -> JSONResponse:
         return refused
     user = await hub.read(lambda c: people.user_by_username(c, body.username))
     stored = user.password_hash if user is not None and user.password_hash.startswith("scrypt$") else None
-    matches = await asyncio.to_thread(verify_password, body.password, stored or _NO_MATCH_HASH)
+    matches = await asyncio.to_thread(verify_password, body.password, stored or no_match_hash())
     ok = stored is not None and matches
     if not ok:
         hub.login_limits.fail(source, body.username, local)

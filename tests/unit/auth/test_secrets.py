@@ -8,7 +8,7 @@ import re
 import pytest
 
 from hub.auth.secrets import (_CODE_ALPHABET, hash_password, new_pairing_code, new_setup_code, new_token,
-                              normalize_pairing_code, token_hash, verify_password)
+                              no_match_hash, normalize_pairing_code, token_hash, verify_password)
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +30,20 @@ def test_verify_accepts_the_password_and_rejects_another(stored: str) -> None:
 
 def test_same_password_hashes_differently(stored: str) -> None:
     assert hash_password("correct horse battery") != stored
+
+
+def test_the_no_match_hash_costs_what_a_real_hash_costs_and_matches_nothing(stored: str) -> None:
+    """An unknown username is checked against it: same scheme and cost as a stored hash, so the answer's timing
+    does not tell which usernames exist; and no password, not even an empty one, matches it."""
+    assert no_match_hash().split("$")[:4] == stored.split("$")[:4]
+    assert not verify_password("", no_match_hash()) and not verify_password("correct horse battery", no_match_hash())
+
+
+def test_the_no_match_hash_follows_the_configured_cost(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hub.auth import secrets
+
+    monkeypatch.setattr(secrets, "_SCRYPT_N", 2**8)
+    assert no_match_hash().split("$")[1] == "256" and hash_password("x").split("$")[1] == "256"
 
 
 @pytest.mark.parametrize("bad", ["", "!", "plain", "bcrypt$12$abc$def$ghi$jkl", "scrypt$1$2$3"])
