@@ -175,20 +175,35 @@ def test_hub_down_after_the_agent_was_lost_still_says_the_hub_is_unreachable(  #
         hub, open_page, demo_agents) -> None:
     """A stopping hub closes the agents' sockets first, so the app often hears "connection lost" just before its own
     socket drops. With the hub gone the grace period it counted is no longer known: the verdict says the hub cannot
-    be reached (the lost line stays). Here in that order for certain: the agent is killed, then the hub stopped."""
+    be reached (the lost line stays). Here in that order for certain: the agent is killed, then the hub stopped.
+
+    A read of the detail that fails while the hub is away keeps what the detail showed (its timeline, the lost
+    line): it was replaced by the bare error, and the detail fell back to the list's copy of the task, without
+    either (seen in a full run, where a read scheduled by the loss went out as the hub stopped). Reopening the task
+    with the hub down makes that read for certain."""
     owner = create_owner(hub)
     agent = connect_demo_agent(hub, owner, demo_agents)
     page = open_page(hub, viewport=DESKTOP, token=owner.token)
     open_agent_conversation(page)
-    send_task(page, "Keep going").click()
+    chip = send_task(page, "Keep going")
+    chip.click()
     verdict = page.locator("aside.detail .restart-verdict")
     expect(verdict).to_be_visible()
     agent.kill()
     expect(verdict).to_have_attribute("data-connection-lost", "true", timeout=15_000)
+    timeline = page.locator("aside.detail .timeline-list li")
+    expect(timeline.first).to_be_visible()
+    events = timeline.count()
     hub.stop()
     expect(page.locator(".offline-banner")).to_be_visible(timeout=15_000)
     expect(verdict).to_contain_text("cannot reach the hub")
     expect(verdict.locator(".lost-line")).to_be_visible()
+    page.locator("aside.detail .detail-close").click()
+    expect(verdict).to_have_count(0)
+    chip.click()
+    expect(verdict).to_contain_text("cannot reach the hub")
+    expect(verdict.locator(".lost-line")).to_be_visible()
+    expect(timeline).to_have_count(events)
 
 
 def test_commands_name_the_real_program_and_data_dir(hub, open_page, demo_agents) -> None:  # type: ignore[no-untyped-def]

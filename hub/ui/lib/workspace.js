@@ -31,6 +31,13 @@ function byCreated(a, b) {
   return String(a.createdAt).localeCompare(String(b.createdAt)) || (a.sequence ?? 0) - (b.sequence ?? 0);
 }
 
+/** A task detail whose read failed. The hub unreachable (no answer, or a 5xx while it stops): keep what was
+ * shown, the timeline and the lost-connection line with it, as the lists are kept. Refused or gone (4xx): drop it. */
+function failedDetail(previous, error) {
+  const unreachable = !error?.status || error.status >= 500;
+  return unreachable && previous?.task ? { ...previous, error } : { error };
+}
+
 function firstLine(text, max = 120) {
   const line = text.trim().split('\n')[0].trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
@@ -173,7 +180,7 @@ export class Workspace {
         const id = s.openTaskId;
         jobs.push(this.api.get(`/api/tasks/${encodeURIComponent(id)}`)
           .then((detail) => ({ taskDetails: { ...this.state.taskDetails, [id]: detail } }))
-          .catch((error) => ({ taskDetails: { ...this.state.taskDetails, [id]: { error } } })));
+          .catch((error) => ({ taskDetails: { ...this.state.taskDetails, [id]: failedDetail(this.state.taskDetails[id], error) } })));
       }
       // Each answer is shown when it arrives (the inbox need not wait for the slowest read: issue 17's LCP).
       let failed = null;
