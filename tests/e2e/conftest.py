@@ -1,6 +1,7 @@
 """Browser tests: Playwright's Python package driving Debian's Chromium against a real hub and the real demo agent.
 
-Every test gets a fresh hub (tests/conftest.py). Pages are opened with `open_page(...)`; uncaught script errors and
+Every test gets a fresh hub, in this process like the rest of the suite (tests/conftest.py; its sockets are closed
+before its loop stops, so none is left to the garbage collector to warn in a later test). Pages are opened with `open_page(...)`; uncaught script errors and
 Content-Security-Policy violations on any page fail the test. Screenshots go to tests/e2e/artifacts/<test>/.
 """
 
@@ -238,12 +239,3 @@ def asker_agent(tmp_path: Path) -> Iterator[Callable[[HubProcess, str], subproce
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(10)
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Browser tests' hubs run as processes: with in-process hubs, the browser's sockets to a stopped hub were left
-    to the garbage collector and warned (ResourceWarning) in a later test of the suite, twice in CI."""
-    here = Path(__file__).parent
-    for item in items:
-        if here in Path(str(item.fspath)).parents:
-            item.add_marker(pytest.mark.hub_process)

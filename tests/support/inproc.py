@@ -121,7 +121,7 @@ class InProcessHub:
                 self._server._on_listening = listening_now  # noqa: SLF001
                 with asyncio.Runner(loop_factory=_loop_factory()) as runner:
                     self._loop = runner.get_loop()
-                    runner.run(self._server.serve(sockets=[sock]))
+                    runner.run(_serve_then_settle(self._server, sock))
             except BaseException as exc:  # noqa: BLE001 - reported by start() or stop()
                 self._failure = exc
             finally:
@@ -214,6 +214,15 @@ class InProcessHub:
     def pairing_code(self, name: str | None = None, workspace: str | None = None) -> str:
         """What `lineup pair` prints (tests/support/clicommands.py)."""
         return cli_pairing_code(self.data_dir, name, workspace)
+
+
+async def _serve_then_settle(server: Any, sock: Any) -> None:
+    """uvicorn's serve, then a few turns of the loop: a transport closes its socket in a callback of the loop's
+    next turns, and a loop closed before those run leaves the sockets (a browser's, an agent's) to the garbage
+    collector, which warns in whatever test runs then."""
+    await server.serve(sockets=[sock])
+    for _ in range(3):
+        await asyncio.sleep(0)
 
 
 def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop]:
