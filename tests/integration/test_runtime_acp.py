@@ -29,6 +29,8 @@ from tests.support.live import Api, eventually, of_type  # noqa: E402
 AGENT_SCRIPT = Path(__file__).resolve().parents[1] / "support" / "acp_agent.py"
 PUBLISHED_AGENT = "@zed-industries/claude-code-acp"
 PUBLISHED_VERSION = "0.16"  # pinned, so that a new release shows up as a deliberate bump
+# Where .ci/run installs the agent CLIs (this one among them); used when it holds the pinned version.
+NPM_PREFIX = Path(os.environ.get("LINEUP_TEST_NPM_PREFIX") or Path.home() / ".cache" / "lineup-agents" / "npm")
 
 
 @dataclass
@@ -299,7 +301,16 @@ async def test_file_access_and_terminals_when_configured(hub_factory: Any, lap: 
 
 @pytest.fixture(scope="session")
 def published_agent(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """`claude-code-acp` installed with npm into a temporary folder, or a skip saying why it is not there."""
+    """`claude-code-acp` from the shared npm prefix when it has the pinned version (an npm install costs the
+    suite ~7 s of CPU), else installed with npm into a temporary folder, or a skip saying why it is not there."""
+    shared = NPM_PREFIX / "node_modules" / ".bin" / "claude-code-acp"
+    try:
+        version = json.loads((NPM_PREFIX / "node_modules" / PUBLISHED_AGENT / "package.json").read_text())["version"]
+    except (OSError, ValueError, KeyError):
+        version = ""
+    if shared.exists() and (version == PUBLISHED_VERSION or version.startswith(PUBLISHED_VERSION + ".")):
+        yield shared
+        return
     npm = shutil.which("npm")
     if npm is None:
         pytest.skip("npm is not installed: the published ACP agent cannot be installed here")
