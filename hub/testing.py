@@ -106,7 +106,8 @@ class TestHub:
 
         async def stop_server() -> None:
             server.should_exit = True
-            await asyncio.wait_for(asyncio.shield(serving), 15)
+            async with asyncio.timeout(15):
+                await asyncio.shield(serving)
 
         self._exit.push_async_callback(stop_server)
         waiter = asyncio.create_task(listening.wait())
@@ -138,7 +139,8 @@ class TestHub:
         """Call a tool as the test's agent does: the `result` of the `tool.result`; an error raises
         ToolCallError (`.code`, `.message`)."""
         assert self.agent is not None, "use `async with TestHub(...)`"
-        return await asyncio.wait_for(self.agent.call_tool(name, arguments or {}, action=action), timeout_s)
+        async with asyncio.timeout(timeout_s):
+            return await self.agent.call_tool(name, arguments or {}, action=action)
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """What the agent's `tool.list` answers: every tool the hub offers it, with its schema."""

@@ -113,7 +113,8 @@ async def ask(credential_path: Path, wait_s: float, event: dict[str, Any]) -> di
                                                   session=str(event.get("session_id") or event.get("cwd") or ""),
                                                   cwd=str(event.get("cwd") or ""), timeout_s=CONNECT_TIMEOUT_S + 3)
         interaction = card(event, credential.agent_id, wait_s)
-        outcome = await asyncio.wait_for(client.ask(interaction, conversation_id=conversation_id), wait_s + 10)
+        async with asyncio.timeout(wait_s + 10):
+            outcome = await client.ask(interaction, conversation_id=conversation_id)
     finally:
         await client.close()
     if outcome.outcome == "expired":

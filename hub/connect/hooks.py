@@ -299,13 +299,14 @@ class HookRun:
                                     self.wait_s)
         try:
             asking = self.client.ask(interaction, task_id=task_id, conversation_id=conversation_id)
-            outcome = await asyncio.wait_for(asking, self.wait_s + 10)
+            async with asyncio.timeout(self.wait_s + 10):
+                outcome = await asking
         except HubError as exc:
             if exc.code not in ("not_found", "illegal_transition", "forbidden"):
                 raise
             interaction["id"] += "_c"  # the task ended meanwhile: ask in the conversation alone
-            outcome = await asyncio.wait_for(self.client.ask(interaction, conversation_id=conversation_id),
-                                             self.wait_s + 10)
+            async with asyncio.timeout(self.wait_s + 10):
+                outcome = await self.client.ask(interaction, conversation_id=conversation_id)
         if outcome.outcome == "expired":
             return None  # nobody answered in time: Claude Code's own prompt takes over
         if outcome.outcome == "cancelled":

@@ -70,8 +70,9 @@ async def open_conversation(client: Any, credential_path: Path, *, cli: str, ses
     if key not in sessions:
         folder = Path(cwd).name if cwd else ""
         title = f"{cli_label(cli)} · {folder}" if folder else cli_label(cli)
-        await asyncio.wait_for(client.send("conversation.create", {"title": title}, id=f"n-{conversation_id}",
-                                           conversationId=conversation_id), timeout_s)
+        async with asyncio.timeout(timeout_s):
+            await client.send("conversation.create", {"title": title}, id=f"n-{conversation_id}",
+                              conversationId=conversation_id)
         sessions[key] = conversation_id
         _save_sessions(sessions_path, sessions)
     return conversation_id
@@ -110,7 +111,8 @@ async def post_turn(credential_path: Path, *, cli: str, session: str, cwd: str, 
             done["summary"] = _one_line(reply, MAX_SUMMARY)
         steps.append(("task.status_changed", done))
         for index, (type_, payload) in enumerate(steps):
-            await asyncio.wait_for(client.send(type_, payload, id=f"n-{task_id}-{index}", **fields), timeout_s)
+            async with asyncio.timeout(timeout_s):
+                await client.send(type_, payload, id=f"n-{task_id}-{index}", **fields)
         return task_id
     finally:
         await client.close()

@@ -157,7 +157,8 @@ class Session:
             if code != CLOSE_SLOW_CONSUMER and self._sender is not None:
                 # Answers already queued (acks, errors) still reach the peer before the close frame: a bad-frame
                 # flood (1008) or a revocation (4401) must not swallow them. A slow consumer's queue is dropped.
-                await asyncio.wait_for(self._flush(), FLUSH_ON_CLOSE_S)
+                async with asyncio.timeout(FLUSH_ON_CLOSE_S):
+                    await self._flush()
             if self.ws.application_state == WebSocketState.CONNECTED:
                 await self.ws.close(code, reason)
 

@@ -80,7 +80,11 @@ class SocketServer:
 
     async def _receive_text(self, timeout_s: float | None = None) -> str | None:
         """The next text frame, or None when the peer left or sent something we close on."""
-        message = await (asyncio.wait_for(self.ws.receive(), timeout_s) if timeout_s else self.ws.receive())
+        if timeout_s:
+            async with asyncio.timeout(timeout_s):
+                message = await self.ws.receive()
+        else:
+            message = await self.ws.receive()
         if message["type"] == "websocket.disconnect":
             self.peer_close_code = message.get("code")
             return None

@@ -99,7 +99,8 @@ class Bridge:
 
     async def refresh_hub_tools(self) -> None:
         try:
-            offered = await asyncio.wait_for(self.client.list_tools(), self.list_timeout_s)
+            async with asyncio.timeout(self.list_timeout_s):
+                offered = await self.client.list_tools()
         except (TimeoutError, SdkError) as exc:
             log.warning("could not list the hub's tools (%s); offering the ones known so far",
                         str(exc) or f"no answer within {self.list_timeout_s:.0f} s")

@@ -264,7 +264,8 @@ class Notifier:
         channel = self.channels[name]
         delivery = Delivery(self.hub, self.config.channel(name), self.base_url, row.workspace_id)
         try:
-            await asyncio.wait_for(channel.send(json.loads(row.notification), delivery), 30)
+            async with asyncio.timeout(30):
+                await channel.send(json.loads(row.notification), delivery)
         except Exception as exc:  # noqa: BLE001 - any failure is retried, and shown in the delivery log
             attempts = row.attempts + 1
             error = f"{type(exc).__name__}: {exc}"[:500]

@@ -26,19 +26,22 @@ async def probe(url: str, uid: str, token: str, device_id: str, device_flag: int
     `error`; the v2 line answers ping without `result` (or with a `pong` notification) and refuses a connect
     with `result.reasonCode`."""
     try:
-        ws = await asyncio.wait_for(websockets.connect(url, ping_interval=None, compression=None, proxy=None,
-                                                       max_size=1024 * 1024), timeout_s)
+        async with asyncio.timeout(timeout_s):
+            ws = await websockets.connect(url, ping_interval=None, compression=None, proxy=None,
+                                          max_size=1024 * 1024)
     except (TimeoutError, OSError, websockets.InvalidHandshake, websockets.InvalidURI) as exc:
         raise ConnectionError(f"cannot open {url}: {exc}") from None
     try:
-        return await asyncio.wait_for(_conversation(ws, uid, token, device_id, device_flag), timeout_s)
+        async with asyncio.timeout(timeout_s):
+            return await _conversation(ws, uid, token, device_id, device_flag)
     except TimeoutError:
         return ProbeResult(None, f"no JSON-RPC answer within {timeout_s:g} s")
     except websockets.ConnectionClosed as exc:
         return ProbeResult(None, f"the server closed the socket ({exc.rcvd.code if exc.rcvd else 'no close frame'})")
     finally:
         try:
-            await asyncio.wait_for(ws.close(), 2.0)
+            async with asyncio.timeout(2.0):
+                await ws.close()
         except (TimeoutError, OSError):
             ws.transport.abort()
 

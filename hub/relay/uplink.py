@@ -359,7 +359,8 @@ class Uplink:
                     log.warning("relay: reconcile failed: %s", exc)
             if not worked:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._outbox_wake.wait(), RECONCILE_EVERY_S)
+                    async with asyncio.timeout(RECONCILE_EVERY_S):
+                        await self._outbox_wake.wait()
 
     async def _send_row(self, transport: Transport, uid: str, row: RelayOutboxRecord) -> str:
         """Send one outbox row: "sent", "skipped", "blocked" (paused, try again) or "gone" (the session ended:

@@ -62,9 +62,9 @@ class V2Transport:
 
     async def connect(self) -> dict[str, Any]:
         try:
-            self._ws = await asyncio.wait_for(websockets.connect(
-                self.url, ping_interval=None, compression=None, max_size=1024 * 1024, proxy=None),
-                self.connect_timeout_s)
+            async with asyncio.timeout(self.connect_timeout_s):
+                self._ws = await websockets.connect(
+                    self.url, ping_interval=None, compression=None, max_size=1024 * 1024, proxy=None)
         except (TimeoutError, OSError, websockets.InvalidHandshake, websockets.InvalidURI) as exc:
             raise TransportError(-5, f"cannot open {self.url}: {exc}", kind="network") from None
         self._tasks.append(asyncio.create_task(self._read(), name="lineup-relay-v2-read"))
@@ -98,7 +98,8 @@ class V2Transport:
         await asyncio.gather(*(t for t in self._tasks if t is not current), return_exceptions=True)
         if self._ws is not None:
             try:
-                await asyncio.wait_for(self._ws.close(), 2.0)
+                async with asyncio.timeout(2.0):
+                    await self._ws.close()
             except (TimeoutError, OSError):
                 self._ws.transport.abort()
 
@@ -122,7 +123,8 @@ class V2Transport:
             frame["params"] = params
         try:
             await self._write(frame)
-            return await asyncio.wait_for(future, timeout_s)
+            async with asyncio.timeout(timeout_s):
+                return await future
         except TimeoutError:
             raise TransportError(-4, f"no answer to {method} within {timeout_s:g} s; the outcome is unknown",
                                  kind="network") from None
@@ -152,7 +154,8 @@ class V2Transport:
                 self._ping_id = str(uuid.uuid4())
                 self._ping = asyncio.get_running_loop().create_future()
                 await self._write({"jsonrpc": "2.0", "method": "ping", "id": self._ping_id})
-                await asyncio.wait_for(self._ping, self.request_timeout_s)
+                async with asyncio.timeout(self.request_timeout_s):
+                    await self._ping
         except TimeoutError:
             self._end(TransportError(-4, "no pong: the connection is gone", kind="network"))
             if self._ws is not None:

@@ -181,7 +181,8 @@ class AgentClient:
             raise SdkError(f"Could not connect to {self.credential.hub_url} within {timeout_s} s.")
 
     async def wait_connected(self, timeout_s: float = 30.0) -> None:
-        await asyncio.wait_for(self._caught_up.wait(), timeout_s)
+        async with asyncio.timeout(timeout_s):
+            await self._caught_up.wait()
 
     async def close(self) -> None:
         self._closing = True
@@ -266,7 +267,8 @@ class AgentClient:
             if self.epoch:
                 hello["epoch"] = self.epoch
             await ws.send(json.dumps(self._envelope("agent.hello", hello)))
-            first = json.loads(await asyncio.wait_for(ws.recv(), 15))
+            async with asyncio.timeout(15):
+                first = json.loads(await ws.recv())
             if first["type"] == "system.error":
                 error = first["payload"]
                 if error["code"] == "unauthorized":

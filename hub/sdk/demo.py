@@ -37,7 +37,8 @@ class DemoAgent:
     async def _step(self, task: TaskHandle, name: str) -> None:
         """Do one step (here: wait), or stop at once if a cancel was requested meanwhile."""
         try:
-            await asyncio.wait_for(task.cancel_requested.wait(), self.step_s)
+            async with asyncio.timeout(self.step_s):
+                await task.cancel_requested.wait()
         except TimeoutError:
             log.info("finished step %r of task %s", name, task.id)  # once per task, whatever restarts
             return

@@ -208,6 +208,7 @@ class Anchorer:
     async def _run(self) -> None:
         while not self._stopping.is_set():
             try:
-                await asyncio.wait_for(self._stopping.wait(), self.interval_s)
+                async with asyncio.timeout(self.interval_s):
+                    await self._stopping.wait()
             except TimeoutError:
                 await self.write_if_moved()

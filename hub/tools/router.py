@@ -48,10 +48,13 @@ async def run_handler(handler: Any, action: str | None, arguments: dict[str, Any
     target = handler.func if isinstance(handler, functools.partial) else handler
     # An object whose __call__ is a coroutine function is awaited too (this reads the method; it is no callable() test).
     if inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(getattr(target, "__call__", None)):  # noqa: B004
-        return await asyncio.wait_for(handler(action, arguments, context), HANDLER_TIMEOUT_S)
-    outcome = await asyncio.wait_for(asyncio.to_thread(handler, action, arguments, context), HANDLER_TIMEOUT_S)
+        async with asyncio.timeout(HANDLER_TIMEOUT_S):
+            return await handler(action, arguments, context)
+    async with asyncio.timeout(HANDLER_TIMEOUT_S):
+        outcome = await asyncio.to_thread(handler, action, arguments, context)
     if inspect.isawaitable(outcome):  # a plain function that returned a coroutine
-        outcome = await asyncio.wait_for(outcome, HANDLER_TIMEOUT_S)
+        async with asyncio.timeout(HANDLER_TIMEOUT_S):
+            outcome = await outcome
     return outcome
 
 

@@ -111,7 +111,8 @@ class SubprocessRuntime:
         except ProcessLookupError:
             return
         try:
-            await asyncio.wait_for(process.wait(), self.kill_grace_s)
+            async with asyncio.timeout(self.kill_grace_s):
+                await process.wait()
         except TimeoutError:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)

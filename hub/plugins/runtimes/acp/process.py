@@ -80,10 +80,10 @@ class AgentProcess:
         self._tasks = [asyncio.create_task(self._drain_stderr(), name="acp-stderr"),
                        asyncio.create_task(self._watch(), name="acp-watch")]
         try:
-            info: InitializeResponse = await asyncio.wait_for(self.conn.initialize(
-                protocol_version=acp.PROTOCOL_VERSION, client_capabilities=self.capabilities,
-                client_info=Implementation(name="lineup-agents", title="LineUp Agents", version=__version__)),
-                timeout_s)
+            async with asyncio.timeout(timeout_s):
+                info: InitializeResponse = await self.conn.initialize(
+                    protocol_version=acp.PROTOCOL_VERSION, client_capabilities=self.capabilities,
+                    client_info=Implementation(name="lineup-agents", title="LineUp Agents", version=__version__))
         except TimeoutError:
             await self.stop()
             raise TurnError("agent_unavailable", f"The agent process ({Path(self.command[0]).name}) did not answer "
@@ -150,11 +150,13 @@ class AgentProcess:
         if process.returncode is None and process.stdin is not None:
             process.stdin.close()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(process.wait(), min(2.0, self.kill_grace_s))
+                async with asyncio.timeout(min(2.0, self.kill_grace_s)):
+                    await process.wait()
         killpg(process.pid, signal.SIGTERM)  # also helpers left behind by an agent that did exit
         if process.returncode is None:
             try:
-                await asyncio.wait_for(process.wait(), self.kill_grace_s)
+                async with asyncio.timeout(self.kill_grace_s):
+                    await process.wait()
             except TimeoutError:
                 killpg(process.pid, signal.SIGKILL)
                 await process.wait()
@@ -167,7 +169,8 @@ class AgentProcess:
 async def wait_event(event: asyncio.Event, timeout_s: float) -> None:
     """Wait for `event` at most `timeout_s`; running out of time is not an error here."""
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(event.wait(), timeout_s)
+        async with asyncio.timeout(timeout_s):
+            await event.wait()
 
 
 def killpg(pid: int, sig: signal.Signals) -> None:

@@ -206,14 +206,16 @@ class TurnScheduler:
             turn = session.turn
             if turn is not None and turn.task is not None:
                 try:  # the session ends with the process: say so instead of leaving the task running
-                    await asyncio.wait_for(turn.task.fail("runtime_stopped", "The hub stopped while the agent "
-                                                          "was working; the ACP session ended with it."), 2.0)
+                    async with asyncio.timeout(2.0):
+                        await turn.task.fail("runtime_stopped", "The hub stopped while the agent "
+                                                                "was working; the ACP session ended with it.")
                 except (TimeoutError, HubError) as exc:
                     log.info("could not report task %s as stopped: %s", turn.task.id, exc)
         for task in list(self.waiting.values()):  # not started: nothing would start them after a restart
             try:
-                await asyncio.wait_for(task.cancelled("The hub stopped before the agent could start this task; "
-                                                      "create it again."), 2.0)
+                async with asyncio.timeout(2.0):
+                    await task.cancelled("The hub stopped before the agent could start this task; "
+                                         "create it again.")
             except (TimeoutError, HubError) as exc:
                 log.info("could not report task %s as not started: %s", task.id, exc)
 

@@ -96,13 +96,15 @@ class SessionMap:
             if session.acp_id is not None and agent.can_load_sessions:
                 try:  # the agent keeps its sessions: the conversation continues where it was
                     self.by_acp_id[session.acp_id] = session  # its replayed history is not shown
-                    await asyncio.wait_for(agent.load_session(cwd, session.acp_id), timeout_s)
+                    async with asyncio.timeout(timeout_s):
+                        await agent.load_session(cwd, session.acp_id)
                     acp_id = session.acp_id
                 except acp.RequestError as exc:
                     self.by_acp_id.pop(session.acp_id, None)
                     log.info("session/load of %s failed (%s); starting a new session", session.acp_id, exc)
             if acp_id is None:
-                acp_id = await asyncio.wait_for(agent.new_session(cwd), timeout_s)
+                async with asyncio.timeout(timeout_s):
+                    acp_id = await agent.new_session(cwd)
         except acp.RequestError as exc:
             if exc.code == AUTH_REQUIRED:
                 hint = agent.auth_hint()
