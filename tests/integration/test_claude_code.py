@@ -35,7 +35,7 @@ COMMAND = "echo hi > out.txt"
 PROMPT = "Write hi into out.txt"
 FIGURES = REPO / ".pytest-figures" / "claude-code.json"
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(240)]
 
 
 def _need(ok: bool, why: str) -> None:

@@ -26,7 +26,7 @@ from tests.support.fake_models.anthropic import FakeAnthropic, text, tool
 from tests.support.lap import LapClient
 from tests.support.live import Api as PlainApi
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(300)]
 
 PROMPT = "Release 1.0: tag it and write the release notes"
 TAG = "echo v1.0 > TAG"

@@ -36,7 +36,7 @@ NPM_PREFIX = Path(os.environ.get("LINEUP_TEST_NPM_PREFIX", "/root/.cache/lineup-
 CODEX = NPM_PREFIX / "node_modules" / ".bin" / "codex"
 PROMPT = "Make the marker file"
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(240)]
 
 
 class CodexStage:

@@ -176,6 +176,7 @@ def codex_cli() -> Path:
     return binary
 
 
+@pytest.mark.real_agent
 async def test_real_codex_turn_reaches_the_app(hub: HubProcess, tmp_path: Path) -> None:
     from tests.support.fake_models import text
     from tests.support.fake_models.openai_responses import FakeOpenAIResponses

@@ -33,6 +33,8 @@ from tests.support.hubproc import HubProcess  # noqa: E402
 from tests.support.lap import LapClient  # noqa: E402
 from tests.support.live import Api, eventually  # noqa: E402
 
+pytestmark = pytest.mark.real_agent
+
 NPM_PREFIX = Path(os.environ.get("LINEUP_TEST_NPM_PREFIX") or Path.home() / ".cache" / "lineup-agents" / "npm")
 TURN_S = 90.0  # a real CLI's first turn (start-up, side requests, the tool call, the answer) on a slow machine
 

@@ -327,6 +327,7 @@ def published_agent(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield binary
 
 
+@pytest.mark.real_agent
 async def test_published_agent_initialize_and_session_new(published_agent: Path, tmp_path: Path) -> None:
     work, home = tmp_path / "work", tmp_path / "home"
     work.mkdir()
