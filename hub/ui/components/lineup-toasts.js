@@ -21,10 +21,22 @@ export class LineupToasts extends LineupElement {
     this._held = false;
   }
 
+  connectedCallback() {
+    super.connectedCallback();
+    // How tall the toasts are, as --toasts-height on the page: where they sit over a pane's end (a phone's task
+    // detail), the pane leaves that much room below its content, so its last lines can be scrolled out from under.
+    this._size = new ResizeObserver(() => {
+      document.documentElement.style.setProperty('--toasts-height', `${Math.ceil(this.getBoundingClientRect().height)}px`);
+    });
+    this._size.observe(this);
+  }
+
   disconnectedCallback() {
     super.disconnectedCallback();
     for (const timer of this._timers.values()) clearTimeout(timer);
     this._timers.clear();
+    this._size?.disconnect();
+    document.documentElement.style.removeProperty('--toasts-height');
   }
 
   updated() {
