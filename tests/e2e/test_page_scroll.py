@@ -74,12 +74,14 @@ def test_on_a_phone_the_end_of_a_task_detail_scrolls_out_from_under_a_toast(hub,
     agent.ask(conversation, {"type": "approval", "title": "Restart the API?"}, task_id=task_id)
     toast = page.locator("lineup-toasts .toast").first
     expect(toast).to_be_visible()
-    # The room follows the toast's size once the browser has laid it out (a ResizeObserver): then scroll.
-    wait_for_js(page, "(() => { const toasts = document.querySelector('lineup-toasts').getBoundingClientRect();"
-                      " const pane = getComputedStyle(document.querySelector('aside.detail'));"
-                      " return toasts.height > 0 && parseFloat(pane.paddingBottom) >= toasts.height; })()")
-    page.locator("aside.detail").evaluate("pane => { pane.scrollTop = pane.scrollHeight; }")
-    last = timeline.locator(".timeline-list li").last.bounding_box()
-    over = toast.bounding_box()
-    assert last and over and last["y"] + last["height"] <= over["y"], (last, over)
+    # Scrolled to its end, the detail's last line is clear of the toast; checked until the layout has settled
+    # (the room follows the toast's size through a ResizeObserver, and the toast slides in).
+    clear = wait_for_js(page, """(() => {
+        const pane = document.querySelector('aside.detail');
+        pane.scrollTop = pane.scrollHeight;
+        const last = [...pane.querySelectorAll('.timeline-list li')].pop().getBoundingClientRect();
+        const toast = document.querySelector('lineup-toasts .toast').getBoundingClientRect();
+        return last.bottom <= toast.top && [last.bottom, toast.top];
+    })()""")
+    assert clear[0] <= clear[1], clear
     timeline.locator(".timeline-list li").last.click(trial=True)  # nothing lies on it: a tap would reach it
