@@ -187,20 +187,25 @@ async def start_hub(hub_factory: Any, lap: Connect, agent: Agent, *extra: str) -
 
 
 def agent_root_pids(home: Path) -> list[int]:
-    """The agent processes the hub started for this test: group leaders whose HOME is the test's scratch HOME."""
+    """The agent processes the hub started for this test: group leaders whose HOME is the test's scratch HOME and
+    whose parent is not one of them.
+
+    The parent rule is there because an agent may start helpers in process groups of their own (Codex runs its
+    shell snapshot and git this way; CI once saw two such leaders at once), and those are the agent's, not the
+    hub's. An agent left behind by a stopped hub has lost its parent to init and still counts."""
     marker = f"HOME={home}".encode()
-    found = []
+    marked: dict[int, int] = {}  # pid -> parent pid, of every process with the test's HOME
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
-        pid = int(entry.name)
         try:
-            environ = (entry / "environ").read_bytes().split(b"\0")
-            if marker in environ and os.getpgid(pid) == pid:
-                found.append(pid)
-        except (OSError, ProcessLookupError):
-            continue
-    return found
+            if marker in (entry / "environ").read_bytes().split(b"\0"):
+                # /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces, so split after its ")"
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                marked[int(entry.name)] = int(fields[1]) if int(fields[2]) == int(entry.name) else -1
+        except (OSError, ValueError, IndexError):
+            continue  # the process ended while it was read
+    return sorted(pid for pid, parent in marked.items() if parent != -1 and parent not in marked)
 
 
 @pytest.fixture
