@@ -16,7 +16,10 @@ word of the prompt:
 
 Every request and notification it receives is appended as a JSON line to the file named by `$ACP_TEST_LOG`;
 that log is also its memory: session ids continue its count, and with `$ACP_TEST_LOAD_SESSIONS` set it offers
-`session/load` for the sessions it made before (in an earlier process), continuing their turn count.
+`session/load` for the sessions it made before (in an earlier process), continuing their turn count. With
+`$ACP_TEST_REPLAY_LATE` set as well, it replays a loaded session's history ("Replayed: an earlier answer.") only
+once the next prompt has arrived, as Gemini CLI 0.61 can (its loadSession answers before the replay it started
+without awaiting it has been sent).
 """
 
 from __future__ import annotations
@@ -72,6 +75,7 @@ class ScriptedAgent:
         self.conn: Client | None = None
         self.sessions: dict[str, int] = {}       # session id → turns so far
         self.cancelled: dict[str, asyncio.Event] = {}
+        self.replay_pending: set[str] = set()    # loaded sessions whose history is still to be replayed
 
     def on_connect(self, conn: Client) -> None:
         self.conn = conn
@@ -98,6 +102,8 @@ class ScriptedAgent:
             raise acp.RequestError.resource_not_found(session_id)
         self.sessions[session_id] = sum(1 for e in recorded("session/prompt") if e["sessionId"] == session_id)
         record("session/load", cwd=cwd, sessionId=session_id)
+        if os.environ.get("ACP_TEST_REPLAY_LATE"):
+            self.replay_pending.add(session_id)
         return LoadSessionResponse()
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -112,6 +118,9 @@ class ScriptedAgent:
         text = "".join(getattr(block, "text", "") for block in prompt)
         self.sessions[session_id] += 1
         record("session/prompt", sessionId=session_id, text=text)
+        if session_id in self.replay_pending:  # the loaded history, late: after the load's answer and the prompt
+            self.replay_pending.discard(session_id)
+            await self.say(session_id, "Replayed: an earlier answer.")
         self.cancelled[session_id] = asyncio.Event()
         command, _, rest = text.partition(" ")
         handler = getattr(self, f"do_{command}", None)
