@@ -273,8 +273,6 @@ async def test_a_conversation_keeps_its_session_across_a_hub_crash(hub_factory: 
     assert [p["text"] for p in h.received("session/prompt")] == ["before", "after"]  # "before" not asked twice
 
 
-@pytest.mark.xfail(strict=True, reason="known bug, not fixed yet: a session's history replayed after the "
-                   "session/load answer (Gemini CLI 0.61 does this) is taken for the next turn's reply")
 async def test_history_replayed_late_after_a_session_load_is_not_shown_as_the_reply(
         hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
     h = await start_acp_hub(hub_factory, lap, tmp_path, env={"ACP_TEST_LOAD_SESSIONS": "1",

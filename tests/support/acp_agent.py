@@ -16,10 +16,11 @@ word of the prompt:
 
 Every request and notification it receives is appended as a JSON line to the file named by `$ACP_TEST_LOG`;
 that log is also its memory: session ids continue its count, and with `$ACP_TEST_LOAD_SESSIONS` set it offers
-`session/load` for the sessions it made before (in an earlier process), continuing their turn count. With
-`$ACP_TEST_REPLAY_LATE` set as well, it replays a loaded session's history ("Replayed: an earlier answer.") only
-once the next prompt has arrived, as Gemini CLI 0.61 can (its loadSession answers before the replay it started
-without awaiting it has been sent).
+`session/load` for the sessions it made before (in an earlier process), continuing their turn count; a load
+replays the session's history (each prompt as a user message chunk, the reply it got as an agent message chunk)
+before its answer, as ACP asks. With `$ACP_TEST_REPLAY_LATE` set as well, only the first of those updates comes
+before the answer and the rest 0.2 s after it, or as soon as the next prompt arrives if that is sooner, as
+Gemini CLI 0.61 does (its loadSession answers before the replay it started without awaiting it has been sent).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from acp import (
     update_agent_thought_text,
     update_plan,
     update_tool_call,
+    update_user_message_text,
 )
 from acp.interfaces import Client
 from acp.schema import AgentCapabilities, Implementation, PermissionOption
@@ -75,7 +77,7 @@ class ScriptedAgent:
         self.conn: Client | None = None
         self.sessions: dict[str, int] = {}       # session id → turns so far
         self.cancelled: dict[str, asyncio.Event] = {}
-        self.replay_pending: set[str] = set()    # loaded sessions whose history is still to be replayed
+        self.replay_pending: dict[str, list[Any]] = {}  # loaded sessions' history updates still to be replayed
 
     def on_connect(self, conn: Client) -> None:
         self.conn = conn
@@ -100,11 +102,28 @@ class ScriptedAgent:
                            **kwargs: Any) -> LoadSessionResponse:
         if session_id not in {entry["sessionId"] for entry in recorded("session/new")}:
             raise acp.RequestError.resource_not_found(session_id)
-        self.sessions[session_id] = sum(1 for e in recorded("session/prompt") if e["sessionId"] == session_id)
+        prompts = [e["text"] for e in recorded("session/prompt") if e["sessionId"] == session_id]
+        self.sessions[session_id] = len(prompts)
         record("session/load", cwd=cwd, sessionId=session_id)
+        history: list[Any] = []
+        for turn, text in enumerate(prompts, 1):
+            history += [update_user_message_text(text),
+                        update_agent_message_text(f"session {session_id} turn {turn}: you said {text}")]
         if os.environ.get("ACP_TEST_REPLAY_LATE"):
-            self.replay_pending.add(session_id)
+            history, self.replay_pending[session_id] = history[:1], history[1:]
+            asyncio.get_running_loop().call_later(0.2, lambda: asyncio.ensure_future(self.replay_rest(session_id)))
+        for update in history:
+            await self.conn_.session_update(session_id=session_id, update=update)
         return LoadSessionResponse()
+
+    @property
+    def conn_(self) -> Client:
+        assert self.conn is not None
+        return self.conn
+
+    async def replay_rest(self, session_id: str) -> None:
+        for update in self.replay_pending.pop(session_id, []):
+            await self.conn_.session_update(session_id=session_id, update=update)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         record("session/cancel", sessionId=session_id)
@@ -118,9 +137,7 @@ class ScriptedAgent:
         text = "".join(getattr(block, "text", "") for block in prompt)
         self.sessions[session_id] += 1
         record("session/prompt", sessionId=session_id, text=text)
-        if session_id in self.replay_pending:  # the loaded history, late: after the load's answer and the prompt
-            self.replay_pending.discard(session_id)
-            await self.say(session_id, "Replayed: an earlier answer.")
+        await self.replay_rest(session_id)  # a late replay not sent yet: before the prompt is handled
         self.cancelled[session_id] = asyncio.Event()
         command, _, rest = text.partition(" ")
         handler = getattr(self, f"do_{command}", None)

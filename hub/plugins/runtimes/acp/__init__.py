@@ -34,6 +34,8 @@ turns run one at a time:
 File-system and terminal requests are refused unless `fs` / `terminal` are set. Which session each
 conversation has is kept in `<data dir>/agents/<name>.acp-sessions.json`: after a hub restart an agent that
 offers `session/load` continues the conversation, and a message delivered again after a crash is not prompted twice.
+The history a load replays is not shown; an agent that answers the load before its replay is over (Gemini CLI
+0.61) has the next prompt wait, at most 5 s, until the replay reaches the session's last reply (`replay.py`).
 """
 
 from __future__ import annotations

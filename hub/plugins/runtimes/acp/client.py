@@ -63,9 +63,14 @@ class HubClient:
         return session.turn if session is not None else None
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        turn = self._turn(session_id)
-        if turn is not None:  # updates outside a turn (a replayed history, command lists) are not shown
-            await turn.update(update)
+        session = self.runtime.sessions.by_acp_id.get(session_id)
+        if session is None:
+            return
+        if session.turn is not None:
+            await session.turn.update(update)
+        elif session.replay is not None:  # the history of a session/load: watched to its end, not shown
+            session.replay.feed(update)
+        # other updates outside a turn (command lists, modes) are not shown
 
     async def request_permission(self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption],
                                  **kwargs: Any) -> RequestPermissionResponse:

@@ -135,7 +135,7 @@ class TurnScheduler:
         try:
             stop_reason = await self.prompt(session, turn, text)
         except TurnError as exc:
-            await turn.close(succeeded=False)
+            await self._close(session, turn, succeeded=False)
             if self.runtime.stopping:
                 return  # reported by stop()
             if task.cancel_requested.is_set():
@@ -145,10 +145,10 @@ class TurnScheduler:
             return
         except Exception as exc:
             log.exception("the ACP turn of task %s failed", task.id)
-            await turn.close(succeeded=False)
+            await self._close(session, turn, succeeded=False)
             await _report(task.fail("runtime_error", clip(f"{type(exc).__name__}: {exc}", 4000)))
             return
-        await turn.close(succeeded=stop_reason == "end_turn")
+        await self._close(session, turn, succeeded=stop_reason == "end_turn")
         if stop_reason == "end_turn":
             await _report(task.succeed(last_line(turn.text) or "Finished"))
         elif stop_reason == "cancelled":
@@ -159,6 +159,11 @@ class TurnScheduler:
                                          "as some agents do after a refused permission"))
         else:
             await _report(task.fail(stop_reason, STOP_FAILURES.get(stop_reason, f"The agent stopped: {stop_reason}.")))
+
+    async def _close(self, session: Session, turn: Turn, succeeded: bool) -> None:
+        await turn.close(succeeded)
+        if turn.text:  # what the agent said last: its history ends with it (see replay.py)
+            self.sessions.remember_reply(session, turn.text)
 
     async def on_message(self, envelope: dict[str, Any]) -> None:
         """A person's message in a conversation: a prompt in that conversation's session, the reply streamed."""
@@ -183,11 +188,11 @@ class TurnScheduler:
             try:
                 stop_reason = await self.prompt(session, turn, text)
             except TurnError as exc:
-                await turn.close(succeeded=False)
+                await self._close(session, turn, succeeded=False)
                 if not self.runtime.stopping:
                     await self._say(conversation_id, reply_task_id, f"I could not answer ({exc.code}): {exc.message}")
                 return
-            await turn.close(succeeded=True)
+            await self._close(session, turn, succeeded=True)
             if stop_reason not in ("end_turn", "cancelled"):
                 await self._say(conversation_id, reply_task_id,
                                 STOP_FAILURES.get(stop_reason, f"The agent stopped: {stop_reason}."))

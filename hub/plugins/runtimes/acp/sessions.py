@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 import acp
 
 from hub.plugins.runtimes.acp.errors import TurnError
+from hub.plugins.runtimes.acp.process import wait_event
+from hub.plugins.runtimes.acp.replay import LATE_REPLAY_WAIT_S, REPLY_TAIL_CHARS, HistoryReplay
 
 if TYPE_CHECKING:
     from hub.plugins.runtimes.acp.process import AgentProcess
@@ -32,6 +34,8 @@ class Session:
     acp_id: str | None = None
     generation: int = 0                    # the agent process the session lives in
     turn: Turn | None = None
+    last_reply: str = ""                   # the end of the last turn's reply: how its replay is recognised
+    replay: HistoryReplay | None = None    # while the agent replays the history of a session/load
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -41,7 +45,8 @@ class SessionMap:
     def __init__(self, path: Path | None) -> None:
         # Kept next to the agent's credential: which ACP session each conversation has (after a hub restart an
         # agent that can `session/load` continues the conversation where it was), and the last messages
-        # prompted (after a crash the SDK delivers what came after its saved cursor again: not asked twice).
+        # prompted (after a crash the SDK delivers what came after its saved cursor again: not asked twice), and
+        # the end of each session's last reply (its replay after a session/load is recognised by it).
         self.path = path
         self.by_key: dict[str, Session] = {}
         self.by_acp_id: dict[str, Session] = {}
@@ -60,13 +65,18 @@ class SessionMap:
         for key, acp_id in (stored.get("sessions") or {}).items():
             if isinstance(acp_id, str):
                 self.by_key[key] = Session(key, acp_id)  # generation 0: loaded (or replaced) on first use
+        for key, reply in (stored.get("replies") or {}).items():
+            if key in self.by_key and isinstance(reply, str):
+                self.by_key[key].last_reply = reply[-REPLY_TAIL_CHARS:]
         self.prompted.extend(m for m in stored.get("prompted") or [] if isinstance(m, str))
 
     def save(self) -> None:
         if self.path is None:
             return
-        sessions = {key: s.acp_id for key, s in self.by_key.items() if s.acp_id and not key.startswith("task:")}
-        stored = {"sessions": sessions, "prompted": list(self.prompted)}
+        kept = {key: s for key, s in self.by_key.items() if s.acp_id and not key.startswith("task:")}
+        stored = {"sessions": {key: s.acp_id for key, s in kept.items()},
+                  "replies": {key: s.last_reply for key, s in kept.items() if s.last_reply},
+                  "prompted": list(self.prompted)}
         tmp = self.path.with_name(self.path.name + ".tmp")
         try:
             tmp.write_text(json.dumps(stored))
@@ -80,6 +90,12 @@ class SessionMap:
         if session is None:
             session = self.by_key[key] = Session(key)
         return session
+
+    def remember_reply(self, session: Session, text: str) -> None:
+        """Keep the end of a turn's reply: after a restart, the replay of the session's history ends with it."""
+        session.last_reply = text[-REPLY_TAIL_CHARS:]
+        if not session.key.startswith("task:"):
+            self.save()
 
     def forget(self, session: Session) -> None:
         """Drop a session that is not kept (a task's own, when the task ends)."""
@@ -96,12 +112,16 @@ class SessionMap:
             if session.acp_id is not None and agent.can_load_sessions:
                 try:  # the agent keeps its sessions: the conversation continues where it was
                     self.by_acp_id[session.acp_id] = session  # its replayed history is not shown
+                    session.replay = HistoryReplay(session.last_reply)
                     async with asyncio.timeout(timeout_s):
                         await agent.load_session(cwd, session.acp_id)
                     acp_id = session.acp_id
+                    await self._replayed(session)
                 except acp.RequestError as exc:
                     self.by_acp_id.pop(session.acp_id, None)
                     log.info("session/load of %s failed (%s); starting a new session", session.acp_id, exc)
+                finally:
+                    session.replay = None
             if acp_id is None:
                 async with asyncio.timeout(timeout_s):
                     acp_id = await agent.new_session(cwd)
@@ -124,3 +144,14 @@ class SessionMap:
         if not session.key.startswith("task:"):
             self.save()
         return acp_id
+
+    @staticmethod
+    async def _replayed(session: Session) -> None:
+        """Wait for the end of a replay still arriving after the load's answer (see HistoryReplay)."""
+        replay = session.replay
+        if replay is None or not replay.unfinished:
+            return
+        await wait_event(replay.done, LATE_REPLAY_WAIT_S)
+        if not replay.done.is_set():
+            log.info("the replay of session %s did not reach its last reply within %g s; prompting anyway",
+                     session.acp_id, LATE_REPLAY_WAIT_S)
