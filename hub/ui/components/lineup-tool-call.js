@@ -31,7 +31,7 @@ export class LineupToolCall extends LineupElement {
   _view(name, call, result) {
     const tools = this.state.tools;
     if (this.bare || this.linked || tools?.definitions.get(name)?.type === 'app') return '';
-    if ([...tools.instances.values()].some((instance) => instance.tool === name)) return '';
+    if ([...(tools?.instances?.values() ?? [])].some((instance) => instance.tool === name)) return '';
     const view = toolView(name, this.state);
     if (view.status === 'none') return '';
     let error = '';
