@@ -26,7 +26,7 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-# The order the parallel run (`-n 4 --dist loadfile` in pyproject.toml: a worker takes a whole file at a time, so a
+# The order the parallel run (`-n 5 --dist loadfile` in pyproject.toml: a worker takes a whole file at a time, so a
 # file's module and session fixtures are made once) hands the files out in: the longest first, so that no long file
 # starts last and keeps one worker busy alone while the others are idle (the PyInstaller build and mDNS's waits
 # first; the unit tests fill the gaps at the end).
