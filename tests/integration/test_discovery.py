@@ -382,15 +382,18 @@ async def test_loopback_advertiser_and_browser_send_only_on_loopback() -> None:
 HUB_ADDRESS, PHONE_ADDRESS = "10.213.0.1", "10.213.0.2"
 
 SNIFF = textwrap.dedent("""
-    # Count the mDNS (UDP 5353) frames seen on one interface for some seconds, by source address.
-    import json, socket, struct, sys, time
+    # Count the mDNS (UDP 5353) frames seen on one interface, by source address, until a line on stdin says stop
+    # (at most argv[2] seconds: a bound, not a window the test has to fit in).
+    import json, socket, struct, sys, threading, time
     sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
     sock.bind((sys.argv[1], 0))
     sock.settimeout(0.2)
     counts = {}
+    stop = threading.Event()
+    threading.Thread(target=lambda: (sys.stdin.readline(), stop.set()), daemon=True).start()
     print("ready", flush=True)
     deadline = time.monotonic() + float(sys.argv[2])
-    while time.monotonic() < deadline:
+    while not stop.is_set() and time.monotonic() < deadline:
         try:
             frame = sock.recv(65535)
         except socket.timeout:
@@ -428,11 +431,12 @@ class Lan:
         return subprocess.run(["ip", "netns", "exec", ns, *args], capture_output=True, text=True,
                               timeout=timeout_s, cwd=ROOT)
 
-    def start(self, ns: str, *args: str, log: Path | None = None, env: dict[str, str] | None = None
-              ) -> subprocess.Popen[str]:
+    def start(self, ns: str, *args: str, log: Path | None = None, env: dict[str, str] | None = None,
+              stdin: bool = False) -> subprocess.Popen[str]:
         out = open(log, "a") if log else subprocess.PIPE  # noqa: SIM115 - handed to the child
         proc = subprocess.Popen(["ip", "netns", "exec", ns, *args], stdout=out, stderr=subprocess.STDOUT,
-                                text=True, cwd=ROOT, env={**os.environ, **(env or {})})
+                                stdin=subprocess.PIPE if stdin else None, text=True, cwd=ROOT,
+                                env={**os.environ, **(env or {})})
         if log:
             out.close()  # type: ignore[union-attr]
         self.processes.append(proc)
@@ -475,13 +479,16 @@ def _wait_log(path: Path, needle: str, proc: subprocess.Popen[str], timeout_s: f
 
 
 def _sniffer(net: Lan) -> subprocess.Popen[str]:
-    sniffer = net.start(net.phone_ns, sys.executable, "-c", SNIFF, net.phone_link, "6")
+    sniffer = net.start(net.phone_ns, sys.executable, "-c", SNIFF, net.phone_link, "150", stdin=True)
     assert sniffer.stdout is not None and sniffer.stdout.readline().strip() == "ready"
     return sniffer
 
 
 def _sniffed(sniffer: subprocess.Popen[str]) -> dict[str, int]:
-    assert sniffer.stdout is not None
+    """What the sniffer counted from its start until now."""
+    assert sniffer.stdout is not None and sniffer.stdin is not None
+    sniffer.stdin.write("stop\n")
+    sniffer.stdin.close()
     out = sniffer.stdout.read()
     assert sniffer.wait(15) == 0, out
     return dict(json.loads(out.strip().splitlines()[-1]))
