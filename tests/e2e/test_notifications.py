@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Coroutine
 from typing import Any, Callable, Iterator
 
@@ -217,18 +218,29 @@ def test_live_notification_toast_title_badge_and_browser_notification(  # type: 
     scene.ask("int_third", "Rotate the keys?")
     wait_for_js(page, "() => document.title === '(3) LineUp Agents'")
     wait_for_js(other, "() => document.title === '(3) LineUp Agents'")
-    page.wait_for_timeout(500)
-    shown = toasts(page).count() + toasts(other).count()
-    raised = page.evaluate("window.__notes.length") + other.evaluate("window.__notes.length")
-    assert (shown, raised) == (1, 1)
-    # A burst, where the two tabs race for each one (localStorage alone reached the other tab too late, in CI).
+
+    def raised() -> int:  # a tab raises after claiming the notification (a Web Lock): asynchronously
+        return int(page.evaluate("window.__notes.length") + other.evaluate("window.__notes.length"))
+
+    def until_raised(count: int) -> None:
+        deadline = time.monotonic() + 10
+        while raised() < count and time.monotonic() < deadline:
+            page.wait_for_timeout(50)
+
+    until_raised(1)
+    assert (toasts(page).count() + toasts(other).count(), raised()) == (1, 1)
+    # A burst, where the two tabs race for each one (localStorage alone reached the other tab too late, in CI);
+    # then one more as the sentinel: once it is raised, a second raise of any earlier one would have been too.
     for n in range(4):
         scene.ask(f"int_burst_{n}", f"Burst {n}?")
     wait_for_js(page, "() => document.title === '(7) LineUp Agents'")
     wait_for_js(other, "() => document.title === '(7) LineUp Agents'")
-    page.wait_for_timeout(500)
-    raised = page.evaluate("window.__notes.length") + other.evaluate("window.__notes.length")
-    assert raised == 5
+    until_raised(5)
+    scene.ask("int_sentinel", "The last one?")
+    wait_for_js(page, "() => document.title === '(8) LineUp Agents'")
+    wait_for_js(other, "() => document.title === '(8) LineUp Agents'")
+    until_raised(6)
+    assert raised() == 6
     other.close()
 
 

@@ -17,11 +17,20 @@ async def fence(sender: LapClient, conversation_id: str, *watchers: LapClient, t
 
 
 async def _expired(agent: LapClient, app: LapClient, conversation_id: str, in_s: float, timeout: float) -> None:
-    interaction_id = f"clock-{uuid.uuid4().hex[:12]}"
-    expires_at = (datetime.now(UTC) + timedelta(seconds=in_s)).isoformat().replace("+00:00", "Z")
-    await agent.ok("interaction.requested", {"interaction": {
-        "id": interaction_id, "type": "approval", "title": "A clock for the test", "expiresAt": expires_at}},
-        conversationId=conversation_id)
+    for _ in range(5):
+        interaction_id = f"clock-{uuid.uuid4().hex[:12]}"
+        expires_at = (datetime.now(UTC) + timedelta(seconds=in_s)).isoformat().replace("+00:00", "Z")
+        answer = await agent.request("interaction.requested", {"interaction": {
+            "id": interaction_id, "type": "approval", "title": "A clock for the test", "expiresAt": expires_at}},
+            conversationId=conversation_id)
+        if answer["type"] == "system.ack":
+            break
+        # On a loaded machine the moment can pass before the hub reads it, which it refuses as in the past: that
+        # moment is behind us anyway, so the next one a little later does the same job.
+        assert "in the past" in answer["payload"].get("message", ""), answer
+        in_s = 0.2
+    else:
+        raise AssertionError(f"the hub refused five expiring questions in a row: {answer}")
     await app.wait_for(lambda f: f["type"] == "interaction.expired" and f.get("sequence") is not None
                        and f["payload"].get("interactionId") == interaction_id, timeout=timeout)
 
