@@ -23,7 +23,7 @@ import httpx
 from hub.app import create_app
 from hub.core import Hub
 from hub.settings import load_settings
-from tests.support.hubproc import free_port, run_cli
+from tests.support.hubproc import recorded_port, run_cli
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,8 +65,8 @@ class ServedHub:
         return f"{'wss' if self.tls else 'ws'}://{self.host}:{self.port}"
 
     def start(self, timeout_s: float = 20.0) -> "ServedHub":
-        if not self.port:
-            self.port = free_port()
+        """Start it and return once it answers /-/health. Port 0 (the default): the hub binds a free port itself
+        and records which (hub/serving.py), so no parallel test can take it in between; a restart reuses it."""
         env = {**os.environ, "LINEUP_LOG_LEVEL": "warning", **self.env}
         with open(self.out_path, "a") as out, open(self.err_path, "a") as err:
             self.proc = subprocess.Popen(
@@ -77,6 +77,11 @@ class ServedHub:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"hub exited with {self.proc.returncode}:\n{self.banner()}\n{self.log()}")
+            if not self.port:
+                self.port = recorded_port(self.data_dir, self.proc.pid)
+                if not self.port:
+                    time.sleep(0.05)
+                    continue
             try:
                 if httpx.get(self.base + "/-/health", timeout=1, verify=False).status_code == 200:
                     return self

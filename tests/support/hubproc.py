@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -21,10 +22,45 @@ import httpx
 from hub import serving
 
 
+def ephemeral_ports() -> tuple[int, int]:
+    """The range the kernel picks from for port 0 and for the source port of every outgoing connection."""
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999  # Linux's default
+
+
 def free_port() -> int:
-    with socket.socket() as s:
+    """A loopback port free now, for what must know its port before it starts (prefer port 0 where it can).
+
+    Picked below the ephemeral range: a port the kernel handed out for port 0 is free only until the next
+    outgoing connection of any parallel test takes it as its source port (a CI run lost a hub that way: "port
+    48867 is taken by another program"); below the range only another caller of this picks, at random."""
+    low, _ = ephemeral_ports()
+    candidates = range(10000, low) if low > 11000 else range(0)
+    for port in random.sample(candidates, min(50, len(candidates))):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    with socket.socket() as s:  # no room below the range on this machine: the kernel's pick
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def recorded_port(data_dir: Path, pid: int) -> int:
+    """The port the hub of process `pid` recorded once it listened (hub/serving.py), or 0 while it has not
+    (a record left by an earlier hub of this folder, killed with -9, is ignored)."""
+    try:
+        found = json.loads((data_dir / serving.FILE_NAME).read_text())
+    except (OSError, ValueError):
+        return 0
+    if found.get("pid") != pid:
+        return 0
+    return int(urlsplit(found["url"]).port or 0)
 
 
 def run_cli(data_dir: Path, *args: str, env: dict[str, str] | None = None,
@@ -77,15 +113,9 @@ class HubProcess:
         raise RuntimeError(f"hub did not answer within {timeout_s} s:\n{self.log()}")
 
     def _bound_port(self) -> int:
-        """The port this process recorded once it listened, or 0 while it has not (a record of another is ignored)."""
+        """The port this process recorded once it listened, or 0 while it has not."""
         assert self.proc is not None
-        try:
-            found = json.loads((self.data_dir / serving.FILE_NAME).read_text())
-        except (OSError, ValueError):
-            return 0
-        if found.get("pid") != self.proc.pid:  # left by an earlier hub of this folder, killed with -9
-            return 0
-        return int(urlsplit(found["url"]).port or 0)
+        return recorded_port(self.data_dir, self.proc.pid)
 
     def log(self) -> str:
         return self.log_path.read_text() if self.log_path and self.log_path.exists() else ""
