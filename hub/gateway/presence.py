@@ -74,6 +74,9 @@ class Presence:
             self.cancel_deadlines[(task.workspace_id, task.id)] = now + self.hub.settings.cancel_timeout_s
         for expiry in await self.hub.read(presence_rows.pending_interactions_with_expiry):
             heapq.heappush(self.expiries, (parse_time(expiry.expires_at, "expiresAt"), expiry.workspace_id, expiry.id))
+        # The stall check compares each tick with the one before; the start counts as one, so a hub stopped before
+        # its first tick (SIGSTOP a moment after start) is seen as stalled too, not its agents as silent.
+        self._last_tick = self._loop_time
         self._task = asyncio.create_task(self._run(), name="lineup-presence")
 
     async def stop(self) -> None:
@@ -138,7 +141,7 @@ class Presence:
         settings = self.hub.settings
         now = self._loop_time
         silent_after = settings.heartbeat_interval_s * settings.missed_heartbeats_offline
-        if self._last_tick and now - self._last_tick > 4 * TICK_S:
+        if now - self._last_tick > 4 * TICK_S:
             # The hub itself was not running: the peers' beats wait unread in the socket buffers. Count
             # silence from now, or every agent would look like a zombie at once (a false offline storm).
             log.warning("presence: the hub stalled for %.1f s; counting silence from now", now - self._last_tick)
