@@ -32,7 +32,8 @@ def main() -> None:
     wall = time.monotonic() - started
     busy1, steal1 = cpu_counters()
     busy = (busy1 - busy0) / TICK
-    print(f"suite: exit {result.returncode}, {wall / 60:.0f}:{wall % 60:04.1f} wall, {busy:.0f} CPU-s busy "
+    minutes, seconds = divmod(round(wall, 1), 60)  # whole minutes: a rounded format made 4:44 read "5:44"
+    print(f"suite: exit {result.returncode}, {minutes:.0f}:{seconds:04.1f} wall, {busy:.0f} CPU-s busy "
           f"({busy / wall * 100:.0f} % of one core), {(steal1 - steal0) / TICK:.0f} s stolen by the host")
     sys.exit(result.returncode)
 
