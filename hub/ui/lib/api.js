@@ -30,7 +30,10 @@ export function createApi({ getToken = () => null, onUnauthorized = () => {} } =
     let data = null;
     try {
       data = await response.json();
-    } catch {
+    } catch (error) {
+      // Every answer of the hub's is JSON: a success without its body was cut off on the way (the network went
+      // while it arrived), so the call failed as if no answer had come, never "succeeded with nothing".
+      if (response.ok) throw new ApiError(0, 'network', error.message || 'the answer arrived incomplete');
       data = null;
     }
     if (!response.ok) {

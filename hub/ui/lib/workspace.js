@@ -7,6 +7,9 @@ import { loadUiModules, normalizeModules } from './registry.js';
 import { afterNextPaint } from './lazy.js';
 
 const REFRESH_DELAY_MS = 80;
+// A read that failed (the hub unreachable, an answer cut off) is asked again after these waits, the last repeated:
+// what the screen shows is never left at what the failed read did not bring.
+const RETRY_DELAYS_MS = [1000, 2000, 5000, 10_000, 30_000];
 // The lists refresh() reads (at lib/early.js READ_PATHS) and the state each answer becomes.
 const LIST_READS = {
   agents: (d) => ({ agents: d.agents }),
@@ -140,6 +143,7 @@ export class Workspace {
     this.live?.stop();
     this.tools?.stop();
     clearTimeout(this._refreshTimer);
+    clearTimeout(this._retryTimer);
     clearTimeout(this._logTimer);
   }
 
@@ -168,33 +172,57 @@ export class Workspace {
     const run = async () => {
       const upto = this.live?.lastSequence ?? 0; // what this read covers: the relay replays from here (resumeFrom)
       const s = this.state;
-      const jobs = [];
+      const jobs = []; // [kind, the read's state patch]
       const want = new Set(kinds);
       for (const [kind, patch] of Object.entries(LIST_READS)) {
-        if (want.has(kind)) jobs.push(this.api.get(READ_PATHS[kind]).then(patch));
+        if (want.has(kind)) jobs.push([kind, this.api.get(READ_PATHS[kind]).then(patch)]);
       }
       if (want.has('devices') && s.devices !== null) {
-        jobs.push(this.api.get('/api/devices').then((d) => ({ devices: d.devices })));
+        jobs.push(['devices', this.api.get('/api/devices').then((d) => ({ devices: d.devices }))]);
       }
       if (want.has('detail') && s.openTaskId) {
         const id = s.openTaskId;
-        jobs.push(this.api.get(`/api/tasks/${encodeURIComponent(id)}`)
+        jobs.push(['detail', this.api.get(`/api/tasks/${encodeURIComponent(id)}`)
           .then((detail) => ({ taskDetails: { ...this.state.taskDetails, [id]: detail } }))
-          .catch((error) => ({ taskDetails: { ...this.state.taskDetails, [id]: failedDetail(this.state.taskDetails[id], error) } })));
+          .catch((error) => ({ taskDetails: { ...this.state.taskDetails, [id]: failedDetail(this.state.taskDetails[id], error) } }))]);
       }
       // Each answer is shown when it arrives (the inbox need not wait for the slowest read: issue 17's LCP).
       let failed = null;
-      await Promise.all(jobs.map((job) => job.then((patch) => {
+      const failedKinds = [];
+      await Promise.all(jobs.map(([kind, job]) => job.then((patch) => {
         if (patch.taskDetails) patch.taskDetails = { ...this.state.taskDetails, ...patch.taskDetails };
         if ('inbox' in patch) patch.inboxLoaded = true;
         this.set(patch);
-      }, (error) => { failed = error; })));
-      if (failed) this.set({ loadError: failed });
-      else this.covered = Math.max(this.covered ?? 0, upto);
+      }, (error) => { failed = error; failedKinds.push(kind); })));
+      if (failed) {
+        this.set({ loadError: failed });
+        this._retryLater(failedKinds);
+      } else {
+        this.covered = Math.max(this.covered ?? 0, upto);
+        this._retries = 0;
+      }
       if (want.has('messages') && this.state.openConversationId) await this._loadMessages(this.state.openConversationId);
     };
     this._queue = this._queue.then(run, run);
     return this._queue;
+  }
+
+  /** Ask again for what a refresh could not read, later and later while it keeps failing (RETRY_DELAYS_MS). */
+  _retryLater(kinds) {
+    this._failedReads ??= new Set();
+    for (const kind of kinds) this._failedReads.add(kind);
+    if (this._retryTimer || this._stopped) return;
+    this._retries = (this._retries ?? 0) + 1;
+    const delay = RETRY_DELAYS_MS[Math.min(this._retries, RETRY_DELAYS_MS.length) - 1];
+    this._retryTimer = setTimeout(() => this._retryNow(), delay);
+  }
+
+  _retryNow() {
+    clearTimeout(this._retryTimer);
+    this._retryTimer = null;
+    const kinds = [...(this._failedReads ?? [])];
+    this._failedReads?.clear();
+    if (kinds.length && !this._stopped) this._schedule(...kinds);
   }
 
   _schedule(...kinds) {
@@ -247,6 +275,7 @@ export class Workspace {
     const live = this.live;
     this.set({ connection: { status: live.status, offlineSince: live.offlineSince, nextRetryAt: live.nextRetryAt,
       mode: live.mode, problem: live.problem } });
+    if (live.status === 'live' && this._failedReads?.size) this._retryNow(); // back: no need to wait out the delay
   }
 
   /** Direct again after the relay: read over HTTP what events alone could not say (files, timelines, devices). */
