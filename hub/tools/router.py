@@ -1,8 +1,11 @@
 """After commit: answer tool calls the hub handles, turn answered interactions into tool results, time out calls.
 
-Calls are worked one at a time in commit order, so an app-type tool's instance sees its calls in order and a
-handler always reads the state the previous call left. On start-up, calls still pending from before a restart
-are picked up again. A call is named by (workspace, call event id): envelope ids are unique within a workspace.
+Calls are worked in lanes: the calls on one app-type tool's instance in commit order, one at a time (a handler
+always reads the state the previous call left), and each caller's other calls likewise; different lanes run side
+by side, so one slow or blocking tool delays only its own caller (or instance), never another agent's calls.
+Plain handlers run on the router's own threads, never the ones the hub hashes passwords on. On start-up, calls
+still pending from before a restart are picked up again. A call is named by (workspace, call event id): envelope
+ids are unique within a workspace.
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ import functools
 import inspect
 import json
 import logging
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Hashable
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hub.domain.tools import complete_call
@@ -36,22 +41,36 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("lineup.tools")
 HANDLER_TIMEOUT_S = 30.0
+# Plain handlers' threads: as many blocking calls run at once. Their own pool, not asyncio's default one, which
+# the hub needs for itself (password hashing at sign-in): plugins stuck in a call cannot take it from the hub.
+HANDLER_THREADS = 8
+
+Job = tuple[str, str, str]  # (job kind, workspace id, call event id or interaction id)
 
 
-async def run_handler(handler: Any, action: str | None, arguments: dict[str, Any], context: Any) -> Any:
+def lane_of(workspace_id: str, caller_kind: str, caller_id: str, instance_id: str | None) -> Hashable:
+    """Which calls must be worked one after another: those on one instance, and each caller's others."""
+    if instance_id is not None:
+        return ("instance", workspace_id, instance_id)
+    return ("caller", workspace_id, caller_kind, caller_id)
+
+
+async def run_handler(handler: Any, action: str | None, arguments: dict[str, Any], context: Any,
+                      threads: Executor | None = None) -> Any:
     """A plugin's handler, under HANDLER_TIMEOUT_S, never on the event loop unless it is a coroutine function.
 
-    A plain function runs in a worker thread: one blocking call in a plugin (a slow HTTP request, time.sleep)
-    would otherwise stall every agent's acks. A thread cannot be stopped, so past the timeout the call is answered
-    with an error and the thread is left to finish on its own.
+    A plain function runs in a worker thread (of `threads`, else asyncio's default pool): one blocking call in a
+    plugin (a slow HTTP request, time.sleep) would otherwise stall every agent's acks. A thread cannot be stopped,
+    so past the timeout the call is answered with an error and the thread is left to finish on its own.
     """
     target = handler.func if isinstance(handler, functools.partial) else handler
     # An object whose __call__ is a coroutine function is awaited too (this reads the method; it is no callable() test).
     if inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(getattr(target, "__call__", None)):  # noqa: B004
         async with asyncio.timeout(HANDLER_TIMEOUT_S):
             return await handler(action, arguments, context)
+    call = functools.partial(handler, action, arguments, context)
     async with asyncio.timeout(HANDLER_TIMEOUT_S):
-        outcome = await asyncio.to_thread(handler, action, arguments, context)
+        outcome = await asyncio.get_running_loop().run_in_executor(threads, call)
     if inspect.isawaitable(outcome):  # a plain function that returned a coroutine
         async with asyncio.timeout(HANDLER_TIMEOUT_S):
             outcome = await outcome
@@ -62,33 +81,37 @@ class ToolRouter:
     def __init__(self, hub: RouterHub, registry: ToolRegistry) -> None:
         self.hub = hub
         self.registry = registry
-        # (job kind, workspace id, call event id or interaction id)
-        self.queue: asyncio.Queue[tuple[str, str, str]] = asyncio.Queue()
+        self.lanes: dict[Hashable, deque[Job]] = {}  # lane -> its jobs, the first one being worked
         self.app_deadlines: dict[tuple[str, str], float] = {}  # (workspace id, call event id) -> deadline
-        self._worker: asyncio.Task[None] | None = None
+        self._workers: set[asyncio.Task[None]] = set()  # one per lane with jobs
+        self._threads: ThreadPoolExecutor | None = None
         self._unsubscribe: Callable[[], None] | None = None  # from the commit bus, while the router runs
 
     async def start(self) -> None:
+        self._threads = ThreadPoolExecutor(HANDLER_THREADS, thread_name_prefix="lineup-tool")
         # Subscribed before reading what is pending: a call committed meanwhile is not missed (at worst seen twice).
         self._unsubscribe = self.hub.bus.subscribe(self.observe, name="tool_router")
         rows = await self.hub.read(tool_rows.pending_calls)
         now = asyncio.get_running_loop().time()
         for row in rows:
             if row.target_kind == "hub":
-                self.queue.put_nowait(("run", row.workspace_id, row.id))
+                self._add(lane_of(row.workspace_id, row.caller_kind, row.caller_id, row.instance_id),
+                          ("run", row.workspace_id, row.id))
             elif row.target_kind == "interaction" and row.target_id is not None:  # always set for a question
-                self.queue.put_nowait(("interaction", row.workspace_id, row.target_id))
+                self._add(("question", row.workspace_id, row.target_id), ("interaction", row.workspace_id, row.target_id))
             elif row.target_kind in ("app", "agent"):
                 self.app_deadlines[(row.workspace_id, row.id)] = now + self.hub.settings.tool_call_timeout_s
-        self._worker = asyncio.create_task(self._work(), name="lineup-tools")
 
     async def stop(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
-        if self._worker is not None:
-            self._worker.cancel()
-            await asyncio.gather(self._worker, return_exceptions=True)
+        for worker in self._workers:
+            worker.cancel()
+        await asyncio.gather(*self._workers, return_exceptions=True)
+        self.lanes.clear()
+        if self._threads is not None:
+            self._threads.shutdown(wait=False, cancel_futures=True)  # a handler still blocking finishes on its own
 
     def observe(self, events: list[StoredEvent]) -> None:
         now = asyncio.get_running_loop().time()
@@ -97,11 +120,16 @@ class ToolRouter:
             if event.type == "tool.call":
                 kind = event.payload["target"]["kind"]
                 if kind == "hub":
-                    self.queue.put_nowait(("run", workspace_id, event.id))
+                    caller = event.payload["caller"]
+                    instance_id = (event.payload.get("arguments") or {}).get("instance_id")
+                    lane = lane_of(workspace_id, caller["kind"], caller["id"],
+                                   instance_id if isinstance(instance_id, str) else None)  # as tool_calls stores it
+                    self._add(lane, ("run", workspace_id, event.id))
                 elif kind in ("app", "agent"):
                     self.app_deadlines[(workspace_id, event.id)] = now + self.hub.settings.tool_call_timeout_s
             elif event.type in ("interaction.resolved", "interaction.expired"):
-                self.queue.put_nowait(("interaction", workspace_id, event.payload["interactionId"]))
+                interaction_id = event.payload["interactionId"]
+                self._add(("question", workspace_id, interaction_id), ("interaction", workspace_id, interaction_id))
             elif event.type == "tool.result":
                 self.app_deadlines.pop((workspace_id, event.payload.get("callEventId", "")), None)
 
@@ -111,23 +139,43 @@ class ToolRouter:
         for (workspace_id, call_event_id), deadline in list(self.app_deadlines.items()):
             if now >= deadline:
                 del self.app_deadlines[(workspace_id, call_event_id)]
-                self.queue.put_nowait(("timeout", workspace_id, call_event_id))
+                self._add(("call", workspace_id, call_event_id), ("timeout", workspace_id, call_event_id))
 
-    async def _work(self) -> None:
-        while True:
-            kind, workspace_id, key = await self.queue.get()
-            try:
-                if kind == "run":
-                    await self._run_handler(workspace_id, key)
-                elif kind == "interaction":
-                    await self._finish_interaction(workspace_id, key)
-                else:
-                    await self.hub.execute(complete_call(workspace_id, key, error={
-                        "code": "no_answer",
-                        "message": f"Nobody answered within {self.hub.settings.tool_call_timeout_s:g} s: "
-                                   "the app or agent offering this tool is offline."}))
-            except Exception:
-                log.exception("tool job %s %s failed", kind, key)
+    def _add(self, lane: Hashable, job: Job) -> None:
+        """Queue `job` in its lane, starting the lane's worker when the lane was idle."""
+        jobs = self.lanes.get(lane)
+        if jobs is not None:
+            jobs.append(job)
+            return
+        self.lanes[lane] = deque([job])
+        worker = asyncio.create_task(self._work(lane), name="lineup-tools")
+        self._workers.add(worker)
+        worker.add_done_callback(self._workers.discard)
+
+    async def _work(self, lane: Hashable) -> None:
+        jobs = self.lanes[lane]
+        try:
+            while jobs:
+                await self._do(jobs[0])  # left in the lane while worked: what comes meanwhile queues behind it
+                jobs.popleft()
+        finally:
+            if self.lanes.get(lane) is jobs:
+                del self.lanes[lane]
+
+    async def _do(self, job: Job) -> None:
+        kind, workspace_id, key = job
+        try:
+            if kind == "run":
+                await self._run_handler(workspace_id, key)
+            elif kind == "interaction":
+                await self._finish_interaction(workspace_id, key)
+            else:
+                await self.hub.execute(complete_call(workspace_id, key, error={
+                    "code": "no_answer",
+                    "message": f"Nobody answered within {self.hub.settings.tool_call_timeout_s:g} s: "
+                               "the app or agent offering this tool is offline."}))
+        except Exception:
+            log.exception("tool job %s %s failed", kind, key)
 
     async def _run_handler(self, workspace_id: str, call_event_id: str) -> None:
         call = await self.hub.read(lambda c: tool_rows.tool_call(c, call_event_id, workspace_id))
@@ -158,7 +206,7 @@ class ToolRouter:
                     return
                 context.state = json.loads(row.state)
         try:
-            result = dict(await run_handler(tool.handler, call.action, arguments, context) or {})
+            result = dict(await run_handler(tool.handler, call.action, arguments, context, self._threads) or {})
         except ToolError as exc:
             await self.hub.execute(complete_call(workspace_id, call_event_id,
                                                  error={"code": exc.code, "message": exc.message}))

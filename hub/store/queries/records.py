@@ -266,6 +266,9 @@ class PendingCallRecord(msgspec.Struct, frozen=True, gc=False):
     workspace_id: str
     target_kind: str
     target_id: str | None
+    caller_kind: str
+    caller_id: str
+    instance_id: str | None
 
 
 class RegistrationRecord(msgspec.Struct, frozen=True, gc=False):
