@@ -213,6 +213,9 @@ class AgentClient:
 
     def send_nowait(self, type_: str, payload: dict[str, Any], **fields: Any) -> asyncio.Future[dict[str, Any]]:
         """Queue an envelope (kept until acked, re-sent after reconnects); returns the future of its ack."""
+        if type_.startswith("system."):  # the hub answers system.ping with a pong, never an ack: it would wait forever
+            raise ValueError(f"{type_} is the connection's own (the client sends its heartbeats itself); "
+                             "send() is for messages the hub acks")
         envelope = self._envelope(type_, payload, **fields)
         future = self.outbox.add(envelope)
         if self._ws is not None:

@@ -98,7 +98,8 @@ class ToolRouter:
                 self._add(lane_of(row.workspace_id, row.caller_kind, row.caller_id, row.instance_id),
                           ("run", row.workspace_id, row.id))
             elif row.target_kind == "interaction" and row.target_id is not None:  # always set for a question
-                self._add(("question", row.workspace_id, row.target_id), ("interaction", row.workspace_id, row.target_id))
+                question = row.target_id
+                self._add(("question", row.workspace_id, question), ("interaction", row.workspace_id, question))
             elif row.target_kind in ("app", "agent"):
                 self.app_deadlines[(row.workspace_id, row.id)] = now + self.hub.settings.tool_call_timeout_s
 
