@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import io
 import json
@@ -238,7 +239,11 @@ def serve(settings: Settings, *, open_browser: bool = False, out: Callable[[str]
         if open_browser:
             webbrowser.open(url)
         return
-    build_server(settings, sock, open_browser=open_browser, out=out).run(sockets=[sock])
+    # uvicorn shuts down gracefully on Ctrl+C, then raises it again for the caller: here that is a normal stop, not
+    # click's "Aborted!" and exit status 1.
+    with contextlib.suppress(KeyboardInterrupt):
+        build_server(settings, sock, open_browser=open_browser, out=out).run(sockets=[sock])
+    out("LineUp hub stopped.")
 
 
 def build_server(settings: Settings, sock: socket.socket, *, open_browser: bool = False,
