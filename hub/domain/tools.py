@@ -66,7 +66,8 @@ def tool_call(registry: ToolRegistry, tx: Tx, actor: Actor, env: Envelope, p: P.
             error = ("unknown_action", f"Tool {p.name!r} has no action {p.action!r}; its actions: {known}."
                      if p.action else f"Tool {p.name!r} needs `action`: one of {known}.")
         elif problems := action.errors(p.arguments):
-            error = ("invalid_arguments", f"Invalid arguments for {p.name}.{p.action or ''}: {problems[0]}")
+            called = f"{p.name}.{p.action}" if p.action else p.name
+            error = ("invalid_arguments", f"Invalid arguments for {called}: {problems[0]}")
     if (error is None and target is not None and target.tool.type == "app" and target.kind == "hub"
             and p.action != "open"):
         instance = tool_rows.tool_instance(tx.conn, str(p.arguments.get("instance_id", "")), actor.workspace_id)

@@ -162,6 +162,7 @@ async def test_function_tools_are_called_as_an_agent_calls_them() -> None:
         with pytest.raises(ToolCallError) as invalid:
             await hub.call_tool("blocking_sum", {"a": "forty"})
         assert invalid.value.code == "invalid_arguments" and "integer" in invalid.value.message
+        assert invalid.value.message.startswith("Invalid arguments for blocking_sum: a:"), invalid.value.message
         with pytest.raises(ToolCallError) as unknown:
             await hub.call_tool("blocking_sum", {"a": 1, "c": 3})
         assert unknown.value.code == "invalid_arguments"
