@@ -1,8 +1,10 @@
 """An in-process hub for plugin authors' tests: the real hub with your plugin, real SQLite, a real agent.
 
 ```python
+import pytest
 from hub.testing import TestHub
 
+@pytest.mark.asyncio                               # pytest-asyncio (or set its asyncio_mode = "auto")
 async def test_dice():
     async with TestHub(dice) as hub:               # dice: your plugin module (or any object with hookimpls)
         result = await hub.call_tool("dice", {"sides": 20})

@@ -4,6 +4,7 @@ files are imported and the test files' `test_*` functions run against hub.testin
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import sys
 import tomllib
@@ -73,3 +74,20 @@ async def test_every_python_example_runs(examples: dict[str, str]) -> None:
                 await function()
                 ran.append(f"{name}.{attr}")
     assert len(ran) == len(tests), ran
+
+
+def test_the_test_examples_pass_when_an_author_runs_pytest_on_them(tmp_path: Path) -> None:
+    """As an author runs them: the README's files in a folder of their own, `python -m pytest` there, no config of
+    this project's (its asyncio_mode = "auto" would hide a missing marker). Walking the guide, `test_dice.py` failed
+    that way with pytest-asyncio's default mode: "async def functions are not natively supported"."""
+    import subprocess
+
+    for name, body in files().items():
+        (tmp_path / f"{name}.py").write_text(body, encoding="utf-8")
+    tests = sorted(name for name in files() if name.startswith("test_"))
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+                          "--rootdir", str(tmp_path), *(f"{name}.py" for name in tests)],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(tmp_path), "PYTEST_ADDOPTS": ""})
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert f"{len(tests)} passed" in run.stdout, run.stdout[-2000:]
