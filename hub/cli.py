@@ -125,7 +125,7 @@ def token(data_dir: Path | None, name: str, workspace: str | None) -> None:
 
 @main.command()
 @data_dir_option
-@click.option("--name", default=None, help="The name the agent will get unless it names itself.")
+@click.option("--name", default=None, help="The agent's name (else the one it gives itself).")
 @click.option("--workspace", default=None, help="The workspace the agent joins (default: the first one).")
 def pair(data_dir: Path | None, name: str | None, workspace: str | None) -> None:
     """Print a one-time pairing code (10 minutes) for connecting an agent."""

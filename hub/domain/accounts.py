@@ -177,7 +177,8 @@ def pair_agent(code: str, name: str, runtime: str, agent_version: str) -> tuple[
             raise LapError("expired", "That pairing code has expired (codes last 10 minutes).",
                            hint="Create a new one in the app or with `lineup pair`.")
         agent_id = new_id("agt")
-        tx.append("agent.paired", {"agentId": agent_id, "name": name or row.name or "agent", "runtime": runtime,
+        # The name the person gave the code in the app wins over the agent's own default (`lineup connect`'s).
+        tx.append("agent.paired", {"agentId": agent_id, "name": row.name or name or "agent", "runtime": runtime,
                                    "agentVersion": agent_version, "codeId": row.id, "credentialId": new_id("cred"),
                                    "_credentialHash": secrets.token_hash(credential)},
                   workspace_id=row.workspace_id, actor=f"agent:{agent_id}")

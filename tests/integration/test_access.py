@@ -120,7 +120,7 @@ async def test_pairing_code_is_single_use_and_expires(hub_factory, lap: Connect)
     paired = first.json()
     assert paired["workspaceId"] == app.workspace_id and paired["credential"].startswith("lu_agt_")
     announced = await app.event("agent.paired", agentId=paired["agentId"])
-    assert announced["payload"]["name"] == "laptop-agent"
+    assert announced["payload"]["name"] == "laptop"  # the person's name for the code wins over the agent's own
     assert paired["credential"] not in str(announced) and "_credentialHash" not in str(announced)
     again = await api.post("/api/pair", {"code": created["code"], "name": "thief"}, status=401)
     assert error_code(again) == "unauthorized"
@@ -134,7 +134,7 @@ async def test_pairing_code_is_single_use_and_expires(hub_factory, lap: Connect)
     cli_code = await asyncio.to_thread(hub.pairing_code)
     await api.post("/api/pair", {"code": cli_code, "name": "from-cli"}, status=201)
     names = [a["name"] for a in (await api.get("/api/agents"))["agents"]]
-    assert names == ["laptop-agent", "from-cli"]
+    assert names == ["laptop", "from-cli"]
 
 
 async def test_wrong_pairing_codes_are_rate_limited(hub: HubProcess, owner_token: str) -> None:

@@ -145,8 +145,9 @@ class Api:
     async def post(self, path: str, body: dict[str, Any] | None = None) -> httpx.Response:
         return await asyncio.to_thread(self._call, "POST", path, json=body or {})
 
-    async def code(self, name: str = "sdk agent") -> str:
-        response = await self.post("/api/pairing-codes", {"name": name})
+    async def code(self, name: str | None = "sdk agent") -> str:
+        """A pairing code named `name` (None: unnamed, so the agent's own name is used)."""
+        response = await self.post("/api/pairing-codes", {"name": name} if name is not None else {})
         assert response.status_code == 201, response.text
         return str(response.json()["code"])
 
@@ -272,7 +273,7 @@ def assert_each_once(events: list[dict[str, Any]], task_ids: list[str]) -> None:
 
 async def test_pair_or_load_stores_the_credential_for_the_owner_only(world: World) -> None:
     path = world.tmp / "conf" / "agent.json"
-    code = await world.api.code()
+    code = await world.api.code(None)  # not named in the app: the agent's own name is used
     credential = await pair_or_load(world.hub.base, code, path, name="filed")
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert not path.with_name("agent.json.tmp").exists()

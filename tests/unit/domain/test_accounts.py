@@ -39,6 +39,22 @@ async def test_a_pairing_code_works_once(rig: WriterRig, reader: sqlite3.Connect
                           (token_hash(code),)).fetchone()[:] == (1, paired["agentId"])
 
 
+async def test_the_name_the_person_gave_the_code_is_the_agents_name(rig: WriterRig, reader: sqlite3.Connection) -> None:
+    # Walking through: named "Claude Code (my-project)" in the app's pairing dialog, the agent still showed as
+    # "Claude Code", the name `lineup connect claude-code` pairs with; the person's choice was lost.
+    world = await populate(executor(rig.writer))
+    execute = executor(rig.writer)
+    named, named_code = accounts.create_pairing_code(world.user, "Claude Code (my-project)", 600)
+    unnamed, unnamed_code = accounts.create_pairing_code(world.user, None, 600)
+    await execute(named)
+    await execute(unnamed)
+    first = await execute(accounts.pair_agent(named_code, "Claude Code", "claude-code", "2.1")[0])
+    second = await execute(accounts.pair_agent(unnamed_code, "Claude Code", "claude-code", "2.1")[0])
+    names = dict(reader.execute("SELECT id, name FROM agents").fetchall())
+    assert names[first["agentId"]] == "Claude Code (my-project)"
+    assert names[second["agentId"]] == "Claude Code"  # no name on the code: the agent's own
+
+
 async def test_an_expired_pairing_code_is_refused(rig: WriterRig) -> None:
     world = await populate(executor(rig.writer))
     make, code = accounts.create_pairing_code(world.user, "late", -1)
