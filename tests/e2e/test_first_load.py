@@ -201,7 +201,7 @@ def test_an_inbox_read_cut_off_on_the_way_is_asked_again_not_shown_empty(hub, op
     the app took it as `null`, every render threw (open_page fails the test on a script error) and the question
     waiting for the person never showed."""
     owner = create_owner(hub)
-    connect_demo_agent(hub, owner, demo_agents)
+    connect_demo_agent(hub, owner, demo_agents, step_s=0.05)
     asking = open_page(hub, token=owner.token)
     open_agent_conversation(asking)
     send_task(asking, "Release 1.0")
