@@ -90,8 +90,9 @@ def _frame(events: dict[str, dict[str, Any]], stored: set[str], *, inbound: bool
     if inbound:
         # Clients never set `sequence`; an unknown type is acknowledged with a warning, not refused.
         frame["not"] = _rule("`sequence` is set by the hub; clients never send it.", required=["sequence"])
-    else:
-        frame["properties"] = {"type": {"enum": sorted(events)}}  # the hub sends nothing undocumented
+    if not inbound or hello:
+        # The hub sends nothing undocumented; the handshake is one of the hellos (anything else first is refused).
+        frame["properties"] = {"type": {"enum": sorted(events)}}
     if not hello:
         # After the hello every frame names its workspace, except the hub's refusal of a hello itself.
         needs_workspace = {"required": ["workspaceId"]}

@@ -97,3 +97,20 @@ def test_payload_schemas_agree_with_the_hub(published: dict[str, Any], direction
     assert not schema.is_valid(bad)
     with pytest.raises(Exception, match="Invalid payload"):
         P.parse_payload(kind, bad)
+
+
+def test_the_whole_document_refuses_a_frame_no_direction_allows(published: dict[str, Any]) -> None:
+    """`lineup schema` says "this document validates any of them": it must also refuse what no side may send.
+    Walking through with jsonschema, a task.status_changed without its workspaceId passed, as a "handshake" frame:
+    the handshake's frame took any type, not only the two hellos that are the handshake."""
+    document = Draft202012Validator(published)
+    status = {"id": "e1", "type": "task.status_changed", "version": "0.1", "occurredAt": "2026-12-04T04:00:00Z",
+              "workspaceId": "ws1", "taskId": "t1", "payload": {"status": "running", "progress": 50}}
+    assert document.is_valid(status)
+    assert not document.is_valid({k: v for k, v in status.items() if k != "workspaceId"})
+    hello = {"id": "h1", "type": "agent.hello", "version": "0.1", "occurredAt": "2026-12-04T04:00:00Z",
+             "payload": {"credential": "lu_agt_x", "capabilities": ["chat"]}}
+    assert document.is_valid(hello)  # the hello itself names no workspace: the credential says which
+    handshake = validator(published, published["frames"]["handshake"])
+    assert handshake.is_valid(hello)
+    assert not handshake.is_valid({**hello, "type": "task.create", "payload": {"title": "Tidy"}})
