@@ -9,6 +9,7 @@ together: one schema per direction that a whole frame must match.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 import msgspec
@@ -78,8 +79,10 @@ def directions() -> dict[str, dict[str, type[P.Payload]]]:
     }
 
 
-def _frame(events: dict[str, dict[str, Any]], stored: set[str], *, inbound: bool, hello: bool) -> dict[str, Any]:
-    """A whole frame of one direction: the envelope, `type` dispatching to its payload's schema."""
+def _frame(events: dict[str, dict[str, Any]], stored: set[str], *, inbound: bool, hello: bool,
+           refused: Collection[str] = ()) -> dict[str, Any]:
+    """A whole frame of one direction: the envelope, `type` dispatching to its payload's schema; `refused`: types
+    the hub refuses from this side (the other side's, the hellos again)."""
     dispatch = []
     for type_, payload in events.items():
         then: dict[str, Any] = {"properties": {"payload": payload}}
@@ -99,6 +102,9 @@ def _frame(events: dict[str, dict[str, Any]], stored: set[str], *, inbound: bool
         frame["allOf"] = [needs_workspace if inbound else {
             "if": {"properties": {"type": {"not": {"const": "system.error"}}}}, "then": needs_workspace,
         }, *dispatch]
+    if refused:
+        frame["allOf"].append(_rule("The hub refuses these types from this side (`forbidden`, or the hello again).",
+                                    properties={"type": {"not": {"enum": sorted(refused)}}}))
     return frame
 
 
@@ -123,8 +129,10 @@ def protocol_schema() -> dict[str, Any]:
     stored = set(S.STORED) | set(S.AGENT_RECEIVES)
     frames = {
         "handshake": _frame(events["handshake"], set(), inbound=True, hello=True),
-        "appToHub": _frame(events["appToHub"], set(), inbound=True, hello=False),
-        "agentToHub": _frame(events["agentToHub"], set(), inbound=True, hello=False),
+        "appToHub": _frame(events["appToHub"], set(), inbound=True, hello=False,
+                           refused=(set(events["agentToHub"]) | set(events["handshake"])) - set(events["appToHub"])),
+        "agentToHub": _frame(events["agentToHub"], set(), inbound=True, hello=False,
+                             refused=(set(events["appToHub"]) | set(events["handshake"])) - set(events["agentToHub"])),
         "hubToApp": _frame({**system, **events["hubToApp"]}, stored, inbound=False, hello=False),
         "hubToAgent": _frame({**system, **events["hubToAgent"]}, stored, inbound=False, hello=False),
     }

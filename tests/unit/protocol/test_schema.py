@@ -114,3 +114,9 @@ def test_the_whole_document_refuses_a_frame_no_direction_allows(published: dict[
     handshake = validator(published, published["frames"]["handshake"])
     assert handshake.is_valid(hello)
     assert not handshake.is_valid({**hello, "type": "task.create", "payload": {"title": "Tidy"}})
+    # Each side's frame refuses what the hub refuses from it (`forbidden`: the other side's types, a second
+    # hello), and still allows a type nobody defines (acked with a warning).
+    app, agent = (validator(published, published["frames"][side]) for side in ("appToHub", "agentToHub"))
+    assert agent.is_valid(status) and not app.is_valid(status)
+    assert not agent.is_valid({**hello, "workspaceId": "ws1"})
+    assert app.is_valid({**status, "type": "x.custom", "payload": {}})
