@@ -121,7 +121,10 @@ async def inbox(request: Request) -> JSONResponse:
         total = interactions.pending_count(c, ws)
         failed = tasks.needing_attention(c, ws)
         done = tasks.recently_completed(c, ws)
-        return {"waitingForMe": [views.interaction(r) for r in waiting], "waitingForMeTotal": total,
+        # Each question names its task: the card shows it before the task list (read after the inbox) arrives.
+        titles = tasks.titles(c, ws, [r.task_id for r in waiting if r.task_id])
+        return {"waitingForMe": [{**views.interaction(r), "taskTitle": titles.get(r.task_id or "")} for r in waiting],
+                "waitingForMeTotal": total,
                 "waitingForMeNextAfter": waiting[-1].last_sequence if len(waiting) == limit else None,
                 "needsAttention": [views.task(r) for r in failed],
                 "recentlyCompleted": [views.task(r) for r in done]}

@@ -195,18 +195,47 @@ def test_a_click_before_the_live_layer_has_loaded_is_sent_once_it_has(hub, open_
         context.close()
 
 
-def test_an_inbox_read_cut_off_on_the_way_is_asked_again_not_shown_empty(hub, open_page, browser, demo_agents) -> None:  # type: ignore[no-untyped-def]
-    """The network goes while the inbox's answer arrives (a phone leaving the Wi-Fi; CI saw it as the relay test's
-    doorway closed): a 200 whose body is cut off is a failed read, not an empty inbox, and is asked again. Before,
-    the app took it as `null`, every render threw (open_page fails the test on a script error) and the question
-    waiting for the person never showed."""
-    owner = create_owner(hub)
+def _a_question_waits(hub, open_page, demo_agents, owner) -> None:  # type: ignore[no-untyped-def]
+    """The demo agent's "Run the database migration?" waiting in the inbox, for task "Release 1.0"."""
     connect_demo_agent(hub, owner, demo_agents, step_s=0.05)
     asking = open_page(hub, token=owner.token)
     open_agent_conversation(asking)
     send_task(asking, "Release 1.0")
     expect(pending_card(asking.locator(".stream"))).to_be_visible(timeout=15_000)
 
+
+def test_a_question_names_its_task_before_the_task_list_has_loaded(hub, open_page, browser, demo_agents) -> None:  # type: ignore[no-untyped-def]
+    """The inbox paints from its own read; the task list comes after (issue 17). Walking through on a phone, the
+    card first showed "Demo agent · 04:19:06" and the task's name only once the list arrived, the line growing
+    under the reader's eyes: GET /api/inbox now says each question's `taskTitle`."""
+    owner = create_owner(hub)
+    _a_question_waits(hub, open_page, demo_agents, owner)
+    held: list[Route] = []
+    context = browser.new_context(viewport=PHONE, base_url=hub.base, service_workers="block")
+    try:
+        context.add_init_script(f"localStorage.setItem('lineup.token', {owner.token!r});")
+        def hold(route: Route) -> None:  # the task list does not come while the card is looked at
+            held.append(route)
+
+        context.route("**/api/tasks?*", hold)
+        page = open_page(hub, context=context)
+        card = pending_card(page.locator("lineup-inbox"))
+        expect(card).to_contain_text("Run the database migration?", timeout=15_000)
+        assert held, "the task list was not asked for"
+        expect(card.locator(".card-meta a")).to_have_text("Release 1.0")
+        for route in held:
+            route.continue_()
+    finally:
+        context.close()
+
+
+def test_an_inbox_read_cut_off_on_the_way_is_asked_again_not_shown_empty(hub, open_page, browser, demo_agents) -> None:  # type: ignore[no-untyped-def]
+    """The network goes while the inbox's answer arrives (a phone leaving the Wi-Fi; CI saw it as the relay test's
+    doorway closed): a 200 whose body is cut off is a failed read, not an empty inbox, and is asked again. Before,
+    the app took it as `null`, every render threw (open_page fails the test on a script error) and the question
+    waiting for the person never showed."""
+    owner = create_owner(hub)
+    _a_question_waits(hub, open_page, demo_agents, owner)
     inbox_reads: list[str] = []
     context = browser.new_context(viewport=PHONE, base_url=hub.base, service_workers="block")
     try:

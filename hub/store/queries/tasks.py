@@ -17,6 +17,17 @@ def task(conn: sqlite3.Connection, task_id: str, workspace_id: str) -> TaskRecor
     return fetch_one(conn, TaskRecord, f"{_TASKS} WHERE id = ? AND workspace_id = ?", (task_id, workspace_id))
 
 
+def titles(conn: sqlite3.Connection, workspace_id: str, task_ids: Sequence[str]) -> dict[str, str]:
+    """The titles of these tasks of the workspace, by id (those that exist)."""
+    wanted = sorted(set(task_ids))
+    if not wanted:
+        return {}
+    marks = ",".join("?" * len(wanted))
+    rows = conn.execute(f"SELECT id, title FROM tasks WHERE workspace_id = ? AND id IN ({marks})",
+                        (workspace_id, *wanted)).fetchall()
+    return {str(row[0]): str(row[1]) for row in rows}
+
+
 def tasks_with_id(conn: sqlite3.Connection, task_id: str, workspace_id: str | None) -> list[TaskRecord]:
     """The tasks with this id: the one in this workspace when given, else every workspace's (a timer that knows
     only the id)."""

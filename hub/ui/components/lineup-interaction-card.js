@@ -130,7 +130,9 @@ export class LineupInteractionCard extends LineupElement {
     const spec = it.spec || {};
     const state = this.state || {};
     const agent = (state.agents || []).find((a) => a.id === it.agentId);
-    const task = (state.tasks || []).find((x) => x.id === it.taskId);
+    // The task's title from the task list, or from the inbox's own answer until that list has loaded.
+    const task = (state.tasks || []).find((x) => x.id === it.taskId)
+      || (it.taskId && it.taskTitle ? { id: it.taskId, title: it.taskTitle } : null);
     const pending = it.status === 'pending';
     const answer = this.answer;
     const busy = pending && answer && (answer.status === 'sending' || answer.status === 'sent');
