@@ -85,6 +85,7 @@ class ToolRouter:
         self.app_deadlines: dict[tuple[str, str], float] = {}  # (workspace id, call event id) -> deadline
         self._workers: set[asyncio.Task[None]] = set()  # one per lane with jobs
         self._threads: ThreadPoolExecutor | None = None
+        self._stopped = False  # after stop(), nothing new is started (a last presence tick may still expire calls)
         self._unsubscribe: Callable[[], None] | None = None  # from the commit bus, while the router runs
 
     async def start(self) -> None:
@@ -104,6 +105,7 @@ class ToolRouter:
                 self.app_deadlines[(row.workspace_id, row.id)] = now + self.hub.settings.tool_call_timeout_s
 
     async def stop(self) -> None:
+        self._stopped = True
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
@@ -144,6 +146,8 @@ class ToolRouter:
 
     def _add(self, lane: Hashable, job: Job) -> None:
         """Queue `job` in its lane, starting the lane's worker when the lane was idle."""
+        if self._stopped:
+            return  # picked up again from the tool_calls table at the next start
         jobs = self.lanes.get(lane)
         if jobs is not None:
             jobs.append(job)
