@@ -3,8 +3,9 @@
 Calls are worked in lanes: the calls on one app-type tool's instance in commit order, one at a time (a handler
 always reads the state the previous call left), and each caller's other calls likewise; different lanes run side
 by side, so one slow or blocking tool delays only its own caller (or instance), never another agent's calls.
-Plain handlers run on the router's own threads, never the ones the hub hashes passwords on. On start-up, calls
-still pending from before a restart are picked up again. A call is named by (workspace, call event id): envelope
+Plain handlers run on the router's own threads (hub/tools/threads.py), never the ones the hub hashes passwords
+on, and a caller gets only a few of them. On start-up, calls still pending from before a restart are picked up
+again. A call is named by (workspace, call event id): envelope
 ids are unique within a workspace.
 """
 
@@ -16,8 +17,7 @@ import inspect
 import json
 import logging
 from collections import deque
-from collections.abc import Callable, Hashable
-from concurrent.futures import Executor, ThreadPoolExecutor
+from collections.abc import Awaitable, Callable, Hashable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hub.domain.tools import complete_call
@@ -26,6 +26,7 @@ from hub.store.events import StoredEvent
 from hub.store.queries import tools as tool_rows
 from hub.tools.context import ToolContext, ToolError
 from hub.tools.registry import ToolRegistry
+from hub.tools.threads import CallerBusy, HandlerThreads
 
 if TYPE_CHECKING:
     from hub.ports import HubCore
@@ -44,24 +45,29 @@ HANDLER_TIMEOUT_S = 30.0
 # Plain handlers' threads: as many blocking calls run at once. Their own pool, not asyncio's default one, which
 # the hub needs for itself (password hashing at sign-in): plugins stuck in a call cannot take it from the hub.
 HANDLER_THREADS = 8
+# A caller's share of them, calls that timed out but still run included: one agent never holds them all.
+THREADS_PER_CALLER = 2
 
 Job = tuple[str, str, str]  # (job kind, workspace id, call event id or interaction id)
 
 
 def lane_of(workspace_id: str, caller_kind: str, caller_id: str, instance_id: str | None) -> Hashable:
-    """Which calls must be worked one after another: those on one instance, and each caller's others."""
+    """Which calls must be worked one after another: those on one app instance, and each caller's others."""
     if instance_id is not None:
         return ("instance", workspace_id, instance_id)
     return ("caller", workspace_id, caller_kind, caller_id)
 
 
+InThread = Callable[[Callable[[], Any]], Awaitable[Any]]
+
+
 async def run_handler(handler: Any, action: str | None, arguments: dict[str, Any], context: Any,
-                      threads: Executor | None = None) -> Any:
+                      in_thread: InThread | None = None) -> Any:
     """A plugin's handler, under HANDLER_TIMEOUT_S, never on the event loop unless it is a coroutine function.
 
-    A plain function runs in a worker thread (of `threads`, else asyncio's default pool): one blocking call in a
-    plugin (a slow HTTP request, time.sleep) would otherwise stall every agent's acks. A thread cannot be stopped,
-    so past the timeout the call is answered with an error and the thread is left to finish on its own.
+    A plain function runs in a worker thread (through `in_thread`, else asyncio's default pool): one blocking call
+    in a plugin (a slow HTTP request, time.sleep) would otherwise stall every agent's acks. A thread cannot be
+    stopped, so past the timeout the call is answered with an error and the thread is left to finish on its own.
     """
     target = handler.func if isinstance(handler, functools.partial) else handler
     # An object whose __call__ is a coroutine function is awaited too (this reads the method; it is no callable() test).
@@ -70,7 +76,7 @@ async def run_handler(handler: Any, action: str | None, arguments: dict[str, Any
             return await handler(action, arguments, context)
     call = functools.partial(handler, action, arguments, context)
     async with asyncio.timeout(HANDLER_TIMEOUT_S):
-        outcome = await asyncio.get_running_loop().run_in_executor(threads, call)
+        outcome = await (in_thread(call) if in_thread is not None else asyncio.to_thread(call))
     if inspect.isawaitable(outcome):  # a plain function that returned a coroutine
         async with asyncio.timeout(HANDLER_TIMEOUT_S):
             outcome = await outcome
@@ -84,19 +90,19 @@ class ToolRouter:
         self.lanes: dict[Hashable, deque[Job]] = {}  # lane -> its jobs, the first one being worked
         self.app_deadlines: dict[tuple[str, str], float] = {}  # (workspace id, call event id) -> deadline
         self._workers: set[asyncio.Task[None]] = set()  # one per lane with jobs
-        self._threads: ThreadPoolExecutor | None = None
+        self._threads: HandlerThreads | None = None
         self._stopped = False  # after stop(), nothing new is started (a last presence tick may still expire calls)
         self._unsubscribe: Callable[[], None] | None = None  # from the commit bus, while the router runs
 
     async def start(self) -> None:
-        self._threads = ThreadPoolExecutor(HANDLER_THREADS, thread_name_prefix="lineup-tool")
+        self._threads = HandlerThreads(HANDLER_THREADS, THREADS_PER_CALLER)
         # Subscribed before reading what is pending: a call committed meanwhile is not missed (at worst seen twice).
         self._unsubscribe = self.hub.bus.subscribe(self.observe, name="tool_router")
         rows = await self.hub.read(tool_rows.pending_calls)
         now = asyncio.get_running_loop().time()
         for row in rows:
             if row.target_kind == "hub":
-                self._add(lane_of(row.workspace_id, row.caller_kind, row.caller_id, row.instance_id),
+                self._add(self._lane(row.workspace_id, row.name, row.caller_kind, row.caller_id, row.instance_id),
                           ("run", row.workspace_id, row.id))
             elif row.target_kind == "interaction" and row.target_id is not None:  # always set for a question
                 question = row.target_id
@@ -114,7 +120,11 @@ class ToolRouter:
         await asyncio.gather(*self._workers, return_exceptions=True)
         self.lanes.clear()
         if self._threads is not None:
-            self._threads.shutdown(wait=False, cancel_futures=True)  # a handler still blocking finishes on its own
+            self._threads.shutdown()
+
+    def threads_in_use(self) -> int:
+        """Plain handlers running now, calls that timed out but have not returned included."""
+        return self._threads.in_use() if self._threads is not None else 0
 
     def observe(self, events: list[StoredEvent]) -> None:
         now = asyncio.get_running_loop().time()
@@ -125,8 +135,8 @@ class ToolRouter:
                 if kind == "hub":
                     caller = event.payload["caller"]
                     instance_id = (event.payload.get("arguments") or {}).get("instance_id")
-                    lane = lane_of(workspace_id, caller["kind"], caller["id"],
-                                   instance_id if isinstance(instance_id, str) else None)  # as tool_calls stores it
+                    lane = self._lane(workspace_id, event.payload["name"], caller["kind"], caller["id"],
+                                      instance_id if isinstance(instance_id, str) else None)  # as tool_calls has it
                     self._add(lane, ("run", workspace_id, event.id))
                 elif kind in ("app", "agent"):
                     self.app_deadlines[(workspace_id, event.id)] = now + self.hub.settings.tool_call_timeout_s
@@ -143,6 +153,14 @@ class ToolRouter:
             if now >= deadline:
                 del self.app_deadlines[(workspace_id, call_event_id)]
                 self._add(("call", workspace_id, call_event_id), ("timeout", workspace_id, call_event_id))
+
+    def _lane(self, workspace_id: str, name: str, caller_kind: str, caller_id: str,
+              instance_id: str | None) -> Hashable:
+        """lane_of, with `instance_id` counting only for an app-type tool (any other tool's argument of that name is
+        just an argument)."""
+        tool = self.registry.hub_tools.get(name)
+        is_app = tool is not None and tool.definition.type == "app"
+        return lane_of(workspace_id, caller_kind, caller_id, instance_id if is_app else None)
 
     def _add(self, lane: Hashable, job: Job) -> None:
         """Queue `job` in its lane, starting the lane's worker when the lane was idle."""
@@ -210,8 +228,23 @@ class ToolRouter:
                                                               "is closed."}))
                     return
                 context.state = json.loads(row.state)
+        threads = self._threads
+        owner = (workspace_id, call.caller_kind, call.caller_id)
+
+        def in_thread(fn: Callable[[], Any]) -> Awaitable[Any]:
+            assert threads is not None  # started
+            return threads.run(owner, fn)
+
         try:
-            result = dict(await run_handler(tool.handler, call.action, arguments, context, self._threads) or {})
+            result = dict(await run_handler(tool.handler, call.action, arguments, context, in_thread) or {})
+        except CallerBusy as exc:
+            await self.hub.execute(complete_call(workspace_id, call_event_id, error={"code": "busy",
+                                                                                    "message": str(exc)}))
+            return
+        except TimeoutError:
+            await self.hub.execute(complete_call(workspace_id, call_event_id, error={
+                "code": "timeout", "message": f"The {call.name} tool did not answer within {HANDLER_TIMEOUT_S:g} s."}))
+            return
         except ToolError as exc:
             await self.hub.execute(complete_call(workspace_id, call_event_id,
                                                  error={"code": exc.code, "message": exc.message}))

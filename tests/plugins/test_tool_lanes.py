@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from typing import Any
+
+import pytest
 
 from hub import ToolContext, hookimpl
 from hub.domain import accounts
 from hub.domain.actors import Actor
 from hub.sdk import AgentClient, pair
-from hub.testing import TestHub
+from hub.testing import TestHub, ToolCallError
+from hub.tools import router
 
 HELD_S = 20.0  # the longest a held call waits for the test to let it go (a safety net: the test sets the event)
 
@@ -121,6 +125,44 @@ async def test_calls_on_one_instance_are_worked_in_order_whoever_makes_them() ->
             gate.release.set()
             assert (await asyncio.wait_for(first, 10))["message"] == "a"
             assert (await asyncio.wait_for(second, 10))["message"] == "a,b"
+        finally:
+            gate.release.set()
+            await other.close()
+
+
+async def test_one_agent_calling_a_hanging_tool_again_and_again_keeps_only_its_share_of_the_threads(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A thread cannot be stopped: a call that timed out keeps its thread until the function returns. Before, an
+    agent calling a hanging tool again after each timeout took one more thread each time, until the other agents'
+    plain tools (the built-in calculator among them) timed out too. Now a caller has at most THREADS_PER_CALLER
+    of them, the calls that timed out included, and is told `busy` beyond that. (Three threads, two per caller, a
+    0.3 s timeout here: the production values are 8, 2 and 30 s.)"""
+    monkeypatch.setattr(router, "HANDLER_THREADS", 3)
+    monkeypatch.setattr(router, "THREADS_PER_CALLER", 2)
+    monkeypatch.setattr(router, "HANDLER_TIMEOUT_S", 0.3)
+    gate = Gate()
+    async with TestHub({"slow": make_plugin(gate)}) as hub:
+        other = await second_agent(hub)
+        try:
+            for attempt in (1, 2):
+                with pytest.raises(ToolCallError) as timed_out:
+                    await hub.call_tool("hold", {"label": f"try {attempt}"}, timeout_s=10)
+                assert timed_out.value.code == "timeout", timed_out.value
+                assert "did not answer within 0.3 s" in timed_out.value.message
+            with pytest.raises(ToolCallError) as busy:
+                await hub.call_tool("hold", {"label": "try 3"}, timeout_s=10)
+            assert busy.value.code == "busy" and "2 of your earlier calls" in busy.value.message
+            assert len(gate.threads) == 2  # the third call never reached a thread
+            # The other agent still has a thread for its plain tools.
+            answer = await other.call_tool("calculator", {"a": 2, "b": 3}, action="add")
+            assert answer["value"] == 5
+            # Once the hanging calls return, the agent has its threads back.
+            gate.release.set()
+            deadline = time.monotonic() + 10
+            while hub.hub.tool_router.threads_in_use():
+                assert time.monotonic() < deadline, "the finished calls still count against their caller"
+                await asyncio.sleep(0.02)
+            assert await hub.call_tool("hold", {"label": "again"}) == {"message": "again released"}
         finally:
             gate.release.set()
             await other.close()

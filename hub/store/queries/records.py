@@ -266,6 +266,7 @@ class PendingCallRecord(msgspec.Struct, frozen=True, gc=False):
     workspace_id: str
     target_kind: str
     target_id: str | None
+    name: str
     caller_kind: str
     caller_id: str
     instance_id: str | None

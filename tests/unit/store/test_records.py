@@ -262,7 +262,7 @@ def test_the_bookkeeping_records_hold_what_their_rows_hold(fresh: sqlite3.Connec
     assert held(tools.tool_call(conn, "evt_call", "ws")) == call
     assert held(tools.pending_call_for(conn, "ws", "c-1", "interaction", "int_1", None)) == call
     assert tools.pending_call_for(conn, "ws", "c-1", "interaction", "int_1", "evt_other") is None
-    assert tools.pending_calls(conn) == [PendingCallRecord("evt_call", "ws", "interaction", "int_1", "agent", "agt", None)]
+    assert tools.pending_calls(conn) == [PendingCallRecord("evt_call", "ws", "interaction", "int_1", "ask", "agent", "agt", None)]
     assert tools.registrations_of_kind(conn, "ws", "app") == [RegistrationRecord("dev", "[]")]
     assert tools.pending_call_of_interaction(conn, "int_1", "ws") == QuestionCallRecord(
         "evt_call", "ask", "yes_no", '{"type":"approval"}', "pending", None)
