@@ -204,6 +204,22 @@ def _a_question_waits(hub, open_page, demo_agents, owner) -> None:  # type: igno
     expect(pending_card(asking.locator(".stream"))).to_be_visible(timeout=15_000)
 
 
+def _phone_inbox(hub, open_page, browser, owner, path: str, handler: Any) -> Any:  # type: ignore[no-untyped-def]
+    """A signed-in phone's page of a context of its own whose requests to `path` go to `handler`, and the card
+    waiting in its inbox once shown; close the context (page.context) when done."""
+    context = browser.new_context(viewport=PHONE, base_url=hub.base, service_workers="block")
+    context.add_init_script(f"localStorage.setItem('lineup.token', {owner.token!r});")
+    try:
+        context.route(path, handler)
+        page = open_page(hub, context=context)
+        card = pending_card(page.locator("lineup-inbox"))
+        expect(card).to_contain_text("Run the database migration?", timeout=15_000)
+    except BaseException:
+        context.close()
+        raise
+    return page, card
+
+
 def test_a_question_names_its_task_before_the_task_list_has_loaded(hub, open_page, browser, demo_agents) -> None:  # type: ignore[no-untyped-def]
     """The inbox paints from its own read; the task list comes after (issue 17). Walking through on a phone, the
     card first showed "Demo agent · 04:19:06" and the task's name only once the list arrived, the line growing
@@ -211,22 +227,18 @@ def test_a_question_names_its_task_before_the_task_list_has_loaded(hub, open_pag
     owner = create_owner(hub)
     _a_question_waits(hub, open_page, demo_agents, owner)
     held: list[Route] = []
-    context = browser.new_context(viewport=PHONE, base_url=hub.base, service_workers="block")
-    try:
-        context.add_init_script(f"localStorage.setItem('lineup.token', {owner.token!r});")
-        def hold(route: Route) -> None:  # the task list does not come while the card is looked at
-            held.append(route)
 
-        context.route("**/api/tasks?*", hold)
-        page = open_page(hub, context=context)
-        card = pending_card(page.locator("lineup-inbox"))
-        expect(card).to_contain_text("Run the database migration?", timeout=15_000)
+    def hold(route: Route) -> None:  # the task list does not come while the card is looked at
+        held.append(route)
+
+    page, card = _phone_inbox(hub, open_page, browser, owner, "**/api/tasks?*", hold)
+    try:
         assert held, "the task list was not asked for"
         expect(card.locator(".card-meta a")).to_have_text("Release 1.0")
         for route in held:
             route.continue_()
     finally:
-        context.close()
+        page.context.close()
 
 
 def test_an_inbox_read_cut_off_on_the_way_is_asked_again_not_shown_empty(hub, open_page, browser, demo_agents) -> None:  # type: ignore[no-untyped-def]
@@ -237,22 +249,17 @@ def test_an_inbox_read_cut_off_on_the_way_is_asked_again_not_shown_empty(hub, op
     owner = create_owner(hub)
     _a_question_waits(hub, open_page, demo_agents, owner)
     inbox_reads: list[str] = []
-    context = browser.new_context(viewport=PHONE, base_url=hub.base, service_workers="block")
+
+    def cut_first(route: Route) -> None:
+        inbox_reads.append(route.request.url)
+        if len(inbox_reads) == 1:
+            route.fulfill(status=200, content_type="application/json", body='{"waitingForMe": [{"id": "')
+        else:
+            route.continue_()
+
+    page, _card = _phone_inbox(hub, open_page, browser, owner, "**/api/inbox", cut_first)
     try:
-        context.add_init_script(f"localStorage.setItem('lineup.token', {owner.token!r});")
-
-        def cut_first(route: Route) -> None:
-            inbox_reads.append(route.request.url)
-            if len(inbox_reads) == 1:
-                route.fulfill(status=200, content_type="application/json", body='{"waitingForMe": [{"id": "')
-            else:
-                route.continue_()
-
-        context.route("**/api/inbox", cut_first)
-        page = open_page(hub, context=context)
-        card = pending_card(page.locator("lineup-inbox"))
-        expect(card).to_contain_text("Run the database migration?", timeout=15_000)
         assert len(inbox_reads) >= 2, inbox_reads
         expect(page.locator(".topbar")).to_be_visible()
     finally:
-        context.close()
+        page.context.close()
