@@ -125,10 +125,12 @@ async def stage(hub_factory, tmp_path: Path) -> AsyncIterator[Stage]:  # type: i
     yield s
     await s.app.close()
     model.close()
-    # Keepers this test's hooks started (they end by themselves once Claude Code is gone; do not wait for that).
+    # Keepers this test's hooks started, and hooks still waiting for an answer once Claude Code was killed (they
+    # end by themselves, a keeper when Claude Code is gone, a hook after --wait-seconds: up to 15 minutes later).
     for child in psutil.process_iter(["pid", "cmdline"]):
-        if str(s.credential) in " ".join(child.info["cmdline"] or []) and "--keep" in (child.info["cmdline"] or []):
-            child.kill()
+        with contextlib.suppress(psutil.Error):
+            if str(s.credential) in " ".join(child.info["cmdline"] or []):
+                child.kill()
 
 
 async def finished(proc: subprocess.Popen[str], timeout: float = 90) -> tuple[int, str, str]:
