@@ -255,6 +255,7 @@ async def test_an_approved_command_runs(kind: str, hub_factory: Any, lap: Connec
     assert card["type"] == "approval"
     assert {"allow_once", "reject_once"} <= {o["id"] for o in card["options"]}, card["options"]
     assert "made.txt" in json.dumps(card), card  # the person sees what would run
+    assert "`" not in card["title"], card["title"]  # plain text (claude-code-acp titles a command as a code span)
     assert not (agent.work / "made.txt").exists()  # nothing ran before the answer
     await h.app.event("task.status_changed", 15, taskId="t1", status="waiting_for_human")
     answered = time.monotonic()

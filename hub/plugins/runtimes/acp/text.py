@@ -9,6 +9,15 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def plain_title(title: str) -> str:
+    """A tool call's title as plain text: Claude Code's adapter titles a command as one Markdown code span
+    (`` `echo hi > out.txt` ``), which a card title, a progress line or an IM message would show with its backticks."""
+    text = title.strip()
+    if len(text) > 2 and text[0] == text[-1] == "`" and "`" not in text[1:-1]:
+        return text[1:-1].strip()
+    return text
+
+
 def content_text(block: Any) -> str:
     """The text of an ACP content block; other kinds are named, not shown."""
     kind = getattr(block, "type", None)

@@ -18,7 +18,7 @@ from acp.schema import (
 )
 
 from hub.plugins.runtimes.acp.permission import answer, approval_card, cancelled
-from hub.plugins.runtimes.acp.text import clip, content_text
+from hub.plugins.runtimes.acp.text import clip, content_text, plain_title
 from hub.sdk import ChildTask, HubError, MessageStream, Outcome, TaskHandle
 
 if TYPE_CHECKING:
@@ -78,13 +78,13 @@ class Turn:
             await self._plan(update.entries)
         elif isinstance(update, ToolCallStart):
             self.tools[update.tool_call_id] = update.title
-            await self._progress(f"Tool: {update.title}")
+            await self._progress(f"Tool: {plain_title(update.title)}")
         elif isinstance(update, ToolCallProgress):
             title = self.tools[update.tool_call_id] = update.title or self.tools.get(update.tool_call_id, "tool call")
             if update.status == "completed":
-                await self._progress(f"Done: {title}")
+                await self._progress(f"Done: {plain_title(title)}")
             elif update.status == "failed":
-                await self._progress(f"Failed: {title}")
+                await self._progress(f"Failed: {plain_title(title)}")
         # thoughts, replayed user chunks, commands, modes, usage: not shown
 
     async def _write(self, text: str) -> None:
@@ -135,7 +135,7 @@ class Turn:
                              options: list[PermissionOption]) -> RequestPermissionResponse:
         if self.cancelling.is_set():
             return cancelled()
-        title = tool_call.title or self.tools.get(tool_call.tool_call_id) or "a tool call"
+        title = plain_title(tool_call.title or self.tools.get(tool_call.tool_call_id) or "") or "a tool call"
         interaction, choices = approval_card(title, tool_call, options)
         if self.task is not None:
             asking = asyncio.ensure_future(self.task.ask(interaction))
