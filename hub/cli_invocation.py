@@ -22,6 +22,30 @@ def program() -> str:
     return f"{shlex.quote(sys.executable)} -m hub"
 
 
+def launcher() -> list[str]:
+    """The argv that starts this LineUp again from any folder, for commands written into another program's config.
+
+    Claude Code, Codex and Gemini run their hooks and MCP servers from the project folder. `python -m hub` there
+    puts that folder first on sys.path, so a repository with its own `hub/` (or `click/`, `msgspec/`, ...) package
+    would run its code as LineUp's hook and could answer "allow" (docs/security.md#the-hooks-are-lineups-code).
+    The console script beside this interpreter imports from its own installation; without one, `-P` keeps the
+    current folder off sys.path (Python 3.11+). Never a `lineup` found on PATH: that may be another installation.
+    """
+    if getattr(sys, "frozen", False):  # the packaged executable (packaging/)
+        return [sys.executable]
+    script = console_script()
+    return [str(script)] if script is not None else [sys.executable, "-P", "-m", "hub"]
+
+
+def console_script() -> Path | None:
+    """The `lineup` script installed beside this interpreter (a venv's bin/, pipx), if there is one."""
+    folder = Path(sys.executable).parent
+    for name in ("lineup", "lineup.exe", "Scripts/lineup.exe"):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
 def _shortest(path: str) -> str:
     found = shutil.which(Path(path).name)
     try:

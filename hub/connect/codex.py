@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import sys
 import tomllib
 from pathlib import Path
@@ -35,14 +34,10 @@ HOOK_TIMEOUT_S = WAIT_S + 30  # Codex's own limit on the hook: a little longer t
 
 
 def lineup_command() -> list[str]:
-    """How the CLI starts us again: the packaged executable, the `lineup` beside this Python, or `python -m hub`."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable]
-    beside = Path(sys.executable).parent / "lineup"
-    if beside.exists():
-        return [str(beside)]
-    found = shutil.which("lineup")
-    return [found] if found else [sys.executable, "-m", "hub"]
+    """How the CLI starts us again, whatever folder it runs us from (hub/cli_invocation.py `launcher`)."""
+    from hub.cli_invocation import launcher
+
+    return launcher()
 
 
 def toml_string(text: str) -> str:

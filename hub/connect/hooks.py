@@ -15,7 +15,6 @@ import mimetypes
 import os
 import socket
 import subprocess
-import sys
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -523,10 +522,11 @@ def reachable(hub_url: str) -> bool:
 
 
 def hook_command_argv() -> list[str]:
-    """How to start `lineup hook claude-code` without relying on PATH: this Python (or the packaged lineup)."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable, "hook", "claude-code"]
-    return [sys.executable, "-m", "hub", "hook", "claude-code"]
+    """How to start `lineup hook claude-code` from the project folder, never running that folder's code
+    (hub/cli_invocation.py `launcher`)."""
+    from hub.cli_invocation import launcher
+
+    return launcher() + ["hook", "claude-code"]
 
 
 def _log_to_file(state_dir: Path) -> None:
