@@ -15,6 +15,8 @@ from typing import Any
 import msgspec
 
 from hub.domain.actors import Actor, hub_actor
+from hub.domain.approvals import AssessedRequest
+from hub.domain.command_risk import Assessment
 from hub.domain.interactions import check_response, is_expired, normalize_spec
 from hub.domain.tasks import ACTIVE, TERMINAL, check_transition, illegal_transition
 from hub.protocol import payloads as P
@@ -73,6 +75,8 @@ def change_status(tx: Tx, actor: Actor, task: TaskRecord, status: str, *, by: st
                   envelope_id: str | None = None, **extra: Any) -> None:
     """Append task.status_changed after checking the move (the hub's own moves use by='hub')."""
     check_transition(task.status, status, by)
+    if status in TERMINAL:  # a question of a finished task can no longer be answered: it ends with the task
+        end_pending_interactions(tx, actor, task, {"cause": "task_ended", "taskStatus": status}, correlation_id)
     # The task's agent hears when someone else ended its task (a cancel while queued or waiting, the cancel
     # timeout, agent_unreachable): an agent restarted with the task unfinished then knows not to resume it.
     ended_by_other = status in TERMINAL and by != "agent"
@@ -82,6 +86,13 @@ def change_status(tx: Tx, actor: Actor, task: TaskRecord, status: str, *, by: st
               recipients=(task.agent_id,) if ended_by_other and task.agent_id else ())
     if status in TERMINAL:
         end_open_children(tx, actor, task, status, correlation_id)
+
+
+def end_pending_interactions(tx: Tx, actor: Actor, task: TaskRecord, cause: dict[str, Any],
+                             correlation_id: str | None) -> None:
+    """The task's waiting questions end as `cancelled`, their response naming why (docs/protocol.md#interactions)."""
+    for interaction in pending_interactions(tx, actor.workspace_id, task.id):
+        resolve_interaction(tx, actor, interaction, "cancelled", cause, correlation_id=correlation_id)
 
 
 def end_open_children(tx: Tx, actor: Actor, parent: TaskRecord, parent_status: str, correlation_id: str | None) -> None:
@@ -190,8 +201,7 @@ def task_cancel_requested(tx: Tx, actor: Actor, env: Envelope, p: P.TaskCancelRe
     # docs/design.md#cancel-is-a-request: a queued task or one waiting for the person stops at once; a running one only
     # when its agent confirms or the cancel timeout passes (hub/domain/housekeeping.py).
     if task.status == "waiting_for_human":
-        for interaction in pending_interactions(tx, actor.workspace_id, task.id):
-            resolve_interaction(tx, actor, interaction, "cancelled", None, correlation_id=env.correlationId)
+        end_pending_interactions(tx, actor, task, {"cause": "task_cancelled"}, env.correlationId)
     if task.status in ("queued", "waiting_for_human"):
         change_status(tx, actor, task, "cancelled", by="user", correlation_id=env.correlationId,
                       cause="cancelled_by_user")
@@ -210,6 +220,32 @@ def resolve_interaction(tx: Tx, actor: Actor, interaction: InteractionRecord, ou
               correlation_id=correlation_id, occurred_at=occurred_at, recipients=(interaction.agent_id,))
 
 
+CLOSED_BECAUSE = {
+    "task_cancelled": "the task was cancelled (someone cancelled the task)",
+    "agent_revoked": "its agent was revoked",
+}
+
+
+def why_closed(interaction: InteractionRecord) -> str:
+    """Why a question can no longer be answered, in words the person reads on the card, an IM reply or a phone."""
+    when = f" at {interaction.responded_at}" if interaction.responded_at else ""
+    if interaction.status == "cancelled":
+        response = json.loads(interaction.response) if interaction.response else None
+        cause = response.get("cause") if isinstance(response, dict) else None
+        if cause == "withdrawn":
+            reason = response.get("reason") if isinstance(response, dict) else None
+            return (f"The agent withdrew this question{when}" + (f": {reason}" if reason else "")
+                    + ". It can no longer be answered.")
+        if cause == "task_ended":
+            status = response.get("taskStatus") if isinstance(response, dict) else None
+            return f"This question's task ended{f' ({status})' if status else ''}{when}; it can no longer be answered."
+        if cause in CLOSED_BECAUSE:
+            return f"This question was closed{when}: {CLOSED_BECAUSE[cause]}. It can no longer be answered."
+    who = json.loads(interaction.responded_by) if interaction.responded_by else None
+    by = f" by {who['kind']} {who['id']}" if who else ""
+    return f"This interaction is already {interaction.status}{by}{when}."
+
+
 def interaction_respond(tx: Tx, actor: Actor, env: Envelope, p: P.InteractionRespond) -> None:
     interaction = interaction_rows.interaction(tx.conn, p.interactionId, actor.workspace_id)
     if interaction is None:
@@ -217,10 +253,7 @@ def interaction_respond(tx: Tx, actor: Actor, env: Envelope, p: P.InteractionRes
     if interaction.status == "expired":  # the same answer as before the expiry was recorded
         raise LapError("expired", f"This interaction expired at {interaction.expires_at}.")
     if interaction.status != "pending":
-        who = json.loads(interaction.responded_by) if interaction.responded_by else None
-        by = f" by {who['kind']} {who['id']}" if who else ""
-        raise LapError("already_resolved", f"This interaction is already {interaction.status}{by} "
-                                           f"at {interaction.responded_at}.")
+        raise LapError("already_resolved", why_closed(interaction), hint="Nothing was decided by this answer.")
     if is_expired(interaction.expires_at):
         raise LapError("expired", f"This interaction expired at {interaction.expires_at}.")
     spec = json.loads(interaction.spec)
@@ -295,16 +328,36 @@ def task_child_created(tx: Tx, actor: Actor, env: Envelope, p: P.TaskChildCreate
               conversation_id=parent.conversation_id, correlation_id=env.correlationId, occurred_at=env.occurredAt)
 
 
-def interaction_requested(tx: Tx, actor: Actor, env: Envelope, p: P.InteractionRequested) -> None:
-    request_interaction(tx, actor, p.interaction, task_id=env.taskId, conversation_id=env.conversationId,
+def interaction_requested(tx: Tx, actor: Actor, env: Envelope, p: P.InteractionRequested | AssessedRequest) -> None:
+    assessment = p.assessment if isinstance(p, AssessedRequest) else None
+    request = p.request if isinstance(p, AssessedRequest) else p
+    request_interaction(tx, actor, request.interaction, task_id=env.taskId, conversation_id=env.conversationId,
                         envelope_id=env.id, correlation_id=env.correlationId, occurred_at=env.occurredAt,
-                        extra=env.payload)
+                        extra=env.payload, assessment=assessment)
+
+
+def interaction_withdraw(tx: Tx, actor: Actor, env: Envelope, p: P.InteractionWithdraw) -> None:
+    """The agent stops waiting for an answer: the question ends as `cancelled` (cause `withdrawn`) everywhere."""
+    interaction = interaction_rows.interaction(tx.conn, p.interactionId, actor.workspace_id)
+    if interaction is None:
+        raise LapError("not_found", f"No interaction {p.interactionId!r} in this workspace.")
+    if interaction.agent_id != actor.id:
+        raise LapError("forbidden", "That question was asked by another agent.")
+    if interaction.status != "pending":
+        raise LapError("already_resolved", f"This interaction is already {interaction.status} "
+                                           f"at {interaction.responded_at}; the outcome was sent to you.")
+    cause: dict[str, Any] = {"cause": "withdrawn"}
+    if p.reason.strip():
+        cause["reason"] = p.reason.strip()
+    resolve_interaction(tx, actor, interaction, "cancelled", cause, correlation_id=env.correlationId,
+                        envelope_id=env.id, occurred_at=env.occurredAt)
+    resume_task_if_unblocked(tx, actor, interaction.task_id, env.correlationId)
 
 
 def request_interaction(tx: Tx, actor: Actor, request: P.InteractionSpec, *, task_id: str | None,
                         conversation_id: str | None, envelope_id: str | None, correlation_id: str | None,
                         occurred_at: str | None = None, extra: dict[str, Any] | None = None,
-                        tool_call: dict[str, Any] | None = None) -> str:
+                        tool_call: dict[str, Any] | None = None, assessment: Assessment | None = None) -> str:
     """Store an interaction (and block its task); also used by human-facing tools (hub/domain/tools.py)."""
     interaction_id = request.id or new_id("int")
     ensure_new(tx, actor.workspace_id, "interactions", interaction_id, "interaction")
@@ -316,7 +369,7 @@ def request_interaction(tx: Tx, actor: Actor, request: P.InteractionSpec, *, tas
     conversation_id = conversation_id or (task.conversation_id if task is not None else None)
     if conversation_id is not None:
         get_conversation(tx, actor, conversation_id)
-    spec = normalize_spec(request, interaction_id, datetime.now(UTC))
+    spec = normalize_spec(request, interaction_id, datetime.now(UTC), assessment)
     if tool_call is not None:
         spec["toolCall"] = tool_call
     tx.append("interaction.requested", {**(extra or {}), "interaction": spec}, id=envelope_id,
@@ -378,6 +431,7 @@ AGENT_HANDLERS: dict[str, Handler] = {
     "task.child_created": task_child_created,
     "task.checkpoint": task_checkpoint,
     "interaction.requested": interaction_requested,
+    "interaction.withdraw": interaction_withdraw,
     "artifact.created": artifact_created,
 }
 

@@ -82,7 +82,8 @@ def cancel_timed_out(task_id: str, workspace_id: str | None = None) -> Command:
             # The agent may have asked the person something after the request; the policy still ends the task.
             actor = hub_actor(task.workspace_id)
             for interaction in pending_interactions(tx, task.workspace_id, task.id):
-                resolve_interaction(tx, actor, interaction, "cancelled", None, correlation_id=None)
+                resolve_interaction(tx, actor, interaction, "cancelled", {"cause": "task_cancelled"},
+                                    correlation_id=None)
             change_status(tx, actor, task, "cancelled", by="hub", correlation_id=None, cause="cancel_timeout")
 
     return Command(run=run)

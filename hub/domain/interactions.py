@@ -10,6 +10,8 @@ from urllib.parse import urlparse
 
 import msgspec
 
+from hub.domain.approvals import approved_subject, assess
+from hub.domain.command_risk import Assessment, higher
 from hub.domain.patterns import check_pattern, matches
 from hub.protocol.errors import LapError
 from hub.protocol.payloads import InteractionSpec
@@ -32,10 +34,21 @@ def parse_time(value: str, field: str) -> datetime:
     return parsed
 
 
-def normalize_spec(spec: InteractionSpec, interaction_id: str, now: datetime) -> dict[str, Any]:
-    """The stored form of a request: checked per type, id assigned, approval options defaulted."""
+def normalize_spec(spec: InteractionSpec, interaction_id: str, now: datetime,
+                   assessment: Assessment | None = None) -> dict[str, Any]:
+    """The stored form of a request: checked per type, id assigned, approval options defaulted, and for an approval
+    of a command or a file change its length counted and its risk never lower than the hub's own judgement
+    (`assessment`, made before the writer by the gateway: hub/domain/approvals.py; made here when missing)."""
     data: dict[str, Any] = msgspec.to_builtins(spec)
     data["id"] = interaction_id
+    if spec.approves is not None:
+        if spec.type != "approval":
+            raise LapError("invalid_payload", "`approves` belongs to an approval only.")
+        data["approves"] = approved_subject(spec.approves)
+        found = assessment or assess(spec.approves)
+        data["risk"] = higher(spec.risk, found.level)
+        if found.reasons:
+            data["riskReasons"] = found.reasons
     options = data.get("options", [])
     if spec.type == "approval" and not options:
         data["options"] = options = [dict(o) for o in DEFAULT_APPROVAL_OPTIONS]

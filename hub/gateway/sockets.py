@@ -13,6 +13,7 @@ import msgspec
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from hub.auth.lookup import agent_actor, app_actor
+from hub.domain import approvals
 from hub.domain.actors import Actor
 from hub.domain.collaboration import command_for
 from hub.gateway.session import CLOSE_UNAUTHORIZED, Session
@@ -279,6 +280,8 @@ class SocketServer:
             if env.type == "tool.list" and parsed.tools is None:
                 await self._answer_tool_list(session, env)
                 return
+            if env.type == "interaction.requested":
+                parsed = await approvals.prepare(parsed)  # an approval's command judged off the writer's thread
         except LapError as exc:
             self._refuse(session, exc, env.id)
             return

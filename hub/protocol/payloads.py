@@ -126,6 +126,13 @@ class InteractionRespond(Payload):
     response: dict[str, Any]
 
 
+class InteractionWithdraw(Payload):
+    """The agent no longer waits for this answer (answered in its terminal, its own timeout, a cancelled turn):
+    the card ends everywhere as withdrawn, with `reason` shown to the person."""
+    interactionId: Id
+    reason: Annotated[str, msgspec.Meta(max_length=500)] = ""
+
+
 # ---- agent -> hub --------------------------------------------------------------------------------
 
 class TaskAccepted(Payload):
@@ -165,6 +172,26 @@ class InteractionOption(Payload):
     description: Annotated[str, msgspec.Meta(max_length=2000)] | None = None
 
 
+class ApprovedEdit(Payload):
+    """One replacement in a file: `old` becomes `new` (every occurrence when `replaceAll`)."""
+    old: Text
+    new: Text
+    replaceAll: bool = False
+
+
+class ApprovalSubject(Payload):
+    """What an approval approves, whole (docs/protocol.md#what-an-approval-approves): the command that runs, the
+    content a file gets, or the edits made to it, never cut. The hub adds `length` and judges the risk from it."""
+    kind: Literal["command", "write", "edit"]
+    command: Text | None = None
+    cwd: Annotated[str, msgspec.Meta(max_length=4096)] | None = None
+    path: Annotated[str, msgspec.Meta(min_length=1, max_length=4096)] | None = None
+    content: Text | None = None
+    edits: Annotated[list[ApprovedEdit], msgspec.Meta(max_length=100)] | None = None
+    # A unified diff of the change (write, edit), made by the agent where it can read the file.
+    diff: Text | None = None
+
+
 class InteractionSpec(Payload):
     type: InteractionType
     title: Title
@@ -184,6 +211,8 @@ class InteractionSpec(Payload):
     attachments: list[dict[str, Any]] = []
     details: dict[str, Any] = {}
     expiresAt: str | None = None
+    # approval: what it approves, whole (the card shows all of it; the risk is never lower than its parts').
+    approves: ApprovalSubject | None = None
 
 
 class InteractionRequested(Payload):
@@ -251,6 +280,7 @@ AGENT_INBOUND: dict[str, type[Payload]] = {
     "task.child_created": TaskChildCreated,
     "task.checkpoint": TaskCheckpoint,
     "interaction.requested": InteractionRequested,
+    "interaction.withdraw": InteractionWithdraw,
     "artifact.created": ArtifactCreated,
     "tool.list": ToolList,
     "tool.call": ToolCall,

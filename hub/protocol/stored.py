@@ -94,9 +94,18 @@ class StoredTaskChildCreated(P.TaskChildCreated, kw_only=True):
     agentId: Id
 
 
+class StoredApprovalSubject(P.ApprovalSubject, kw_only=True):
+    """What an approval approves, with what the hub counted: its length in characters and lines."""
+    length: int
+    lines: int
+
+
 class StoredInteraction(P.InteractionSpec, kw_only=True):
     id: Id
     toolCall: dict[str, Any] | None = None  # asked for a human tool's call (hub/domain/tools.py)
+    approves: StoredApprovalSubject | None = None
+    # approval with `approves`: why the hub judged the risk it did (hub/domain/command_risk.py), for the card.
+    riskReasons: list[str] | None = None
 
 
 class StoredInteractionRequested(P.InteractionRequested, kw_only=True):

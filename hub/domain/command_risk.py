@@ -1,0 +1,434 @@
+"""How risky a shell command or a file change is, judged from the parsed command: the highest risk of any part.
+
+A keyword list over the text labelled `npm run lint && true … ; python3 -c '…urlopen(…)…'` "medium"
+(docs/security.md#what-an-approval-shows). Here the command is parsed with tree-sitter's Bash grammar
+and every command in it is judged on its own: each part of `;`, `&&`, `||` and pipes, `$(…)`, backticks and
+process substitutions, the string given to `sh -c` / `bash -c` / `eval` (parsed again), the code given to
+`python -c`, `node -e`, `perl -e` … or fed to them by a heredoc, and whatever is piped into a shell or an
+interpreter. The level is never lower than what any part alone would get; each reason names the part.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import PurePosixPath
+from typing import Any
+
+from hub.protocol.vocabulary import RISK_LEVELS, RiskLevel
+
+MAX_DEPTH = 6          # sh -c "sh -c '…'" nesting followed this deep; deeper is itself a reason for "high"
+MAX_NODES = 200_000    # a 64 KiB command parses to far fewer; past this the rest is judged as unparsed text
+MAX_COMMANDS = 2_000   # distinct commands judged one by one (~50 µs each); more is itself a reason for "high"
+
+DELETE = {"rm", "rmdir", "shred", "unlink", "srm", "wipe", "wipefs", "dd", "truncate", "fdisk", "sfdisk", "parted",
+          "mkswap"}
+NETWORK = {"curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "scp", "sftp", "rsync", "ftp", "tftp", "telnet",
+           "aria2c", "http", "https", "xh", "lynx", "links", "w3m", "nmap", "ping", "dig", "nslookup"}
+PRIVILEGE = {"sudo", "su", "doas", "pkexec", "runuser", "chmod", "chown", "chgrp", "chattr", "setfacl", "setcap",
+             "passwd", "useradd", "userdel", "usermod", "visudo"}
+SYSTEM = {"kill", "killall", "pkill", "shutdown", "reboot", "halt", "poweroff", "systemctl", "service", "launchctl",
+          "crontab", "iptables", "nft", "ufw", "mount", "umount", "insmod", "rmmod", "modprobe", "sysctl", "at"}
+CONTAINER_VERBS = {"rm", "rmi", "kill", "stop", "delete", "prune", "system", "volume", "exec", "run", "push"}
+SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "busybox", "csh", "tcsh"}
+INTERPRETERS = {"python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "deno", "bun", "perl", "ruby",
+                "php", "lua", "osascript", "pwsh", "powershell", "Rscript", "tclsh", "awk", "gawk"}
+INLINE_FLAGS = {"-c", "-e", "-E", "-r", "--eval", "-Command", "-command", "--command", "--print", "-p"}
+# Words that run the word after them as the command (their own options skipped).
+WRAPPERS = {"env", "nohup", "time", "nice", "ionice", "timeout", "stdbuf", "command", "builtin", "exec", "xargs",
+            "watch", "strace", "ltrace", "chroot", "unbuffer", "caffeinate", "flock", "setsid", "taskset", "npx",
+            "bunx", "pnpx"}
+WRAPPER_VALUE_OPTIONS = {"-n", "-s", "-k", "-u", "-g", "-c", "-p", "-I", "-L", "-P", "-d", "-E", "-a", "-o", "-i"}
+TEMPORARY = ("/tmp/", "/var/tmp/")  # noqa: S108 - compared against a command's redirect, never used as a file
+# Paths whose change is high risk wherever the agent works: its own permissions, shells' start-up files, keys.
+SENSITIVE_PATHS = re.compile(
+    r"(^|/)(\.claude/settings(\.local)?\.json|\.codex/config\.toml|\.gemini/settings\.json|\.ssh/|\.gnupg/|\.aws/"
+    r"|\.bashrc|\.bash_profile|\.profile|\.zshrc|\.zprofile|\.config/fish/|\.git/hooks/|\.git/config|\.npmrc|\.pypirc"
+    r"|\.netrc|\.docker/config\.json|\.kube/config|\.env$)")
+# Inline code that reaches the network, runs other programs, deletes, or hides what it does.
+CODE_SIGNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("uses the network", re.compile(
+        r"urlopen|urllib|requests\.|http\.client|httpx|aiohttp|socket|fetch\s*\(|XMLHttpRequest|require\(\s*['\"]"
+        r"(?:node:)?(?:https?|net|dgram|tls)['\"]|from\s+['\"](?:node:)?(?:https?|net)['\"]|LWP::|Net::|open-uri"
+        r"|Net::HTTP|curl|wget|websocket", re.IGNORECASE)),
+    ("runs other programs", re.compile(
+        r"\bexec\s*\(|\beval\s*\(|__import__|subprocess|os\.system|os\.popen|os\.exec|os\.spawn|\bpty\b"
+        r"|child_process|execSync|spawnSync|\bspawn\s*\(|\bsystem\s*\(|Popen|`[^`]+`|\bqx[{(/]|Runtime\.getRuntime"
+        r"|Start-Process|Invoke-Expression|\biex\b")),
+    ("deletes files", re.compile(
+        r"rmtree|os\.remove|os\.unlink|\bunlink|os\.rmdir|\brmdir|fs\.rm|rimraf|rmSync|Remove-Item|File\.delete"
+        r"|FileUtils\.rm|\.unlink\(|truncate")),
+    ("decodes hidden code", re.compile(r"base64|b64decode|atob\s*\(|fromCharCode|codecs\.decode|\\x[0-9a-f]{2}.*"
+                                       r"\\x[0-9a-f]{2}.*\\x[0-9a-f]{2}|marshal\.loads|zlib\.decompress",
+                                       re.IGNORECASE)),
+)
+
+
+@dataclass
+class Assessment:
+    """A risk level and the reasons for it, each naming the part of the command it comes from."""
+
+    level: RiskLevel = "low"
+    reasons: list[str] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set, repr=False)  # the commands judged so far (each once)
+
+    def raise_to(self, level: RiskLevel, reason: str | None = None) -> None:
+        if RISK_LEVELS.index(level) > RISK_LEVELS.index(self.level):
+            self.level = level
+        if reason and reason not in self.reasons and len(self.reasons) < 12:
+            self.reasons.append(reason)
+
+
+def higher(a: RiskLevel, b: RiskLevel) -> RiskLevel:
+    return a if RISK_LEVELS.index(a) >= RISK_LEVELS.index(b) else b
+
+
+@cache
+def _parser() -> Any:
+    import tree_sitter
+    import tree_sitter_bash
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+
+def assess_command(command: str) -> Assessment:
+    """The risk of running `command` in a shell: at least medium (it is a command), high if any part is."""
+    found = Assessment(level="medium")
+    _assess(command, found, depth=0)
+    return found
+
+
+def _clip(text: str, size: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= size else text[: size - 1] + "…"
+
+
+def _assess(command: str, found: Assessment, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        found.raise_to("high", "nests shells too deep to follow")
+        return
+    source = command.encode("utf-8", "surrogatepass")
+    tree = _parser().parse(source)
+    if tree.root_node.has_error:
+        found.raise_to("medium", "parts of it could not be parsed")
+        _scan_words(command, found)
+    budget = [MAX_NODES]
+    _walk(tree.root_node, source, found, depth, budget)
+
+
+def _text(node: Any, source: bytes) -> str:
+    return source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def _literal(node: Any, source: bytes) -> str | None:
+    """A word's value as the shell would see it, or None when it depends on an expansion at run time."""
+    text = _text(node, source)
+    if node.type in ("word", "command_name") and not _QUOTING.search(text):
+        return text  # the common case, without shlex
+    if _has_expansion(node):
+        return None
+    try:
+        parts = shlex.split(text, posix=True)
+    except ValueError:
+        return text
+    return " ".join(parts) if parts else ""
+
+
+_QUOTING = re.compile(r"[\\'\"$`]")
+
+
+def _has_expansion(node: Any) -> bool:
+    if node.type in ("simple_expansion", "expansion", "command_substitution", "process_substitution",
+                     "arithmetic_expansion"):
+        return True
+    return any(_has_expansion(child) for child in node.children)
+
+
+def _walk(node: Any, source: bytes, found: Assessment, depth: int, budget: list[int]) -> None:
+    # A tree cursor, not `node.children`: a long `a && b && …` is a list nested thousands deep, and building every
+    # node's children list made a 64 KiB command take seconds; the cursor walks it in milliseconds.
+    cursor = node.walk()
+    while True:
+        budget[0] -= 1
+        if budget[0] < 0:
+            found.raise_to("medium", "too long to parse fully")
+            _scan_words(_text(node, source), found)
+            return
+        current = cursor.node
+        kind = current.type
+        if kind == "command":
+            _command(current, source, found, depth)
+        elif kind == "pipeline":
+            _pipeline(current, source, found, depth)
+        elif kind == "file_redirect":
+            _redirect(current, source, found)
+        elif kind == "redirected_statement":
+            _heredoc(current, source, found)
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return
+
+
+def _words(command: Any, source: bytes) -> tuple[str | None, list[str | None]]:
+    """(the command's name, its arguments), each a literal value or None when chosen at run time."""
+    name_node = command.child_by_field_name("name")
+    name = _literal(name_node, source) if name_node is not None else ""
+    arguments = [_literal(child, source) for child in command.children_by_field_name("argument")]
+    return name, arguments
+
+
+def _base(name: str) -> str:
+    return name.rpartition("/")[2]
+
+
+def _command(node: Any, source: bytes, found: Assessment, depth: int) -> None:
+    text = _text(node, source)
+    if text in found.seen:  # `&& true` seven hundred times is judged once
+        return
+    found.seen.add(text)
+    if len(found.seen) > MAX_COMMANDS:
+        found.raise_to("high", f"has more than {MAX_COMMANDS} commands, too many to judge one by one")
+        return
+    name, arguments = _words(node, source)
+    _judge(name, arguments, found, depth, node, source)
+
+
+def _judge(name: str | None, arguments: list[str | None], found: Assessment, depth: int, node: Any,
+           source: bytes) -> None:
+    if name is None:
+        found.raise_to("high", "runs a command chosen at run time (" + _clip(_text(node, source), 40) + ")")
+        return
+    base = _base(name)
+    if not base:
+        return
+    if base in WRAPPERS:
+        rest = _skip_wrapper_options(base, arguments)
+        if rest:
+            _judge(rest[0], rest[1:], found, depth, node, source)
+        return
+    if base in ("eval", "source", "."):
+        code = " ".join(a for a in arguments if a is not None)
+        if any(a is None for a in arguments):
+            found.raise_to("high", f"{base} runs text chosen at run time")
+        if base == "eval":
+            _assess(code, found, depth + 1)
+        else:
+            found.raise_to("medium", f"runs the script {_clip(code, 40)}")
+        return
+    if base in DELETE:
+        found.raise_to("high", f"deletes or overwrites data ({base})")
+    elif base in NETWORK:
+        found.raise_to("high", f"uses the network ({base})")
+    elif base in PRIVILEGE:
+        found.raise_to("high", f"changes permissions or runs as another user ({base})")
+    elif base in SYSTEM:
+        found.raise_to("high", f"stops processes or changes the system ({base})")
+    elif base == "git":
+        _git(arguments, found)
+    elif base == "find":
+        _find(arguments, found, depth, node, source)
+    elif base in ("npm", "pnpm", "yarn", "pip", "pip3", "uv", "cargo", "gem", "go", "brew", "apt", "apt-get", "dnf",
+                  "yum", "pacman", "poetry"):
+        _package_manager(base, arguments, found)
+    elif base in SHELLS or _interpreter(base):
+        _interpreter_call(base, arguments, found, depth)
+    elif base in ("docker", "podman", "kubectl") and arguments and arguments[0] in CONTAINER_VERBS:
+        found.raise_to("high", f"changes containers ({base} {arguments[0]})")
+
+
+def _skip_wrapper_options(wrapper: str, arguments: list[str | None]) -> list[str | None]:
+    rest = list(arguments)
+    while rest:
+        word = rest[0]
+        if word is None:
+            return rest
+        if wrapper == "env" and "=" in word and not word.startswith("-"):
+            rest.pop(0)
+            continue
+        if word.startswith("-"):
+            rest.pop(0)
+            if word in WRAPPER_VALUE_OPTIONS and rest:
+                rest.pop(0)
+            continue
+        if wrapper == "timeout" and re.fullmatch(r"[0-9.]+[smhd]?", word):
+            rest.pop(0)
+            continue
+        break
+    return rest
+
+
+_VERSIONED_INTERPRETER = re.compile(r"python[0-9.]*|pypy[0-9.]*|node[0-9]*|ruby[0-9.]*|perl[0-9.]*")
+
+
+def _interpreter(base: str) -> bool:
+    return base in INTERPRETERS or _VERSIONED_INTERPRETER.fullmatch(base) is not None
+
+
+def _interpreter_call(base: str, arguments: list[str | None], found: Assessment, depth: int) -> None:
+    inline = None
+    for index, word in enumerate(arguments):
+        if word in INLINE_FLAGS and index + 1 < len(arguments):
+            inline = arguments[index + 1]
+            if inline is None:
+                found.raise_to("high", f"{base} runs code chosen at run time")
+                return
+            break
+        # Short options run together end with the inline flag: bash -lc "…", python3 -Bc "…", perl -pe "…".
+        if word is not None and re.fullmatch(r"-[a-zA-Z]*[cer]", word) and index + 1 < len(arguments):
+            inline = arguments[index + 1]
+            if inline is None:
+                found.raise_to("high", f"{base} runs code chosen at run time")
+                return
+            break
+    if inline is None:
+        if base in ("awk", "gawk") and arguments and arguments[0] is not None:
+            _code(base, arguments[0], found)
+        return
+    if base in SHELLS:
+        _assess(inline, found, depth + 1)
+    else:
+        _code(base, inline, found)
+
+
+def _code(base: str, code: str, found: Assessment) -> None:
+    """Inline code for an interpreter: medium, or high with a reason for each sign of danger in it."""
+    found.raise_to("medium", f"runs inline {base} code")
+    for reason, sign in CODE_SIGNS:
+        if sign.search(code):
+            found.raise_to("high", f"runs {base} code that {reason}")
+
+
+def _pipeline(node: Any, source: bytes, found: Assessment, depth: int) -> None:
+    """Whatever is piped into a shell or an interpreter is code it runs (curl … | sh)."""
+    commands = [child for child in node.children if child.type in ("command", "redirected_statement")]
+    for position, child in enumerate(commands):
+        command = child if child.type == "command" else child.child_by_field_name("body")
+        if position == 0 or command is None or command.type != "command":
+            continue
+        name, arguments = _words(command, source)
+        if name is None:
+            continue
+        base = _base(name)
+        if base in WRAPPERS:
+            rest = _skip_wrapper_options(base, arguments)
+            base = _base(rest[0]) if rest and rest[0] is not None else base
+            arguments = rest[1:]
+        code_given = any(a in INLINE_FLAGS for a in arguments) or (base in ("awk", "gawk") and arguments)
+        files_given = [a for a in arguments if a is not None and not a.startswith("-")]
+        if (base in SHELLS or _interpreter(base)) and not code_given and (not files_given or "-s" in arguments):
+            found.raise_to("high", f"runs what is piped into {base}")
+
+
+def _redirect(node: Any, source: bytes, found: Assessment) -> None:
+    destination = node.child_by_field_name("destination")
+    operator = next((c for c in node.children if c.type in (">", ">>", ">|", "&>", "&>>")), None)
+    if destination is None or operator is None:
+        return
+    target = _literal(destination, source)
+    if target is None:
+        found.raise_to("high", "writes to a file chosen at run time")
+        return
+    if target.isdigit() or target in ("/dev/null", "/dev/stdout", "/dev/stderr", "-"):
+        return
+    path = target.replace("~", "/~", 1) if target.startswith("~") else target
+    if SENSITIVE_PATHS.search(path):
+        found.raise_to("high", f"writes to {_clip(target, 60)}")
+    elif path.startswith("/") and not path.startswith(TEMPORARY):
+        found.raise_to("high", f"writes outside the project ({_clip(target, 60)})")
+
+
+def _heredoc(node: Any, source: bytes, found: Assessment) -> None:
+    """A heredoc fed to a shell or an interpreter is code it runs."""
+    body = node.child_by_field_name("body")
+    if body is None or body.type != "command":
+        return
+    name, _ = _words(body, source)
+    base = _base(name or "")
+    for redirect in node.children_by_field_name("redirect"):
+        if redirect.type != "heredoc_redirect":
+            continue
+        text = "".join(_text(c, source) for c in redirect.children if c.type == "heredoc_body")
+        if base in SHELLS:
+            _assess(text, found, 1)
+        elif _interpreter(base):
+            _code(base, text, found)
+
+
+def _git(arguments: list[str | None], found: Assessment) -> None:
+    words = [a for a in arguments if a is not None]
+    verb = next((w for w in words if not w.startswith("-")), "")
+    rest = words[words.index(verb) + 1:] if verb in words else []
+    if verb == "push":
+        found.raise_to("high", "changes a remote repository (git push)")
+    elif verb == "clean" or (verb == "reset" and "--hard" in rest) or (verb == "branch" and "-D" in rest) \
+            or (verb in ("checkout", "restore") and ("--" in rest or "." in rest or "-f" in rest)) \
+            or (verb == "stash" and rest[:1] in (["drop"], ["clear"])) or verb in ("filter-branch", "filter-repo"):
+        found.raise_to("high", f"discards work (git {verb})")
+    elif verb in ("fetch", "pull", "clone", "submodule", "ls-remote"):
+        found.raise_to("medium", f"uses the network (git {verb})")
+
+
+def _find(arguments: list[str | None], found: Assessment, depth: int, node: Any, source: bytes) -> None:
+    if "-delete" in arguments:
+        found.raise_to("high", "deletes files (find -delete)")
+    for index, word in enumerate(arguments):
+        if word in ("-exec", "-execdir", "-ok", "-okdir"):
+            command = []
+            for following in arguments[index + 1:]:
+                if following in (";", "+", "\\;"):
+                    break
+                command.append(following)
+            if command:
+                _judge(command[0], command[1:], found, depth, node, source)
+
+
+def _package_manager(base: str, arguments: list[str | None], found: Assessment) -> None:
+    verb = next((a for a in arguments if a is not None and not a.startswith("-")), "")
+    if verb in ("publish", "unpublish", "deprecate", "owner", "upload", "yank", "login", "adduser"):
+        found.raise_to("high", f"publishes or changes a registry ({base} {verb})")
+    elif verb in ("install", "i", "add", "update", "upgrade", "ci", "exec", "dlx", "x", "run-script", "get",
+                  "remove", "uninstall", "rm"):
+        found.raise_to("medium", f"installs or changes packages ({base} {verb})")
+
+
+def _scan_words(text: str, found: Assessment) -> None:
+    """For text that did not parse: any dangerous command word in it counts (never lower than a keyword list)."""
+    for word in re.findall(r"[A-Za-z_][\w.+-]*", text):
+        base = _base(word)
+        if base in DELETE:
+            found.raise_to("high", f"deletes or overwrites data ({base})")
+        elif base in NETWORK:
+            found.raise_to("high", f"uses the network ({base})")
+        elif base in PRIVILEGE or base in SYSTEM:
+            found.raise_to("high", f"changes permissions or the system ({base})")
+    for reason, sign in CODE_SIGNS:
+        if sign.search(text):
+            found.raise_to("high", f"contains code that {reason}")
+
+
+def assess_file_change(path: str, cwd: str | None) -> Assessment:
+    """The risk of writing or editing `path`: medium inside the working folder, high outside it or for files
+    that change an agent's permissions, a shell's start-up, keys or git hooks."""
+    found = Assessment(level="medium")
+    normalized = path.replace("\\", "/")
+    if SENSITIVE_PATHS.search(normalized):
+        found.raise_to("high", f"changes {_clip(path, 60)}")
+        return found
+    if cwd:
+        root = PurePosixPath(cwd.replace("\\", "/"))
+        target = PurePosixPath(normalized) if normalized.startswith("/") else root / normalized
+        parts: list[str] = []
+        for part in target.parts:  # resolve `..` without touching the disk
+            if part == "..":
+                if parts:
+                    parts.pop()
+            elif part != ".":
+                parts.append(part)
+        resolved = PurePosixPath(*parts) if parts else PurePosixPath("/")
+        if not resolved.is_relative_to(root):
+            found.raise_to("high", f"changes a file outside the working folder ({_clip(path, 60)})")
+    return found
