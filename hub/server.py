@@ -29,6 +29,7 @@ from hub.filemodes import check_config_file
 from hub.gateway.wire import FrameBatching
 from hub.netaddr import device_urls, is_loopback_host, lan_addresses, urls_for
 from hub.settings import Settings
+from hub.web import agent_transport
 
 log = logging.getLogger("lineup.server")
 
@@ -283,9 +284,8 @@ def build_server(settings: Settings, sock: socket.socket, *, open_browser: bool 
         else:
             out("  only this machine can reach it (no LAN address): for a phone or an agent on another machine, "
                 "run `lineup serve --host 0.0.0.0`")
-        if agent_tls is not None:
-            out(f"  agents: TLS on port {hub.agent_tls_port} (the pairing command carries it and the fingerprint; "
-                f'agent_tls = "off" for plain)')
+        for line in agent_transport.banner_lines(hub, whole_hub_tls=tls is not None):
+            out(line)
         if hub.tls_fingerprint:
             out(f"  TLS certificate SHA-256 fingerprint: {hub.tls_fingerprint}")
         if hub.setup_code is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import os
 import tomllib
 import typing
@@ -76,6 +77,10 @@ class Settings:
     tls_self_signed: bool = False          # or make a self-signed certificate once (clients pin its fingerprint)
     agent_tls: str = "auto"                # auto: beyond loopback without TLS, agents get a TLS listener; "off": plain
     agent_tls_port: int = 0                # that listener's port (0: the hub's port + 1)
+    # Addresses (or networks, comma-separated) of TLS proxies on other machines that forward an https:// public_url
+    # to this hub's plain port: agents that came through public_url from them are taken there
+    # (hub/web/agent_transport.py). A proxy on this machine needs no entry.
+    trusted_proxies: str = ""
     plugins_dir: Path | None = None        # one more folder of plugins, besides <data dir>/plugins
     blocked_plugins: str = ""              # names of plugins not to load, comma-separated
     # Each plugin's own settings: the `[plugins.<name>]` tables of lineup.toml (only from the file).
@@ -92,6 +97,12 @@ class Settings:
     @property
     def blocked_plugin_names(self) -> list[str]:
         return [name.strip() for name in self.blocked_plugins.split(",") if name.strip()]
+
+    @property
+    def trusted_proxy_networks(self) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+        """`trusted_proxies` parsed (load_settings has refused an entry that is not an address or a network)."""
+        return [ipaddress.ip_network(entry.strip(), strict=False) for entry in self.trusted_proxies.split(",")
+                if entry.strip()]
 
     @property
     def heartbeat_interval_ms(self) -> int:
@@ -170,6 +181,13 @@ def load_settings(overrides: dict[str, Any] | None = None, environ: dict[str, st
     settings = Settings(**values)
     if settings.synchronous not in ("FULL", "NORMAL"):
         raise SettingsError(f"synchronous must be FULL or NORMAL, not {settings.synchronous!r}")
+    for entry in (e.strip() for e in settings.trusted_proxies.split(",")):
+        try:
+            if entry:
+                ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise SettingsError(f"trusted_proxies: {entry!r} is not an IP address or network (like 192.168.1.5 or "
+                                f"192.168.1.0/24); list the addresses of your TLS proxies, comma-separated") from None
     return settings
 
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any
-from urllib.parse import urlsplit, urlunsplit
+from typing import Annotated
 
 import msgspec
 import segno
@@ -144,12 +143,13 @@ async def create_pairing_code(request: Request) -> JSONResponse:
     command, code = accounts.create_pairing_code(actor, body.name, hub.settings.pairing_code_ttl_s)
     result = await hub.execute(command)
     # The agent may run on another machine: never a loopback address when the hub has another (issue 14).
-    base, other_devices = addresses.for_agents(request)
-    base = _agent_base(hub, base)
-    commands = agent_commands(base, code, hub.tls_fingerprint)
+    # Its TLS listener when it has one, an https public_url, never an http one past TLS (hub/web/addresses.py).
+    where = addresses.for_agents(request)
+    commands = agent_commands(where.url, code, where.fingerprint)
     return JSONResponse({"code": code, "expiresAt": result["expiresAt"], "codeId": result["codeId"],
-                         "hubUrl": base, "otherDevices": other_devices, "fingerprint": hub.tls_fingerprint,
-                         "command": commands["demo"], "commands": commands}, status_code=201)
+                         "hubUrl": where.url, "otherDevices": where.other_devices, "fingerprint": where.fingerprint,
+                         "agentTransport": where.transport, "command": commands["demo"], "commands": commands},
+                        status_code=201)
 
 
 # What "Connect my agent" offers, each as the one command to run where the agent runs (docs/agents.md).
@@ -165,17 +165,6 @@ def agent_commands(base: str, code: str, fingerprint: str | None) -> dict[str, s
     pin = f" --fingerprint {fingerprint}" if fingerprint else ""
     program = cli_program()
     return {kind: f"{program} {words} --hub {base} --code {code}{pin}" for kind, words in CONNECT_COMMANDS.items()}
-
-
-def _agent_base(hub: Any, base: str) -> str:
-    """Agents talk TLS when the hub serves them a TLS listener (hub/server.py, `agent_tls`): a plain http address
-    becomes https on that port; a configured `public_url` (perhaps a TLS proxy) stays as the person set it."""
-    port = getattr(hub, "agent_tls_port", None)
-    parts = urlsplit(base)
-    if not port or parts.scheme != "http" or not parts.hostname or addresses.configured_public_url(hub):
-        return base
-    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
-    return urlunsplit(("https", f"{host}:{port}", parts.path, "", ""))
 
 
 async def pair(request: Request) -> JSONResponse:

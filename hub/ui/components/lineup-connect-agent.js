@@ -101,7 +101,8 @@ export class LineupConnectAgent extends LineupElement {
     // The hub's address for the agent's machine (its LAN address, also when this app runs on 127.0.0.1).
     const base = pairing.hubUrl || window.location.origin;
     const command = pairing.commands?.[this.adapter] || pairing.command;
-    // An https hubUrl is the hub's TLS listener for agents, with a self-signed certificate the SDK pins.
+    // An https hubUrl is the hub's TLS listener for agents, with a self-signed certificate the SDK pins (the
+    // fingerprint), or the person's TLS proxy (an https public_url), whose certificate is checked as any site's.
     const pin = pairing.fingerprint ? `, tls_fingerprint="${pairing.fingerprint}"` : '';
     const snippet = `credential = await pair_or_load("${base}", "${pairing.code}", "my-agent.json", name="My agent"${pin})`;
     return html`<div class="pairing" data-pairing-status=${expired ? 'expired' : 'waiting'}>
@@ -114,11 +115,24 @@ export class LineupConnectAgent extends LineupElement {
       <p>${this.adapter === 'sdk' ? t('connect.runSdk') : command.includes('--dir ') ? t('connect.runInProject') : t('connect.runCommand')}</p>
       <div class="command-box"><pre class="command" tabindex="0">${this.adapter === 'sdk' ? snippet : command}</pre>
         ${copyButton(this.adapter === 'sdk' ? snippet : command, t('connect.command'), this)}</div>
+      ${this._transport(pairing)}
       <p class="waiting-line" role="status" aria-live="polite"><span class="spinner small" aria-hidden="true"></span>
         <span>${t('connect.waiting')}</span></p>
       ${pairing.otherDevices === false ? html`<div class="tone-box-waiting this-machine-only" role="note"><p>${icon('warning')} ${t('connect.thisMachineOnly', { command: hubCommand(this.state, 'serve --host 0.0.0.0', { dataDir: true }) })}</p></div>`
         : html`<p class="muted small">${t('connect.noInbound')}</p>`}`}
     </div>`;
+  }
+
+  // Whether the agent's credential and messages are encrypted on the way, as the hub says (agentTransport:
+  // hub/web/addresses.py::for_agents); "local" (plain, this machine only) is covered by the this-machine-only note.
+  _transport(pairing) {
+    if (pairing.agentTransport === 'tls') {
+      return html`<p class="muted small agent-transport" data-transport="tls">${icon('key')} ${t('connect.transportTls')}</p>`;
+    }
+    if (pairing.agentTransport === 'plain') {
+      return html`<div class="tone-box-waiting agent-transport" role="note" data-transport="plain"><p>${icon('warning')} ${t('connect.transportPlain')}</p></div>`;
+    }
+    return '';
   }
 
   _paired(pairing) {

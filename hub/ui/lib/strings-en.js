@@ -339,6 +339,8 @@ export const en = {
   'connect.command': 'command',
   'connect.waiting': 'Waiting for the agent…',
   'connect.noInbound': 'The agent needs to reach this address; nothing needs to reach the agent.',
+  'connect.transportTls': 'The agent talks to the hub over TLS: its credential and messages are encrypted on the way.',
+  'connect.transportPlain': 'This address is plain http: the agent’s credential and messages will cross the network in clear, readable by anyone on the way. To encrypt them, set an https:// public_url (a TLS proxy), or on a hub listening on the LAN remove agent_tls = "off" from lineup.toml; then restart the hub and create a new code.',
   'connect.thisMachineOnly': 'This hub listens on this machine only (it has no LAN address): run the command here. For an agent on another machine, restart the hub with {command}.',
   'connect.pairedLoading': 'Paired. Loading the agent…',
   'connect.pairedWaiting': '{name} is paired and connecting…',

@@ -339,6 +339,8 @@ export const zh = {
   'connect.command': '命令',
   'connect.waiting': '正在等待 Agent 连接…',
   'connect.noInbound': 'Agent 需要能访问这个地址；不需要任何东西能访问 Agent。',
+  'connect.transportTls': 'Agent 通过 TLS 与 Hub 通信：它的凭据和消息在传输途中是加密的。',
+  'connect.transportPlain': '这是明文 http 地址：Agent 的凭据和消息会以明文穿过网络，途中任何人都能读到。要加密它们，请设置 https:// 的 public_url（一个 TLS 代理），或者对于在局域网监听的 Hub，删除 lineup.toml 中的 agent_tls = "off"；然后重启 Hub 并生成新的配对码。',
   'connect.thisMachineOnly': '这个 Hub 只在本机监听（没有局域网地址）：请在本机运行这条命令。要连接另一台机器上的 Agent，请用 {command} 重新启动 Hub。',
   'connect.pairedLoading': '已配对，正在加载 Agent…',
   'connect.pairedWaiting': '{name} 已配对，正在连接…',
