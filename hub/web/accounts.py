@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
+import hmac
 from typing import Annotated
 
 import msgspec
@@ -11,6 +11,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from hub.auth.limits import HashingBusy
 from hub.auth.secrets import hash_password, no_match_hash, normalize_pairing_code, verify_password
 from hub.cli_invocation import program as cli_program
 from hub.domain import accounts
@@ -64,6 +65,19 @@ def _client_key(request: Request) -> str:
     return client_key(request)
 
 
+def too_many(message: str, wait_s: int, hint: str | None = None) -> JSONResponse:
+    """429 `rate_limited` with Retry-After: nothing was checked or counted (hub/auth/limits.py)."""
+    refused = error_response(LapError("rate_limited", message, hint=hint or f"Try again in {wait_s} s."))
+    refused.headers["Retry-After"] = str(wait_s)
+    return refused
+
+
+def hashing_busy() -> JSONResponse:
+    """Every password-hash slot and the short queue behind them are taken (hub/auth/limits.py PasswordHashing)."""
+    return too_many("The hub is busy checking other sign-ins; nothing was checked.", HashingBusy.retry_after_s,
+                    hint=f"Try again in {HashingBusy.retry_after_s} s.")
+
+
 async def setup(request: Request) -> JSONResponse:
     hub = request.app.state.hub
     body = await json_body(request, SetupRequest)
@@ -72,16 +86,21 @@ async def setup(request: Request) -> JSONResponse:
     if not client_is_loopback(request):
         key = "setup:" + _client_key(request)
         # Per address only (issue 15 #6): a hub-wide count let anyone's wrong codes refuse the owner's right one.
-        # The hub's own machine needs no code at all.
-        if hub.sign_in_limiter.blocked(key):
-            raise LapError("rate_limited", "Too many wrong setup codes from this address.")
-        if body.setupCode is None or body.setupCode.strip() != hub.setup_code:
-            hub.sign_in_limiter.fail(key)
-            port = (request.scope.get("server") or ("", 0))[1]  # the port this socket really listens on
-            raise LapError("unauthorized", "The setup code is missing or wrong.",
-                           hint="Use the setup code the hub printed when it started, or open the app on the hub's "
-                                f"machine (http://127.0.0.1:{port}).")
-    password_hash = await asyncio.to_thread(hash_password, body.password)
+        # The hub's own machine needs no code at all. Counted before it is compared (hub/auth/limits.py).
+        attempt = hub.sign_in_limiter.attempt(key)
+        if attempt is None:
+            return too_many("Too many wrong setup codes from this address.", hub.sign_in_limiter.retry_after(key))
+        with attempt.settled():
+            given = (body.setupCode or "").strip().encode()
+            if body.setupCode is None or not hmac.compare_digest(given, hub.setup_code.encode()):
+                port = (request.scope.get("server") or ("", 0))[1]  # the port this socket really listens on
+                raise LapError("unauthorized", "The setup code is missing or wrong.",
+                               hint="Use the setup code the hub printed when it started, or open the app on the "
+                                    f"hub's machine (http://127.0.0.1:{port}).")
+    try:
+        password_hash = await hub.login_limits.hashing.run(hash_password, body.password)
+    except HashingBusy:
+        return hashing_busy()
     command, _ = accounts.create_owner(body.username, body.displayName, password_hash, body.workspaceName,
                                        body.deviceName)
     result = await hub.execute(command)
@@ -92,23 +111,25 @@ async def login(request: Request) -> JSONResponse:
     hub = request.app.state.hub
     body = await json_body(request, LoginRequest)
     source, local = _client_key(request), client_is_loopback(request)
-    wait_s = hub.login_limits.wait_s(source, body.username, local)
-    if wait_s:
-        # Per address, per account and hub-wide (hub/auth/limits.py): the answer says how long to wait.
-        refused = error_response(LapError("rate_limited", "Too many failed sign-ins; wait a few minutes.",
-                                          hint=f"Try again in {wait_s} s." + (
-                                              " On this machine, `lineup token` prints a sign-in without the password."
-                                              if local else " Or sign in on the hub's own machine.")))
-        refused.headers["Retry-After"] = str(wait_s)
-        return refused
-    user = await hub.read(lambda c: people.user_by_username(c, body.username))
-    stored = user.password_hash if user is not None and user.password_hash.startswith("scrypt$") else None
-    matches = await asyncio.to_thread(verify_password, body.password, stored or no_match_hash())
-    ok = stored is not None and matches
-    if not ok:
-        hub.login_limits.fail(source, body.username, local)
-        raise LapError("unauthorized", "Wrong username or password.",
-                       hint="Check both and try again.")  # not the default hint, which is about pairing agents
+    # Counted per address, per account and hub-wide before the password is checked, and given back if it is right
+    # (hub/auth/limits.py): sign-ins arriving together cannot all be checked before one is counted.
+    attempt = hub.login_limits.attempt(source, body.username, local)
+    if attempt is None:
+        wait_s = hub.login_limits.wait_s(source, body.username, local)
+        return too_many("Too many failed sign-ins; wait a few minutes.", wait_s,
+                        hint=f"Try again in {wait_s} s." + (
+                            " On this machine, `lineup token` prints a sign-in without the password."
+                            if local else " Or sign in on the hub's own machine."))
+    try:
+        with attempt.settled():
+            user = await hub.read(lambda c: people.user_by_username(c, body.username))
+            stored = user.password_hash if user is not None and user.password_hash.startswith("scrypt$") else None
+            matches = await hub.login_limits.hashing.run(verify_password, body.password, stored or no_match_hash())
+            if user is None or stored is None or not matches:
+                raise LapError("unauthorized", "Wrong username or password.",
+                               hint="Check both and try again.")  # not the default hint, which is about pairing agents
+    except HashingBusy:
+        return hashing_busy()
     result = await hub.execute(accounts.sign_in_device(user.id, body.deviceName))
     return JSONResponse(result, status_code=201)
 
@@ -176,17 +197,15 @@ async def pair(request: Request) -> JSONResponse:
     key = "pair:" + _client_key(request)
     # Guessing is limited per address (20 a minute against 40 bits of code that expires in minutes); not
     # hub-wide: then one address's wrong codes refused another host's right one (issue 15 #6). The hub's own
-    # machine and a loopback peer asking for another name (a rebound page) are two sources.
-    if hub.pairing_limiter.blocked(key):
-        raise LapError("rate_limited", "Too many wrong pairing codes; wait a minute.")
+    # machine and a loopback peer asking for another name (a rebound page) are two sources. Counted before the
+    # code is checked (hub/auth/limits.py).
+    attempt = hub.pairing_limiter.attempt(key)
+    if attempt is None:
+        return too_many("Too many wrong pairing codes; wait a minute.", hub.pairing_limiter.retry_after(key))
     command, credential = accounts.pair_agent(normalize_pairing_code(body.code), body.name, body.runtime,
                                               body.agentVersion)
-    try:
+    with attempt.settled():
         result = await hub.execute(command)
-    except LapError as exc:
-        if exc.code in ("unauthorized", "expired"):
-            hub.pairing_limiter.fail(key)
-        raise
     return JSONResponse({"agentId": result["agentId"], "workspaceId": result["workspaceId"],
                          "credential": credential}, status_code=201)
 
@@ -239,14 +258,12 @@ async def redeem_sign_in_link(request: Request) -> JSONResponse:
     hub = request.app.state.hub
     body = await json_body(request, RedeemRequest)
     key = "link:" + _client_key(request)
-    if hub.sign_in_limiter.blocked(key):
-        raise LapError("rate_limited", "Too many invalid sign-in links from this address; wait a few minutes.")
-    try:
+    attempt = hub.sign_in_limiter.attempt(key)  # counted before the code is checked (hub/auth/limits.py)
+    if attempt is None:
+        return too_many("Too many invalid sign-in links from this address; wait a few minutes.",
+                        hub.sign_in_limiter.retry_after(key))
+    with attempt.settled():
         result = await hub.execute(accounts.redeem_sign_in_link(body.code.strip(), body.deviceName))
-    except LapError as exc:
-        if exc.code in ("unauthorized", "expired"):
-            hub.sign_in_limiter.fail(key)
-        raise
     return JSONResponse(result, status_code=201)
 
 

@@ -11,6 +11,7 @@ from starlette.routing import Route
 
 from hub.notify.actions import use_action_link
 from hub.protocol.errors import LapError
+from hub.web.accounts import too_many
 from hub.web.auth import client_key, json_body, require_user
 
 
@@ -41,15 +42,13 @@ async def use_action(request: Request) -> JSONResponse:
     """A notification's button: the single-use token is the authorisation (it travels in the body only)."""
     hub = request.app.state.hub
     key = "action:" + client_key(request)
-    if hub.sign_in_limiter.blocked(key):
-        raise LapError("rate_limited", "Too many invalid action links from this address; wait a few minutes.")
-    body = await json_body(request, ActionRequest)
-    try:
+    attempt = hub.sign_in_limiter.attempt(key)  # counted before the token is checked (hub/auth/limits.py)
+    if attempt is None:
+        return too_many("Too many invalid action links from this address; wait a few minutes.",
+                        hub.sign_in_limiter.retry_after(key))
+    with attempt.settled(wrong={"unauthorized"}):  # a used or expired link was a real one: not a guess
+        body = await json_body(request, ActionRequest)
         result = await hub.execute(use_action_link(body.token))
-    except LapError as exc:
-        if exc.code == "unauthorized":
-            hub.sign_in_limiter.fail(key)
-        raise
     return JSONResponse({"done": True, **result})
 
 
