@@ -62,8 +62,7 @@ class SocketServer:
         self.replay_task: asyncio.Task[int] | None = None
 
     async def serve(self) -> None:
-        if self.kind == "app" and not origin_allowed(self.ws.headers):
-            await self.ws.close(code=CLOSE_POLICY)  # before accept: the browser sees HTTP 403
+        if await refused_origin(self.ws):
             return
         await self.ws.accept()
         try:
@@ -351,7 +350,19 @@ class SocketServer:
         return "disconnected"
 
 
+async def refused_origin(ws: WebSocket) -> bool:
+    """Refuse a browser page of another site, before accepting (the browser sees HTTP 403; CSWSH): on /ws/app and
+    on /ws/agent alike. Agents send no Origin or the hub's own; a browser always sends its page's (hub/web/origin.py).
+    """
+    if origin_allowed(ws.headers):
+        return False
+    await ws.close(code=CLOSE_POLICY)
+    return True
+
+
 async def agent_socket(ws: WebSocket) -> None:
+    if await refused_origin(ws):  # first: a foreign page learns nothing, not even where the TLS listener is
+        return
     refusal = plain_agent_refusal(ws.app.state.hub, ws.scope)
     if refusal is not None:  # an agent on another machine at the plain port: told where TLS is, then closed
         await ws.accept()
