@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from hub import __version__
-from hub.settings import Settings, SettingsError, load_settings
+from hub.settings import Settings, SettingsError, load_settings, private_data_dir
 
 
 def _settings(**overrides: Any) -> Settings:
@@ -70,7 +70,9 @@ async def _run_command(settings: Settings, command: Any) -> Any:
     from hub.store.migrations import migrate
     from hub.store.writer import Writer
 
-    settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)  # the owner's alone, as in Hub.start
+    made_private = private_data_dir(settings.data_dir)  # the owner's alone, as `lineup serve` makes it
+    if made_private:
+        click.echo(made_private, err=True)  # stdout may be a secret (`lineup token`)
     conn = await database.connect(settings.db_path, synchronous=settings.synchronous)
     try:
         await database.run(conn, migrate)

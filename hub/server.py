@@ -28,7 +28,7 @@ from hub.core import Hub
 from hub.filemodes import check_config_file
 from hub.gateway.wire import FrameBatching
 from hub.netaddr import device_urls, is_loopback_host, lan_addresses, urls_for
-from hub.settings import Settings
+from hub.settings import Settings, private_data_dir
 from hub.web import agent_transport
 
 log = logging.getLogger("lineup.server")
@@ -224,11 +224,14 @@ def configure_logging(settings: Settings, to_file: bool) -> None:
 
 def serve(settings: Settings, *, open_browser: bool = False, out: Callable[[str], Any] = print) -> None:
     headless = sys.stdout is None or not sys.stdout.isatty() and getattr(sys, "frozen", False)
+    made_private = private_data_dir(settings.data_dir)  # 0700 at every start, also a folder that existed wider
     configure_logging(settings, to_file=headless)
     raise_file_limit()
     check_config_file(settings.data_dir)
     if sys.stdout is None:  # a windowed executable has no console at all
         out = log.info
+    if made_private:
+        out(made_private)
     try:
         sock = bind_socket(settings.host, settings.port)
     except PortInUse:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 import os
+import stat
 import tomllib
 import typing
 from dataclasses import dataclass, field
@@ -19,6 +20,30 @@ ENV_PREFIX = "LINEUP_"
 
 def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("lineup-agents", appauthor=False))
+
+
+def private_data_dir(folder: Path) -> str | None:
+    """Make the data folder the owner's alone (0700), creating it if need be, also when it already exists with
+    wider permissions (`--data-dir` made by hand, an older version); what to tell the person when its mode was
+    changed or could not be, else None (docs/security.md, "Files at rest"). Not on Windows: no POSIX modes."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if os.name == "nt":
+        return None
+    info = folder.stat()
+    mode = stat.S_IMODE(info.st_mode)
+    if not mode & 0o077:
+        return None
+    if mode & stat.S_ISVTX or info.st_uid != os.getuid() or folder.resolve() == Path.home().resolve():
+        # A shared folder (/tmp), someone else's, or the home folder: not the hub's to lock; a folder of its own is.
+        return (f"Warning: {folder} is not a folder of its own (mode {mode:04o}): other users of this machine can "
+                "list its files. Give the hub a data folder of its own (--data-dir); it makes it private.")
+    try:
+        os.chmod(folder, 0o700)
+    except OSError as exc:
+        return (f"Could not make {folder} private (mode {mode:04o}): {exc.strerror}. Other users of this machine can "
+                f"list its files; make it yours alone: chmod 700 {folder}")
+    return (f"Made {folder} private (was {mode:04o}): other users of this machine could list its files; now only "
+            "you can.")
 
 
 @dataclass
