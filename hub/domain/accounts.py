@@ -137,12 +137,15 @@ def sign_in_device(user_id: str, device_name: str) -> Command:
 
 
 def revoke_device(actor: Actor, device_id: str) -> Command:
-    def run(tx: Tx) -> None:
+    """Sign a device of the workspace out for good: its token stops working and, once committed, its sockets close
+    (4401, hub/gateway). Signing out is this with the caller's own device (`POST /api/devices/current/revoke`)."""
+    def run(tx: Tx) -> dict[str, str]:
         device = people.device_in_workspace(tx.conn, device_id, actor.workspace_id)
         if device is None:
             raise LapError("not_found", f"No device {device_id!r} in this workspace.")
         if device.revoked_at is None:
             tx.append("device.revoked", {"deviceId": device_id}, workspace_id=actor.workspace_id, actor=actor.ref)
+        return {"deviceId": device_id, "userId": device.user_id}
 
     return Command(run=run)
 

@@ -18,7 +18,7 @@ from hub.domain import accounts
 from hub.protocol.errors import LapError
 from hub.store.queries import accounts as people
 from hub.store.queries import agents as agent_rows
-from hub.web import addresses, views
+from hub.web import addresses, relay_access, views
 from hub.web.agent_transport import plain_agent_refusal
 from hub.web.auth import client_is_loopback, client_key, json_body, require_user
 from hub.web.errors import error_response
@@ -151,10 +151,20 @@ async def list_devices(request: Request) -> JSONResponse:
 
 
 async def revoke_device(request: Request) -> JSONResponse:
+    """Revoke a device of the workspace; `current` is the caller's own, which is how the app signs out: the token
+    that made the request answers 401 from now on and its sockets close (4401). The relay access the device holds
+    goes with it (hub/web/relay_access.py); if WuKongIM cannot be told, the device is revoked all the same and the
+    answer says so (`relayAccess: "failed"`, `relayError`)."""
     actor = await require_user(request)
     await json_body(request, dict)
-    await request.app.state.hub.execute(accounts.revoke_device(actor, request.path_params["device_id"]))
-    return JSONResponse({"revoked": True})
+    wanted = request.path_params["device_id"]
+    device_id = actor.device_id if wanted == "current" and actor.device_id else wanted
+    revoked = await request.app.state.hub.execute(accounts.revoke_device(actor, device_id))
+    relay, problem = await relay_access.end_for_device(request, revoked["userId"], device_id)
+    answer: dict[str, object] = {"revoked": True, "deviceId": device_id, "relayAccess": relay}
+    if problem is not None:
+        answer["relayError"] = problem
+    return JSONResponse(answer)
 
 
 async def create_pairing_code(request: Request) -> JSONResponse:

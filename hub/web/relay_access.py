@@ -2,14 +2,15 @@
 # On the LAN the signed-in app asks for what its relay client needs (uid, token, wss URL, hub ids) and stores it;
 # away from home it reaches the hub through WuKongIM with it. WuKongIM keeps one token per uid and device flag,
 # so issuing a fresh token replaces the previous one, and revoking registers a token nobody is given (and asks
-# WuKongIM to sign the web device out).
+# WuKongIM to sign the web device out). A LineUp device that is revoked (signed out, or from Settings → Devices)
+# loses the relay access it holds the same way (`end_for_device`, called by hub/web/accounts.py).
 
 from __future__ import annotations
 
 import contextlib
 import json
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -24,6 +25,9 @@ from hub.store.queries import accounts as people
 from hub.store.queries import relay as relay_state
 from hub.store.writer import Command, Tx
 from hub.web.auth import json_body, require_user
+
+if TYPE_CHECKING:
+    from hub.relay.config import RelayConfig
 
 APP_DEVICE_FLAG = 1  # WuKongIM's web device flag: the hub itself signs in as PC (2)
 
@@ -63,6 +67,49 @@ async def _record(request: Request, uid: str, value: dict[str, Any] | None) -> N
         else:
             relay_state.set_state(tx, f"app_device:{uid}", json.dumps(value))
     await request.app.state.hub.execute(Command(run=run))
+
+
+async def _end_on_wukongim(config: RelayConfig, uid: str) -> None:
+    """The uid's web-device token stops working: one nobody is given replaces it, and WuKongIM is asked to sign
+    the web device out. Raises LapError when WuKongIM does not take the new token."""
+    api = HttpApi(config.api_url, config.manager_token)
+    try:
+        await api.user_token(uid, secrets.token_urlsafe(24), APP_DEVICE_FLAG)
+    except ApiError as exc:
+        raise LapError("internal", f"WuKongIM did not take the change: {exc}",
+                       hint="Check [relay] api_url and manager_token (`lineup relay check`), then try again.") from None
+    # WuKongIM's "force a device out" (POST /user/device_quit); a server without it keeps the session.
+    with contextlib.suppress(ApiError):
+        await api.post("/user/device_quit", {"uid": uid, "device_flag": APP_DEVICE_FLAG})
+
+
+async def end_for_device(request: Request, user_id: str, device_id: str) -> tuple[str, dict[str, str] | None]:
+    """A revoked LineUp device keeps no relay access: if it holds its person's (the device recorded when the access
+    was issued), revoke that too. ("none" | "revoked" | "failed", and for "failed" the error the person reads.)
+
+    The relay has no session per LineUp device of its own: WuKongIM keeps one token per uid and device flag, issued
+    to the device recorded in relay_state, so that token is what the device holds on the hub's side."""
+    uplink = request.app.state.hub.relay
+    config = uplink.config
+    if not (config.enabled and config.configured):
+        return "none", None
+    uid = next((u for u, (_, who) in uplink.people.items() if who.id == user_id), None)
+    paired = await _paired(request, uid) if uid else None
+    if uid is None or paired is None or paired.get("deviceId") != device_id:
+        return "none", None
+    if not (config.api_url and config.manager_token):
+        problem = LapError("internal", "This device's relay access could not be revoked: the hub has no WuKongIM "
+                                       "manager token.", hint="Set [relay] api_url and manager_token, then revoke it "
+                                                              "in Settings → “Use this phone away from home”.")
+        return "failed", {"message": problem.message, "hint": problem.hint}
+    try:
+        await _end_on_wukongim(config, uid)
+    except LapError as exc:
+        # The record stays: settings keep showing which device holds the access, so it can be revoked again.
+        return "failed", {"message": f"The device was signed out, but its relay access was not revoked: "
+                                     f"{exc.message}", "hint": exc.hint}
+    await _record(request, uid, None)
+    return "revoked", None
 
 
 async def describe(request: Request) -> JSONResponse:
@@ -109,16 +156,7 @@ async def revoke(request: Request) -> JSONResponse:
         assert problem is not None
         raise LapError("not_found", problem["message"], hint=problem["hint"])
     if problem is None:
-        api = _api(request)
-        try:
-            await api.user_token(uid, secrets.token_urlsafe(24), APP_DEVICE_FLAG)
-        except ApiError as exc:
-            raise LapError("internal", f"WuKongIM did not take the change: {exc}",
-                           hint="Check [relay] api_url and manager_token (`lineup relay check`), then try again.") \
-                from None
-        # WuKongIM's "force a device out" (POST /user/device_quit); a server without it keeps the session.
-        with contextlib.suppress(ApiError):
-            await api.post("/user/device_quit", {"uid": uid, "device_flag": APP_DEVICE_FLAG})
+        await _end_on_wukongim(request.app.state.hub.relay.config, uid)
     await _record(request, uid, None)
     return JSONResponse({"revoked": True})
 

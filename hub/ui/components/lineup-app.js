@@ -3,6 +3,7 @@
 import { html } from '../vendor/lit-html/lit-html.js';
 import { LineupElement } from '../lib/element.js';
 import { createApi, deviceName } from '../lib/api.js';
+import { requestInit } from '../lib/early.js';
 import { Workspace } from '../lib/workspace.js';
 import { parseRoute, navigate, routeHref } from '../lib/router.js';
 import { t, setLanguage, formatCountdown } from '../lib/i18n.js';
@@ -38,6 +39,35 @@ function writeToken(token) {
 }
 
 let relayView = null; // lib/relay-view.js, once loaded (_renderBanner)
+
+// How long a sign-out waits for the hub's answer before this device signs out by itself and says so.
+const SIGN_OUT_WAIT_MS = 8000;
+
+/**
+ * Sign this device out on the hub: POST /api/devices/current/revoke revokes the device whose token it carries (its
+ * token answers 401 from then on, its sockets close, the relay access it holds is revoked). Straight to the hub's
+ * address, also in relay mode: the relay carries envelopes, not HTTP, so only the hub itself can be told.
+ * 'done' (a 401 too: the hub refuses the token already), 'relay' (done, but the relay access could not be
+ * revoked), or 'unreached' (the hub did not answer in time, or refused).
+ */
+async function signOutOnHub(token) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), SIGN_OUT_WAIT_MS);
+  try {
+    const response = await fetch('/api/devices/current/revoke',
+      { ...requestInit('POST', token, '{}'), signal: controller.signal });
+    if (response.status === 401) return 'done';
+    if (!response.ok) return 'unreached';
+    const answer = await response.json().catch(() => null); // a cut-off answer: the hub revoked all the same
+    return answer?.relayAccess === 'failed' ? 'relay' : 'done';
+  } catch {
+    return 'unreached';
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const SIGN_OUT_NOTICES = { unreached: 'signout.hubNotTold', relay: 'signout.relayNotRevoked' };
 
 export class LineupApp extends LineupElement {
   constructor() {
@@ -117,6 +147,7 @@ export class LineupApp extends LineupElement {
     this.querySelector('dialog.signin-switch')?.close();
     if (!code) return;
     const outboxKey = this.workspace?.live?.outboxKey;
+    const previousToken = this.token;
     if (!(await this._redeemSignIn(code))) {
       this.requestUpdate(); // the link failed: the current session goes on, with a notice
       return;
@@ -129,6 +160,9 @@ export class LineupApp extends LineupElement {
     this.workspace?.stop();
     this.workspace = null;
     clearInterval(this._tick);
+    // The previous session ends on the hub too, as a sign-out does.
+    const told = previousToken ? await signOutOnHub(previousToken) : 'done';
+    if (SIGN_OUT_NOTICES[told]) this.notice = { kind: 'error', text: t(SIGN_OUT_NOTICES[told]) };
     await this.enter();
   }
 
@@ -179,22 +213,39 @@ export class LineupApp extends LineupElement {
     this.requestUpdate();
   }
 
-  signOut(reason) {
+  /**
+   * The person signs out (no reason), or the hub refused this device's token ('revoked'). Signing out tells the hub
+   * first (signOutOnHub), so the token stops working there, then forgets it here whatever the hub answered; when
+   * the hub could not be told, the person is told what still works and where to revoke it.
+   */
+  async signOut(reason) {
+    if (this._signingOut || (reason === 'revoked' && !this.token)) return; // a late 401 of this very sign-out
+    this._signingOut = true;
+    const token = this.token;
     // Envelopes still queued for this device can never be sent with its token any more.
     const outboxKey = this.workspace?.live?.outboxKey;
     if (outboxKey) {
       try { localStorage.removeItem(outboxKey); } catch { /* nothing stored */ }
     }
-    forgetRelayCredentials(); // nor may whoever signs in next use this person's relay access
+    // Stopped first: the hub closes this device's sockets (4401) as it revokes it, which is no news to this tab.
     this.workspace?.stop();
     this.workspace = null;
     this.state = null;
     clearInterval(this._tick);
+    let told = 'done';
+    if (reason !== 'revoked' && token) {
+      this.phase = 'signing-out';
+      this.requestUpdate();
+      told = await signOutOnHub(token);
+    }
+    forgetRelayCredentials(); // nor may whoever signs in next use this person's relay access
     this.token = null;
     writeToken(null);
     document.title = 'LineUp Agents';
-    this.notice = reason === 'revoked' ? { kind: 'error', text: t('signin.revoked') } : null;
-    this.showEntry();
+    this.notice = reason === 'revoked' ? { kind: 'error', text: t('signin.revoked') }
+      : SIGN_OUT_NOTICES[told] ? { kind: 'error', text: t(SIGN_OUT_NOTICES[told]) } : null;
+    this._signingOut = false;
+    await this.showEntry();
   }
 
   async _submitEntry(path, body) {
@@ -369,6 +420,8 @@ export class LineupApp extends LineupElement {
         // falls through
       case 'boot':
         return html`<div class="boot" role="status"><span class="spinner" aria-hidden="true"></span><span>${t('app.loading')}</span></div>`;
+      case 'signing-out':
+        return html`<div class="boot" role="status"><span class="spinner" aria-hidden="true"></span><span>${t('signout.busy')}</span></div>`;
       case 'setup':
         need('lineup-setup');
         return html`<lineup-setup .setupCodeRequired=${this.setupInfo?.setupCodeRequired} .busy=${this.busy}
@@ -379,6 +432,7 @@ export class LineupApp extends LineupElement {
       case 'unreachable':
         return html`<div class="entry"><div class="entry-card" role="alert">
           <h1>${t('app.unreachable')}</h1>
+          ${this.notice ? html`<p class="notice notice-${this.notice.kind}">${icon('warning')} ${this.notice.text}</p>` : ''}
           <p>${this.formError?.code === 'network' ? t('error.network') : this.formError?.message || ''}</p>
           <button class="button primary" @click=${() => window.location.reload()}>${t('action.tryAgain')}</button>
         </div></div>`;
