@@ -91,6 +91,13 @@ def plain_agent_refusal(hub: Any, scope: Mapping[str, Any]) -> LapError | None:
                              "and restart the hub (the hop from the proxy to the hub is plain http, so only on a "
                              f"network you trust), or point the proxy at https://{host}:{port}; an agent can also "
                              f"use {direct} directly.")
+    public = addresses.https_public_url(hub)
+    if public is not None and trusted_proxy(hub, client[0]):
+        return LapError("forbidden", message + f" This request came from {client[0]} (trusted_proxies) but does not "
+                        f"name public_url {public} in its Host header.",
+                        hint="Make the proxy pass on the Host the agent asked for (nginx: proxy_set_header Host "
+                             f"$http_host), or point it at https://{host}:{port}; an agent can also use {direct} "
+                             "directly.")
     return LapError(
         "forbidden", message,
         hint=f"Use {direct} (the app's \"Connect my agent\" command carries both), or start the hub with "

@@ -49,3 +49,10 @@ def test_which_requests_the_plain_port_takes(public_url: str | None, peer: str, 
     assert (refusal is None) == taken, refusal
     if refusal is not None:
         assert refusal.code == "forbidden" and "--hub https://10.0.0.1:9528 --fingerprint AA" in (refusal.hint or "")
+
+
+def test_a_trusted_proxy_that_drops_the_host_is_told_so() -> None:
+    """nginx's default Host is the upstream's (the hub's address): the refusal names the setting to change."""
+    refusal = plain_agent_refusal(hub("https://hub.example.test"), scope("10.0.0.2", "10.0.0.1:9527"))
+    assert refusal is not None and "does not name public_url https://hub.example.test" in refusal.message
+    assert "proxy_set_header Host $http_host" in (refusal.hint or "")
