@@ -16,9 +16,12 @@ the person or by a new LineUp, makes Codex ask again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
+import os
+import signal
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -68,23 +71,41 @@ def hook_tables(config_file: Path, group_index: int, command: str, timeout_s: in
 # ---- the hook --------------------------------------------------------------------------------------------
 
 def card(event: dict[str, Any], agent_id: str, wait_s: float) -> dict[str, Any]:
-    """The approval card for one permission request (Codex sends the command and the model's justification)."""
-    from hub.connect.hooks import clip, risk_of
+    """The approval card for one permission request, carrying the whole command
+    (docs/protocol.md#what-an-approval-approves); TooLongToShow when it would not fit on a card whole (Codex then
+    asks in its terminal)."""
+    from hub.connect.hooks import SHORT_COMMAND, TooLongToShow, clip
     from hub.connect.session_state import digest
+    from hub.sdk import approvals
 
     tool, tool_input = str(event.get("tool_name") or "Bash"), event.get("tool_input") or {}
-    command = str(tool_input.get("command") or "")
-    wants = f"run: {clip(command, 300)}" if command else f"use {tool}"
+    raw_command = tool_input.get("command")
+    command = " ".join(map(str, raw_command)) if isinstance(raw_command, list) else str(raw_command or "")
+    cwd = str(event.get("cwd", ""))
+    if not command:
+        wants = f"use {tool}"
+    elif len(command) <= SHORT_COMMAND and "\n" not in command.strip():
+        wants = f"run: {command.strip()}"
+    else:
+        wants = f"run a {len(command):,}-character command"
     key = json.dumps([event.get("session_id"), event.get("turn_id"), tool, tool_input], sort_keys=True)
-    raw = json.dumps(tool_input, ensure_ascii=False)
     expires = datetime.now(UTC) + timedelta(seconds=wait_s)
-    return {"id": f"int_codex_{digest(agent_id, key, size=32)}", "type": "approval",
-            "title": clip(f"Codex wants to {wants}", 500),
-            "description": clip(str(tool_input.get("description") or ""), 8000),
-            "risk": risk_of("Bash", tool_input) if tool == "Bash" else "medium", "options": OPTIONS,
-            "details": {"tool": tool, "input": tool_input if len(raw) <= 4000 else clip(raw, 4000),
-                        "cwd": str(event.get("cwd", "")), "codexSession": str(event.get("session_id", ""))},
-            "expiresAt": expires.isoformat(timespec="seconds").replace("+00:00", "Z")}
+    details: dict[str, Any] = {"tool": tool, "cwd": cwd, "codexSession": str(event.get("session_id", ""))}
+    interaction: dict[str, Any] = {
+        "id": f"int_codex_{digest(agent_id, key, size=32)}", "type": "approval",
+        "title": clip(f"Codex wants to {wants}", 500),
+        "description": clip(str(tool_input.get("description") or ""), 8000), "risk": "medium", "options": OPTIONS,
+        "details": details, "expiresAt": expires.isoformat(timespec="seconds").replace("+00:00", "Z")}
+    if command:
+        subject = approvals.fits(approvals.command_approval(command, cwd or None))
+        if subject is None:
+            raise TooLongToShow("the command", len(command))
+        interaction["approves"] = subject
+    else:
+        if len(json.dumps(tool_input, ensure_ascii=False).encode()) > approvals.CARD_BUDGET_BYTES:
+            raise TooLongToShow(f"the input of {tool}", len(json.dumps(tool_input)))
+        details["input"] = tool_input
+    return interaction
 
 
 def decision(allow: bool, message: str) -> dict[str, Any]:
@@ -95,7 +116,7 @@ def decision(allow: bool, message: str) -> dict[str, Any]:
 async def ask(credential_path: Path, wait_s: float, event: dict[str, Any]) -> dict[str, Any] | None:
     """Ask the person; their answer as Codex's decision, or None (the hub away, nobody answered in time)."""
     from hub import __version__
-    from hub.connect.hooks import CONNECT_TIMEOUT_S, reachable
+    from hub.connect.hooks import CONNECT_TIMEOUT_S, TooLongToShow, reachable
     from hub.connect.turn_notify import open_conversation
     from hub.mcp.run import CAPABILITIES
     from hub.sdk import AgentClient, load_credential
@@ -112,12 +133,25 @@ async def ask(credential_path: Path, wait_s: float, event: dict[str, Any]) -> di
         conversation_id = await open_conversation(client, credential_path, cli="codex",
                                                   session=str(event.get("session_id") or event.get("cwd") or ""),
                                                   cwd=str(event.get("cwd") or ""), timeout_s=CONNECT_TIMEOUT_S + 3)
-        interaction = card(event, credential.agent_id, wait_s)
-        async with asyncio.timeout(wait_s + 10):
-            outcome = await client.ask(interaction, conversation_id=conversation_id)
+        try:
+            interaction = card(event, credential.agent_id, wait_s)
+        except TooLongToShow as exc:
+            await client.send("message.create", {
+                "content": f"Codex is waiting for you in the terminal: {exc.what} is {exc.size:,} characters, too long "
+                           "to show whole on a card, so it is asked there, where you can read all of it.",
+                "attention": True}, conversationId=conversation_id)
+            return None
+        try:
+            async with asyncio.timeout(wait_s + 10):
+                outcome = await client.ask(interaction, conversation_id=conversation_id)
+        except asyncio.CancelledError:  # Codex stopped the hook: its prompt was answered in the terminal
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(3):
+                    await client.withdraw(interaction["id"], "Answered in the terminal.")
+            raise
     finally:
         await client.close()
-    if outcome.outcome == "expired":
+    if outcome.outcome == "expired" or outcome.cause == "withdrawn":
         return None
     if outcome.outcome == "cancelled":
         return decision(False, "The person cancelled this in LineUp.")
@@ -126,6 +160,15 @@ async def ask(credential_path: Path, wait_s: float, event: dict[str, Any]) -> di
         return decision(True, "")
     return decision(False, f"The person denied this in LineUp: {outcome.comment}" if outcome.comment
                     else f"Denied in LineUp by {who}.")
+
+
+async def _asked_until_stopped(credential_path: Path, wait_s: float, event: dict[str, Any]) -> dict[str, Any] | None:
+    """`ask`, cancelled by SIGTERM/SIGHUP/SIGINT (Codex ending the hook), so the card is withdrawn first."""
+    main = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT) if os.name == "posix" else ():
+        loop.add_signal_handler(number, lambda: main.cancel() if main is not None else None)
+    return await ask(credential_path, wait_s, event)
 
 
 def run(credential_path: Path, wait_s: float, raw: str) -> str:
@@ -138,8 +181,10 @@ def run(credential_path: Path, wait_s: float, raw: str) -> str:
         if not credential_path.exists():
             log.warning("no credential at %s: run `lineup connect codex` again", credential_path)
             return ""
-        answer = asyncio.run(ask(credential_path, wait_s, event))
+        answer = asyncio.run(_asked_until_stopped(credential_path, wait_s, event))
         return json.dumps(answer) if answer is not None else ""
+    except asyncio.CancelledError:  # stopped by the agent (a signal): its card was withdrawn; print nothing
+        return ""
     except Exception as exc:  # noqa: BLE001 - Codex must go on: its own prompt takes over
         log.warning("the approval was not asked in LineUp (%s: %s)", type(exc).__name__, exc)
         return ""

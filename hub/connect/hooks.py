@@ -9,10 +9,12 @@ credential, a bad event) it prints nothing and exits 0, so Claude Code carries o
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import mimetypes
 import os
+import signal
 import socket
 import subprocess
 import uuid
@@ -23,6 +25,7 @@ from urllib.parse import quote, urlparse
 
 from hub.connect import claude_settings as cs
 from hub.connect.session_state import SessionState, digest, locked
+from hub.sdk import approvals
 
 log = logging.getLogger("lineup.connect")
 
@@ -41,7 +44,7 @@ OPTIONS = [
 STEP_TOOLS = ("TaskCreate", "TaskUpdate", "TodoWrite")
 PERMISSION_NOTICE = "Claude needs your permission"  # Claude Code's Notification while its dialog is shown
 STEP_STATUS = {"pending": "queued", "in_progress": "running", "completed": "succeeded", "deleted": "cancelled"}
-RISKY = ("rm ", "rm\t", "sudo ", "git push", "mkfs", "dd ", "chmod ", "chown ", "curl ", "wget ", "> /", "drop ")
+SHORT_COMMAND = 120  # a command this short, on one line, is named in the card's title; a longer one by its size
 
 
 def clip(text: str, size: int) -> str:
@@ -52,10 +55,15 @@ def clip(text: str, size: int) -> str:
 # ---- what a tool call looks like on a card ------------------------------------------------------------------
 
 def describe(tool: str, tool_input: dict[str, Any]) -> tuple[str, str]:
-    """(what Claude wants, in a few words; a past-tense line for the timeline)."""
+    """(what Claude wants, in a few words; a past-tense line for the timeline).
+
+    A long or multi-line command is named by its size, never by a cut that reads as the whole command: the card
+    shows all of it (`approves`)."""
     if tool == "Bash":
         command = str(tool_input.get("command", ""))
-        return f"run: {clip(command, 300)}", f"Ran `{clip(command, 300)}`"
+        short = len(command) <= SHORT_COMMAND and "\n" not in command.strip()
+        wants = f"run: {command.strip()}" if short else f"run a {len(command):,}-character command"
+        return wants, (f"Ran `{command.strip()}`" if short else f"Ran a {len(command):,}-character command")
     path = tool_input.get("file_path") or tool_input.get("notebook_path") or tool_input.get("path")
     if tool in ("Write",) and path:
         return f"write {path}", f"Wrote {path}"
@@ -71,30 +79,70 @@ def describe(tool: str, tool_input: dict[str, Any]) -> tuple[str, str]:
 
 
 def risk_of(tool: str, tool_input: dict[str, Any]) -> str:
-    if tool == "Bash":
-        command = " " + str(tool_input.get("command", "")).lower() + " "
-        return "high" if any(word in command for word in RISKY) else "medium"
+    """The risk the card states; the hub judges `approves` itself and never shows less (hub/domain/command_risk.py)."""
     if tool in ("WebFetch", "Read", "Grep", "Glob"):
         return "low"
     return "medium"
 
 
+def subject_of(tool: str, tool_input: dict[str, Any], cwd: str) -> dict[str, Any] | None:
+    """What approving this call approves, whole (docs/protocol.md#what-an-approval-approves), or None."""
+    path = str(tool_input.get("file_path") or tool_input.get("notebook_path") or "")
+    if tool == "Bash":
+        return approvals.command_approval(str(tool_input.get("command", "")), cwd or None)
+    if tool == "Write" and path:
+        return approvals.write_approval(path, str(tool_input.get("content") or ""), cwd or None)
+    if tool == "Edit" and path:
+        return approvals.edit_approval(path, [{"old": tool_input.get("old_string", ""),
+                                               "new": tool_input.get("new_string", ""),
+                                               "replaceAll": bool(tool_input.get("replace_all"))}], cwd or None)
+    if tool == "MultiEdit" and path:
+        edits = [{"old": e.get("old_string", ""), "new": e.get("new_string", ""),
+                  "replaceAll": bool(e.get("replace_all"))}
+                 for e in tool_input.get("edits") or [] if isinstance(e, dict)]
+        return approvals.edit_approval(path, edits, cwd or None)
+    if tool == "NotebookEdit" and path:
+        return approvals.edit_approval(path, [{"old": f"(cell {tool_input.get('cell_id') or 'new'}, "
+                                                      f"{tool_input.get('edit_mode') or 'replace'})",
+                                               "new": str(tool_input.get("new_source") or "")}], cwd or None)
+    return None
+
+
+class TooLongToShow(Exception):
+    """What Claude asks to approve does not fit on a card whole: it is asked in the terminal instead."""
+
+    def __init__(self, what: str, size: int) -> None:
+        super().__init__(f"{what} is {size:,} characters")
+        self.what, self.size = what, size
+
+
 def approval_card(event: dict[str, Any], interaction_id: str, wait_s: float) -> dict[str, Any]:
+    """The card for a permission request, carrying all of what it approves; TooLongToShow past a question's size."""
     tool, tool_input = str(event.get("tool_name", "")), event.get("tool_input") or {}
+    cwd = str(event.get("cwd", ""))
     wants, _ = describe(tool, tool_input)
     description = str(tool_input.get("description") or "")
-    if tool in ("Edit", "MultiEdit") and tool_input.get("new_string"):
-        description = ((description + "\n\n" if description else "") + "New text:\n"
-                       + clip(tool_input["new_string"], 4000))
-    elif tool == "Write" and tool_input.get("content") is not None:
-        description = (description + "\n\n" if description else "") + "Content:\n" + clip(tool_input["content"], 4000)
-    raw = json.dumps(tool_input, ensure_ascii=False)
+    subject = subject_of(tool, tool_input, cwd)
+    details: dict[str, Any] = {"tool": tool, "cwd": cwd, "claudeSession": str(event.get("session_id", ""))}
+    if subject is not None:
+        fitted = approvals.fits(subject)
+        if fitted is None:
+            raise TooLongToShow("the command" if tool == "Bash" else f"the change to {subject.get('path')}",
+                                approvals.size_of(subject))
+        subject = fitted
+    else:  # a tool without a command or file change (WebFetch, MCP tools): its input, whole or not offered
+        raw = json.dumps(tool_input, ensure_ascii=False)
+        if len(raw.encode()) > approvals.CARD_BUDGET_BYTES:
+            raise TooLongToShow(f"the input of {tool}", len(raw))
+        details["input"] = tool_input
     expires = datetime.now(UTC) + timedelta(seconds=wait_s)
-    return {"id": interaction_id, "type": "approval", "title": clip(f"Claude wants to {wants}", 500),
-            "description": clip(description, 8000), "risk": risk_of(tool, tool_input), "options": OPTIONS,
-            "details": {"tool": tool, "input": tool_input if len(raw) <= 4000 else clip(raw, 4000),
-                        "cwd": str(event.get("cwd", "")), "claudeSession": str(event.get("session_id", ""))},
-            "expiresAt": expires.isoformat(timespec="seconds").replace("+00:00", "Z")}
+    card: dict[str, Any] = {
+        "id": interaction_id, "type": "approval", "title": clip(f"Claude wants to {wants}", 500),
+        "description": clip(description, 8000), "risk": risk_of(tool, tool_input), "options": OPTIONS,
+        "details": details, "expiresAt": expires.isoformat(timespec="seconds").replace("+00:00", "Z")}
+    if subject is not None:
+        card["approves"] = subject
+    return card
 
 
 # ---- Claude Code's answers -----------------------------------------------------------------------------------
@@ -273,6 +321,8 @@ class HookRun:
     async def handle(self, event: dict[str, Any]) -> dict[str, Any] | None:
         name = event.get("hook_event_name")
         if name == "UserPromptSubmit":
+            await self.withdraw_waiting(str(event.get("session_id", "unknown")), None,
+                                        "A new prompt was typed in the terminal.")
             await self.task(event, prompt=str(event.get("prompt", "")))
         elif name in ("PreToolUse", "PermissionRequest"):
             return await self.permission(event, name)
@@ -294,20 +344,36 @@ class HookRun:
                  json.dumps(event.get("permission_suggestions"))[:2000])
         session_id = str(event.get("session_id", ""))
         key = event.get("tool_use_id") or json.dumps([event.get("tool_name"), event.get("tool_input")], sort_keys=True)
-        interaction = approval_card(event, f"int_cc_{digest(self.agent_id, session_id, task_id, key, size=32)}",
-                                    self.wait_s)
+        try:
+            interaction = approval_card(event, self.card_id(session_id, task_id, key), self.wait_s)
+        except TooLongToShow as exc:
+            await self.too_long(event, exc, task_id, conversation_id)
+            return None  # Claude Code's own prompt, in the terminal, shows all of it
+        remember_waiting(self.state_dir, session_id, key, interaction["id"])
         try:
             asking = self.client.ask(interaction, task_id=task_id, conversation_id=conversation_id)
             async with asyncio.timeout(self.wait_s + 10):
                 outcome = await asking
+        except asyncio.CancelledError:
+            # Claude Code stopped this hook: the person answered its own dialog in the terminal. The card must not
+            # stay approvable on the phone (docs/protocol.md#interactions).
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(3):
+                    await self.client.withdraw(interaction["id"], "Answered in the terminal.")
+            raise
         except HubError as exc:
             if exc.code not in ("not_found", "illegal_transition", "forbidden"):
                 raise
             interaction["id"] += "_c"  # the task ended meanwhile: ask in the conversation alone
+            remember_waiting(self.state_dir, session_id, key, interaction["id"])
             async with asyncio.timeout(self.wait_s + 10):
                 outcome = await self.client.ask(interaction, conversation_id=conversation_id)
+        finally:
+            forget_waiting(self.state_dir, session_id, key)
         if outcome.outcome == "expired":
             return None  # nobody answered in time: Claude Code's own prompt takes over
+        if outcome.cause == "withdrawn":
+            return None  # answered in the terminal meanwhile (this process was not stopped in time)
         if outcome.outcome == "cancelled":
             allow, reason = False, "The person cancelled this task in LineUp."
         else:
@@ -325,7 +391,29 @@ class HookRun:
                               cs.rule_for(str(event.get("tool_name", "")), event.get("tool_input") or {}))
         return pre_tool_use_answer(allow, reason)
 
+    def card_id(self, session_id: str, task_id: str, key: str) -> str:
+        return f"int_cc_{digest(self.agent_id, session_id, task_id, key, size=32)}"
+
+    async def too_long(self, event: dict[str, Any], exc: TooLongToShow, task_id: str, conversation_id: str) -> None:
+        """Say in the conversation why this one is asked in the terminal, not on the phone."""
+        text = (f"Claude is waiting for you in the terminal: {exc.what} is {exc.size:,} characters, too long to show "
+                "whole on a card, so it is asked there, where you can read all of it.")
+        message_id = f"msg_cc_{digest(self.agent_id, event.get('session_id'), task_id, text, size=32)}"
+        await self.client.send("message.create", {"content": text, "messageId": message_id, "attention": True},
+                               id=f"cc-{message_id}", taskId=task_id, conversationId=conversation_id)
+
+    async def withdraw_waiting(self, session_id: str, key: str | None, reason: str) -> None:
+        """A card still waiting for this call (or, without `key`, for any call of the session) is withdrawn:
+        the person answered in the terminal, or Claude moved on. It can no longer be approved on the phone."""
+        for card in waiting_cards(self.state_dir, session_id, key):
+            await self.client.withdraw(card, reason)
+            forget_waiting(self.state_dir, session_id, key)
+
     async def tool_used(self, event: dict[str, Any]) -> None:
+        session_id = str(event.get("session_id", ""))
+        used_key = event.get("tool_use_id") or json.dumps([event.get("tool_name"), event.get("tool_input")],
+                                                          sort_keys=True)
+        await self.withdraw_waiting(session_id, used_key, "Allowed in the terminal: the tool already ran.")
         conversation_id, task_id = await self.task(event)
         tool = str(event.get("tool_name", ""))
         if tool in STEP_TOOLS:  # Claude's own task list: the task's steps and progress, not a timeline line
@@ -438,6 +526,9 @@ class HookRun:
 
     async def stopped(self, event: dict[str, Any]) -> None:
         session_id = str(event.get("session_id", "unknown"))
+        # A card still waiting once Claude has stopped was answered in the terminal (a denial runs no tool, so
+        # no PostToolUse withdrew it) or overtaken: it must not stay approvable.
+        await self.withdraw_waiting(session_id, None, "Claude finished this turn without waiting for the answer.")
         with locked(self.state_dir / "sessions", session_id) as (state, _):
             if state.open:
                 summary = str(event.get("last_assistant_message") or "") or last_reply(event.get("transcript_path"))
@@ -451,10 +542,33 @@ class HookRun:
 
     async def session_end(self, event: dict[str, Any]) -> None:
         session_id = str(event.get("session_id", "unknown"))
+        await self.withdraw_waiting(session_id, None, "Claude Code was closed.")
         with locked(self.state_dir / "sessions", session_id) as (state, path):
             if state.open:
                 await self._end(state, session_id, "cancelled", "Claude Code was closed before it finished")
             path.with_suffix(".ended").write_text("")  # the keeper sees it and goes
+
+
+def remember_waiting(state_dir: Path, session_id: str, key: str, card_id: str) -> None:
+    """This tool call's card waits for the person (so a later hook can withdraw it: PostToolUse, Stop)."""
+    with locked(state_dir / "sessions", session_id) as (state, _):
+        state.waiting[digest(key)] = card_id
+
+
+def forget_waiting(state_dir: Path, session_id: str, key: str | None) -> None:
+    with locked(state_dir / "sessions", session_id) as (state, _):
+        if key is None:
+            state.waiting.clear()
+        else:
+            state.waiting.pop(digest(key), None)
+
+
+def waiting_cards(state_dir: Path, session_id: str, key: str | None) -> list[str]:
+    with locked(state_dir / "sessions", session_id) as (state, _):
+        if key is None:
+            return list(state.waiting.values())
+        card = state.waiting.get(digest(key))
+        return [card] if card else []
 
 
 def last_reply(transcript: Any) -> str:
@@ -560,6 +674,8 @@ def run_hook(credential_path: Path, state_dir: Path, wait_s: float, raw: str) ->
             return ""
         answer = asyncio.run(_run(credential_path, state_dir, wait_s, event))
         return json.dumps(answer) if answer is not None else ""
+    except asyncio.CancelledError:  # stopped by the agent (a signal): its card was withdrawn; print nothing
+        return ""
     except Exception as exc:  # noqa: BLE001 - the terminal must keep working: log and step aside
         log.warning("hook %s failed: %s: %s", raw[:80].replace("\n", " "), type(exc).__name__, exc)
         return ""
@@ -567,6 +683,12 @@ def run_hook(credential_path: Path, state_dir: Path, wait_s: float, raw: str) ->
 
 async def _run(credential_path: Path, state_dir: Path, wait_s: float, event: dict[str, Any]) -> dict[str, Any] | None:
     run = HookRun(credential_path, state_dir, wait_s)
+    # Claude Code ends a hook it no longer waits for (its dialog answered in the terminal) with SIGTERM: the
+    # waiting ask is cancelled, so the card is withdrawn before the process goes.
+    main = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT) if os.name == "posix" else ():
+        loop.add_signal_handler(number, lambda: main.cancel() if main is not None else None)
     if event.get("hook_event_name") == "SessionEnd":  # the keeper goes even when the hub cannot be told
         sessions = state_dir / "sessions"
         sessions.mkdir(parents=True, exist_ok=True)

@@ -32,6 +32,9 @@ class SessionState:
     title: str = ""
     # The current task's steps: Claude Code's own task (or todo) id → {"id": LineUp child task, "status", "title"}.
     steps: dict[str, dict[str, str]] = field(default_factory=dict)
+    # Cards still waiting for the person: a digest of the tool call → its interaction id (withdrawn when Claude
+    # moves on without the answer: the call ran, the session stopped).
+    waiting: dict[str, str] = field(default_factory=dict)
 
 
 @contextlib.contextmanager

@@ -61,6 +61,10 @@ ASK_APPROVAL = ToolSpec(
         "risk": {"type": "string", "enum": list(RISK_LEVELS), "default": "medium"},
         "impact": {"type": "string", "maxLength": 5000, "description": "What changes if approved"},
         "details": {"type": "object", "description": "Facts to show with the question (key → value)"},
+        "command": {"type": "string", "minLength": 1, "maxLength": 60_000,
+                    "description": "When this approves running a shell command: the exact, whole command. The "
+                                   "person sees all of it, and its risk is judged from it (never lower than yours)"},
+        "cwd": {"type": "string", "maxLength": 4096, "description": "The folder the command runs in"},
         "expires_in_s": _EXPIRES, "request_id": _REQUEST_ID}},
     _question_output(approved={"type": "boolean"}), asks="approval", **QUESTION_HINTS)
 

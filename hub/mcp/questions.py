@@ -42,6 +42,9 @@ def build_interaction(tool: str, arguments: dict[str, Any], now: datetime | None
         for key in ("impact", "details"):
             if arguments.get(key):
                 spec[key] = arguments[key]
+        if arguments.get("command"):  # shown whole, its risk judged (docs/protocol.md#what-an-approval-approves)
+            spec["approves"] = {"kind": "command", "command": arguments["command"],
+                                **({"cwd": arguments["cwd"]} if arguments.get("cwd") else {})}
     elif kind == "choice":
         spec["options"] = _options(arguments["options"])
         spec["multiple"] = bool(arguments.get("multiple", False))

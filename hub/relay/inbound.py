@@ -260,6 +260,11 @@ class InboundHandler:
             return Handled("asked_again").say(
                 f"#{number} {spec['title']}: I could not read that as an answer. / 没看懂这个回答。\n"
                 + textreply.how_to_answer(spec, number, several))
+        if textreply.only_in_the_app(spec) and textreply.is_approving(spec, reply.response):
+            return Handled("only_in_the_app").say(
+                f"#{number} {spec['title']}: what it approves is too long to show in a message, so it can only be "
+                "approved in the LineUp app, where all of it is shown. Reply “reject” to refuse it here. "
+                "/ 内容过长，只能在 LineUp 应用中查看全文后批准；回复“拒绝”可在此拒绝。")
         if textreply.needs_confirmation(spec, reply.response):
             self._confirmations.ask(person.uid, number, question.id, reply.response)
             return Handled("confirm_asked").say(textreply.ask_to_confirm(spec, number, reply.response["optionId"]))

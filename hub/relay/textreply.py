@@ -115,14 +115,19 @@ def parse(spec: dict[str, Any], text: str) -> Reply:
     return Reply({"optionId": chosen[0]["id"]})
 
 
-def needs_confirmation(spec: dict[str, Any], response: dict[str, Any]) -> bool:
-    """A high-risk approval being approved: the app asks a second, explicit step
-    (docs/design.md#no-approval-by-accident); so does text. "Approving" is what hub/domain/interactions.py and the app
-    call it: not `reject`, not a danger option."""
-    if spec["type"] != "approval" or spec.get("risk") != "high" or "optionId" not in response:
+def is_approving(spec: dict[str, Any], response: dict[str, Any]) -> bool:
+    """An approval's answer that approves: what hub/domain/interactions.py and the app call it (not `reject`, not a
+    danger option)."""
+    if spec["type"] != "approval" or "optionId" not in response:
         return False
     option = next((o for o in spec.get("options", []) if o["id"] == response["optionId"]), None)
     return option is not None and option["id"] != "reject" and option.get("style") != "danger"
+
+
+def needs_confirmation(spec: dict[str, Any], response: dict[str, Any]) -> bool:
+    """A high-risk approval being approved: the app asks a second, explicit step
+    (docs/design.md#no-approval-by-accident); so does text."""
+    return spec.get("risk") == "high" and is_approving(spec, response)
 
 
 def ask_to_confirm(spec: dict[str, Any], number: int, option_id: str) -> str:
@@ -143,6 +148,11 @@ def how_to_answer(spec: dict[str, Any], number: int, several_open: bool) -> str:
         return (f"Reply {prefix}1 or {prefix}approve to approve, {prefix}2 or {prefix}changes to request "
                 f"changes. / 回复 {prefix}1 通过，{prefix}2 需要修改。")
     options = spec.get("options", [])
+    if only_in_the_app(spec):
+        refusals = [o for o in options if o["id"] == "reject" or o.get("style") == "danger"]
+        word = f"{prefix}{options.index(refusals[0]) + 1}" if refusals else f"{prefix}reject"
+        return (f"Approve it in the LineUp app; here, reply {word} to refuse it. "
+                f"/ 请在 LineUp 应用中批准；在此回复 {word} 可拒绝。")
     if spec.get("multiple"):
         return f"Reply {prefix}with the numbers, e.g. {prefix}1,3. / 回复编号，如 {prefix}1,3。"
     ids = [o["id"] for o in options]
@@ -155,6 +165,31 @@ def how_to_answer(spec: dict[str, Any], number: int, several_open: bool) -> str:
             f"/ 回复 {prefix}编号或选项名称。")
 
 
+MAX_APPROVES_IN_TEXT = 3000  # characters of a command or change an IM message shows whole; longer: only in the app
+
+
+def approves_text(spec: dict[str, Any]) -> str | None:
+    """What the approval approves, whole, as IM text; None when there is nothing (or too much) to show."""
+    approves = spec.get("approves")
+    if not isinstance(approves, dict):
+        return None
+    if approves.get("kind") == "command":
+        body = str(approves.get("command") or "")
+    elif approves.get("diff"):
+        body = str(approves["diff"])
+    elif approves.get("kind") == "write":
+        body = str(approves.get("content") or "")
+    else:
+        body = "\n".join(f"- {e.get('old', '')}\n+ {e.get('new', '')}" for e in approves.get("edits") or [])
+    return body if len(body) <= MAX_APPROVES_IN_TEXT else None
+
+
+def only_in_the_app(spec: dict[str, Any]) -> bool:
+    """An approval whose command or change is too long to show whole in an IM message: it is approved in the app,
+    where all of it is shown, never by text (docs/security.md#what-an-approval-shows)."""
+    return isinstance(spec.get("approves"), dict) and approves_text(spec) is None
+
+
 def render_question(spec: dict[str, Any], number: int, several_open: bool) -> str:
     lines = [f"❓ #{number} {spec['title']}"]
     if spec.get("description"):
@@ -162,7 +197,18 @@ def render_question(spec: dict[str, Any], number: int, several_open: bool) -> st
     if spec.get("impact"):
         lines.append(f"Impact: {spec['impact']}")
     if spec.get("risk") == "high":
-        lines.append("Risk: high / 高风险")
+        reasons = "; ".join(spec.get("riskReasons") or [])
+        lines.append("Risk: high / 高风险" + (f" ({reasons})" if reasons else ""))
+    shown = approves_text(spec)
+    approves = spec.get("approves")
+    if shown is not None and isinstance(approves, dict):
+        what = "Command / 命令" if approves.get("kind") == "command" else f"Change to {approves.get('path')} / 修改"
+        lines.append(f"{what} ({len(shown):,} characters / 字符):\n{shown}")
+    elif only_in_the_app(spec):
+        size = int(approves.get("length") or 0) if isinstance(approves, dict) else 0
+        lines.append(f"What this approves is {size:,} characters, too long for a message: open LineUp to read all of "
+                     "it and approve there; here you can only reject. "
+                     "/ 内容过长，请在 LineUp 中查看全文后批准；此处只能拒绝。")
     if spec["type"] == "review" and spec.get("content"):
         content = str(spec["content"])
         lines.append(content if len(content) <= 1500 else content[:1500] + " …")
@@ -177,6 +223,11 @@ def render_question(spec: dict[str, Any], number: int, several_open: bool) -> st
 
 def describe_answer(spec: dict[str, Any], response: dict[str, Any] | None, outcome: str) -> str:
     """A short human form of a stored answer, for the confirmation."""
+    if outcome == "cancelled" and response and response.get("cause") == "withdrawn":
+        reason = f": {response['reason']}" if response.get("reason") else ""
+        return f"withdrawn by the agent{reason}; it can no longer be answered / 智能体已撤回，无法再回答"
+    if outcome == "cancelled" and response and response.get("cause") in ("task_ended", "task_cancelled"):
+        return "closed: its task ended; it can no longer be answered / 任务已结束，无法再回答"
     if outcome in ("expired", "cancelled"):
         return {"expired": "expired / 已过期", "cancelled": "cancelled / 已取消"}[outcome]
     if not response or response.get("declined"):

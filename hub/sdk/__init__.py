@@ -19,13 +19,14 @@ await agent.run()
 ```
 """
 
+from hub.sdk import approvals
 from hub.sdk.client import AgentClient
 from hub.sdk.credentials import Credential, load_credential, pair, pair_or_load, save_credential
 from hub.sdk.errors import AuthError, HubError, OutboxFull, ReplacedError, SdkError, ToolCallError
-from hub.sdk.tasks import ChildTask, MessageStream, Outcome, TaskHandle
+from hub.sdk.tasks import ChildTask, MessageStream, Outcome, TaskHandle, stable_id
 
 __all__ = [
     "AgentClient", "Credential", "pair", "pair_or_load", "load_credential", "save_credential",
     "AuthError", "HubError", "OutboxFull", "ReplacedError", "SdkError", "ToolCallError",
-    "Outcome", "TaskHandle", "MessageStream", "ChildTask",
+    "Outcome", "TaskHandle", "MessageStream", "ChildTask", "approvals", "stable_id",
 ]

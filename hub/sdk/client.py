@@ -250,6 +250,18 @@ class AgentClient:
             return self._outcomes[interaction_id]
         return await future
 
+    async def withdraw(self, interaction_id: str, reason: str = "") -> bool:
+        """Stop waiting for a question (answered elsewhere, given up): it ends as withdrawn everywhere, `reason`
+        shown to the person. False when it had already ended (its outcome reaches `ask` as usual)."""
+        try:
+            await self.send("interaction.withdraw", {"interactionId": interaction_id, "reason": reason[:500]},
+                            id=f"withdraw-{interaction_id}")
+        except HubError as exc:
+            if exc.code in ("already_resolved", "not_found"):
+                return False
+            raise
+        return True
+
     # ---- one connection ------------------------------------------------------------------------------
 
     async def _session(self) -> None:

@@ -55,6 +55,11 @@ class Outcome:
     def comment(self) -> str | None:
         return self.response.get("comment")
 
+    @property
+    def cause(self) -> str | None:
+        """Why a cancelled question ended: task_cancelled, task_ended, withdrawn, agent_revoked."""
+        return self.response.get("cause") if self.outcome == "cancelled" else None
+
 
 def _options(options: list[str] | list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Accept plain labels (ids are made from their position) or full option objects."""
@@ -270,15 +275,25 @@ class TaskHandle:
         Without an `id`, the question's id derives from the task, its type and title: asked again by a re-run
         handler, it returns the answer already given, or waits for the same pending question."""
         if not interaction.get("id"):
-            interaction = {**interaction,
-                           "id": f"int_{self._next_id('ask', interaction.get('type'), interaction.get('title'))}"}
+            interaction = {**interaction, "id": self.question_id(interaction)}
         return await self.client.ask(interaction, task_id=self.id, conversation_id=self.conversation_id)
+
+    def question_id(self, interaction: dict[str, Any]) -> str:
+        """The id `ask` gives a question without one (the n-th of its type and title in this task), for a caller
+        that needs it before the answer comes (to withdraw it: AgentClient.withdraw)."""
+        return f"int_{self._next_id('ask', interaction.get('type'), interaction.get('title'))}"
 
     async def ask_approval(self, title: str, description: str = "", *, risk: str = "medium", impact: str = "",
                            details: dict[str, Any] | None = None, expires_at: str | None = None,
-                           interaction_id: str | None = None) -> Outcome:
+                           interaction_id: str | None = None, command: str | None = None,
+                           approves: dict[str, Any] | None = None) -> Outcome:
+        """Ask to approve. `command` (the whole command that will run) or `approves` (a file `write` or `edit`,
+        docs/protocol.md#what-an-approval-approves; hub.sdk.approvals builds them) puts all of it on the card; the
+        hub's own judgement of its risk then applies when it is higher than `risk`."""
+        if command is not None:
+            approves = {"kind": "command", "command": command}
         return await self.ask(_spec("approval", title, description, risk=risk, impact=impact, details=details,
-                                    expiresAt=expires_at, id=interaction_id))
+                                    expiresAt=expires_at, id=interaction_id, approves=approves))
 
     async def ask_choice(self, title: str, options: list[str] | list[dict[str, Any]], *, multiple: bool = False,
                          description: str = "", expires_at: str | None = None,

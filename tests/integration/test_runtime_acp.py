@@ -185,7 +185,10 @@ async def test_permission_request_is_answered_from_the_app(hub_factory: Any, lap
     assert [(o["id"], o["label"], o.get("style")) for o in spec["options"]] == [
         ("allow_once", "Allow once", "primary"), ("allow_always", "Always allow deleting", "secondary"),
         ("reject_once", "Reject", "danger"), ("reject_always", "Never allow", "danger")]
-    assert spec["details"] == {"toolCallId": "call-rm", "kind": "delete", "input": {"command": "rm -rf build/"}}
+    # What it approves travels whole in `approves` (the hub judged rm high), not as a clipped copy in details.
+    assert spec["details"] == {"toolCallId": "call-rm", "kind": "delete"}
+    assert spec["approves"]["kind"] == "command" and spec["approves"]["command"] == "rm -rf build/"
+    assert any("rm" in reason for reason in spec["riskReasons"])
     assert said == "Permission outcome: selected opt-allow-always"
     # A reject option is the agent's own reject option (the hub records the card as declined) ...
     assert (await answer("t2", {"optionId": "reject_once"}))[1] == "Permission outcome: selected opt-reject-once"
@@ -377,3 +380,21 @@ async def test_published_agent_initialize_and_session_new(published_agent: Path,
     finally:
         await runtime.stop()
     assert agent.returncode is not None
+
+
+async def test_an_agent_that_stops_waiting_withdraws_its_card(hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+    """The agent gives up on its own (as Hermes denies by itself after 60 s): the card must not stay approvable."""
+    h = await start_acp_hub(hub_factory, lap, tmp_path)
+    await h.task("t1", "impatient 1")
+    spec = await h.interaction("t1")
+    assert spec["approves"]["command"] == "git push origin main" and spec["risk"] == "high"
+    closed = await h.app.wait_for(lambda f: f["type"] == "interaction.resolved" and f.get("sequence")
+                                  and f["payload"]["interactionId"] == spec["id"], 15)
+    assert closed["payload"]["outcome"] == "cancelled"
+    assert closed["payload"]["response"] == {"cause": "withdrawn",
+                                             "reason": "The agent stopped waiting for this answer and went on."}
+    assert h.received("permission/gave_up")
+    late = await h.app.request("interaction.respond", {"interactionId": spec["id"],
+                                                       "response": {"optionId": "allow_once"}})
+    assert late["type"] == "system.error" and "withdrew" in late["payload"]["message"]
+    await h.ended("t1", "succeeded")

@@ -6,6 +6,8 @@ word of the prompt:
 - `stream`: the reply in several chunks;
 - `plan`: a three-step plan whose entries go pending → in_progress → completed, with a tool call;
 - `permission`: asks `session/request_permission` with the four option kinds and replies with the outcome;
+- `impatient <s>`: asks permission for `git push`, gives up after <s> seconds on its own (the tool call fails,
+  "Denied: nobody answered in time"), as Hermes denies by itself after 60 s;
 - `wait`: replies "Working" and waits until `session/cancel`, then ends the turn `cancelled`;
 - `refuse`: ends the turn with `refusal`;
 - `die`: replies "Dying", then exits with code 3 in the middle of the turn;
@@ -191,6 +193,24 @@ class ScriptedAgent:
         chosen = f"selected {outcome.option_id}" if outcome.outcome == "selected" else "cancelled"
         record("permission/answer", sessionId=session_id, outcome=chosen)
         await self.say(session_id, f"Permission outcome: {chosen}")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_impatient(self, session_id: str, rest: str) -> PromptResponse:
+        """Ask permission, then give up after `rest` seconds on its own and deny (as Hermes does after 60 s)."""
+        assert self.conn is not None
+        tool = start_tool_call("call-push", "git push", kind="execute", status="pending",
+                               raw_input={"command": "git push origin main"})
+        await self.conn.session_update(session_id=session_id, update=tool)
+        try:
+            await asyncio.wait_for(self.conn.request_permission(
+                session_id=session_id, options=PERMISSION_OPTIONS,
+                tool_call=update_tool_call("call-push", title="git push", kind="execute", status="pending",
+                                           raw_input={"command": "git push origin main"})), float(rest or 1))
+        except asyncio.TimeoutError:
+            record("permission/gave_up", sessionId=session_id)
+            await self.conn.session_update(session_id=session_id, update=update_tool_call(
+                "call-push", status="failed", title="git push"))
+            await self.say(session_id, "Denied: nobody answered in time")
         return PromptResponse(stop_reason="end_turn")
 
     async def do_wait(self, session_id: str, rest: str) -> PromptResponse:

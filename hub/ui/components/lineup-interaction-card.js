@@ -7,6 +7,7 @@ import { icon } from '../lib/icons.js';
 import { t, formatTime, formatDateTime } from '../lib/i18n.js';
 import { riskBadge } from '../lib/status.js';
 import { artifactItem } from '../lib/artifacts.js';
+import { approvesSection, confirmSummary } from '../lib/approves.js';
 
 // The diff view is fetched the first time a review holds a diff (a dynamic import: hub/web/static_app.py preloads only
 // static imports, so it stays off the phone's cold load).
@@ -41,6 +42,18 @@ export function validateInput(spec, text) {
   // as a hint; the hub checks the answer with RE2 (linear time, hub/domain/patterns.py) and its refusal, which
   // names the pattern, is shown under the card (`_submission`), with the answer kept for editing.
   return '';
+}
+
+/** Why a cancelled question ended, from its response's cause (docs/protocol.md#interactions). */
+function closedBecause(response) {
+  switch (response.cause) {
+    case 'withdrawn': return response.reason ? t('card.decided.withdrawnWhy', { reason: response.reason })
+      : t('card.decided.withdrawn');
+    case 'task_ended': return t('card.decided.taskEnded', { status: t(`task.status.${response.taskStatus}`) });
+    case 'task_cancelled': return t('card.decided.taskCancelled');
+    case 'agent_revoked': return t('card.decided.agentRevoked');
+    default: return t('card.decided.cancelled');
+  }
 }
 
 function optionLabel(spec, id) {
@@ -150,10 +163,13 @@ export class LineupInteractionCard extends LineupElement {
           · <time datetime=${it.createdAt}>${formatTime(it.createdAt)}</time></span>
       </header>
       <h3 class="card-title" id=${`${id}-title`}>${it.title}</h3>
+      ${risk && spec.riskReasons?.length ? html`<p class="risk-reasons small" data-risk=${risk}>${t('card.riskReasons', {
+        reasons: spec.riskReasons.join('; ') })}</p>` : ''}
       <section class="card-section why">
         <h4>${t('card.why')}</h4>
         <p class="prewrap">${spec.description || t(`card.whyDefault.${it.type}`)}</p>
       </section>
+      ${approvesSection(spec.approves, this._uid(it), () => this.requestUpdate())}
       ${spec.impact ? html`<section class="card-section impact"><h4>${t('card.impact')}</h4><p class="prewrap">${spec.impact}</p></section>` : ''}
       ${pending ? html`<section class="card-section actions-section">
           <h4>${t('card.actions')}</h4>
@@ -190,6 +206,7 @@ export class LineupInteractionCard extends LineupElement {
     if (confirming) {
       return html`<div class="confirm-box" role="group" aria-labelledby=${`confirm-${this._uid(it)}`}>
         <p id=${`confirm-${this._uid(it)}`}>${icon('warning')} <strong>${t('card.confirmHigh', { title: it.title })}</strong></p>
+        ${confirmSummary(spec.approves) ? html`<p class="confirm-summary prewrap">${confirmSummary(spec.approves)}</p>` : ''}
         ${spec.impact ? html`<p class="muted">${spec.impact}</p>` : ''}
         <div class="button-row">
           <button class="button primary confirm-approve" data-option=${confirming.id}
@@ -290,7 +307,7 @@ export class LineupInteractionCard extends LineupElement {
     const response = it.response || {};
     let what;
     if (it.status === 'expired') what = t('card.decided.expired');
-    else if (it.status === 'cancelled') what = t('card.decided.cancelled');
+    else if (it.status === 'cancelled') what = closedBecause(response);
     else if (response.declined) what = t('card.decided.declined');
     else if (it.type === 'approval') {
       const label = optionLabel(spec, response.optionId);
@@ -304,8 +321,9 @@ export class LineupInteractionCard extends LineupElement {
     else what = t(`card.outcome.${it.status}`);
     const when = it.respondedAt;
     const showWho = it.status !== 'expired' && it.status !== 'cancelled';
-    return html`<section class="card-outcome" data-outcome=${it.status}>
+    return html`<section class="card-outcome" data-outcome=${it.status} data-cause=${response.cause || ''}>
       <p><strong class="decision">${what}</strong></p>
+      ${it.status === 'cancelled' && response.cause ? html`<p class="small">${t('card.closedNote')}</p>` : ''}
       <p class="muted small">${showWho ? html`${t('card.decidedBy', { who })} · ` : ''}<time datetime=${when || ''}>${formatDateTime(when)}</time></p>
       ${response.comment ? html`<p class="small">${t('card.noteLabel')} <span class="prewrap">${response.comment}</span></p>` : ''}
     </section>`;

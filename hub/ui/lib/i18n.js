@@ -116,6 +116,11 @@ export function formatAgo(value, now = Date.now()) {
   return rtf.format(Math.round(seconds / 86400), 'day');
 }
 
+/** A count with the language's digit grouping: 5,712 (en), 5,712 (zh). */
+export function formatNumber(n) {
+  return formatter(Intl.NumberFormat, {}).format(Number(n) || 0);
+}
+
 /** mm:ss for a countdown. */
 export function formatCountdown(ms) {
   const total = Math.max(0, Math.ceil(ms / 1000));

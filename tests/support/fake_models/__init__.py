@@ -87,6 +87,11 @@ class Script:
         with self._lock:
             self._steps.extend(steps)
 
+    def replace(self, *steps: Step) -> None:
+        """Forget the replies still to give and give these instead (a test's own script on a shared stage)."""
+        with self._lock:
+            self._steps = list(steps)
+
     def next(self, body: dict[str, Any]) -> Reply:
         with self._lock:
             step = self._steps.pop(0) if self._steps else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from acp.schema import (
@@ -17,9 +18,9 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from hub.plugins.runtimes.acp.permission import answer, approval_card, cancelled
+from hub.plugins.runtimes.acp.permission import TooLarge, answer, approval_card, cancelled
 from hub.plugins.runtimes.acp.text import clip, content_text, plain_title
-from hub.sdk import ChildTask, HubError, MessageStream, Outcome, TaskHandle
+from hub.sdk import ChildTask, HubError, MessageStream, Outcome, TaskHandle, stable_id
 
 if TYPE_CHECKING:
     from hub.plugins.runtimes.acp.config import AcpOptions
@@ -41,6 +42,9 @@ class TurnRuntime(Protocol):
     @property
     def client(self) -> AgentClient: ...
 
+    @property
+    def session_cwd(self) -> Path: ...
+
 
 class Turn:
     """One prompt and everything the agent sends during it, reported to the hub in the order it arrived."""
@@ -60,6 +64,9 @@ class Turn:
         self.cut = False
         self.children: dict[str, ChildTask] = {}
         self.tools: dict[str, str] = {}   # tool call id → title
+        # Permission requests still on a card, by tool call id: set when the agent went on without the answer (the
+        # tool call finished or failed, the turn ended), e.g. Hermes denying by itself after 60 s.
+        self.gave_up: dict[str, asyncio.Event] = {}
 
     async def update(self, update: Any) -> None:
         async with self.lock:
@@ -80,6 +87,8 @@ class Turn:
             self.tools[update.tool_call_id] = update.title
             await self._progress(f"Tool: {plain_title(update.title)}")
         elif isinstance(update, ToolCallProgress):
+            if update.status in ("completed", "failed") and update.tool_call_id in self.gave_up:
+                self.gave_up[update.tool_call_id].set()  # its card can no longer decide anything
             title = self.tools[update.tool_call_id] = update.title or self.tools.get(update.tool_call_id, "tool call")
             if update.status == "completed":
                 await self._progress(f"Done: {plain_title(title)}")
@@ -136,28 +145,58 @@ class Turn:
         if self.cancelling.is_set():
             return cancelled()
         title = plain_title(tool_call.title or self.tools.get(tool_call.tool_call_id) or "") or "a tool call"
-        interaction, choices = approval_card(title, tool_call, options)
+        try:
+            interaction, choices = approval_card(title, tool_call, options, str(self.runtime.session_cwd))
+        except TooLarge as exc:
+            await self._say(f"The agent asked to run something of {exc.size:,} characters: too long to show whole on "
+                            "a card, so it was not offered for approval and the agent was told no.")
+            return cancelled()
+        interaction["id"] = self.task.question_id(interaction) if self.task is not None \
+            else f"int_{stable_id(self.conversation_id, 'permission', tool_call.tool_call_id)}"
         if self.task is not None:
             asking = asyncio.ensure_future(self.task.ask(interaction))
         else:
             asking = asyncio.ensure_future(self.runtime.client.ask(interaction, conversation_id=self.conversation_id))
         stop = asyncio.ensure_future(self.cancelling.wait())
+        gave_up = self.gave_up.setdefault(tool_call.tool_call_id, asyncio.Event())
+        moved_on = asyncio.ensure_future(gave_up.wait())
         try:
-            await asyncio.wait({asking, stop}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({asking, stop, moved_on}, return_when=asyncio.FIRST_COMPLETED)
             if not asking.done():
+                await self._withdraw(interaction["id"], "The agent stopped waiting for this answer and went on."
+                                     if gave_up.is_set() else "The turn was cancelled before anyone answered.")
                 return cancelled()
             outcome: Outcome = asking.result()
+        except asyncio.CancelledError:
+            # The agent stopped waiting (it cancelled the request, or gave up on its own timeout): the card ends.
+            await asyncio.shield(self._withdraw(interaction["id"], "The agent stopped waiting for this answer."))
+            raise
         except HubError as exc:  # e.g. the task ended meanwhile
             log.info("the permission request could not be asked: %s", exc)
             return cancelled()
         finally:
-            for future in (asking, stop):
+            self.gave_up.pop(tool_call.tool_call_id, None)
+            for future in (asking, stop, moved_on):
                 if not future.done():
                     future.cancel()
         return answer(choices, outcome)
 
+    async def _withdraw(self, interaction_id: str, reason: str) -> None:
+        try:
+            await self.runtime.client.withdraw(interaction_id, reason)
+        except HubError as exc:
+            log.info("withdrawing %s failed: %s", interaction_id, exc)
+
+    async def _say(self, text: str) -> None:
+        if self.conversation_id is not None:
+            await self.runtime.client.send("message.create", {"content": text, "attention": True},
+                                           conversationId=self.conversation_id, taskId=self.reply_task_id)
+
     async def close(self, succeeded: bool) -> None:
-        """Store the streamed reply and settle the plan's children (unfinished ones are cancelled)."""
+        """Store the streamed reply and settle the plan's children (unfinished ones are cancelled); a permission
+        card still waiting once the turn is over is withdrawn (the agent went on without the answer)."""
+        for event in list(self.gave_up.values()):
+            event.set()
         async with self.lock:
             try:
                 await self._close_stream()
