@@ -65,9 +65,10 @@ def _client_key(request: Request) -> str:
     return client_key(request)
 
 
-def too_many(message: str, wait_s: int, hint: str | None = None) -> JSONResponse:
+def too_many(message: str, wait_s: int, hint: str | None = None, limit: str | None = None) -> JSONResponse:
     """429 `rate_limited` with Retry-After: nothing was checked or counted (hub/auth/limits.py)."""
-    refused = error_response(LapError("rate_limited", message, hint=hint or f"Try again in {wait_s} s."))
+    refused = error_response(LapError("rate_limited", message, hint=hint or f"Try again in {wait_s} s.",
+                                      details={"limit": limit} if limit else None))
     refused.headers["Retry-After"] = str(wait_s)
     return refused
 
@@ -75,7 +76,7 @@ def too_many(message: str, wait_s: int, hint: str | None = None) -> JSONResponse
 def hashing_busy() -> JSONResponse:
     """Every password-hash slot and the short queue behind them are taken (hub/auth/limits.py PasswordHashing)."""
     return too_many("The hub is busy checking other sign-ins; nothing was checked.", HashingBusy.retry_after_s,
-                    hint=f"Try again in {HashingBusy.retry_after_s} s.")
+                    hint=f"Try again in {HashingBusy.retry_after_s} s.", limit="hashing")
 
 
 async def setup(request: Request) -> JSONResponse:

@@ -300,7 +300,7 @@ async def test_public_routes_and_static_files_need_nothing_and_hold_no_secret(wo
 
 APP_ONLY = {"task.cancel_requested", "interaction.respond"}
 AGENT_ONLY = {"message.delta", "task.accepted", "task.status_changed", "task.child_created", "task.checkpoint",
-              "interaction.requested", "artifact.created"}
+              "interaction.requested", "interaction.withdraw", "artifact.created"}
 BOTH = {"conversation.create", "message.create", "task.create", "tool.list", "tool.call", "tool.result"}
 
 
@@ -318,6 +318,7 @@ def valid_payload(type_: str) -> tuple[dict[str, Any], dict[str, Any]]:
         "task.child_created": ({"parentTaskId": "nowhere", "title": "t"}, {}),
         "task.checkpoint": ({"name": "step"}, {"taskId": "nowhere"}),
         "interaction.requested": ({"interaction": {"type": "approval", "title": "t"}}, {"taskId": "nowhere"}),
+        "interaction.withdraw": ({"interactionId": "nowhere"}, {}),
         "artifact.created": ({"name": "n", "url": "https://x.test"}, {"taskId": "nowhere"}),
         "tool.list": ({}, {}),
         "tool.call": ({"call_id": f"c-{uuid.uuid4().hex[:8]}", "name": "calculator", "arguments": {}}, {}),
@@ -466,6 +467,8 @@ def cross_workspace_cases(world: World) -> dict[str, list[tuple[str, str, Any, A
              lambda x: ({"interaction": {"type": "approval", "title": "t"}}, {"taskId": x}), "taskId"),
         pair("interaction.requested", "a question in A's conversation",
              lambda x: ({"interaction": {"type": "approval", "title": "t"}}, {"conversationId": x}), "conversationId"),
+        pair("interaction.withdraw", "withdrawing A's question",
+             lambda x: ({"interactionId": x, "reason": "mine now"}, {}), "interactionId"),
         pair("artifact.created", "an artifact on A's task",
              lambda x: ({"name": "n", "url": "https://x.test"}, {"taskId": x}), "taskId"),
         pair("artifact.created", "an artifact in A's conversation",

@@ -32,6 +32,8 @@ const ENTRY_ERRORS = {
 export function errorText(error, where = 'setup') {
   if (!error) return '';
   if (error.code === 'network') return t('error.network');
+  // The hub busy hashing other sign-ins is not a lockout: nothing was checked, a moment later it is.
+  if (error.code === 'rate_limited' && error.details?.limit === 'hashing') return t('signin.busy');
   const key = ENTRY_ERRORS[where]?.[error.code];
   // The hub's own machine, at the port this page was loaded from (the hub's, unless a proxy is in between).
   const port = window.location.port || (window.location.protocol === 'https:' ? '443' : '80');

@@ -5,11 +5,12 @@ import { requestInit, takeEarly } from './early.js';
 export { deviceName } from './early.js';
 
 export class ApiError extends Error {
-  constructor(status, code, message, hint = '') {
+  constructor(status, code, message, hint = '', details = null) {
     super(message);
     this.status = status;
     this.code = code;
     this.hint = hint;
+    this.details = details;
   }
 }
 
@@ -39,7 +40,7 @@ export function createApi({ getToken = () => null, onUnauthorized = () => {} } =
     if (!response.ok) {
       const err = (data && data.error) || {};
       const apiError = new ApiError(response.status, err.code || `http_${response.status}`,
-        err.message || response.statusText, err.hint || '');
+        err.message || response.statusText, err.hint || '', err.details || null);
       if (response.status === 401 && token) onUnauthorized(apiError);
       throw apiError;
     }

@@ -529,6 +529,7 @@ export const en = {
   'signin.title': 'Sign in to LineUp',
   'signin.submit': 'Sign in',
   'signin.wrong': 'Wrong username or password. Check both and try again.',
+  'signin.busy': 'The hub is busy checking other sign-ins. Nothing was checked: try again in a moment.',
   'signin.tooMany': 'Too many failed sign-ins. Wait a few minutes and try again, or sign in on the hub’s own machine.',
   'signin.busy': 'Signing in…',
   'signin.phoneHint': 'On a phone? On a signed-in device open Settings → “Sign in on your phone” and scan the code.',

@@ -529,6 +529,7 @@ export const zh = {
   'signin.title': '登录 LineUp',
   'signin.submit': '登录',
   'signin.wrong': '用户名或密码错误。请检查后重试。',
+  'signin.busy': '集线器正忙于核对其他登录，尚未核对你的密码：请稍后再试。',
   'signin.tooMany': '登录失败次数过多。请等几分钟再试，或在 Hub 所在的机器上登录。',
   'signin.busy': '正在登录…',
   'signin.phoneHint': '在用手机？在已登录的设备上打开 设置 →“在手机上登录”，然后扫描二维码。',
