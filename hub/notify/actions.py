@@ -2,6 +2,11 @@
 
 The secret travels in the request body (never the URL): ntfy's `http` action posts `{"token": …}` back to
 `/api/actions`. The token is stored hashed; it works once, until it expires, for one interaction and one answer.
+
+A button never approves high risk in one tap (docs/security.md, "What an approval shows"): no link is made for an
+answer that approves a high-risk question, and a link that would (one an older hub made) is refused when pressed;
+the person approves in the app, which asks twice. Declining stays one tap. A question that is no longer waiting
+(answered, expired, withdrawn, its task ended) refuses its buttons in words a person reads on a phone.
 """
 
 from __future__ import annotations
@@ -12,12 +17,41 @@ from typing import Any
 
 from hub.auth import secrets
 from hub.domain.actors import Actor
-from hub.domain.collaboration import interaction_respond
+from hub.domain.collaboration import CLOSED_BECAUSE, interaction_respond
+from hub.domain.interactions import check_response, is_expired
 from hub.protocol import payloads as P
 from hub.protocol.envelope import PROTOCOL_VERSION, Envelope, now_iso
 from hub.protocol.errors import LapError
 from hub.store.queries import action_links
+from hub.store.queries import interactions as interaction_rows
+from hub.store.queries.records import InteractionRecord
 from hub.store.writer import Command, Tx
+
+NOTHING_CHANGED = "This button changed nothing."
+
+
+def approves(spec: dict[str, Any], response: dict[str, Any]) -> bool:
+    """Whether `response` would say yes to the question: anything but declining it (a `reject` option, one of style
+    `danger`, or `declined: true`; hub/domain/interactions.py `check_response`). An answer the question would
+    refuse counts as approving: it is never let through for high risk."""
+    try:
+        outcome, _ = check_response(spec, response)
+    except LapError:
+        return True
+    return outcome != "declined"
+
+
+def refuse_high_risk(interaction: InteractionRecord, response: dict[str, Any]) -> None:
+    """No one-tap yes to a high-risk question: the app shows it whole and asks "High risk: are you sure?"."""
+    if interaction.risk != "high" or not approves(json.loads(interaction.spec), response):
+        return
+    if interaction.type == "approval":
+        raise LapError("forbidden", "High-risk approvals are confirmed in the app: open it to approve.",
+                       hint="The app shows the whole action and asks you to confirm; a notification's button "
+                            "can only reject it.")
+    raise LapError("forbidden", "High-risk questions are answered in the app: open it to answer.",
+                   hint="The app shows the whole question and asks you to confirm; a notification's button "
+                        "can only decline it.")
 
 
 def create_action_link(workspace_id: str, interaction_id: str, response: dict[str, Any],
@@ -26,10 +60,74 @@ def create_action_link(workspace_id: str, interaction_id: str, response: dict[st
     expires_at = (datetime.now(UTC) + timedelta(seconds=ttl_s)).isoformat(timespec="seconds")
 
     def run(tx: Tx) -> None:
+        interaction = interaction_rows.interaction(tx.conn, interaction_id, workspace_id)
+        if interaction is None:
+            raise LapError("not_found", f"No interaction {interaction_id!r} in this workspace.")
+        refuse_high_risk(interaction, response)
         action_links.create(tx, secrets.token_hash(token), workspace_id, interaction_id, json.dumps(response),
                             expires_at)
 
     return Command(run=run), token
+
+
+def _when(value: str | None) -> str:
+    """A stored time as a person reads it: `2026-07-25 14:02:03 UTC`."""
+    if not value:
+        return ""
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return value
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _decision(spec: dict[str, Any], response: Any) -> str:
+    """What was decided, in the question's own words (an option's label) where it has them."""
+    if not isinstance(response, dict):
+        return ""
+    if response.get("declined") is True:
+        return "declined"
+    labels = {o.get("id"): str(o.get("label") or o.get("id")) for o in spec.get("options", [])}
+    if "optionId" in response:
+        return labels.get(response["optionId"], str(response["optionId"]))
+    if isinstance(response.get("optionIds"), list):
+        return ", ".join(labels.get(i, str(i)) for i in response["optionIds"])
+    if response.get("decision") in ("approve", "request_changes"):
+        return "approved" if response["decision"] == "approve" else "changes requested"
+    return ""
+
+
+def stale(interaction: InteractionRecord) -> LapError | None:
+    """Why a button of this question can no longer answer it, or None while it waits."""
+    if interaction.status == "expired" or (interaction.status == "pending" and is_expired(interaction.expires_at)):
+        return LapError("expired", f"This question expired at {_when(interaction.expires_at)}; it can no longer be "
+                                   f"answered. {NOTHING_CHANGED}", hint="Open LineUp to see it.")
+    if interaction.status == "pending":
+        return None
+    when = f" at {_when(interaction.responded_at)}" if interaction.responded_at else ""
+    response = json.loads(interaction.response) if interaction.response else None
+    if interaction.status == "cancelled":
+        cause = response.get("cause") if isinstance(response, dict) else None
+        if cause == "withdrawn":
+            reason = response.get("reason") if isinstance(response, dict) else None
+            words = f"The agent withdrew this question{when}" + (f": {reason}" if reason else "") + "."
+        elif cause == "task_ended":
+            status = response.get("taskStatus") if isinstance(response, dict) else None
+            words = f"This question's task ended{f' ({status})' if status else ''}{when}."
+        elif cause in CLOSED_BECAUSE:
+            words = f"This question was closed{when}: {CLOSED_BECAUSE[cause]}."
+        else:
+            words = f"This question was closed{when}."
+        return LapError("already_resolved", f"{words} It can no longer be answered. {NOTHING_CHANGED}",
+                        hint="Open LineUp to see it.")
+    who = json.loads(interaction.responded_by) if interaction.responded_by else None
+    name = who.get("displayName") if isinstance(who, dict) else None
+    decision = _decision(json.loads(interaction.spec), response)
+    return LapError("already_resolved", f"This question was already answered{f' by {name}' if name else ''}{when}"
+                                        f"{f': {decision}' if decision else ''}. {NOTHING_CHANGED}",
+                    hint="Open LineUp to see the decision.")
 
 
 def use_action_link(token: str) -> Command:
@@ -38,22 +136,32 @@ def use_action_link(token: str) -> Command:
         link = action_links.by_token_hash(tx.conn, secrets.token_hash(token))
         if link is None:
             raise LapError("unauthorized", "This action link is not valid.")
+        interaction = interaction_rows.interaction(tx.conn, link.interaction_id, link.workspace_id)
+        if interaction is None:
+            raise LapError("not_found", "This question no longer exists.", hint="Open LineUp to see what waits.")
+        closed = stale(interaction)
+        if closed is not None:  # said first: what happened to the question is what the person needs to know
+            raise closed
         if link.used_at is not None:
-            raise LapError("already_resolved", "This action link was already used.",
-                           hint="Open the app to see the decision.")
+            raise LapError("already_resolved", f"This button was already used. {NOTHING_CHANGED}",
+                           hint="Open LineUp to see the decision.")
         if datetime.fromisoformat(link.expires_at) <= datetime.now(UTC):
-            raise LapError("expired", "This action link has expired.", hint="Answer in the app instead.")
+            raise LapError("expired", "This button has expired; the question still waits for you.",
+                           hint="Open LineUp to answer it.")
+        response = json.loads(link.response)
+        refuse_high_risk(interaction, response)  # a link an older hub made, or one written by hand
         owner_id = action_links.answering_owner_id(tx.conn, link.workspace_id)
         if owner_id is None:
             raise LapError("not_found", "The workspace has no owner any more.")
         action_links.spend(tx, link.id)
         actor = Actor("user", owner_id, link.workspace_id)
-        response = json.loads(link.response)
         env = Envelope(id=f"action-{link.id}", type="interaction.respond", version=PROTOCOL_VERSION,
                        occurredAt=now_iso(), workspaceId=link.workspace_id,
                        payload={"interactionId": link.interaction_id, "response": response, "via": "action_link"})
         interaction_respond(tx, actor, env, P.InteractionRespond(interactionId=link.interaction_id,
                                                                  response=response))
-        return {"interactionId": link.interaction_id, "response": response}
+        decision = _decision(json.loads(interaction.spec), response)
+        return {"interactionId": link.interaction_id, "response": response,
+                "message": f"Answered “{interaction.title}”{f': {decision}' if decision else ''}."}
 
     return Command(run=run)

@@ -8,6 +8,7 @@ import sqlite3
 import unicodedata
 from typing import Any
 
+from hub.notify.actions import approves
 from hub.protocol.envelope import new_id
 from hub.store.events import StoredEvent
 from hub.store.queries import notifications, tasks
@@ -65,7 +66,10 @@ def compose(conn: sqlite3.Connection, event: StoredEvent, kind: str, base_url: s
         note.update(
             title=f"{agent} needs your decision", body=spec["title"], risk=spec.get("risk", "medium"),
             agent=agent, interactionId=spec["id"], interactionType=spec["type"],
-            options=[{k: o[k] for k in ("id", "label", "style") if k in o} for o in spec.get("options", [])]
+            # `approves`: whether the option says yes (a channel's buttons offer no yes to high risk:
+            # docs/notifications.md#ntfy-buttons; hub/notify/actions.py refuses to make or use such a link)
+            options=[{**{k: o[k] for k in ("id", "label", "style") if k in o},
+                      "approves": approves(spec, {"optionId": o["id"]})} for o in spec.get("options", [])]
             if spec["type"] == "approval" else [])
         if task is not None:
             note["body"] = f"{spec['title']} — task: {one_line(task.title)}"

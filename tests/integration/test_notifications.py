@@ -71,7 +71,7 @@ async def sentinel(hub: HubProcess, token: str, receiver: HttpReceiver) -> list[
 
 
 async def approval_scenario(hub: HubProcess, token: str, *, description: str = "Drops 3 tables in production",
-                            interaction_id: str = "i1", agent_name: str = "Deployer",
+                            interaction_id: str = "i1", agent_name: str = "Deployer", risk: str = "high",
                             ) -> tuple[LapClient, LapClient, dict[str, str]]:
     paired = pair_agent(hub, token, name=agent_name)
     agent = await LapClient.connect(hub.ws_base, "agent", paired["credential"])
@@ -80,7 +80,7 @@ async def approval_scenario(hub: HubProcess, token: str, *, description: str = "
     await app.ok("task.create", {"title": "Migrate the database"}, conversationId="c1", taskId="t1")
     await agent.ok("task.accepted", {}, taskId="t1")
     await agent.ok("interaction.requested", {"interaction": {
-        "id": interaction_id, "type": "approval", "title": "Run the migration?", "risk": "high",
+        "id": interaction_id, "type": "approval", "title": "Run the migration?", "risk": risk,
         "description": description, "details": {"secret_table": "payroll"}}}, taskId="t1")
     return agent, app, paired
 
@@ -110,9 +110,10 @@ async def test_ntfy_action_link_approves_once_then_refuses(hub_factory, receiver
     write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/lineup-topic"\nformat = "ntfy"\n')
     hub.start()
     token = hub.token()
-    agent, app, _ = await approval_scenario(hub, token)
+    # Medium risk: a high-risk approval has no Approve button (tests/security/test_notification_buttons.py).
+    agent, app, _ = await approval_scenario(hub, token, risk="medium")
     message = (await wait_until(lambda: receiver.received))[0]
-    assert message.path == "/" and message.body["topic"] == "lineup-topic" and message.body["priority"] == 5
+    assert message.path == "/" and message.body["topic"] == "lineup-topic" and message.body["priority"] == 4
     buttons = {a["label"]: a for a in message.body["actions"] if a["action"] == "http"}
     assert set(buttons) == {"Approve", "Reject"}
     approve = buttons["Approve"]
@@ -136,7 +137,7 @@ async def test_expired_action_link_is_refused(hub_factory, receiver: HttpReceive
     hub = hub_factory(start=False)
     write_config(hub, f'[notify]\naction_link_ttl_s = 1\n[notify.webhook]\nurl = "{receiver.url}/t"\nformat = "ntfy"\n')
     hub.start()
-    agent, app, _ = await approval_scenario(hub, hub.token())
+    agent, app, _ = await approval_scenario(hub, hub.token(), risk="medium")
     message = (await wait_until(lambda: receiver.received))[0]
     approve = next(a for a in message.body["actions"] if a.get("label") == "Approve")
     await asyncio.sleep(1.5)
@@ -321,12 +322,12 @@ def delivery_log(hub: HubProcess, token: str) -> dict[str, Any]:
     return dict(answer.json())
 
 
-async def both_ask(hub: HubProcess, token_a: str, token_b: str) -> list[LapClient]:
+async def both_ask(hub: HubProcess, token_a: str, token_b: str, risk: str = "high") -> list[LapClient]:
     """B's agent asks first, then A's (the same task and interaction ids: ids are per workspace). B's in-app
     notification has arrived before A asks, so the notifier has examined B's question by then."""
-    agent_b, app_b, _ = await approval_scenario(hub, token_b, agent_name="Builder")
+    agent_b, app_b, _ = await approval_scenario(hub, token_b, agent_name="Builder", risk=risk)
     await app_b.event("notification.created")
-    agent_a, app_a, _ = await approval_scenario(hub, token_a, agent_name="Deployer")
+    agent_a, app_a, _ = await approval_scenario(hub, token_a, agent_name="Deployer", risk=risk)
     await app_a.event("notification.created")
     return [agent_a, app_a, agent_b, app_b]
 
@@ -444,7 +445,7 @@ async def test_an_action_link_of_one_workspace_cannot_answer_another(hub_factory
     hub.start()
     token_a = hub.token()
     token_b = other_workspace_token(hub)
-    agent_a, app_a, agent_b, app_b = await both_ask(hub, token_a, token_b)  # both wait on "i1" of task "t1"
+    agent_a, app_a, agent_b, app_b = await both_ask(hub, token_a, token_b, risk="medium")  # both wait on "i1" of "t1"
     messages = await wait_until(lambda: len(receiver.received) >= 2 and receiver.received)
     buttons = {m.body["title"].split()[0]: {a["label"]: a for a in m.body["actions"] if a["action"] == "http"}
                for m in messages}

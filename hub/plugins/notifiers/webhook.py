@@ -2,7 +2,9 @@
 
 `[notify.webhook] url = "http://ntfy.local/lineup"`, `format = "ntfy"` (or "json"), optional `headers` (for
 example an ntfy access token). In ntfy format an approval gets Approve / Reject buttons that post a single-use,
-expiring token back to the hub (hub/notify/actions.py), so a phone can decide from the notification itself.
+expiring token back to the hub (hub/notify/actions.py), so a phone can decide from the notification itself. A
+high-risk approval gets Reject and Open only: it is approved in the app, which asks twice
+(docs/notifications.md#ntfy-buttons).
 """
 
 from __future__ import annotations
@@ -51,7 +53,13 @@ class WebhookChannel:
                                    "tags": [notification["kind"]]}
         actions = []
         if notification.get("interactionType") == "approval":
-            for option in notification.get("options", [])[:2]:  # ntfy shows up to three buttons
+            options = notification.get("options", [])
+            if notification.get("risk") == "high":
+                # Never a yes in one tap (docs/security.md, "What an approval shows"): only the options that
+                # decline get a button; an option not marked (a notification composed by an older hub) is a yes.
+                options = [o for o in options if o.get("approves", True) is False]
+                message["message"] = f"{message['message']}\nHigh risk: open LineUp to approve.".lstrip()
+            for option in options[:2]:  # ntfy shows up to three buttons; Open is the third
                 link = await delivery.action_link(notification["interactionId"], {"optionId": option["id"]})
                 actions.append({"action": "http", "label": option["label"], "url": link["url"],
                                 "method": link["method"], "headers": link["headers"], "body": link["body"],

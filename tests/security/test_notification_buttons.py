@@ -1,0 +1,331 @@
+"""A notification button never approves high risk in one tap (security issue item 3), and a stale button says what
+happened (docs/security.md, "What an approval shows"; docs/notifications.md, "ntfy buttons").
+
+Against real parts: the hub in this process on a real port, an agent and the app over real WebSockets, an
+ntfy-format webhook posted to a real HTTP receiver, mail over real SMTP (aiosmtpd), the buttons pressed as ntfy
+presses them (the `http` action's url, method, headers and body), and links written through the CLI's own writer
+path (`_run_command`), as any process beside the hub writes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import click
+import httpx
+import pytest
+
+from hub.auth import secrets
+from hub.notify.actions import create_action_link
+from hub.store.queries import action_links
+from hub.store.writer import Command, Tx
+from tests.support.clicommands import cli_settings, run_in_thread
+from tests.support.hubproc import HubProcess, pair_agent
+from tests.support.lap import LapClient
+from tests.support.receivers import HttpReceiver, Received, SmtpReceiver
+
+HIGH_RISK_WORDS = "High-risk approvals are confirmed in the app: open it to approve."
+
+
+@pytest.fixture
+def receiver() -> Iterator[HttpReceiver]:
+    server = HttpReceiver()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def smtp() -> Iterator[SmtpReceiver]:
+    server = SmtpReceiver()
+    yield server
+    server.close()
+
+
+def write_config(hub: HubProcess, text: str) -> None:
+    hub.data_dir.mkdir(parents=True, exist_ok=True)
+    (hub.data_dir / "lineup.toml").write_text(text)
+
+
+async def wait_until(check: Callable[[], Any], timeout: float = 10.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        await asyncio.sleep(0.05)
+    raise AssertionError("condition not met in time")
+
+
+class Scene:
+    """A paired agent "Deployer" on task t1 of conversation c1, which the app (the owner's device) created."""
+
+    def __init__(self, hub: HubProcess, token: str, agent: LapClient, app: LapClient) -> None:
+        self.hub, self.token, self.agent, self.app = hub, token, agent, app
+
+    @classmethod
+    async def start(cls, hub: HubProcess) -> Scene:
+        token = hub.token()
+        paired = pair_agent(hub, token, name="Deployer")
+        agent = await LapClient.connect(hub.ws_base, "agent", paired["credential"])
+        app = await LapClient.connect(hub.ws_base, "app", token)
+        await app.ok("conversation.create", {"title": "Ops", "agentIds": [paired["agentId"]]}, conversationId="c1")
+        await app.ok("task.create", {"title": "Look after the database"}, conversationId="c1", taskId="t1")
+        await agent.ok("task.accepted", {}, taskId="t1")
+        return cls(hub, token, agent, app)
+
+    async def ask(self, interaction_id: str, title: str, risk: str, **extra: Any) -> None:
+        await self.agent.ok("interaction.requested", {"interaction": {
+            "id": interaction_id, "type": "approval", "title": title, "risk": risk,
+            "description": "Drops every table of the production database", **extra}}, taskId="t1")
+
+    def status(self, interaction_id: str) -> str:
+        detail = httpx.get(f"{self.hub.base}/api/tasks/t1", headers={"Authorization": f"Bearer {self.token}"}).json()
+        return str(next(i["status"] for i in detail["interactions"] if i["id"] == interaction_id))
+
+    @property
+    def workspace_id(self) -> str:
+        return self.app.workspace_id
+
+    async def close(self) -> None:
+        await self.agent.close()
+        await self.app.close()
+
+
+async def ntfy_message(receiver: HttpReceiver, title: str) -> Received:
+    """The ntfy message of the question titled `title` (the notification's body starts with it)."""
+    found: Received = await wait_until(lambda: next((r for r in receiver.received
+                                                     if str(r.body.get("message", "")).startswith(title)), None))
+    return found
+
+
+def press(action: dict[str, Any]) -> httpx.Response:
+    """What ntfy does when the person taps an `http` action."""
+    assert action["action"] == "http"
+    return httpx.request(action["method"], action["url"], content=action["body"], headers=action["headers"])
+
+
+def stored_links(hub: HubProcess) -> list[tuple[str, dict[str, Any]]]:
+    """(interaction id, the answer it gives) of every action link the hub has made."""
+    with sqlite3.connect(f"file:{hub.data_dir / 'lineup.db'}?mode=ro", uri=True) as conn:
+        rows = conn.execute("SELECT interaction_id, response FROM action_links ORDER BY rowid").fetchall()
+    conn.close()
+    return [(interaction_id, json.loads(response)) for interaction_id, response in rows]
+
+
+def run_writer_command(hub: HubProcess, command: Command) -> Any:
+    """A writer command against the hub's database from beside it, as `lineup token` writes while the hub runs."""
+    from hub.cli import _run_command
+
+    settings = cli_settings(hub.data_dir)
+    return run_in_thread(lambda: _run_command(settings, command))
+
+
+def link_for(hub: HubProcess, workspace_id: str, interaction_id: str, response: dict[str, Any]) -> str:
+    """An action link made through hub/notify/actions.py, as a channel's `delivery.action_link` makes one."""
+    command, token = create_action_link(workspace_id, interaction_id, response, 600)
+    run_writer_command(hub, command)
+    return token
+
+
+def link_as_stored_before(hub: HubProcess, workspace_id: str, interaction_id: str, response: dict[str, Any]) -> str:
+    """An action link written straight into its table, as a hub before this change made one for any answer (a
+    link from an older version still in a notification on the phone)."""
+    token = secrets.new_token("act")
+    expires_at = (datetime.now(UTC) + timedelta(minutes=10)).isoformat(timespec="seconds")
+
+    def run(tx: Tx) -> None:
+        action_links.create(tx, secrets.token_hash(token), workspace_id, interaction_id, json.dumps(response),
+                            expires_at)
+
+    run_writer_command(hub, Command(run=run))
+    return token
+
+
+def use(hub: HubProcess, token: str) -> httpx.Response:
+    return httpx.post(f"{hub.base}/api/actions", json={"token": token})
+
+
+# ---- a high-risk approval: Reject and Open only ----------------------------------------------------------------
+
+async def test_a_high_risk_approval_offers_reject_and_open_only_and_a_medium_one_keeps_approve(  # type: ignore[no-untyped-def]
+        hub_factory, receiver: HttpReceiver, smtp: SmtpReceiver) -> None:
+    hub = hub_factory(start=False)
+    write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/lineup-topic"\nformat = "ntfy"\n'
+                      f'[notify.mail]\nhost = "127.0.0.1"\nport = {smtp.port}\nsecurity = "none"\n'
+                      f'to = ["me@example.test"]\n')
+    hub.start()
+    scene = await Scene.start(hub)
+    await scene.ask("i_high", "Drop the production database?", "high")
+    high = await ntfy_message(receiver, "Drop the production database?")
+    actions = high.body["actions"]
+    assert [(a["action"], a["label"]) for a in actions] == [("http", "Reject"), ("view", "Open")]
+    assert actions[1]["url"].endswith("/#/tasks/t1")  # the app's card, where it asks "High risk: are you sure?"
+    assert "open LineUp to approve" in high.body["message"]  # the person learns why there is no Approve
+    # Not one approving link exists for it: only the Reject button's.
+    assert [(i, r) for i, r in stored_links(hub) if i == "i_high"] == [("i_high", {"optionId": "reject"})]
+    # Mail carries no button at all: a link to the app, no action link.
+    mail = (await wait_until(lambda: smtp.messages))[0]
+    text = "".join(p.get_payload(decode=True).decode() for p in mail.walk() if not p.is_multipart())
+    assert "/#/tasks/t1" in text and "/api/actions" not in text and "lu_act" not in text
+
+    # A medium one still approves from the notification, in one tap.
+    await scene.ask("i_medium", "Restart the workers?", "medium")
+    medium = await ntfy_message(receiver, "Restart the workers?")
+    assert [(a["action"], a["label"]) for a in medium.body["actions"]] == [
+        ("http", "Approve"), ("http", "Reject"), ("view", "Open")]
+    assert "open LineUp to approve" not in medium.body["message"]
+    approved = press(medium.body["actions"][0])
+    assert approved.status_code == 200, approved.text
+    resolved = await scene.agent.event("interaction.resolved", interactionId="i_medium")
+    assert resolved["payload"]["response"]["approved"] is True
+
+    # The high one's Reject works as before.
+    rejected = press(actions[0])
+    assert rejected.status_code == 200, rejected.text
+    resolved = await scene.agent.event("interaction.resolved", interactionId="i_high")
+    assert resolved["payload"]["outcome"] == "declined"
+    await scene.close()
+
+
+async def test_an_approving_link_for_a_high_risk_question_is_never_made(hub_factory) -> None:  # type: ignore[no-untyped-def]
+    hub = hub_factory()
+    scene = await Scene.start(hub)
+    await scene.ask("i_high", "Drop the production database?", "high")
+    with pytest.raises(click.ClickException, match="High-risk approvals are confirmed in the app"):
+        link_for(hub, scene.workspace_id, "i_high", {"optionId": "approve"})
+    assert stored_links(hub) == []
+    reject = link_for(hub, scene.workspace_id, "i_high", {"optionId": "reject"})  # declining stays one tap
+    assert stored_links(hub) == [("i_high", {"optionId": "reject"})]
+    answer = use(hub, reject)
+    assert answer.status_code == 200, answer.text
+    assert scene.status("i_high") == "declined"
+    await scene.close()
+
+
+async def test_an_approving_link_for_a_high_risk_question_is_refused_and_it_stays_pending(hub_factory) -> None:  # type: ignore[no-untyped-def]
+    hub = hub_factory()
+    scene = await Scene.start(hub)
+    await scene.ask("i_high", "Drop the production database?", "high")
+    token = link_as_stored_before(hub, scene.workspace_id, "i_high", {"optionId": "approve"})
+    answer = use(hub, token)
+    assert answer.status_code == 403, answer.text
+    error = answer.json()["error"]
+    assert (error["code"], error["message"]) == ("forbidden", HIGH_RISK_WORDS)
+    assert "confirm" in error["hint"]
+    assert scene.status("i_high") == "pending"
+    again = use(hub, token)  # refused every time, not spent into something else
+    assert again.status_code == 403 and scene.status("i_high") == "pending"
+    # The person then decides in the app, which asks twice; the agent hears that answer only.
+    await scene.app.ok("interaction.respond", {"interactionId": "i_high", "response": {"optionId": "approve"}})
+    resolved = await scene.agent.event("interaction.resolved", interactionId="i_high")
+    assert resolved["payload"]["response"]["approved"] is True
+    await scene.close()
+
+
+PLUGIN = '''"""A channel of the person's own that tries to put an Approve button on every approval."""
+import asyncio
+import json
+import urllib.request
+
+from hub import hookimpl
+
+
+class Buttons:
+    name = "buttons"
+
+    async def send(self, notification, delivery):
+        try:
+            link = await delivery.action_link(notification["interactionId"], {"optionId": "approve"})
+            result = {"made": link["url"]}
+        except Exception as exc:
+            result = {"refused": str(exc)}
+        body = json.dumps({"interactionId": notification["interactionId"], **result}).encode()
+        request = urllib.request.Request(delivery.config.options["url"], data=body, method="POST",
+                                         headers={"Content-Type": "application/json"})
+        await asyncio.to_thread(lambda: urllib.request.urlopen(request, timeout=5).close())
+
+
+@hookimpl
+def register_notifiers(hub):
+    return [Buttons()]
+'''
+
+
+async def test_a_plugin_channel_cannot_make_an_approve_button_for_high_risk(  # type: ignore[no-untyped-def]
+        hub_factory, receiver: HttpReceiver) -> None:
+    hub = hub_factory(start=False)
+    (hub.data_dir / "plugins").mkdir(parents=True)
+    (hub.data_dir / "plugins" / "buttons.py").write_text(PLUGIN)
+    write_config(hub, f'[notify.buttons]\nurl = "{receiver.url}/b"\n')
+    hub.start()
+    scene = await Scene.start(hub)
+    await scene.ask("i_high", "Drop the production database?", "high")
+    [high] = await wait_until(lambda: receiver.received)
+    assert high.body == {"interactionId": "i_high", "refused": HIGH_RISK_WORDS}
+    await scene.ask("i_medium", "Restart the workers?", "medium")
+    medium = await wait_until(lambda: len(receiver.received) == 2 and receiver.received[1])
+    assert medium.body["interactionId"] == "i_medium" and medium.body["made"].endswith("/api/actions")
+    assert stored_links(hub) == [("i_medium", {"optionId": "approve"})]
+    await scene.close()
+
+
+# ---- a stale question's button says what happened -------------------------------------------------------------
+
+async def test_a_stale_question_s_button_is_refused_saying_what_happened(  # type: ignore[no-untyped-def]
+        hub_factory, receiver: HttpReceiver) -> None:
+    hub = hub_factory(start=False)
+    write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/lineup-topic"\nformat = "ntfy"\n')
+    hub.start()
+    scene = await Scene.start(hub)
+
+    def approve_button(message: Received) -> dict[str, Any]:
+        return next(a for a in message.body["actions"] if a["label"] == "Approve")
+
+    # Answered in the app (Reject) after the notification went out.
+    await scene.ask("i_answered", "Restart the workers?", "medium")
+    answered = approve_button(await ntfy_message(receiver, "Restart the workers?"))
+    await scene.app.ok("interaction.respond", {"interactionId": "i_answered", "response": {"optionId": "reject"}})
+    await scene.agent.event("interaction.resolved", interactionId="i_answered")
+    refused = press(answered)
+    assert refused.status_code == 409, refused.text
+    error = refused.json()["error"]
+    assert error["code"] == "already_resolved"
+    assert error["message"].startswith("This question was already answered by ")
+    assert error["message"].endswith(": Reject. This button changed nothing.")
+    assert " UTC" in error["message"] and "usr_" not in error["message"]
+
+    # Expired: its time ran out before the button was pressed.
+    expires = (datetime.now(UTC) + timedelta(seconds=2)).isoformat(timespec="seconds")
+    await scene.ask("i_expired", "Rotate the keys?", "medium", expiresAt=expires)
+    expired = approve_button(await ntfy_message(receiver, "Rotate the keys?"))
+    ended = await scene.agent.event("interaction.resolved", interactionId="i_expired", timeout=15)
+    assert ended["payload"]["outcome"] == "expired"
+    refused = press(expired)
+    assert refused.status_code == 410, refused.text
+    error = refused.json()["error"]
+    assert error["code"] == "expired"
+    shown = datetime.fromisoformat(expires).astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    assert error["message"] == f"This question expired at {shown}; it can no longer be answered. " \
+                               "This button changed nothing."
+
+    # Withdrawn by its agent (answered in the terminal).
+    await scene.ask("i_withdrawn", "Vacuum the tables?", "medium")
+    withdrawn = approve_button(await ntfy_message(receiver, "Vacuum the tables?"))
+    await scene.agent.ok("interaction.withdraw", {"interactionId": "i_withdrawn", "reason": "answered in the terminal"})
+    refused = press(withdrawn)
+    assert refused.status_code == 409, refused.text
+    error = refused.json()["error"]
+    assert error["code"] == "already_resolved"
+    assert error["message"].startswith("The agent withdrew this question at ")
+    assert error["message"].endswith(": answered in the terminal. It can no longer be answered. "
+                                     "This button changed nothing.")
+    for interaction_id in ("i_answered", "i_expired", "i_withdrawn"):
+        assert scene.status(interaction_id) != "pending"
+    assert scene.status("i_answered") == "declined"  # the app's answer stands
+    await scene.close()
