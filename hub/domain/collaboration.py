@@ -242,8 +242,9 @@ def why_closed(interaction: InteractionRecord) -> str:
         if cause in CLOSED_BECAUSE:
             return f"This question was closed{when}: {CLOSED_BECAUSE[cause]}. It can no longer be answered."
     who = json.loads(interaction.responded_by) if interaction.responded_by else None
-    by = f" by {who['kind']} {who['id']}" if who else ""
-    return f"This interaction is already {interaction.status}{by}{when}."
+    name = (who.get("displayName") or who.get("name") or f"{who.get('kind')} {who.get('id')}") if who else None
+    by = f" by {name}" if name else ""
+    return f"This question was already {interaction.status}{by}{when}; the first answer stands."
 
 
 def interaction_respond(tx: Tx, actor: Actor, env: Envelope, p: P.InteractionRespond) -> None:

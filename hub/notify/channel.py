@@ -27,7 +27,8 @@ class Delivery:
     base_url: str
 
     async def action_link(self, interaction_id: str, response: dict[str, Any]) -> dict[str, Any]:
-        """An HTTP request that answers the interaction once: {url, method, body, headers}."""
+        """An HTTP request that answers the interaction once: {url, method, body, headers}. Raises LapError
+        `forbidden` for an answer approving a high-risk question (confirmed in the app, never in one tap)."""
         command, token = create_action_link(self.workspace_id, interaction_id, response,
                                             self.hub.notifier.config.action_link_ttl_s)
         await self.hub.execute(command)
