@@ -240,7 +240,9 @@ export class LineupApp extends LineupElement {
     }
     forgetRelayCredentials(); // nor may whoever signs in next use this person's relay access
     this.token = null;
-    writeToken(null);
+    // Another tab of this browser may have signed in anew meanwhile (a sign-in link switching accounts revokes the
+    // session this tab held): the stored token is then that session's, not ours to forget.
+    if (readToken() === token) writeToken(null);
     document.title = 'LineUp Agents';
     this.notice = reason === 'revoked' ? { kind: 'error', text: t('signin.revoked') }
       : SIGN_OUT_NOTICES[told] ? { kind: 'error', text: t(SIGN_OUT_NOTICES[told]) } : null;
