@@ -241,8 +241,11 @@ def test_a_long_message_is_folded_and_opens(hub, open_page, world, shots) -> Non
     agent.say(conversation, "\n".join(f"Line {n} of the report" for n in range(1, 201)))
     agent.say(conversation, "Short answer.")
     page = open_conversation(open_page, hub, owner.token, conversation)
-    long_body = page.locator(".message-body").filter(has_text="Line 200 of the report")
+    long_body = page.locator(".message-body").filter(has_text="Line 1 of the report")
     expect(long_body).to_have_attribute("data-collapsed", "true")
+    # Folded, only its first part is in the page (lib/markdown.js `preview`): the rest when it is opened.
+    expect(long_body.locator("lineup-markdown")).to_have_attribute("data-painted", "preview")
+    expect(long_body).not_to_contain_text("Line 200 of the report")
     button = page.get_by_role("button", name="Show more")
     expect(button).to_have_attribute("aria-expanded", "false")
     folded = long_body.evaluate("el => el.getBoundingClientRect().height")

@@ -128,7 +128,8 @@ def render_into_page(page: Any, source: str) -> list[str]:
     return page.evaluate("""async ([source, tags]) => {
         const TAGS = tags;
         const check = """ + CHECK + """;
-        const fragment = window.__md.renderMarkdown(source);
+        const fragment = await window.__md.renderMarkdown(source); // formatted in the worker, sanitised here
+        if (!fragment) return ['not formatted'];
         const host = document.createElement('div');
         host.className = 'md';
         host.append(fragment);

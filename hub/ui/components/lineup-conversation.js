@@ -21,7 +21,10 @@ const LONG_CHARS = 2400;
 
 function isLong(text) {
   const value = String(text || '');
-  return value.length > LONG_CHARS || value.split('\n').length > LONG_LINES;
+  if (value.length > LONG_CHARS) return true;
+  let lines = 1; // counted up to the limit only: this runs for every message at every render
+  for (let at = value.indexOf('\n'); at !== -1 && lines <= LONG_LINES; at = value.indexOf('\n', at + 1)) lines += 1;
+  return lines > LONG_LINES;
 }
 
 export class LineupConversation extends LineupElement {
@@ -151,12 +154,14 @@ export class LineupConversation extends LineupElement {
 
   _body(m, streaming) {
     const caret = streaming ? html`<span class="caret" aria-hidden="true"></span>` : '';
+    const long = !streaming && isLong(m.content);
+    const open = long && this._expanded.has(m.id);
+    // An agent's text: folded, only its first part is put into the page (lib/markdown.js), the rest when opened.
     const text = m.author?.kind === 'agent'
-      ? html`<lineup-markdown class="md" .source=${m.content}></lineup-markdown>${caret}`
+      ? html`<lineup-markdown class="md" .preview=${long && !open} .source=${m.content}></lineup-markdown>${caret}`
       : html`${m.content}${caret}`;
     const plain = m.author?.kind !== 'agent';
-    if (streaming || !isLong(m.content)) return html`<div class="message-body ${plain ? 'prewrap' : ''}">${text}</div>`;
-    const open = this._expanded.has(m.id);
+    if (!long) return html`<div class="message-body ${plain ? 'prewrap' : ''}">${text}</div>`;
     const id = `message-body-${m.id}`;
     return html`<div class="message-body ${plain ? 'prewrap' : ''} ${open ? 'expanded' : 'collapsed'}" id=${id}
         data-collapsed=${open ? 'false' : 'true'}>${text}</div>

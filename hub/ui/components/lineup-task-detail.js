@@ -12,6 +12,7 @@ import { interactionCard } from '../lib/cards.js';
 import { describeEvent, timelineEvents } from '../lib/timeline.js';
 import { interactionCalls, toolItems } from '../lib/tool-calls.js';
 import { toolItem } from '../lib/tool-views.js';
+import '../lib/markdown.js'; // <lineup-markdown .plain>: an agent's long description put into the page a little per frame
 import './lineup-tool-call.js';
 import './lineup-tool-instance.js'; // tool calls are drawn by these (lib/tool-views.js)
 
@@ -32,6 +33,7 @@ export class LineupTaskDetail extends LineupElement {
     if (this._shownTask !== taskId) {
       this._shownTask = taskId;
       this.confirmCancel = false;
+      this._descriptionOpen = false;
     }
     const detail = state.taskDetails[taskId];
     const task = detail?.task || state.tasks.find((x) => x.id === taskId);
@@ -64,8 +66,10 @@ export class LineupTaskDetail extends LineupElement {
       </div>
       ${this._restartVerdict(task, agent, state)}
       ${this._cancel(task, state)}
-      ${task.description && task.description !== task.title ? html`<details class="detail-section"><summary>${t('detail.description')}</summary>
-        <p class="prewrap">${task.description}</p></details>` : ''}
+      ${task.description && task.description !== task.title ? html`<details class="detail-section" ?open=${this._descriptionOpen}
+          @toggle=${(event) => { this._descriptionOpen = event.target.open; this.requestUpdate(); }}><summary>${t('detail.description')}</summary>
+        <lineup-markdown class="detail-description" .plain=${true} .preview=${!this._descriptionOpen}
+          .source=${task.description}></lineup-markdown></details>` : ''}
       ${interactions.length ? html`<section class="detail-section" aria-labelledby="detail-interactions">
         <h3 id="detail-interactions">${t('detail.interactions')}</h3>
         ${interactions.map((it) => html`${asked.has(it.id) ? html`<lineup-tool-call .entry=${asked.get(it.id)} .state=${state}

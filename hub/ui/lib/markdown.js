@@ -1,46 +1,304 @@
-// <lineup-markdown>: an agent's text as Markdown. Plain text first; the renderer (marked, DOMPurify, highlight.js:
-// lib/markdown-render.js) is fetched the first time a text needs it, so the app's cold load stays small.
+// <lineup-markdown>: an agent's text as Markdown, without ever holding the page. The renderer (lib/markdown-render.js:
+// DOMPurify here, marked and highlight.js in a worker) is fetched the first time a text needs it, so the app's cold
+// load stays small.
+//
+// Whatever an agent sends (256 Ki characters, a 2,000-row table, quotes nested thousands deep, hundreds of messages),
+// no task on the page's thread is long: the text goes into the page in pieces, at most FRAME_BUDGET of them per
+// frame, the newest message first; formatting runs in the worker within a time budget, and a message (or a block of
+// it) that cannot be formatted in time or is too big to be is shown as plain text, with a note saying so. While
+// folded (`preview`), only the first part is put into the page; the rest when it is opened.
 
-let renderer = null; // the loaded module's renderMarkdown
-let loading = null;
+import { t } from './i18n.js';
 
-/** Whether `text` holds anything Markdown would change (otherwise it is shown as plain text, renderer unloaded). */
+/** Whether `text` holds anything Markdown would change (otherwise it is shown as plain text, renderer unloaded).
+ * Linear in the text: `[ \t]*`, never `\s*`, after a line start (`^\s*` re-scanned every following blank line: 100,000
+ * new lines took 23 s). */
 export function needsMarkdown(text) {
-  return /[*_`#|~[\]<>&\\]|^\s*([-+]|\d+[.)])\s|https?:\/\/|^\s*>/m.test(String(text || ''));
+  return /[*_`#|~[\]<>&\\]|^[ \t]*([-+]|\d+[.)])\s|https?:\/\//m.test(String(text || ''));
 }
 
+// ---- plain text in pieces ---------------------------------------------------------------------------------------
+
+// One piece of text is one block element: laying out a piece appended at the end does not lay out the ones before
+// it again (a 256K-character message of short lines took 375 ms as one text node; as 4,000-character pieces, under
+// 10 ms each).
+const PIECE_CHARS = 4000;
+const PIECE_LINES = 100;
+
+/** `text` cut into pieces of at most PIECE_CHARS characters and PIECE_LINES lines, at a line break where there is
+ * one (that line break is dropped: the end of a block is one). */
+export function textPieces(text) {
+  const pieces = [];
+  let start = 0;
+  while (start < text.length || !pieces.length) {
+    let end = Math.min(start + PIECE_CHARS, text.length);
+    let lines = 1;
+    for (let at = text.indexOf('\n', start); at !== -1 && at < end; at = text.indexOf('\n', at + 1)) {
+      lines += 1;
+      if (lines > PIECE_LINES) { end = at; break; }
+    }
+    let next = end;
+    if (end < text.length) {
+      const breakAt = text.lastIndexOf('\n', end);
+      if (breakAt > start) { end = breakAt; next = breakAt + 1; }
+    }
+    const piece = text.slice(start, end);
+    pieces.push({ text: piece, chars: piece.length, lines: Math.min(lines, PIECE_LINES) });
+    start = next;
+  }
+  return pieces;
+}
+
+// ---- painting, a little per frame ----------------------------------------------------------------------------------
+
+// What one frame puts into the page, across all messages: measured in Chromium, 600 sanitised elements or 16,000
+// characters are sanitised, inserted and laid out in about 15–30 ms. A single item may be bigger (a block of up to
+// lib/markdown-worker.js BLOCK_LIMITS), and is then the frame's only one.
+const FRAME_CHARS = 16000;
+const FRAME_ELEMENTS = 600;
+const LINE_COST = 4; // characters
+// Folded, a message shows about 22em: its first part is put into the page, the rest when it is opened.
+const PREVIEW_CHARS = 3000;
+const PREVIEW_LINES = 40;
+// A message that needs Markdown is left empty this long for the worker's answer before it is shown as text meanwhile.
+const PLAIN_AFTER_MS = 150;
+
+const pending = []; // elements with something to paint, the newest last (painted first: it is the one in view)
+let charsLeft = FRAME_CHARS;
+let elementsLeft = FRAME_ELEMENTS;
+let frameAsked = false;
+
+function paintSome() {
+  while (pending.length && charsLeft > 0 && elementsLeft > 0) {
+    const element = pending[pending.length - 1];
+    const cost = element._step();
+    if (!cost) { pending.pop(); element._done(); continue; }
+    charsLeft -= cost.chars;
+    elementsLeft -= cost.elements;
+  }
+  if (pending.length && !frameAsked) {
+    frameAsked = true;
+    requestAnimationFrame(() => {
+      frameAsked = false;
+      charsLeft = FRAME_CHARS;
+      elementsLeft = FRAME_ELEMENTS;
+      paintSome();
+    });
+  }
+}
+
+function wantPainting(element) {
+  const at = pending.indexOf(element);
+  if (at !== -1) pending.splice(at, 1);
+  pending.push(element);
+  paintSome();
+}
+
+function stopPainting(element) {
+  const at = pending.indexOf(element);
+  if (at !== -1) pending.splice(at, 1);
+}
+
+// ---- the renderer, loaded on first use -----------------------------------------------------------------------------
+
+let renderer = null; // lib/markdown-render.js once loaded
+let loading = null;
+
 function load() {
-  loading ??= import('./markdown-render.js').then((module) => { renderer = module.renderMarkdown; return renderer; });
+  loading ??= import('./markdown-render.js').then((module) => { renderer = module; return module; });
   return loading;
 }
 
+/** What to paint for text shown as text. */
+function textItems(text) {
+  return textPieces(text).map((piece) => ({ kind: 'text', key: `t:${piece.text}`, ...piece }));
+}
+
+/** What to paint for the worker's blocks: sanitised HTML, or text where a block is too big for the page. */
+function markdownItems(blocks) {
+  const items = [];
+  for (const block of blocks) {
+    if (block.html !== undefined) {
+      items.push({ kind: 'html', key: `h:${block.html}`, html: block.html, chars: block.chars, lines: block.lines,
+        elements: block.elements });
+      continue;
+    }
+    const className = block.code ? 'prewrap mono' : 'prewrap';
+    for (const piece of textPieces(block.text)) items.push({ kind: 'text', key: `b:${className}:${piece.text}`, className, ...piece });
+  }
+  return items;
+}
+
 class LineupMarkdown extends HTMLElement {
+  constructor() {
+    super();
+    this._source = undefined;
+    this._preview = false;
+    this._plain = false;
+    this._mode = 'text';
+    this._items = []; // what should be shown
+    this._painted = []; // [{ key, nodes }]: the items in the page, a prefix of _items
+    this._note = null; // why it is shown as text, if it could not be formatted: a string key
+    this._noteElement = null;
+    this._request = null; // the worker's answer being waited for
+    this._interim = 0;
+    this._stale = false;
+  }
+
   get source() { return this._source; }
 
   set source(value) {
     const text = String(value ?? '');
     if (text === this._source) return;
     this._source = text;
-    this._paint();
+    this._update();
   }
 
-  _paint() {
+  /** Shown as text, never formatted (a task's description). */
+  get plain() { return this._plain; }
+
+  set plain(value) {
+    if (Boolean(value) === this._plain) return;
+    this._plain = Boolean(value);
+    if (this._source !== undefined) this._update();
+  }
+
+  /** Folded: put only the first part into the page. */
+  get preview() { return this._preview; }
+
+  set preview(value) {
+    if (Boolean(value) === this._preview) return;
+    this._preview = Boolean(value);
+    this._sync();
+  }
+
+  connectedCallback() {
+    if (this._source === undefined) return;
+    if (this._stale) this._update();
+    else this._sync();
+  }
+
+  disconnectedCallback() {
+    stopPainting(this);
+    clearTimeout(this._interim);
+    if (this._request && !this._request.done) {
+      this._request.cancel();
+      this._stale = true; // asked again if it comes back
+    }
+    this._request = null;
+  }
+
+  _update() {
     const text = this._source;
-    if (!needsMarkdown(text)) {
-      this.classList.add('prewrap');
-      this.textContent = text;
+    this._stale = false;
+    this._request?.cancel();
+    this._request = null;
+    clearTimeout(this._interim);
+    if (this._plain || !needsMarkdown(text)) {
+      this._show('text', textItems(text), null);
       return;
     }
-    if (renderer) {
-      this.classList.remove('prewrap');
-      this.replaceChildren(renderer(text));
-      this.dataset.rendered = 'markdown';
+    const known = renderer?.cachedFormat(text);
+    if (known) {
+      this._answer(text, known);
       return;
     }
-    // Until the renderer arrives the text is readable as it is.
-    this.classList.add('prewrap');
-    this.textContent = text;
-    load().then(() => { if (this._source === text) this._paint(); }, () => {});
+    const request = { done: false, handle: null, cancel() { this.done = true; this.handle?.cancel(); } };
+    this._request = request;
+    load().then((module) => {
+      if (request.done) return undefined;
+      request.handle = module.formatMarkdown(text);
+      return request.handle.promise.then((answer) => {
+        if (request.done) return;
+        request.done = true;
+        clearTimeout(this._interim);
+        this._answer(text, answer);
+      });
+    }).catch(() => {
+      if (request.done) return;
+      request.done = true;
+      this._show('text', textItems(text), 'markdown.asText');
+    });
+    if (this._mode === 'markdown' && this._painted.length) return; // formatted text stays until the new answer
+    if (this._painted.length) this._show('text', textItems(text), null); // text stays text, growing (streamed)
+    else this._interim = setTimeout(() => { if (!request.done) this._show('text', textItems(text), null); }, PLAIN_AFTER_MS);
+  }
+
+  _answer(text, answer) {
+    if (text !== this._source) return;
+    if (!answer.blocks) this._show('text', textItems(text), 'markdown.asText');
+    else {
+      const items = markdownItems(answer.blocks);
+      this._show('markdown', items, items.some((item) => item.kind === 'text') ? 'markdown.partlyText' : null);
+    }
+  }
+
+  _show(mode, items, note) {
+    this._mode = mode;
+    this._items = items;
+    this._note = note;
+    this._sync();
+  }
+
+  /** Keep what is in the page and still wanted, take away the rest, and paint what is missing. */
+  _sync() {
+    const items = this._items;
+    let same = 0;
+    while (same < this._painted.length && same < items.length && this._painted[same].key === items[same].key) same += 1;
+    for (const gone of this._painted.splice(same)) for (const node of gone.nodes) node.remove();
+    this.classList.toggle('prewrap', this._mode === 'text');
+    if (this._note) {
+      // Said first, where it is seen even while the message is folded.
+      if (!this._noteElement) {
+        this._noteElement = document.createElement('p');
+        this._noteElement.className = 'md-note muted small';
+        this._noteElement.setAttribute('role', 'note');
+      }
+      this._noteElement.textContent = t(this._note);
+      if (this.firstChild !== this._noteElement) this.prepend(this._noteElement);
+    } else this._noteElement?.remove();
+    delete this.dataset.rendered;
+    if (this._hasMore()) wantPainting(this);
+    else { stopPainting(this); this._done(); }
+  }
+
+  _hasMore() {
+    if (this._painted.length >= this._items.length) return false;
+    if (!this._preview) return true;
+    let chars = 0;
+    let lines = 0;
+    for (let i = 0; i < this._painted.length; i += 1) { chars += this._items[i].chars; lines += this._items[i].lines; }
+    return chars < PREVIEW_CHARS && lines < PREVIEW_LINES;
+  }
+
+  /** Paint the next item; returns what it cost, or null when there is nothing more to paint now. */
+  _step() {
+    if (!this._hasMore()) return null;
+    const item = this._items[this._painted.length];
+    let nodes;
+    if (item.kind === 'html') {
+      const fragment = renderer.sanitizeBlock(item.html);
+      nodes = [...fragment.childNodes];
+      this.append(fragment);
+    } else {
+      const node = document.createElement('div');
+      if (item.className) node.className = item.className;
+      node.textContent = item.text;
+      nodes = [node];
+      this.append(node);
+    }
+    this._painted.push({ key: item.key, nodes });
+    // A line costs more to lay out than a character (85,000 short lines: 420 ms as one text node).
+    return { chars: Math.max(item.chars, item.html?.length || 0, 1) + LINE_COST * item.lines, elements: item.elements || 1 };
+  }
+
+  /** Nothing more to paint for now: say what is shown (`data-rendered`: markdown or text; `data-painted`: all, or
+   * preview while folded; `data-fallback`: why it is text, if it could not all be formatted). */
+  _done() {
+    if (this._hasMore()) return;
+    this.dataset.rendered = this._mode;
+    this.dataset.painted = this._painted.length >= this._items.length ? 'all' : 'preview';
+    if (this._note) this.dataset.fallback = this._note; else delete this.dataset.fallback;
   }
 }
 

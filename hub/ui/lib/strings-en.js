@@ -111,6 +111,8 @@ export const en = {
   'message.failed': 'Not sent: {message}',
   'message.showMore': 'Show more',
   'message.showLess': 'Show less',
+  'markdown.asText': 'Shown as plain text: this message is too long or too complex to format.',
+  'markdown.partlyText': 'Parts of this message are shown as plain text: they are too large to format.',
   'diff.file': 'Changes to {name}',
   'diff.changes': 'Lines changed in {name}',
   'diff.added': 'added:',

@@ -111,6 +111,8 @@ export const zh = {
   'message.failed': '未发送：{message}',
   'message.showMore': '展开全文',
   'message.showLess': '收起',
+  'markdown.asText': '以纯文本显示：这条消息太长或太复杂，无法排版。',
+  'markdown.partlyText': '这条消息的部分内容以纯文本显示：内容太大，无法排版。',
   'diff.file': '{name} 的改动',
   'diff.changes': '{name} 中改动的行',
   'diff.added': '新增：',
