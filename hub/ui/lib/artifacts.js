@@ -1,20 +1,37 @@
-// Artifacts as links: http(s) and protocol-relative (//host) ones are other sites and open in a new tab, naming
-// the site; a data: URL downloads, or opens as a blob (browsers refuse to navigate to data: URLs); anything else
-// (javascript:, file:) is shown but never linked. Images of a safe type (png, jpeg, gif, webp; never svg, which can
-// carry script) are previewed when they are data: URLs or on this hub (the CSP allows no other image source).
+// Artifacts (and review attachments) as links, judged on the URL the browser would follow: `new URL(value,
+// location.href)`, never on how the agent's string starts (` javascript:`, `java\nscript:` and `/\t/evil.example` read
+// one way to a prefix check and another to the browser, which drops tabs, new lines and leading spaces). The link
+// opens the parsed address, so what was judged is what opens.
+//
+// http(s) on another origin opens in a new tab naming its host; only an address whose parsed origin is this hub's is
+// labelled as the hub's own. A data: URL downloads, or opens as a blob of a safe type (browsers refuse to navigate to
+// data: URLs); a file: URL (a file on the agent's machine) is shown as its path; anything else (javascript:, blob:,
+// vbscript:) is shown but never linked. Images of a safe type (png, jpeg, gif, webp; never svg, which can carry
+// script) are previewed when they are data: URLs or on this hub (the CSP allows no other image source). The hub checks
+// the same when it stores them (hub/domain/links.py).
 
 import { html } from '../vendor/lit-html/lit-html.js';
 import { icon } from './icons.js';
 import { t } from './i18n.js';
 
-export function artifactKind(url) {
-  // `//host/x` (and `/\host`, `\\host`, which browsers read the same way) is another site, not this hub.
-  if (/^\s*[\\/][\\/]/.test(String(url || ''))) return 'web';
-  const scheme = String(url || '').split(':')[0].toLowerCase();
-  if (scheme === 'http' || scheme === 'https') return 'web';
-  if (scheme === 'data') return 'data';
-  if (!/^[a-z][a-z0-9+.-]*:/i.test(String(url || ''))) return 'relative';
-  return 'other';
+/** How the app treats `url`: `{ kind, href, host, path }`. kind: 'web' (another site: `host` names it), 'hub' (this
+ * hub's own origin), 'data', 'file' (`path` on the agent's machine, never opened) or 'other' (never linked). */
+export function artifactLink(url) {
+  const value = String(url ?? '');
+  if (!value.trim()) return { kind: 'other', href: null };
+  let parsed;
+  try { parsed = new URL(value, window.location.href); } catch { return { kind: 'other', href: null }; }
+  if (parsed.protocol === 'http:' || parsed.protocol === 'https:') {
+    if (parsed.origin === window.location.origin) return { kind: 'hub', href: parsed.href };
+    return { kind: 'web', href: parsed.href, host: parsed.host };
+  }
+  if (parsed.protocol === 'data:') return { kind: 'data', href: parsed.href };
+  if (parsed.protocol === 'file:') {
+    let path = parsed.pathname;
+    try { path = decodeURIComponent(path); } catch { /* shown as written */ }
+    return { kind: 'file', href: null, path };
+  }
+  return { kind: 'other', href: null };
 }
 
 export function dataUrlToBlob(url) {
@@ -23,7 +40,12 @@ export function dataUrlToBlob(url) {
   const body = url.slice(comma + 1);
   const base64 = /;base64$/i.test(meta);
   const type = meta.replace(/;base64$/i, '') || 'text/plain';
-  const bytes = base64 ? Uint8Array.from(atob(body), (c) => c.charCodeAt(0)) : new TextEncoder().encode(decodeURIComponent(body));
+  let bytes;
+  try {
+    bytes = base64 ? Uint8Array.from(atob(body), (c) => c.charCodeAt(0)) : new TextEncoder().encode(decodeURIComponent(body));
+  } catch { // not base64 or a stray %: the text as it is written
+    bytes = new TextEncoder().encode(body);
+  }
   // Shown as text, never rendered as a page of its own: a data: URL is content from an agent.
   const safeType = /^(image\/(png|jpeg|gif|webp)|application\/pdf)$/i.test(type) ? type : 'text/plain;charset=utf-8';
   return new Blob([bytes], { type: safeType });
@@ -35,25 +57,14 @@ const IMAGE_PATH = /\.(png|jpe?g|gif|webp)$/i;
 
 /** The URL to preview `artifact` with, or null: a safe image type only, and only data: or this hub's own URLs. */
 export function previewUrl(artifact) {
-  const url = String(artifact?.url || '').trim();
-  if (artifactKind(url) === 'data') return IMAGE_DATA.test(url) ? url : null;
-  const kind = artifactKind(url);
-  if (kind !== 'relative' && kind !== 'web') return null;
-  let parsed;
-  try { parsed = new URL(url, window.location.href); } catch { return null; }
-  if (parsed.origin !== window.location.origin || /[\\]/.test(url)) return null;
+  const link = artifactLink(artifact?.url);
+  if (link.kind === 'data') return IMAGE_DATA.test(link.href) ? link.href : null;
+  if (link.kind !== 'hub') return null;
+  const { pathname } = new URL(link.href);
   const declared = artifact.mimeType ? String(artifact.mimeType).split(';')[0].trim() : '';
-  if (declared ? !IMAGE_TYPE.test(declared) : !IMAGE_PATH.test(parsed.pathname)) return null;
-  if (/\.svgz?$/i.test(parsed.pathname)) return null;
-  return parsed.href;
-}
-
-function hostOf(url) {
-  try {
-    return new URL(String(url).trim().replace(/\\/g, '/'), window.location.href).host;
-  } catch {
-    return '';
-  }
+  if (declared ? !IMAGE_TYPE.test(declared) : !IMAGE_PATH.test(pathname)) return null;
+  if (/\.svgz?$/i.test(pathname)) return null;
+  return link.href;
 }
 
 function openData(event, url) {
@@ -64,24 +75,25 @@ function openData(event, url) {
 }
 
 export function artifactItem(artifact) {
-  const kind = artifactKind(artifact.url);
+  const link = artifactLink(artifact.url);
   const name = artifact.name || t('artifact.unnamed');
   let actions;
-  if (kind === 'web' || kind === 'relative') {
+  if (link.kind === 'web' || link.kind === 'hub') {
     // Another site says which one, so a link the agent wrote cannot pass for a page of this hub.
-    const host = kind === 'web' ? hostOf(artifact.url) : '';
-    actions = html`<a class="artifact-link" href=${artifact.url} target="_blank" rel="noopener noreferrer"
-        data-link=${kind === 'web' ? 'external' : 'hub'}>
+    actions = html`<a class="artifact-link" href=${link.href} target="_blank" rel="noopener noreferrer"
+        data-link=${link.kind === 'web' ? 'external' : 'hub'}>
       ${icon('external')}<span>${t('artifact.open')}</span><span class="visually-hidden">${name}</span></a>
-      ${host ? html`<span class="muted small artifact-host">${host}</span>` : ''}`;
-  } else if (kind === 'data') {
-    actions = html`<a class="artifact-link" href=${artifact.url} download=${name}>${icon('download')}<span>${t('artifact.download')}</span><span class="visually-hidden">${name}</span></a>
-      <a class="artifact-link" href="#" @click=${(e) => openData(e, artifact.url)}>${icon('external')}<span>${t('artifact.open')}</span><span class="visually-hidden">${name}</span></a>`;
+      ${link.kind === 'web' ? html`<span class="muted small artifact-host">${link.host}</span>` : ''}`;
+  } else if (link.kind === 'data') {
+    actions = html`<a class="artifact-link" href=${link.href} download=${name}>${icon('download')}<span>${t('artifact.download')}</span><span class="visually-hidden">${name}</span></a>
+      <a class="artifact-link" href="#" @click=${(e) => openData(e, link.href)}>${icon('external')}<span>${t('artifact.open')}</span><span class="visually-hidden">${name}</span></a>`;
+  } else if (link.kind === 'file') {
+    actions = html`<span class="muted small artifact-file">${t('artifact.onAgentMachine', { path: link.path })}</span>`;
   } else {
     actions = html`<span class="muted">${t('artifact.unsupported')}</span>`;
   }
   const preview = previewUrl(artifact);
-  return html`<li class="artifact" data-artifact=${artifact.id || name}>
+  return html`<li class="artifact" data-artifact=${artifact.id || name} data-link-kind=${link.kind}>
     <span class="artifact-name">${icon('file')}<span>${name}</span></span>
     ${preview ? html`<img class="artifact-preview" src=${preview} alt=${t('artifact.preview', { name })} loading="lazy"
       decoding="async" referrerpolicy="no-referrer">` : ''}

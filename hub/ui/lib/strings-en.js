@@ -310,6 +310,7 @@ export const en = {
   'artifact.download': 'Download',
   'artifact.unnamed': 'Result',
   'artifact.unsupported': 'This link cannot be opened here.',
+  'artifact.onAgentMachine': 'A file on the agent’s computer: {path}',
   'artifact.preview': 'Preview of {name}',
 
   'agents.connect': 'Connect my agent',

@@ -310,6 +310,7 @@ export const zh = {
   'artifact.download': '下载',
   'artifact.unnamed': '产物',
   'artifact.unsupported': '此链接无法在这里打开。',
+  'artifact.onAgentMachine': 'Agent 电脑上的文件：{path}',
   'artifact.preview': '{name} 的预览',
 
   'agents.connect': '连接我的 Agent',
