@@ -5,8 +5,8 @@ or data:, opens exactly that parsed address, and is labelled as this hub's only 
 Before, the app judged the string: `" javascript:alert(1)"`, `"\\tjavascript:…"` and `"java\\nscript:…"` became
 links (labelled as pages of the hub), and `/\\t/evil.example/login` was labelled a hub link but opened evil.example.
 
-A real hub (which stores these values as they are: hub/domain/links.py refuses them once it is wired in), a real
-agent on the SDK, real Chromium.
+A real hub storing these values as an older hub did (hub/domain/links.py refuses them now: switched off here by
+tests/support/unchecked_links.py), a real agent on the SDK, real Chromium.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from tests.e2e.conftest import create_owner
 from tests.e2e.flows import pending_card
 from tests.e2e.test_rich_content import Agent
 from tests.support.hubproc import HubProcess
+from tests.support.unchecked_links import store_links_unchecked
 
 # (id, url, what the app must make of it: None = no link at all, else (data-link, host shown or None))
 LINKS: list[tuple[str, str, Any]] = [
@@ -40,7 +41,10 @@ LINKS: list[tuple[str, str, Any]] = [
 
 
 @pytest.fixture
-def world(hub: HubProcess) -> Iterator[tuple[Any, Agent]]:
+def world(hub: HubProcess, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Agent]]:
+    # The hub refuses these addresses when it stores them (hub/domain/links.py); an older hub's database holds them,
+    # and the app must judge them itself all the same.
+    store_links_unchecked(monkeypatch)
     owner = create_owner(hub)
     agent = Agent(hub, owner.token)
     yield owner, agent

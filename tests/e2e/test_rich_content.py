@@ -21,6 +21,7 @@ from playwright.sync_api import Page, expect
 from tests.e2e.conftest import PHONE, api, create_owner, wait_for_js
 from tests.e2e.flows import pending_card
 from tests.support.hubproc import HubProcess
+from tests.support.unchecked_links import store_links_unchecked
 
 # A 1×1 PNG.
 PNG = base64.b64encode(bytes.fromhex(
@@ -261,8 +262,9 @@ def test_a_long_message_is_folded_and_opens(hub, open_page, world, shots) -> Non
     shots(page, "01-expanded")
 
 
-def test_image_artifacts_preview_and_svg_does_not(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_image_artifacts_preview_and_svg_does_not(hub, open_page, world, shots, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     owner, agent = world
+    store_links_unchecked(monkeypatch)  # svg data: URLs, as an older hub stored them (hub/domain/links.py refuses them)
     conversation = agent.conversation("Charts")
     task_id = f"task-{uuid.uuid4().hex[:8]}"
     agent.send("task.create", {"title": "Draw the charts"}, conversationId=conversation, taskId=task_id)
