@@ -130,6 +130,23 @@ def test_hundreds_of_messages_open_without_a_long_task(hub, open_page, world, sh
     assert long_tasks(page) == [], f"tasks over {LIMIT_MS} ms on the page's thread: {long_tasks(page)}"
 
 
+def test_a_conversation_of_the_longest_messages_opens_without_a_long_task(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
+    """150 messages of 256 Ki characters, alike but for their last characters (V8 hashes a string that long by its
+    length alone: a cache keyed by the text made every lookup compare them all, a 1 s task)."""
+    owner, agent = world
+    conversation = agent.conversation("Longest")
+    for n in range(150):
+        agent.say(conversation, "a_" * ((TEXT - 8) // 2) + f" {n:06d}!")
+    agent.say(conversation, "The **newest** message")
+    page = open_watched(open_page, hub, owner.token, agent, conversation)
+    newest = page.locator(".message.theirs lineup-markdown").filter(has_text="The newest message")
+    expect(newest.locator("strong")).to_have_text("newest", timeout=20_000)
+    wait_for_js(page, "document.querySelectorAll('.message.theirs lineup-markdown[data-painted]').length === 151",
+                timeout_ms=30_000)
+    expect(page.locator(".message.theirs").filter(has_text="a_a_a_").first).to_be_visible()
+    assert long_tasks(page) == [], f"tasks over {LIMIT_MS} ms on the page's thread: {long_tasks(page)}"
+
+
 def test_a_long_task_description_opens_a_little_at_a_time(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
     owner, agent = world
     conversation = agent.conversation("Work")

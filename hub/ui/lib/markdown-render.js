@@ -67,7 +67,7 @@ export function sanitizeBlock(html) {
 
 const WORKER_URL = new URL('./markdown-worker.js', import.meta.url);
 const PIPELINE = 8; // jobs sent ahead, so the worker does not wait for the page between two messages
-const waiting = []; // jobs not yet sent, the newest last (sent first: the newest message is the one in view)
+const waiting = []; // jobs not yet sent, in the order they were asked for
 const sent = []; // jobs the worker has, in the order it answers them
 let worker = null;
 let timer = 0;
@@ -75,29 +75,52 @@ let timed = null; // the job the timer runs for
 let nextId = 1;
 let pumpSoon = false;
 
-// Answers already made, so a conversation opened again costs nothing (and a message that ran out of time is not
-// tried again): at most CACHE_CHARS characters of sources, the least recently used forgotten first.
+// Answers already made, so a conversation opened again costs nothing: at most CACHE_CHARS characters of sources, the
+// least recently used forgotten first; and which sources could not be formatted (ran out of time), so they are not
+// tried again. A long source is keyed by a sample of it (V8 hashes a string over 16K characters by its length alone:
+// 199 messages of one length made every lookup compare them all, a 1 s task) and checked whole on a hit.
 const CACHE_CHARS = 4 * 1024 * 1024;
-const cache = new Map();
+const FAILURES = 4096;
+const cache = new Map(); // key → { source, answer }
+const failures = new Map(); // key → answer
 let cachedChars = 0;
 
-function remember(source, answer) {
+function keyOf(text) {
+  if (text.length <= 4096) return text;
+  let hash = 0x811c9dc5;
+  const step = Math.ceil(text.length / 2048);
+  for (let i = 0; i < text.length; i += step) hash = Math.imul(hash ^ text.charCodeAt(i), 16777619);
+  for (let i = text.length - 256; i < text.length; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), 16777619);
+  return `#${text.length}:${hash >>> 0}`;
+}
+
+function remember(key, source, answer) {
+  if (answer.failed) {
+    failures.delete(key);
+    failures.set(key, answer);
+    if (failures.size > FAILURES) failures.delete(failures.keys().next().value);
+    return;
+  }
   if (source.length > CACHE_CHARS / 4) return;
-  cache.delete(source);
-  cache.set(source, answer);
+  const old = cache.get(key);
+  if (old) { cache.delete(key); cachedChars -= old.source.length; }
+  cache.set(key, { source, answer });
   cachedChars += source.length;
-  for (const key of cache.keys()) {
+  for (const [oldest, entry] of cache) {
     if (cachedChars <= CACHE_CHARS) break;
-    cache.delete(key);
-    cachedChars -= key.length;
+    cache.delete(oldest);
+    cachedChars -= entry.source.length;
   }
 }
 
-/** The answer for `source` if it was formatted (or failed) before, else undefined. */
-export function cachedFormat(source) {
-  const answer = cache.get(source);
-  if (answer) { cache.delete(source); cache.set(source, answer); } // most recently used
-  return answer;
+function known(key, source) {
+  const entry = cache.get(key);
+  if (entry && entry.source === source) {
+    cache.delete(key);
+    cache.set(key, entry); // the most recently used
+    return entry.answer;
+  }
+  return failures.get(key); // a sample's collision shows text as text: the safe way round
 }
 
 function startWorker() {
@@ -124,20 +147,20 @@ function fail(answer) {
   worker?.terminate();
   worker = null;
   const job = sent.shift();
-  waiting.push(...sent.splice(0).reverse());
+  waiting.unshift(...sent.splice(0)); // next, in their order
   if (job) finish(job, answer);
   pump();
 }
 
 function finish(job, answer) {
-  remember(job.source, answer);
+  remember(job.key, job.source, answer);
   job.resolve(answer);
 }
 
 function pump() {
   while (sent.length < PIPELINE && waiting.length) {
     if (!worker) startWorker();
-    const job = waiting.pop();
+    const job = waiting.shift();
     if (!worker) { finish(job, { failed: 'error' }); continue; }
     sent.push(job);
     worker.postMessage({ id: job.id, source: job.source });
@@ -151,23 +174,25 @@ function pump() {
 }
 
 /**
- * Ask for `source` formatted: `{ promise, cancel }`. The promise resolves with `{ blocks }` (see lib/markdown-worker.js)
- * or `{ failed: 'timeout' | 'error' }`; `cancel()` drops a request not yet started (one already running finishes
- * within its budget and its answer is kept for next time).
+ * Ask for `source` formatted: `{ answer, promise, cancel }`. `answer` is there at once when it was made before;
+ * otherwise the promise resolves with `{ blocks }` (see lib/markdown-worker.js) or `{ failed: 'timeout' | 'error' }`.
+ * `cancel()` drops a request not yet sent (one the worker has finishes within its budget; its answer is kept).
+ * Requests are sent in the order they are made (lib/markdown.js asks for the newest message first).
  */
 export function formatMarkdown(source) {
   const text = String(source ?? '');
-  const known = cachedFormat(text);
-  if (known) return { promise: Promise.resolve(known), cancel() {} };
+  const key = keyOf(text);
+  const answer = known(key, text);
+  if (answer) return { answer, promise: Promise.resolve(answer), cancel() {} };
   let job;
-  const promise = new Promise((resolve) => { job = { id: nextId++, source: text, resolve }; });
+  const promise = new Promise((resolve) => { job = { id: nextId++, key, source: text, resolve }; });
   waiting.push(job);
-  // Sent after the current task: the messages of one render are all asked for first, and the newest is sent first.
-  if (!pumpSoon) {
+  if (!pumpSoon) { // sent after the current task, a batch at a time
     pumpSoon = true;
     queueMicrotask(() => { pumpSoon = false; pump(); });
   }
   return {
+    answer: null,
     promise,
     cancel() {
       const at = waiting.indexOf(job);
