@@ -94,11 +94,17 @@ function work() {
   }
 }
 
+let workSoon = false;
+
 function wantWork(element) {
   const at = pending.indexOf(element);
   if (at !== -1) pending.splice(at, 1);
   pending.push(element);
-  work();
+  // After the current script (still in this task): every message of one render is queued first, the newest done first.
+  if (!workSoon) {
+    workSoon = true;
+    queueMicrotask(() => { workSoon = false; work(); });
+  }
 }
 
 function stopWork(element) {
