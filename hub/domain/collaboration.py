@@ -18,6 +18,7 @@ from hub.domain.actors import Actor, hub_actor
 from hub.domain.approvals import AssessedRequest
 from hub.domain.command_risk import Assessment
 from hub.domain.interactions import check_response, is_expired, normalize_spec
+from hub.domain.links import check_link
 from hub.domain.tasks import ACTIVE, TERMINAL, check_transition, illegal_transition
 from hub.protocol import payloads as P
 from hub.protocol.envelope import Envelope, new_id
@@ -405,6 +406,7 @@ def check_question_budget(tx: Tx, actor: Actor, request: P.InteractionSpec) -> N
 
 
 def artifact_created(tx: Tx, actor: Actor, env: Envelope, p: P.ArtifactCreated) -> None:
+    check_link(p.url, "artifact.url")  # judged on the parsed URL, never on its first characters
     artifact_id = p.artifactId or new_id("art")
     ensure_new(tx, actor.workspace_id, "artifacts", artifact_id, "artifact")
     task = get_task(tx, actor, env.taskId) if env.taskId is not None else None

@@ -12,6 +12,7 @@ import msgspec
 
 from hub.domain.approvals import approved_subject, assess
 from hub.domain.command_risk import Assessment, higher
+from hub.domain.links import check_link
 from hub.domain.patterns import check_pattern, matches
 from hub.protocol.errors import LapError
 from hub.protocol.payloads import InteractionSpec
@@ -61,6 +62,9 @@ def normalize_spec(spec: InteractionSpec, interaction_id: str, now: datetime,
             raise LapError("invalid_payload", "Option ids must be unique.")
     if spec.type == "input" and spec.pattern is not None:
         check_pattern(spec.pattern)  # RE2 only: an agent's pattern never runs on a backtracking engine
+    for index, attachment in enumerate(spec.attachments):
+        if "url" in attachment:
+            check_link(str(attachment["url"]), f"interaction.attachments[{index}].url")
     if spec.type == "review" and not (spec.content or spec.attachments or spec.description):
         raise LapError("invalid_payload", "A review needs content, attachments or a description to review.")
     if spec.expiresAt is not None and parse_time(spec.expiresAt, "interaction.expiresAt") <= now:

@@ -14,6 +14,7 @@ from typing import Any
 import mcp_types as types
 from jsonschema import Draft202012Validator
 
+from hub.domain.links import DATA_TYPES
 from hub.mcp.catalog import OWN_TOOLS, ToolSpec
 from hub.mcp.hubtools import HubAction, to_mcp
 from hub.mcp.questions import (
@@ -256,7 +257,10 @@ class Bridge:
                 raise CallError(f"`content` is {len(data)} bytes; at most {MAX_INLINE_BYTES} fit in an artifact. "
                                 "Write it to a file or a page and publish its `url`, or send it with send_message.")
             mime = mime or "text/plain"
-            url = f"data:{mime};base64,{base64.b64encode(data).decode()}"
+            # Text the hub would not store as a data: link of its own type (text/x-python, ...) is kept as plain
+            # text, which the app shows as text (hub/domain/links.py DATA_TYPES); the artifact keeps its real type.
+            kind = mime if mime.split(";")[0].strip().lower() in DATA_TYPES else "text/plain;charset=utf-8"
+            url = f"data:{kind};base64,{base64.b64encode(data).decode()}"
 
         assert url is not None  # given, or made from `content` just above
 

@@ -52,7 +52,7 @@ def test_a_sign_in_link_from_an_agent_asks_before_replacing_the_session(hub: Hub
     first, second = other_workspace_link(hub), other_workspace_link(hub)
     run_async(lambda: ask(hub, pair_agent(hub, owner.token, "Reporter")["credential"], [
         {"name": "Report", "url": f"/#signin={first}"},
-        {"name": "Mirror", "url": "//evil.example/x"},
+        {"name": "Mirror", "url": "https://evil.example/x"},  # (the hub refuses "//evil.example/x" now: links.py)
     ]))
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
@@ -70,7 +70,7 @@ def test_a_sign_in_link_from_an_agent_asks_before_replacing_the_session(hub: Hub
             card = page.locator(".interaction-card[data-type='review'][data-status='pending']")
             expect(card).to_be_visible(timeout=15_000)
 
-            # The protocol-relative link is another site: marked so, its host shown.
+            # Another site's link: marked so, its host shown.
             mirror = card.locator(".artifact[data-artifact='Mirror']")
             expect(mirror.locator("a.artifact-link")).to_have_attribute("data-link", "external")
             expect(mirror.locator(".artifact-host")).to_have_text("evil.example")
