@@ -26,15 +26,45 @@ from hub.sdk.tlspin import PinMismatch, check_peer, client_context
 
 log = logging.getLogger("lineup.sdk")
 
-RETRYABLE = ("storage_full", "internal", "rate_limited")
 CLOSE_REVOKED, CLOSE_REPLACED = 4401, 4409
 EventHandler = Callable[[dict[str, Any]], Awaitable[None]]
 TaskHandler = Callable[[TaskHandle], Awaitable[None]]
 ToolHandler = Callable[[str | None, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
+# What a retried refusal means, for the agent's log and the task's summary while it lasts.
+WAITING_FOR = {"storage_full": "the hub is out of disk space",
+               "rate_limited": "the hub asked this agent to send more slowly",
+               "internal": "the hub failed to store the agent's update"}
+ERROR_MESSAGE_MAX = 4000   # error.message of a failed task (hub/protocol/payloads.py)
+SUMMARY_MAX = 2000         # a task's summary
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def describe_error(exc: BaseException) -> str:
+    """What went wrong, for the person: the exception's type and message (never its traceback, which the agent's
+    log keeps). A refusal also names what the hub refused."""
+    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if isinstance(exc, HubError) and exc.envelope_type:
+        text += f" (the hub refused the agent's {exc.envelope_type})"
+    return _clip(text, ERROR_MESSAGE_MAX)
+
+
+class _Retrying:
+    """An envelope the hub refused for now (storage_full, internal, rate_limited) and the SDK sends again."""
+
+    def __init__(self, since: float, code: str, task_id: str | None, note: bool) -> None:
+        self.since = since
+        self.code = code
+        self.task_id = task_id
+        self.note = note  # it is itself the task's "Waiting to retry" note
 
 
 class AgentClient:
@@ -95,6 +125,13 @@ class AgentClient:
         self.tools = tools  # this agent's own tools (docs/design.md#tool-types), offered to apps through agent.hello
         self._tool_handlers: dict[str, ToolHandler] = {}
         self._tool_waiters: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        # Retried refusals (docs/sdk.md "When a handler fails"): after `retry_note_after_s` of retries a task's
+        # summary says it waits; an `internal` refusal is given up after `retry_internal_s` (a bug in the hub
+        # does not heal by itself) and raised to the caller.
+        self.retry_note_after_s = 5.0
+        self.retry_internal_s = 30.0
+        self._retrying: dict[str, _Retrying] = {}
+        self._retry_notes: dict[str, tuple[str, asyncio.Future[dict[str, Any]]]] = {}  # task id -> note id, ack
 
     # ---- registering handlers ------------------------------------------------------------------------
 
@@ -217,6 +254,8 @@ class AgentClient:
             raise ValueError(f"{type_} is the connection's own (the client sends its heartbeats itself); "
                              "send() is for messages the hub acks")
         envelope = self._envelope(type_, payload, **fields)
+        if envelope["id"] in self.outbox:  # already on its way (a deterministic id sent twice): one answer for both
+            return self.outbox.add(envelope)
         future = self.outbox.add(envelope)
         if self._ws is not None:
             self._spawn(self._transmit(envelope))
@@ -234,7 +273,7 @@ class AgentClient:
         """Request an interaction and wait for its outcome; asking again with the same id does not ask twice."""
         interaction_id = interaction.get("id") or f"int_{uuid.uuid4().hex}"
         if interaction_id in self._outcomes:
-            return self._outcomes[interaction_id]
+            return self._outcomes[interaction_id].with_options(interaction)
         future = self._waiters.get(interaction_id)
         if future is None or future.done():  # a waiter left over from a cancelled ask cannot be reused
             future = self._waiters[interaction_id] = asyncio.get_running_loop().create_future()
@@ -247,8 +286,12 @@ class AgentClient:
             if exc.code != "conflict":
                 raise
         if interaction_id in self._outcomes:  # answered while the ask was on its way (a resumed task)
-            return self._outcomes[interaction_id]
-        return await future
+            return self._outcomes[interaction_id].with_options(interaction)
+        return (await future).with_options(interaction)
+
+    def outcome(self, interaction_id: str) -> Outcome | None:
+        """How a question ended, if this process has heard (None: pending, or not known here)."""
+        return self._outcomes.get(interaction_id)
 
     async def withdraw(self, interaction_id: str, reason: str = "") -> bool:
         """Stop waiting for a question (answered elsewhere, given up): it ends as withdrawn everywhere, `reason`
@@ -357,6 +400,7 @@ class AgentClient:
     def _on_frame(self, frame: dict[str, Any]) -> None:
         type_, payload = frame["type"], frame.get("payload") or {}
         if type_ == "system.ack":
+            self._stored(payload.get("id", ""))
             self.outbox.settle(payload.get("id", ""), result=payload)
         elif type_ == "system.error":
             self._on_error(payload)
@@ -394,16 +438,74 @@ class AgentClient:
         if envelope_id is None:
             log.warning("the hub reported an error: %s %s", error.get("code"), error.get("message"))
             return
-        limit = (error.get("details") or {}).get("limit")
-        if error.get("code") in RETRYABLE and limit in (None, "rate"):
+        envelope = next((e for e in self.outbox.pending() if e["id"] == envelope_id), None)
+        refusal = HubError.from_payload(error, envelope["type"] if envelope is not None else None)
+        if refusal.retryable and envelope is not None and not self._give_up(envelope, refusal):
             # Nothing was stored: send the same envelope again shortly, keeping it in the outbox. A cap that only
             # the person can lift (questions waiting, checkpoints) is the caller's error at once: retrying it
             # would make `send`/`ask` hang silently.
-            for envelope in self.outbox.pending():
-                if envelope["id"] == envelope_id:
-                    self._spawn(self._retry_later(envelope))
+            self._spawn(self._retry_later(envelope))
             return
-        self.outbox.settle(envelope_id, error=HubError.from_payload(error))
+        self._retrying.pop(envelope_id, None)
+        self.outbox.settle(envelope_id, error=refusal)
+
+    def _give_up(self, envelope: dict[str, Any], refusal: HubError) -> bool:
+        """Note a retried refusal: the agent's log says so once, a task waiting long says so in its summary; an
+        `internal` refusal that lasts `retry_internal_s` is given up (True): the caller gets the HubError."""
+        now = asyncio.get_running_loop().time()
+        task_id = envelope.get("taskId")
+        retrying = self._retrying.get(envelope["id"])
+        if retrying is None:
+            is_note = any(note_id == envelope["id"] for note_id, _ in self._retry_notes.values())
+            retrying = self._retrying[envelope["id"]] = _Retrying(now, refusal.code, task_id, is_note)
+            log.warning("the hub refused %s for now (%s: %s); sending it again every second until it is stored",
+                        envelope["type"], refusal.code, refusal.message)
+        retrying.code = refusal.code
+        if refusal.code == "internal" and now - retrying.since >= self.retry_internal_s:
+            log.error("the hub kept refusing %s with `internal` for %.0f s; giving up", envelope["type"],
+                      now - retrying.since)
+            return True
+        if now - retrying.since >= self.retry_note_after_s and not retrying.note:
+            self._note_waiting(task_id, refusal.code)
+        return False
+
+    def _note_waiting(self, task_id: str | None, code: str) -> None:
+        """Say on the task that it waits for the hub (once per wait): its summary, put back when the wait ends."""
+        task = self.tasks.get(task_id or "")
+        if task is None or task_id is None or task.finished or task_id in self._retry_notes:
+            return
+        note_id = str(uuid.uuid4())
+        note = self.send_nowait("task.status_changed", {"summary": f"Waiting to retry: {WAITING_FOR[code]}"},
+                                id=note_id, taskId=task_id, conversationId=task.conversation_id)
+        note.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self._retry_notes[task_id] = (note_id, note)
+
+    def _stored(self, envelope_id: str) -> None:
+        """An envelope was acked: if it had been retried, say so, and end its task's note once nothing waits."""
+        retrying = self._retrying.pop(envelope_id, None)
+        if retrying is None:
+            return
+        log.info("the hub stored it after %.0f s of retries", asyncio.get_running_loop().time() - retrying.since)
+        task_id = retrying.task_id
+        if task_id is None or task_id not in self._retry_notes or retrying.note:
+            return
+        if any(r.task_id == task_id and not r.note for r in self._retrying.values()):
+            return  # another of the task's envelopes still waits
+        self._spawn(self._end_waiting(task_id, self._retry_notes[task_id]))
+
+    async def _end_waiting(self, task_id: str, note: tuple[str, asyncio.Future[dict[str, Any]]]) -> None:
+        """After the note is stored (or refused), put back the summary the task had before the wait."""
+        with contextlib.suppress(HubError):
+            await asyncio.shield(note[1])
+        if self._retry_notes.get(task_id) is note:
+            del self._retry_notes[task_id]
+        task = self.tasks.get(task_id)
+        if task is None or task.finished:
+            return
+        try:
+            await task.progress(None, task.summary or "Working again")
+        except HubError as exc:  # finished meanwhile
+            log.info("the task's summary was not put back: %s", exc)
 
     async def _retry_later(self, envelope: dict[str, Any]) -> None:
         await asyncio.sleep(1.0)
@@ -471,13 +573,54 @@ class AgentClient:
         await self.send("tool.result", answer, correlationId=frame["id"])
 
     async def _run_task(self, task: TaskHandle) -> None:
+        """Run the handler; a task it leaves unfinished is ended so that it never stays "Running" (docs/sdk.md
+        "When a handler fails"): failed with the error it raised (`handler_error`) or because it returned without
+        finishing (`handler_returned`), cancelled when the person asked to stop or it raised CancelledError."""
         assert self._task_handler is not None
         try:
             await self._task_handler(task)
         except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("the task handler failed on %s", task.id)
+            if self._stopping():
+                raise  # the SDK stops (close, replaced, revoked): the task stays open and is resumed next time
+            await self._end_unfinished(task, None, stopped=True)
+            return
+        except Exception as exc:
+            log.exception("the task handler failed on task %s (%r)", task.id, task.title)  # the traceback: here only
+            await self._end_unfinished(task, exc)
+            return
+        if not self._stopping():
+            await self._end_unfinished(task, None)
+
+    def _stopping(self) -> bool:
+        """This client is closing, or the handler's own asyncio task was cancelled (by close or _stop_handlers)."""
+        current = asyncio.current_task()
+        return self._closing or (current is not None and current.cancelling() > 0)
+
+    async def _end_unfinished(self, task: TaskHandle, error: Exception | None, *, stopped: bool = False) -> None:
+        if task.finished:
+            if error is not None:
+                log.warning("the handler of task %s raised after the task had ended (%s)", task.id,
+                            describe_error(error))
+            return
+        try:
+            if task.cancel_requested.is_set() or stopped:
+                summary = "Stopped on request" if task.cancel_requested.is_set() else \
+                    "Stopped by the agent (its handler was cancelled)"
+                if error is not None:
+                    summary += f"; the handler ended with {describe_error(error)}"
+                await task.cancelled(_clip(summary, SUMMARY_MAX))
+                log.info("task %s (%r) cancelled: %s", task.id, task.title, summary)
+            elif error is not None:
+                await task.fail("handler_error", describe_error(error))
+                log.error("task %s (%r) failed: %s", task.id, task.title, describe_error(error))
+            else:
+                await task.fail("handler_returned", "The agent's handler returned without finishing the task: it "
+                                                    "called none of succeed, fail or cancelled.")
+                log.error("task %s (%r) failed: the handler returned without calling task.succeed(), task.fail() "
+                          "or task.cancelled()", task.id, task.title)
+        except HubError as exc:
+            if not task.finished:  # ended meanwhile by the person or the hub: nothing is lost
+                log.warning("could not record the end of task %s: %s", task.id, exc)
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(coro)

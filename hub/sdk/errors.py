@@ -9,22 +9,35 @@ class SdkError(Exception):
     """Base of every error raised by hub.sdk."""
 
 
+# Refusals that stored nothing and that the SDK sends again by itself (docs/protocol.md "Errors"): a full disk, the
+# hub's own failure, and `rate_limited` for sending too fast (details.limit "rate"; other limits are the person's).
+RETRYABLE = ("storage_full", "internal", "rate_limited")
+
+
 class HubError(SdkError):
     """The hub refused an envelope: `code` is one of the error codes of docs/protocol.md#errors; `details` is the
     structured part to branch on (docs/protocol.md "Errors"), e.g. `{"from": "running", "to": "running"}` for
-    illegal_transition."""
+    illegal_transition. `envelope_type` names what was refused (`artifact.created`), when it was an envelope."""
 
-    def __init__(self, code: str, message: str, hint: str = "", details: dict[str, Any] | None = None) -> None:
+    def __init__(self, code: str, message: str, hint: str = "", details: dict[str, Any] | None = None,
+                 envelope_type: str | None = None) -> None:
         super().__init__(f"{code}: {message}" + (f" ({hint})" if hint else ""))
         self.code = code
         self.message = message
         self.hint = hint
         self.details: dict[str, Any] = details or {}
+        self.envelope_type = envelope_type
 
     @classmethod
-    def from_payload(cls, error: dict[str, Any]) -> Self:
+    def from_payload(cls, error: dict[str, Any], envelope_type: str | None = None) -> Self:
         """From a `system.error` payload (or an HTTP error body's `error`)."""
-        return cls(error["code"], error["message"], error.get("hint", ""), error.get("details") or {})
+        return cls(error["code"], error["message"], error.get("hint", ""), error.get("details") or {},
+                   envelope_type)
+
+    @property
+    def retryable(self) -> bool:
+        """Nothing was stored and sending the same envelope again may succeed: the SDK does so by itself."""
+        return self.code in RETRYABLE and self.details.get("limit") in (None, "rate")
 
 
 class AuthError(HubError):

@@ -19,7 +19,15 @@ class Outbox:
     def __len__(self) -> int:
         return len(self._pending)
 
+    def __contains__(self, envelope_id: object) -> bool:
+        return envelope_id in self._pending
+
     def add(self, envelope: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
+        """Keep `envelope` until its ack; an id already waiting (the same object sent twice: a deterministic id,
+        e.g. a question withdrawn by two parts of an agent at once) shares the first one's answer."""
+        waiting = self._pending.get(envelope["id"])
+        if waiting is not None:
+            return waiting[1]
         if len(self._pending) >= self.max_items:
             raise OutboxFull(f"{len(self._pending)} envelopes are waiting for the hub's ack (limit "
                              f"{self.max_items}); the hub is unreachable or slow. Wait for acks before sending more.")

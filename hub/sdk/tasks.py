@@ -8,7 +8,7 @@ import inspect
 import json
 import logging
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from hub.protocol.vocabulary import ACTIVE_TASK_STATUSES, TERMINAL_TASK_STATUSES
@@ -25,6 +25,8 @@ class Outcome:
     outcome: str
     response: dict[str, Any] = field(default_factory=dict)
     responded_by: dict[str, str] | None = None
+    # The options the question offered ({id, label, ...}), when this process asked it: for `option_label`.
+    options: tuple[dict[str, Any], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def answered(self) -> bool:
@@ -44,6 +46,27 @@ class Outcome:
         return list(self.response.get("optionIds") or ([self.option_id] if self.option_id else []))
 
     @property
+    def option_label(self) -> str | None:
+        """The label of the option the person chose (`option_id` is its id: `o1`, `o2`, ... for plain labels)."""
+        return self._label(self.option_id) if self.option_id is not None else None
+
+    @property
+    def option_labels(self) -> list[str]:
+        """The labels of the options chosen (a `multiple` choice), in the order of `option_ids`."""
+        return [self._label(option_id) for option_id in self.option_ids]
+
+    def _label(self, option_id: str) -> str:
+        for option in self.options or _DEFAULT_OPTIONS:
+            if option.get("id") == option_id:
+                return str(option.get("label", option_id))
+        return option_id
+
+    def with_options(self, interaction: dict[str, Any]) -> Outcome:
+        """This outcome knowing the options of the question it answers (an approval without any: the hub's)."""
+        options = tuple(o for o in interaction.get("options") or () if isinstance(o, dict))
+        return self if options == self.options else replace(self, options=options)
+
+    @property
     def text(self) -> str | None:
         return self.response.get("text")
 
@@ -59,6 +82,10 @@ class Outcome:
     def cause(self) -> str | None:
         """Why a cancelled question ended: task_cancelled, task_ended, withdrawn, agent_revoked."""
         return self.response.get("cause") if self.outcome == "cancelled" else None
+
+
+# An approval asked without options gets these from the hub (hub/domain/interactions.py).
+_DEFAULT_OPTIONS = ({"id": "approve", "label": "Approve"}, {"id": "reject", "label": "Reject"})
 
 
 def _options(options: list[str] | list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -84,6 +111,10 @@ class TaskClient(Protocol):
 
     async def ask(self, interaction: dict[str, Any], *, task_id: str | None = None,
                   conversation_id: str | None = None) -> Outcome: ...
+
+    async def withdraw(self, interaction_id: str, reason: str = "") -> bool: ...
+
+    def outcome(self, interaction_id: str) -> Outcome | None: ...
 
     def task_finished(self, task_id: str) -> None: ...
 
@@ -116,6 +147,8 @@ class TaskHandle:
         self._progress_floor = -1                # resumed: progress at or below this was reported already
         self._children: dict[str, str] = {}      # child id -> status, as the hub has them
         self._counts: dict[tuple[str, ...], int] = {}
+        self._questions: list[str] = []          # ids of the questions asked in this task (their outcome may come)
+        self.summary: str | None = None          # the last summary reported (the hub's, for a resumed task)
 
     def restore(self, info: dict[str, Any]) -> None:
         """Take what the hub has of this task (the welcome's openTasks entry) before the handler runs."""
@@ -125,6 +158,8 @@ class TaskHandle:
         self.checkpoints = dict(info.get("checkpoints") or {})
         if self.resumed and info.get("progress") is not None:
             self._progress_floor = int(info["progress"])
+        self.summary = info.get("summary") or self.summary
+        self._questions = [q["interactionId"] for q in info.get("interactions") or [] if q.get("interactionId")]
         self._children = {c["taskId"]: c["status"] for c in info.get("children") or []}
         if info.get("cancelRequested"):
             self.cancel_reason = info.get("cancelReason")
@@ -157,6 +192,15 @@ class TaskHandle:
     def __repr__(self) -> str:
         return f"TaskHandle({self.id!r}, {self.title!r})"
 
+    @property
+    def finished(self) -> bool:
+        """The task has a final status: this agent finished it, or the hub or the person ended it."""
+        return self.ended_status is not None or self.status in TERMINAL
+
+    def pending_questions(self) -> list[str]:
+        """The ids of questions asked in this task whose outcome has not come (yet)."""
+        return [q for q in dict.fromkeys(self._questions) if self.client.outcome(q) is None]
+
     async def _send(self, type_: str, payload: dict[str, Any], task_id: str | None = None) -> dict[str, Any]:
         return await self.client.send(type_, payload, taskId=task_id or self.id, conversationId=self.conversation_id)
 
@@ -183,6 +227,8 @@ class TaskHandle:
         if summary is not None:
             payload["summary"] = summary
         await self._send("task.status_changed", payload)
+        if summary is not None:
+            self.summary = summary
 
     async def child(self, title: str, status: str = "running") -> ChildTask:
         """A display-only child task; made again by a re-run handler, it is the same child (not a second one)."""
@@ -260,6 +306,12 @@ class TaskHandle:
     async def _finish(self, status: str, **fields: Any) -> None:
         if self.ended_status is not None:
             return  # already ended by the hub or the person: there is nothing left to report
+        if status == "failed" and self.status == "queued":
+            await self.accept()  # a task fails from running (docs/protocol.md#task-states): one it cannot do too
+        for question in self.pending_questions():
+            # A task waiting for the person cannot be finished by its agent, and a finished task asks nothing:
+            # the questions still open end as withdrawn (the card says why), then the task ends.
+            await self.client.withdraw(question, f"The agent ended the task ({status}) before this was answered.")
         payload = {"status": status, "progress": 100 if status == "succeeded" else None,
                    **{k: v for k, v in fields.items() if v is not None}}
         await self._send_once("task.status_changed", {k: v for k, v in payload.items() if v is not None},
@@ -276,6 +328,7 @@ class TaskHandle:
         handler, it returns the answer already given, or waits for the same pending question."""
         if not interaction.get("id"):
             interaction = {**interaction, "id": self.question_id(interaction)}
+        self._questions.append(interaction["id"])
         return await self.client.ask(interaction, task_id=self.id, conversation_id=self.conversation_id)
 
     def question_id(self, interaction: dict[str, Any]) -> str:

@@ -11,6 +11,8 @@ word of the prompt:
 - `wait`: replies "Working" and waits until `session/cancel`, then ends the turn `cancelled`;
 - `refuse`: ends the turn with `refusal`;
 - `die`: replies "Dying", then exits with code 3 in the middle of the turn;
+- `die_waiting`: asks permission for `rm -rf build/`, then exits with code 3 while the request waits for the answer;
+- `bad_stop`: answers `session/prompt` with a stop reason ACP does not have (`exploded`): a malformed answer;
 - `read <path>`: asks the client for the file (fs/read_text_file) and replies with what came back;
 - `write <path> <text>`: asks the client to write the file (fs/write_text_file);
 - `terminal <command> <args...>`: runs it through terminal/create, waits, replies with its output and exit code;
@@ -229,6 +231,25 @@ class ScriptedAgent:
         await asyncio.sleep(0.2)
         print("scripted agent: exiting on purpose", file=sys.stderr, flush=True)
         os._exit(3)
+
+    async def do_die_waiting(self, session_id: str, rest: str) -> PromptResponse:
+        """Ask permission, then exit (code 3) while the question waits for the person."""
+        assert self.conn is not None
+        tool = start_tool_call("call-rm", "Delete build/", kind="delete", status="pending",
+                               raw_input={"command": "rm -rf build/"})
+        await self.conn.session_update(session_id=session_id, update=tool)
+        asking = asyncio.ensure_future(self.conn.request_permission(
+            session_id=session_id, options=PERMISSION_OPTIONS,
+            tool_call=update_tool_call("call-rm", title="Delete build/", kind="delete", status="pending",
+                                       raw_input={"command": "rm -rf build/"})))
+        await asyncio.sleep(float(rest or 0.5))
+        record("permission/abandoned", sessionId=session_id, answered=asking.done())
+        print("scripted agent: exiting while a permission request waits", file=sys.stderr, flush=True)
+        os._exit(3)
+
+    async def do_bad_stop(self, session_id: str, rest: str) -> PromptResponse:
+        await self.say(session_id, "Answering oddly")
+        return PromptResponse.model_construct(stop_reason="exploded")  # not validated: sent as it is
 
     async def do_read(self, session_id: str, rest: str) -> PromptResponse:
         assert self.conn is not None

@@ -3,7 +3,8 @@
 `command` is a list (or a shell-like string) run without a shell; `{task}`, `{title}` and `{description}` in
 it are replaced by the task's text, and when none appears the text is passed as the last argument. Exit code 0
 means succeeded, anything else failed (`error.code = exit_<n>`); a cancel request terminates the whole process
-group (SIGTERM, then SIGKILL after `kill_grace_s`).
+group (SIGTERM, then SIGKILL after `kill_grace_s`). A command that cannot be started fails the task with
+`spawn_failed`; anything else that goes wrong ends the process and fails the task through the SDK (`handler_error`).
 """
 
 from __future__ import annotations
@@ -11,14 +12,21 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import logging
 import os
 import signal
 
 from hub import AgentConfig
 from hub.sdk import AgentClient, TaskHandle
 
-DEFAULT_MAX_OUTPUT_BYTES = 256 * 1024
+# The output is one message, and a message holds at most 256 KiB of text (hub/protocol/payloads.py): the limit leaves
+# room for the truncation note, or the final message would be refused and the task never finish.
+MESSAGE_MAX_CHARS = 256 * 1024
+MAX_OUTPUT_BYTES = MESSAGE_MAX_CHARS - 1024
+DEFAULT_MAX_OUTPUT_BYTES = MAX_OUTPUT_BYTES
 PLACEHOLDERS = ("{task}", "{title}", "{description}")
+
+log = logging.getLogger("lineup.runtimes.subprocess")
 
 
 def build_argv(command: list[str], task: TaskHandle) -> list[str]:
@@ -42,6 +50,10 @@ class SubprocessRuntime:
         self.config = config
         self.client = client
         self.max_output_bytes = int(config.options.get("max_output_bytes", DEFAULT_MAX_OUTPUT_BYTES))
+        if self.max_output_bytes > MAX_OUTPUT_BYTES:
+            log.warning("agent %s: max_output_bytes %d is more than one message holds; using %d", config.name,
+                        self.max_output_bytes, MAX_OUTPUT_BYTES)
+            self.max_output_bytes = MAX_OUTPUT_BYTES
         self.kill_grace_s = float(config.options.get("kill_grace_s", 5.0))
         self.processes: dict[str, asyncio.subprocess.Process] = {}
         client.on_task(self.run_task)
@@ -64,11 +76,21 @@ class SubprocessRuntime:
         except OSError as exc:
             await task.fail("spawn_failed", f"Could not start {self.config.command[0]!r}: {exc.strerror or exc}")
             return
+        except ValueError as exc:  # e.g. "embedded null byte": an argument no command line can carry
+            why = "the task's text holds a NUL character, which no command-line argument can carry" \
+                if "null" in str(exc) else str(exc)
+            await task.fail("spawn_failed", f"Could not start {self.config.command[0]!r}: {why}.")
+            return
         self.processes[task.id] = process
         watcher = asyncio.create_task(self._cancel_on_request(task, process))
         try:
             tail = await self._pump_output(task, process)
             code = await process.wait()
+        except BaseException:
+            # The output could not be reported (or the hub stops): the command must not run on unseen. The SDK
+            # then fails the task with what was raised (docs/sdk.md "When a handler fails").
+            await asyncio.shield(self._terminate(process))
+            raise
         finally:
             watcher.cancel()
             self.processes.pop(task.id, None)

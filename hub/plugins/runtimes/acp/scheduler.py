@@ -139,26 +139,27 @@ class TurnScheduler:
             if self.runtime.stopping:
                 return  # reported by stop()
             if task.cancel_requested.is_set():
-                await _report(task.cancelled("Stopped on request"))
+                await _report(task, task.cancelled("Stopped on request"))
             else:
-                await _report(task.fail(exc.code, clip(exc.message, 4000)))
+                await _report(task, task.fail(exc.code, clip(exc.message, 4000)))
             return
         except Exception as exc:
             log.exception("the ACP turn of task %s failed", task.id)
             await self._close(session, turn, succeeded=False)
-            await _report(task.fail("runtime_error", clip(f"{type(exc).__name__}: {exc}", 4000)))
+            await _report(task, task.fail("runtime_error", clip(f"{type(exc).__name__}: {exc}", 4000)))
             return
         await self._close(session, turn, succeeded=stop_reason == "end_turn")
         if stop_reason == "end_turn":
-            await _report(task.succeed(last_line(turn.text) or "Finished"))
+            await _report(task, task.succeed(last_line(turn.text) or "Finished"))
         elif stop_reason == "cancelled":
             # Without a cancel request it was the agent's own choice: codex-acp ends the turn this way when the
             # person picks "No, and tell Codex what to do differently".
-            await _report(task.cancelled("Stopped on request" if task.cancel_requested.is_set() else
+            await _report(task, task.cancelled("Stopped on request" if task.cancel_requested.is_set() else
                                          "The agent stopped this turn by itself (ACP stop reason `cancelled`), "
                                          "as some agents do after a refused permission"))
         else:
-            await _report(task.fail(stop_reason, STOP_FAILURES.get(stop_reason, f"The agent stopped: {stop_reason}.")))
+            await _report(task, task.fail(stop_reason, STOP_FAILURES.get(stop_reason,
+                                                                    f"The agent stopped: {stop_reason}.")))
 
     async def _close(self, session: Session, turn: Turn, succeeded: bool) -> None:
         await turn.close(succeeded)
@@ -225,9 +226,12 @@ class TurnScheduler:
                 log.info("could not report task %s as not started: %s", task.id, exc)
 
 
-async def _report(finishing: Any) -> None:
-    """Finish a task; the hub may have ended it already (a cancel while waiting for the person)."""
+async def _report(task: TaskHandle, finishing: Any) -> None:
+    """Finish a task; the hub may have ended it already (a cancel while waiting for the person). Any other refusal
+    is raised: the SDK then fails the task with it (handler_error) rather than leave it running."""
     try:
         await finishing
     except HubError as exc:
+        if not task.finished:
+            raise
         log.info("the task's end was not recorded: %s", exc)

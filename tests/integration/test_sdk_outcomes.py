@@ -1,0 +1,38 @@
+"""What an answer says: a choice returns the option's id, and `Outcome.option_label` / `option_labels` give the
+label the person picked (docs/sdk.md "Asking the person")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hub.sdk import Outcome, TaskHandle
+from tests.integration.test_sdk import World, world  # noqa: F401 - `world` is the fixture
+
+
+async def test_a_choice_returns_the_option_id_and_its_label(world: World) -> None:
+    client = world.client()
+    outcomes: dict[str, Outcome] = {}
+
+    @client.on_task
+    async def work(task: TaskHandle) -> None:
+        await task.accept()
+        outcomes["colour"] = await task.ask_choice("Colour?", ["red", "blue", "green"], interaction_id="i-colour")
+        sizes = [{"id": "s", "label": "Small"}, {"id": "m", "label": "Medium"}, {"id": "l", "label": "Large"}]
+        outcomes["sizes"] = await task.ask_choice("Sizes?", sizes, multiple=True, interaction_id="i-sizes")
+        outcomes["deploy"] = await task.ask_approval("Deploy?", interaction_id="i-deploy")
+        outcomes["again"] = await task.ask_choice("Colour?", ["red", "blue", "green"], interaction_id="i-colour")
+        await task.succeed("asked")
+
+    await client.start(timeout_s=10)
+    await world.new_task("t1")
+    answers: dict[str, dict[str, Any]] = {"i-colour": {"optionId": "o2"}, "i-sizes": {"optionIds": ["s", "l"]},
+                                          "i-deploy": {"optionId": "approve"}}
+    for interaction_id, response in answers.items():
+        await world.app.wait_for(lambda f, i=interaction_id: f["type"] == "interaction.requested"
+                                 and f.get("sequence") is not None and f["payload"]["interaction"]["id"] == i)
+        await world.app.ok("interaction.respond", {"interactionId": interaction_id, "response": response})
+    await world.finished("t1")
+    assert (outcomes["colour"].option_id, outcomes["colour"].option_label) == ("o2", "blue")
+    assert outcomes["sizes"].option_ids == ["s", "l"] and outcomes["sizes"].option_labels == ["Small", "Large"]
+    assert outcomes["deploy"].option_label == "Approve" and outcomes["deploy"].approved
+    assert outcomes["again"].option_label == "blue"  # known already: not asked again, the label still there
