@@ -23,6 +23,13 @@ REPORT = """# Migration report
 """
 
 
+# The app's composer sends a plain message unless "Track as task" is ticked (hub/ui/components/lineup-composer.js);
+# the demo only works on tasks, so it says how to give it one (Markdown: messages are shown as Markdown).
+NOT_A_TASK = ("This is a plain message, not a task, so I only answer it. To have me work on it (progress, a "
+              "question for you, a result you can open), tick **Track as task** under the message box before you "
+              "send it.")
+
+
 class Cancelled(Exception):
     """The person asked to stop: the demo confirms and ends the task as cancelled."""
 
@@ -94,17 +101,23 @@ class DemoAgent:
             await task.message(text)
 
     async def reply(self, envelope: dict[str, Any]) -> None:
-        """Answer a person's message with streamed text, so streaming can be seen in the app."""
+        """Answer a person's message with streamed text, so streaming can be seen in the app. A plain message (not
+        a task: the app sends one unless "Track as task" is ticked) is answered with how to make it a task too."""
         conversation_id = envelope.get("conversationId")
         if not conversation_id or envelope["payload"].get("author", {}).get("kind") != "user":
             return
         from hub.sdk.tasks import MessageStream, stable_id
 
+        text = f"I received: {envelope['payload'].get('content', '')}"
+        if not envelope.get("taskId"):
+            text += "\n\n" + NOT_A_TASK
+            log.info('a message in %s is not a task: I only answer it. To have me work on it, tick "Track as task" '
+                     "under the message box in the app before you send it", conversation_id)
         # One reply per message: a message delivered again (a replay after a restart, a takeover) is not answered
         # twice, because the reply's id comes from the message it answers.
         reply_id = f"msg_{stable_id('reply', envelope['id'])}"
         async with MessageStream(self.client, conversation_id, envelope.get("taskId"), reply_id) as stream:
-            for word in f"I received: {envelope['payload'].get('content', '')}".split(" "):
+            for word in text.split(" "):
                 await stream.write(word + " ")
                 await asyncio.sleep(min(0.05, self.step_s / 10))
 
@@ -116,4 +129,6 @@ async def run_demo(credential: Credential, state_path: Path | None, step_s: floa
                          credential_path=credential_path, pair_command=pair_command)
     DemoAgent(client, step_s)
     log.info("demo agent %s connecting to %s", credential.agent_id, credential.hub_url)  # said once, by the log
+    log.info('give it work in the app: a message sent with "Track as task" ticked becomes a task it plays the demo '
+             "on; a plain message is only answered")
     await client.run()

@@ -213,7 +213,7 @@ async def test_it_replies_to_a_message_with_streamed_text(stage: Stage) -> None:
     await stage.app.ok("message.create", {"content": "hello there"}, conversationId="c-chat")
     reply = await stage.app.wait_for(lambda f: f["type"] == "message.created" and f.get("sequence") is not None
                                      and f["payload"]["author"]["kind"] == "agent")
-    assert reply["payload"]["content"].strip() == "I received: hello there"
+    assert reply["payload"]["content"].startswith("I received: hello there\n\nThis is a plain message, not a task")
     deltas = [f for f in stage.app.frames if f["type"] == "message.delta"
               and f["payload"]["messageId"] == reply["payload"]["messageId"]]
     assert len(deltas) >= 3
