@@ -164,7 +164,7 @@ def pair(hub_url: str | None, code: str | None, name: str, fingerprint: str | No
                                               agent_version=__version__, tls_fingerprint=fingerprint))
     except (AuthError, SdkError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
-    say_replaced(before, credential.agent_id)
+    say_replaced(before, credential.agent_id, credential.replaced)
     return credential, path.expanduser().resolve()
 
 

@@ -56,7 +56,7 @@ def connect_claude_code(folder: Path | None, for_user: bool, hub_url: str | None
     except (AuthError, SdkError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"Claude Code is connected to {credential.hub_url} as agent {credential.agent_id}.")
-    say_replaced(before, credential.agent_id)
+    say_replaced(before, credential.agent_id, credential.replaced)
     click.echo(f"Hooks written to {settings_path}. Run `claude` there as usual; `--remove` undoes it.")
     click.echo("If the hub cannot be reached, Claude Code asks in the terminal as before.")
 

@@ -16,6 +16,7 @@ from hub.protocol.envelope import new_id
 from hub.protocol.errors import LapError
 from hub.store.queries import accounts as people
 from hub.store.queries import agents, interactions, tasks
+from hub.store.queries.records import AgentRecord, PairingCodeRecord
 from hub.store.writer import Command, Tx
 
 # What marks a password in users.password_hash; the CLI's owners have "!" (no password: nobody signs in with one).
@@ -150,25 +151,70 @@ def revoke_device(actor: Actor, device_id: str) -> Command:
     return Command(run=run)
 
 
-def create_pairing_code(actor: Actor, name: str | None, ttl_s: float) -> tuple[Command, str]:
+def create_pairing_code(actor: Actor, name: str | None, ttl_s: float,
+                        replaces_agent_id: str | None = None) -> tuple[Command, str]:
+    """A one-time code that pairs an agent. With `replaces_agent_id` (the app's "Connect my agent" for an agent whose
+    credential file is lost) pairing with it rotates that agent's credential instead of making a new agent: only the
+    workspace's owner may make one, for an unrevoked agent of the workspace."""
     code = secrets.new_pairing_code()
     expires_at = _expiry(ttl_s)
 
     def run(tx: Tx) -> dict[str, str]:
-        code_id = new_id("pc")
-        tx.append("pairing_code.created", {"codeId": code_id, "name": name, "expiresAt": expires_at,
-                                           "_codeHash": secrets.token_hash(code)},
-                  workspace_id=actor.workspace_id, actor=actor.ref)
-        return {"codeId": code_id, "expiresAt": expires_at}
+        payload: dict[str, Any] = {"codeId": new_id("pc"), "name": name, "expiresAt": expires_at,
+                                   "_codeHash": secrets.token_hash(code)}
+        if replaces_agent_id is not None:
+            user = people.user_by_id(tx.conn, actor.id) if actor.kind == "user" else None
+            if user is None or user.role != "owner":
+                raise LapError("forbidden", "Only the workspace's owner can pair an existing agent again.")
+            if agents.live_agent(tx.conn, replaces_agent_id, actor.workspace_id) is None:
+                raise LapError("not_found", f"No agent {replaces_agent_id!r} in this workspace.",
+                               hint="It may have been revoked: pair a new agent instead.")
+            payload["replacesAgentId"] = replaces_agent_id
+        tx.append("pairing_code.created", payload, workspace_id=actor.workspace_id, actor=actor.ref)
+        return {"codeId": payload["codeId"], "expiresAt": expires_at}
 
     return Command(run=run), code
 
 
-def pair_agent(code: str, name: str, runtime: str, agent_version: str) -> tuple[Command, str]:
-    """Exchange a pairing code (single use, unexpired) for an agent and its credential."""
+def _agent_to_replace(conn: Any, code: PairingCodeRecord, replaces: str | None,
+                      ) -> tuple[AgentRecord | None, str | None, str | None]:
+    """(the agent whose credential this pairing rotates, how it was named: `code` or `credential`, why none).
+
+    A code the app made for an agent names it; else a stored credential sent along proves it. Why none (the answer's
+    `notReplaced`): `unknown` (not this hub's: another hub, or its data was reset), `revoked` (its agent was),
+    `replaced` (already replaced by a newer pairing of its agent), `other_workspace` (not the code's workspace).
+    """
+    if code.replaces_agent_id is not None:
+        agent = agents.agent_in_workspace(conn, code.replaces_agent_id, code.workspace_id)
+        if agent is None or agent.revoked_at is not None:
+            return None, None, "revoked"
+        return agent, "code", None
+    if not replaces:
+        return None, None, None
+    held = people.credential_state(conn, secrets.token_hash(replaces))
+    if held is None:
+        return None, None, "unknown"
+    if held.workspace_id != code.workspace_id:
+        return None, None, "other_workspace"
+    if held.agent_revoked_at is not None:
+        return None, None, "revoked"
+    if held.revoked_at is not None:
+        return None, None, "replaced"
+    return agents.agent_in_workspace(conn, held.agent_id, code.workspace_id), "credential", None
+
+
+def pair_agent(code: str, name: str, runtime: str, agent_version: str,
+               replaces: str | None = None) -> tuple[Command, str]:
+    """Exchange a pairing code (single use, unexpired) for an agent and its credential.
+
+    The same agent pairing again keeps its identity: with `replaces` (the credential it holds, proof that it is
+    that agent) or a code the app made for it, the agent's credential is rotated (`agent.credential_rotated`): its
+    conversations, tasks and questions stay, its earlier credential is refused from then on. A `replaces` that is
+    unknown, revoked or of another workspace pairs a new agent, and the answer says why (`notReplaced`).
+    """
     credential = secrets.new_token("agt")
 
-    def run(tx: Tx) -> dict[str, str]:
+    def run(tx: Tx) -> dict[str, Any]:
         row = people.pairing_code(tx.conn, secrets.token_hash(code))
         if row is None:
             raise LapError("unauthorized", "That pairing code is not valid.",
@@ -179,13 +225,26 @@ def pair_agent(code: str, name: str, runtime: str, agent_version: str) -> tuple[
         if _expired(row.expires_at):
             raise LapError("expired", "That pairing code has expired (codes last 10 minutes).",
                            hint="Create a new one in the app or with `lineup pair`.")
+        target, how, refused = _agent_to_replace(tx.conn, row, replaces)
+        if target is not None:
+            # The name the person gave the code wins; else the agent keeps the name it has (perhaps renamed in the
+            # app), never the agent's own default.
+            tx.append("agent.credential_rotated", {
+                "agentId": target.id, "name": row.name or target.name, "runtime": runtime,
+                "agentVersion": agent_version, "codeId": row.id, "credentialId": new_id("cred"), "by": how,
+                "_credentialHash": secrets.token_hash(credential)},
+                workspace_id=row.workspace_id, actor=f"agent:{target.id}")
+            return {"agentId": target.id, "workspaceId": row.workspace_id, "replaced": target.id}
         agent_id = new_id("agt")
         # The name the person gave the code in the app wins over the agent's own default (`lineup connect`'s).
         tx.append("agent.paired", {"agentId": agent_id, "name": row.name or name or "agent", "runtime": runtime,
                                    "agentVersion": agent_version, "codeId": row.id, "credentialId": new_id("cred"),
                                    "_credentialHash": secrets.token_hash(credential)},
                   workspace_id=row.workspace_id, actor=f"agent:{agent_id}")
-        return {"agentId": agent_id, "workspaceId": row.workspace_id}
+        answer: dict[str, Any] = {"agentId": agent_id, "workspaceId": row.workspace_id, "replaced": None}
+        if refused is not None:
+            answer["notReplaced"] = refused
+        return answer
 
     return Command(run=run), credential
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from hub.gateway.broker import Broker
 from hub.gateway.recent import RecentEvents
-from hub.gateway.session import CLOSE_UNAUTHORIZED
+from hub.gateway.session import CLOSE_UNAUTHORIZED, CREDENTIAL_REPLACED
 from hub.store.events import StoredEvent
 
 if TYPE_CHECKING:
@@ -25,12 +25,19 @@ def fan_out(recent: RecentEvents, broker: Broker) -> Callable[[list[StoredEvent]
 
 
 def close_revoked(broker: Broker) -> Callable[[list[StoredEvent]], None]:
-    """A revoked agent's or device's sockets are closed (4401) once the revocation itself has been delivered."""
+    """A revoked agent's or device's sockets are closed (4401) once the revocation itself has been delivered.
+
+    An agent that paired again (`agent.credential_rotated`) has its sockets closed the same way: each was opened with
+    an earlier credential, since the new one is handed out only after this commit is published.
+    """
     def close(events: list[StoredEvent]) -> None:
         for event in events:
             if event.type == "agent.revoked":
                 for session in broker.agent_sessions(event.payload["agentId"]):
                     session.close(CLOSE_UNAUTHORIZED, "credential revoked")
+            elif event.type == "agent.credential_rotated":
+                for session in broker.agent_sessions(event.payload["agentId"]):
+                    session.close(CLOSE_UNAUTHORIZED, CREDENTIAL_REPLACED)
             elif event.type == "device.revoked":
                 for session in broker.device_sessions(event.payload["deviceId"]):
                     session.close(CLOSE_UNAUTHORIZED, "device signed out")

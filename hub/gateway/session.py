@@ -29,6 +29,8 @@ log = logging.getLogger("lineup.gateway")
 
 CLOSE_SLOW_CONSUMER = 4008
 CLOSE_UNAUTHORIZED = 4401  # a refused hello, or a credential or device revoked while connected (docs/protocol.md)
+# The close reason of 4401 when the agent paired again (`agent.credential_rotated`): this credential was replaced.
+CREDENTIAL_REPLACED = "credential replaced: the agent paired again"
 REPLAY_HIGH_WATER = 256 * 1024  # replay waits while this much is queued, instead of growing the buffer
 FLUSH_ON_CLOSE_S = 5.0  # how long a closing socket may take to send the answers already queued
 # A sender writes at most this much at a time, then lets the other sockets have their turn: with hundreds of
@@ -53,6 +55,7 @@ class Session:
         self._progress = asyncio.Event()  # set by the sender after every chunk of frames it writes (and on close)
         self.closed = False
         self.close_code: int | None = None
+        self.close_reason = ""
         self.instance: str | None = None  # agents: which copy of the agent (agent.hello `instance`)
         self.live = False
         self.last_sent = 0
@@ -146,6 +149,7 @@ class Session:
             return
         self.closed = True
         self.close_code = code
+        self.close_reason = reason
         self._drained.set()
         self._progress.set()
         self._wakeup.set()

@@ -16,7 +16,7 @@ from hub.auth.lookup import agent_actor, app_actor
 from hub.domain import approvals
 from hub.domain.actors import Actor
 from hub.domain.collaboration import command_for
-from hub.gateway.session import CLOSE_UNAUTHORIZED, Session
+from hub.gateway.session import CLOSE_UNAUTHORIZED, CREDENTIAL_REPLACED, Session
 from hub.protocol import payloads as P
 from hub.protocol.envelope import Envelope, decode_envelope, system_frame
 from hub.protocol.errors import LapError
@@ -341,10 +341,11 @@ class SocketServer:
             await self.hub.presence.agent_disconnected(session, self._offline_reason(session))
 
     def _offline_reason(self, session: Session) -> str:
-        """Why an agent went offline: revoked; `signed_off` when it closed its socket normally (a hook or an MCP
-        server whose session ended, an agent stopped on purpose: nothing is wrong); else `disconnected`."""
+        """Why an agent went offline: revoked; `credential_replaced` when it paired again (its new process connects
+        with the new credential); `signed_off` when it closed its socket normally (a hook or an MCP server whose
+        session ended, an agent stopped on purpose: nothing is wrong); else `disconnected`."""
         if session.close_code == CLOSE_UNAUTHORIZED:
-            return "revoked"
+            return "credential_replaced" if session.close_reason == CREDENTIAL_REPLACED else "revoked"
         if session.close_code is None and self.peer_close_code in (1000, 1001):
             return "signed_off"
         return "disconnected"

@@ -210,6 +210,7 @@ class PairingCodeCreated(P.Payload):
     codeId: Id
     name: str | None
     expiresAt: str
+    replacesAgentId: Id | None = None  # pairing with it rotates this agent's credential (no new agent)
 
 
 class SignInLinkCreated(P.Payload):
@@ -225,6 +226,17 @@ class AgentPaired(P.Payload):
     agentVersion: str
     codeId: Id
     credentialId: Id
+
+
+class AgentCredentialRotated(P.Payload):
+    """The same agent paired again: a new credential, the earlier ones refused from now on (their sockets 4401)."""
+    agentId: Id
+    name: str
+    runtime: str
+    agentVersion: str
+    codeId: Id
+    credentialId: Id
+    by: Literal["credential", "code"]  # proved by its earlier credential, or a code the app made for this agent
 
 
 class AgentRef(P.Payload):
@@ -268,6 +280,7 @@ STORED: dict[str, type[P.Payload]] = {
     "pairing_code.created": PairingCodeCreated,
     "sign_in_link.created": SignInLinkCreated,
     "agent.paired": AgentPaired,
+    "agent.credential_rotated": AgentCredentialRotated,
     "agent.revoked": AgentRef,
     "agent.renamed": AgentRenamed,
     "hub.renamed": HubRenamed,

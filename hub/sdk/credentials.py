@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import http.client
 import json
@@ -10,15 +11,45 @@ import logging
 import ssl
 import urllib.error
 import urllib.request
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from hub.sdk.errors import AuthError, HubError, SdkError
 from hub.sdk.privatefile import write_private_json
 from hub.sdk.tlspin import check_peer, client_context, normalise, served_fingerprint
 
 log = logging.getLogger("lineup.sdk")
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """What a fresh pairing code did to the agent this credential file held before.
+
+    `kept` True: the same agent paired again (its id, conversations, tasks and questions kept; the earlier
+    credential refused from now on). False: a new agent was paired, and `reason` says why the earlier one was not
+    taken over (NOT_REPLACED's keys).
+    """
+
+    previous_agent_id: str | None
+    kept: bool
+    reason: str | None = None
+
+    @property
+    def explanation(self) -> str:
+        return NOT_REPLACED.get(self.reason or "", self.reason or "")
+
+
+# Why the agent a credential file held was not taken over by pairing again (the hub's `notReplaced`, plus the SDK's
+# own `other_address`); docs/sdk.md.
+NOT_REPLACED = {
+    "unknown": "the hub does not know the stored credential (another hub, or its data was reset)",
+    "revoked": "the stored credential's agent was revoked",
+    "replaced": "the stored credential had already been replaced by a newer pairing",
+    "other_workspace": "the stored credential belongs to another workspace",
+    "other_address": "the stored credential is for another hub address, so it was not sent there",
+}
 
 
 @dataclass(frozen=True)
@@ -29,6 +60,9 @@ class Credential:
     credential: str    # the secret: keep it out of logs and URLs
     tls_fingerprint: str | None = None  # pinned SHA-256 of a self-signed hub certificate (https hubs)
     code_sha256: str | None = None      # the pairing code it came from (hashed): the same --code again loads it
+    # What pairing did to the agent it replaces (pair_or_load with a stored credential, or pair(replaces=)); never
+    # saved in the credential file.
+    replaced: Replacement | None = field(default=None, compare=False)
 
     def __repr__(self) -> str:  # never print the secret by accident
         return f"Credential(hub_url={self.hub_url!r}, agent_id={self.agent_id!r}, workspace_id={self.workspace_id!r})"
@@ -89,27 +123,47 @@ class _PinnedHTTPS(urllib.request.HTTPSHandler):
 
 
 async def pair(hub_url: str, code: str, *, name: str = "agent", runtime: str = "python-sdk",
-               agent_version: str = "", timeout_s: float = 10.0, tls_fingerprint: str | None = None) -> Credential:
+               agent_version: str = "", timeout_s: float = 10.0, tls_fingerprint: str | None = None,
+               replaces: Credential | None = None) -> Credential:
     """Redeem a one-time pairing code (from the app or `lineup pair`) for this agent's credential.
 
     For a hub with a self-signed certificate pass its fingerprint (printed by the hub, shown in the pairing
     command): the SDK then trusts exactly that certificate, now and on every later connection.
+
+    `replaces`: the credential this agent held until now. The hub then keeps the agent (same id, conversations and
+    tasks) and rotates its credential; the old one is refused from then on. One it does not accept (revoked, unknown,
+    of another workspace) pairs a new agent; `Credential.replaced` says which happened. The old secret travels in
+    the request body, as the code does, and only where it was already sent at every connection (pair_or_load).
     """
     base = hub_url.rstrip("/")
     pin = normalise(tls_fingerprint) if tls_fingerprint else None
-    answer = await asyncio.to_thread(_post_json, base + "/api/pair",
-                                     {"code": code, "name": name, "runtime": runtime, "agentVersion": agent_version},
-                                     timeout_s, pin)
-    return Credential(base, answer["agentId"], answer["workspaceId"], answer["credential"], pin, _code_hash(code))
+    body = {"code": code, "name": name, "runtime": runtime, "agentVersion": agent_version}
+    if replaces is not None:
+        body["replaces"] = replaces.credential
+    answer: dict[str, Any] = await asyncio.to_thread(_post_json, base + "/api/pair", body, timeout_s, pin)
+    replaced = None
+    if answer.get("replaced") is not None:
+        replaced = Replacement(str(answer["replaced"]), kept=True)
+    elif replaces is not None or answer.get("notReplaced"):
+        replaced = Replacement(replaces.agent_id if replaces is not None else None, kept=False,
+                               reason=answer.get("notReplaced"))
+    return Credential(base, answer["agentId"], answer["workspaceId"], answer["credential"], pin, _code_hash(code),
+                      replaced)
 
 
 def _code_hash(code: str) -> str:
     return hashlib.sha256(code.strip().upper().encode()).hexdigest()
 
 
+def _stored_form(credential: Credential) -> dict[str, Any]:
+    stored = asdict(credential)
+    del stored["replaced"]  # what pairing did, not part of the credential
+    return stored
+
+
 def save_credential(credential: Credential, path: Path | str) -> None:
     """Write the credential readable by the owner only (0600), atomically."""
-    write_private_json(Path(path), asdict(credential))
+    write_private_json(Path(path), _stored_form(credential))
 
 
 def load_credential(path: Path | str) -> Credential:
@@ -131,13 +185,43 @@ async def find_hub(timeout_s: float = 3.0, interfaces: list[str] | None = None) 
     raise SdkError(f"Several hubs answered ({listing}); pass the one you mean with --hub.")
 
 
+# Names of the hub's own machine: a credential stored for one of them is for the same machine as another.
+_LOOPBACK_NAMES = {"localhost", "::1"}
+
+
+def _machine(host: str) -> str:
+    host = host.lower()
+    return "loopback" if host in _LOOPBACK_NAMES or host.startswith("127.") else host
+
+
+def _may_send(stored: Credential, hub_url: str, pin: str | None) -> bool:
+    """Whether the stored credential may go to `hub_url` as proof that this is the same agent pairing again.
+
+    Only where it already goes at every connection: the same address (the hub's own machine under any of its
+    loopback names), or the same host's TLS listener when it was stored for plain http (a hub that now offers agents
+    TLS). Never from TLS to plain http, never to another pinned certificate: a credential must not be handed to a
+    different hub, or to whoever sits between.
+    """
+    old, new = urlsplit(stored.hub_url), urlsplit(hub_url)
+    if _machine(old.hostname or "") != _machine(new.hostname or ""):
+        return False
+    if stored.tls_fingerprint and (new.scheme != "https" or normalise(pin or "") != stored.tls_fingerprint):
+        return False
+    if old.scheme == new.scheme:
+        return old.port == new.port
+    return old.scheme == "http" and new.scheme == "https"
+
+
 async def pair_or_load(hub_url: str | None, code: str | None, path: Path | str, **pair_options: Any) -> Credential:
     """The credential to connect with: a fresh `code` pairs, otherwise the one stored at `path` is loaded.
 
     A code given that this credential was not paired with is used: the new credential replaces the file and
     the old one is kept beside it (`<file>.bak`), so a stale credential (revoked, or a hub whose data was
-    reset) never beats a fresh code. The code the stored credential came from (an MCP client's config repeats
-    it at every start) loads the stored one instead of spending the code again.
+    reset) never beats a fresh code. The stored credential goes along as proof that this is the same agent (only to
+    the address it was stored for): the hub then keeps the agent, its conversations and tasks, and only rotates its
+    credential; one the hub does not accept (revoked, unknown) makes a new agent, and the log says why
+    (`Credential.replaced`). The code the stored credential came from (an MCP client's config repeats it at every
+    start) loads the stored one instead of spending the code again.
     """
     path = Path(path)
     stored = load_credential(path) if path.exists() else None
@@ -159,14 +243,23 @@ async def pair_or_load(hub_url: str | None, code: str | None, path: Path | str, 
         # The same TLS hub as before: its certificate was pinned when first paired, so pairing again (a revoked
         # credential, a fresh code) needs no --fingerprint typed again.
         pair_options = {**pair_options, "tls_fingerprint": stored.tls_fingerprint}
-    credential = await pair(hub_url, code, **pair_options)
+    replaces = stored if stored is not None and _may_send(stored, hub_url, pair_options.get("tls_fingerprint")) \
+        else None
+    credential = await pair(hub_url, code, **{**pair_options, "replaces": replaces})
+    if stored is not None and replaces is None:
+        credential = dataclasses.replace(credential, replaced=Replacement(stored.agent_id, False, "other_address"))
     if stored is not None:
         backup = path.with_name(path.name + ".bak")
         # Copied, not moved: the file is replaced atomically below, so it never goes missing in between (another
         # process starting on it, or a crash, would otherwise find no credential at all).
-        write_private_json(backup, asdict(stored))
-        log.info("paired again with a new code: the previous credential (agent %s) is kept in %s",
-                 stored.agent_id, backup)
+        write_private_json(backup, _stored_form(stored))
+        if credential.replaced is not None and credential.replaced.kept:
+            log.info("paired again as the same agent %s: it keeps its conversations and tasks; the previous "
+                     "credential no longer works (kept in %s)", credential.agent_id, backup)
+        else:
+            why = credential.replaced.explanation if credential.replaced is not None else ""
+            log.info("paired as a new agent: the previous agent %s was not taken over (%s); it stays in the app "
+                     "until you revoke it, and its credential is kept in %s", stored.agent_id, why, backup)
     save_credential(credential, path)
     log.info("paired with %s as agent %s; credential saved in %s", credential.hub_url, credential.agent_id, path)
     return credential

@@ -394,10 +394,16 @@ def m009_relay_tables(conn: sqlite3.Connection) -> None:
         """)
 
 
+def m010_pairing_code_replaces_agent(conn: sqlite3.Connection) -> None:
+    # A code the app made to pair an existing agent again (its credential file lost): pairing with it rotates that
+    # agent's credential instead of making a new agent (`pairing_code.created {replacesAgentId}`, docs/protocol.md).
+    conn.execute("ALTER TABLE pairing_codes ADD COLUMN replaces_agent_id TEXT")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_create_event_log, m002_create_projections, m003_create_sign_in_links, m004_create_tools,
     m005_create_notifications, m006_chain_events, m007_scope_ids_to_workspaces, m008_task_checkpoints,
-    m009_relay_tables,
+    m009_relay_tables, m010_pairing_code_replaces_agent,
 ]
 
 # Tables rebuilt from the log by `lineup db rebuild` and compared by `lineup db check`.

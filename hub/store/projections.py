@@ -93,9 +93,10 @@ def _device_revoked(conn: sqlite3.Connection, ev: StoredEvent) -> None:
 @projects("pairing_code.created")
 def _pairing_code_created(conn: sqlite3.Connection, ev: StoredEvent) -> None:
     p = ev.payload
-    conn.execute("INSERT INTO pairing_codes (id, workspace_id, code_hash, name, created_by, created_at, expires_at) "
-                 "VALUES (?, ?, ?, ?, ?, ?, ?)", (p["codeId"], ev.workspace_id, p["_codeHash"], p.get("name"),
-                                                  ev.actor, ev.recorded_at, p["expiresAt"]))
+    conn.execute("INSERT INTO pairing_codes (id, workspace_id, code_hash, name, created_by, created_at, expires_at, "
+                 "replaces_agent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                 (p["codeId"], ev.workspace_id, p["_codeHash"], p.get("name"), ev.actor, ev.recorded_at,
+                  p["expiresAt"], p.get("replacesAgentId")))
 
 
 @projects("agent.paired")
@@ -106,6 +107,21 @@ def _agent_paired(conn: sqlite3.Connection, ev: StoredEvent) -> None:
                  (p["agentId"], ev.workspace_id, p["name"], p["runtime"], p["agentVersion"], ev.recorded_at))
     conn.execute("INSERT INTO credentials (id, workspace_id, agent_id, secret_hash, created_at) VALUES (?, ?, ?, ?, ?)",
                  (p["credentialId"], ev.workspace_id, p["agentId"], p["_credentialHash"], ev.recorded_at))
+    conn.execute("UPDATE pairing_codes SET used_at = ?, agent_id = ? WHERE id = ?",
+                 (ev.recorded_at, p["agentId"], p["codeId"]))
+
+
+@projects("agent.credential_rotated")
+def _agent_credential_rotated(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    # The same agent paired again (hub/domain/accounts.py::pair_agent): its earlier credentials stop working, the new
+    # one starts; its conversations, tasks and questions are untouched (they hang on the agent id).
+    p = ev.payload
+    conn.execute("UPDATE credentials SET revoked_at = ? WHERE agent_id = ? AND revoked_at IS NULL",
+                 (ev.recorded_at, p["agentId"]))
+    conn.execute("INSERT INTO credentials (id, workspace_id, agent_id, secret_hash, created_at) VALUES (?, ?, ?, ?, ?)",
+                 (p["credentialId"], ev.workspace_id, p["agentId"], p["_credentialHash"], ev.recorded_at))
+    conn.execute("UPDATE agents SET name = ?, runtime = ?, agent_version = ? WHERE id = ?",
+                 (p["name"], p["runtime"], p["agentVersion"], p["agentId"]))
     conn.execute("UPDATE pairing_codes SET used_at = ?, agent_id = ? WHERE id = ?",
                  (ev.recorded_at, p["agentId"], p["codeId"]))
 

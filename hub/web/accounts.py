@@ -43,6 +43,7 @@ class LoginRequest(msgspec.Struct):
 
 class PairingCodeRequest(msgspec.Struct):
     name: Name | None = None
+    replacesAgentId: Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | None = None
 
 
 class PairRequest(msgspec.Struct):
@@ -50,6 +51,8 @@ class PairRequest(msgspec.Struct):
     name: Name = "agent"
     runtime: Annotated[str, msgspec.Meta(max_length=64)] = "generic"
     agentVersion: Annotated[str, msgspec.Meta(max_length=64)] = ""
+    # The credential this agent held until now (the SDK's stored one): the same agent pairs again, keeping its id.
+    replaces: Annotated[str, msgspec.Meta(min_length=1, max_length=256)] | None = None
 
 
 class RedeemRequest(msgspec.Struct):
@@ -172,7 +175,8 @@ async def create_pairing_code(request: Request) -> JSONResponse:
     actor = await require_user(request)
     body = await json_body(request, PairingCodeRequest)
     hub = request.app.state.hub
-    command, code = accounts.create_pairing_code(actor, body.name, hub.settings.pairing_code_ttl_s)
+    command, code = accounts.create_pairing_code(actor, body.name, hub.settings.pairing_code_ttl_s,
+                                                 body.replacesAgentId)
     result = await hub.execute(command)
     # The agent may run on another machine: never a loopback address when the hub has another (issue 14).
     # Its TLS listener when it has one, an https public_url, never an http one past TLS (hub/web/addresses.py).
@@ -180,8 +184,8 @@ async def create_pairing_code(request: Request) -> JSONResponse:
     commands = agent_commands(where.url, code, where.fingerprint)
     return JSONResponse({"code": code, "expiresAt": result["expiresAt"], "codeId": result["codeId"],
                          "hubUrl": where.url, "otherDevices": where.other_devices, "fingerprint": where.fingerprint,
-                         "agentTransport": where.transport, "command": commands["demo"], "commands": commands},
-                        status_code=201)
+                         "agentTransport": where.transport, "command": commands["demo"], "commands": commands,
+                         "replacesAgentId": body.replacesAgentId}, status_code=201)
 
 
 # What "Connect my agent" offers, each as the one command to run where the agent runs (docs/agents.md).
@@ -214,11 +218,12 @@ async def pair(request: Request) -> JSONResponse:
     if attempt is None:
         return too_many("Too many wrong pairing codes; wait a minute.", hub.pairing_limiter.retry_after(key))
     command, credential = accounts.pair_agent(normalize_pairing_code(body.code), body.name, body.runtime,
-                                              body.agentVersion)
+                                              body.agentVersion, replaces=body.replaces)
     with attempt.settled():
         result = await hub.execute(command)
-    return JSONResponse({"agentId": result["agentId"], "workspaceId": result["workspaceId"],
-                         "credential": credential}, status_code=201)
+    # `replaced`: the agent paired again keeps its id (its credential rotated); `notReplaced` says why a credential
+    # sent in `replaces` did not count (docs/protocol.md#endpoints).
+    return JSONResponse({"credential": credential, **result}, status_code=201)
 
 
 async def list_agents(request: Request) -> JSONResponse:

@@ -244,8 +244,10 @@ async def test_remove_restores_the_settings_file(stage: Stage) -> None:
     first_agent = json.loads(stage.credential.read_text())["agent_id"]
     await stage.connect()  # connecting again replaces our entries, never doubles them
     assert len(json.loads(stage.settings.read_text())["hooks"]["PreToolUse"]) == 2
-    # A fresh code made a new agent: the output says which one it replaces and that it stays in the app.
-    assert f"This replaces agent {first_agent}" in stage.last_output and "revoke it there" in stage.last_output
+    # A fresh code with the stored credential pairs the same agent again: it keeps its conversations and tasks.
+    assert json.loads(stage.credential.read_text())["agent_id"] == first_agent
+    assert f"Paired again as the same agent {first_agent}: it keeps its conversations and tasks" \
+        in stage.last_output, stage.last_output
 
     done = await asyncio.to_thread(stage.lineup, "connect", "claude-code", "--dir", str(stage.project), "--remove")
     assert done.returncode == 0, done.stderr

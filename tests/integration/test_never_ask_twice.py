@@ -3,7 +3,8 @@
 Real `lineup demo-agent` processes against a real hub, watched from an app socket: the connect command run twice
 (the newer process takes over, the older stops), the agent killed while its question waits (answered meanwhile,
 restarted: asked once, no step done twice), killed during a step (the same child finishes, none left running),
-a stale credential with a fresh code, and the SDK's rule of one connection per agent instance (siblings coexist).
+a fresh code pairing the same agent again (it keeps its id and its task), a stale credential with a fresh code,
+and the SDK's rule of one connection per agent instance (siblings coexist).
 """
 
 from __future__ import annotations
@@ -82,23 +83,42 @@ async def test_the_connect_command_run_twice_hands_the_agent_to_the_newer_proces
     assert [(a["id"], a["status"]) for a in agents] == [(agent_id, "online")]
 
 
-async def test_a_fresh_code_pairs_even_with_a_stored_credential(stage: Stage) -> None:
+async def test_a_fresh_code_pairs_the_same_agent_again(stage: Stage) -> None:
+    """"Connect my agent" again with the same credential file, while the first process still works on a task and
+    waits for the person (issue "When something goes wrong, the person sees it", item 3). Before, the fresh code
+    paired a NEW agent: the old one stayed offline beside it ("1/2 agents online") with the task and its question
+    stranded on it. Now the agent keeps its id, the task and the question; only its credential changes."""
     first, agent_id = await stage.launch(step_s=0.05)
-    await first.stop()
-    # "Connect my agent" again: a new code, the command run with it. It pairs (the app stops waiting).
+    await stage.task(agent_id)
+    asked = await stage.approval()
+    # Its terminal says what it does: which hub as which agent, which task, which answer it waits for.
+    said = first.log()
+    assert f"connected to {stage.hub.base} as agent {agent_id}" in said, said
+    assert "working on task 'Migrate the production database' (t-demo)" in said, said
+    assert "waiting for your answer in the app: 'Run the database migration?'" in said, said
+    # "Connect my agent" → a new code → the shown command in a second terminal while the first process works.
     again = second_copy(first, "again")
     stage.demos.append(again)
     mark = len(stage.app.frames)
     again.start(stage.hub.base, await stage.api.code("Demo agent"))
-    paired = await stage.app.wait_for(lambda f: f["type"] == "agent.paired", start=mark, timeout=20)
-    new_id = paired["payload"]["agentId"]
-    assert new_id != agent_id
-    await eventually(lambda: json.loads(first.credential_file.read_text())["agent_id"] == new_id,
+    rotated = await stage.app.wait_for(lambda f: f["type"] == "agent.credential_rotated", start=mark, timeout=20)
+    assert rotated["payload"]["agentId"] == agent_id
+    assert await first.exited(20) != 0  # its credential is refused now (4401): it stops, it does not retry
+    await eventually(lambda: json.loads(first.credential_file.read_text())["credential"] != json.loads(
+        first.credential_file.with_name("demo-agent.json.bak").read_text())["credential"],
                      what="the new credential saved in place of the old")
-    backup = first.credential_file.with_name("demo-agent.json.bak")
-    assert json.loads(backup.read_text())["agent_id"] == agent_id  # the old one is kept, not lost
-    await stage.app.wait_for(lambda f: f["type"] == "agent.status_changed" and f["payload"]["agentId"] == new_id
-                             and f["payload"]["status"] == "online", start=mark, timeout=20)
+    assert json.loads(first.credential_file.read_text())["agent_id"] == agent_id
+    await again.said(f"paired again as the same agent {agent_id}", timeout=10)
+    # The newer process resumes the task: the same question, answered once, every step once.
+    await approve(stage, asked)
+    await stage.status("t-demo", "succeeded", timeout=20)
+    assert_done_once(stage)
+    assert not [f for f in stage.app.frames[mark:] if f["type"] == "agent.paired"]
+
+    async def one_agent_online() -> bool:
+        agents = (await stage.api.get("/api/agents"))["agents"]
+        return [(a["id"], a["status"]) for a in agents] == [(agent_id, "online")]
+    await eventually(one_agent_online, what="one agent, online: no dead twin")
 
 
 async def test_a_stale_credential_says_where_it_is_and_a_fresh_code_replaces_it(stage: Stage) -> None:
@@ -122,6 +142,9 @@ async def test_a_stale_credential_says_where_it_is_and_a_fresh_code_replaces_it(
     await stage.app.wait_for(lambda f: f["type"] == "agent.status_changed" and f["payload"]["status"] == "online"
                              and f["payload"]["agentId"] == paired["payload"]["agentId"], start=mark, timeout=20)
     assert json.loads(first.credential_file.with_name("demo-agent.json.bak").read_text())["agent_id"] == agent_id
+    # A revoked agent stays revoked: a new agent, and the agent's log says why the old one was not taken over.
+    assert paired["payload"]["agentId"] != agent_id
+    assert "the stored credential's agent was revoked" in fresh.log()
 
 
 async def test_killed_while_its_question_waits_the_agent_asks_nothing_twice(stage: Stage) -> None:
@@ -288,32 +311,3 @@ async def test_a_message_delivered_again_is_not_answered_twice(stage: Stage) -> 
                if f["payload"]["author"]["kind"] == "agent"]
     # Plain messages: each reply also says how to make one a task (tests/integration/test_demo_hints.py).
     assert [r.partition("\n")[0] for r in replies] == ["I received: hello there", "I received: still there?"], replies
-
-
-async def test_the_connect_command_run_again_with_a_fresh_code_while_the_first_runs(stage: Stage) -> None:
-    """Scenario 1 as a person does it: "Connect my agent" → a new code → the shown command in a second terminal
-    while the first process works. The new code is used (the app stops waiting: a new agent, online), the old
-    credential is kept as a backup, and the first agent's task is still asked once and finishes once."""
-    first, agent_id = await stage.launch(step_s=0.05)
-    await stage.task(agent_id)
-    asked = await stage.approval()
-    again = second_copy(first, "again")
-    stage.demos.append(again)
-    mark = len(stage.app.frames)
-    again.start(stage.hub.base, await stage.api.code("Demo agent"))
-    paired = await stage.app.wait_for(lambda f: f["type"] == "agent.paired", start=mark, timeout=20)
-    new_id = paired["payload"]["agentId"]
-    assert new_id != agent_id
-    await stage.app.wait_for(lambda f: f["type"] == "agent.status_changed" and f["payload"]["agentId"] == new_id
-                             and f["payload"]["status"] == "online", start=mark, timeout=20)
-    assert f"the previous credential (agent {agent_id}) is kept in" in again.log()
-    assert first.proc is not None and first.proc.poll() is None  # the first one works on, as the agent it was
-    # Its terminal says what it does: which hub as which agent, which task, which answer it waits for.
-    said = first.log()
-    assert f"connected to {stage.hub.base} as agent {agent_id}" in said, said
-    assert "working on task 'Migrate the production database' (t-demo)" in said, said
-    assert "waiting for your answer in the app: 'Run the database migration?'" in said, said
-    await approve(stage, asked)
-    await stage.status("t-demo", "succeeded", timeout=20)
-    assert_done_once(stage)
-    assert "t-demo" not in again.log()  # the task was never delivered to the new agent

@@ -28,7 +28,7 @@ import httpx
 import pytest
 import websockets
 
-from hub.sdk import AgentClient, pair
+from hub.sdk import AgentClient, Credential, pair
 from tests.security.support import RecordingProxy, ServedHub
 from tests.support.lap import LapClient, envelope
 from tests.support.hubproc import run_cli
@@ -119,10 +119,18 @@ async def full_run(hub: ServedHub, proxy: RecordingProxy, receiver: HttpReceiver
                     "Authorization": f"Bearer {misplaced}", "Cookie": f"lineup.token={misplaced}"}) as ws:
                 await ws.send(json.dumps(envelope("app.hello", {})))
                 assert json.loads(await ws.recv())["payload"]["code"] == "invalid_payload"
+            # The raw agent pairs again with a fresh code, its credential as proof (in the body): same agent, new
+            # credential, its socket closed (4401).
+            again_code = (await http.post("/api/pairing-codes", json={}, headers=auth)).json()["code"]
+            secrets["pairing code, pairing again"] = again_code
+            held = Credential(proxy.base, raw["agentId"], raw["workspaceId"], raw["credential"])
+            rotated = await pair(proxy.base, again_code, name="raw-agent", runtime="test", replaces=held)
+            assert rotated.agent_id == raw["agentId"] and rotated.replaced is not None and rotated.replaced.kept
+            secrets["rotated credential"] = rotated.credential
+            await asyncio.wait_for(agent.closed.wait(), 5)
             # Revocations.
             await http.post(f"/api/devices/{second['deviceId']}/revoke", json={}, headers=auth)
             await http.post(f"/api/agents/{raw['agentId']}/revoke", json={}, headers=auth)
-            await asyncio.wait_for(agent.closed.wait(), 5)
         finally:
             await sdk.close()
             await app.close()
@@ -145,7 +153,7 @@ async def test_no_secret_in_logs_urls_or_the_database(tmp_path: Path, caplog: py
         await proxy.close()
         hub.stop()
         receiver.close()
-    assert len(secrets) >= 18, secrets.keys()
+    assert len(secrets) >= 20, secrets.keys()
 
     log = hub.log()
     assert "DEBUG" in log and "/ws/agent" in log  # the run really logged at debug level
@@ -168,7 +176,8 @@ async def test_no_secret_in_logs_urls_or_the_database(tmp_path: Path, caplog: py
     # sockets are test tooling: websockets logs the end of each frame they send, an app hello's token included).
     client_log = "\n".join(f"{r.name}: {r.getMessage()}" for r in caplog.records)
     assert "lineup.sdk" in client_log or "websockets.client" in client_log
-    sdk_secrets = {k: secrets[k] for k in ("sdk credential", "app pairing code", "app pairing code, compact")}
+    sdk_secrets = {k: secrets[k] for k in ("sdk credential", "app pairing code", "app pairing code, compact",
+                                           "rotated credential", "pairing code, pairing again")}
     assert leaks(client_log, sdk_secrets) == [], "secrets in the SDK's debug log"
 
 

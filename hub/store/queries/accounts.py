@@ -55,6 +55,22 @@ def credential_owner(conn: sqlite3.Connection, secret_hash: str) -> CredentialOw
                      "WHERE c.secret_hash = ? AND c.revoked_at IS NULL AND a.revoked_at IS NULL", (secret_hash,))
 
 
+class CredentialState(msgspec.Struct, frozen=True, gc=False):
+    """A credential, live or not, and whether it or its agent was revoked (a rotated credential is revoked)."""
+
+    agent_id: str
+    workspace_id: str
+    revoked_at: str | None
+    agent_revoked_at: str | None
+
+
+def credential_state(conn: sqlite3.Connection, secret_hash: str) -> CredentialState | None:
+    """The credential with this secret hash, revoked or not, with its agent's revocation; None when unknown."""
+    return fetch_one(conn, CredentialState,
+                     "SELECT c.agent_id, c.workspace_id, c.revoked_at, a.revoked_at FROM credentials c "
+                     "JOIN agents a ON a.id = c.agent_id WHERE c.secret_hash = ?", (secret_hash,))
+
+
 def has_password_user(conn: sqlite3.Connection, password_prefix: str) -> bool:
     """Whether any user's password hash starts with this prefix (someone can sign in with a password)."""
     return conn.execute("SELECT 1 FROM users WHERE password_hash LIKE ? LIMIT 1",

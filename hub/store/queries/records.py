@@ -222,6 +222,7 @@ class PairingCodeRecord(_HoldsSecretHash, frozen=True, gc=False):
     expires_at: str
     used_at: str | None
     agent_id: str | None
+    replaces_agent_id: str | None  # a code the app made to pair this agent again (its credential rotated)
 
 
 # ---- tools (hub/store/queries/tools.py) ----------------------------------------------------------------------

@@ -16,12 +16,14 @@ export class LineupAgentList extends LineupElement {
   constructor() {
     super();
     this.connecting = false;
+    this.replacing = '';        // the agent "Pair again" opened the dialog for
     this.editing = new Map();   // agent id -> name being typed
     this.revoking = new Set();  // agent ids whose revoke awaits confirmation
     this.copied = '';
     this.presets = [];  // `lineup agents add` presets, served by the hub (hub/agents_add.py)
     this.addEventListener('lineup-pairing-close', () => {
       this.connecting = false;
+      this.replacing = '';
       this.requestUpdate();
       requestAnimationFrame(() => this.querySelector('.connect-button')?.focus());
     });
@@ -63,7 +65,8 @@ export class LineupAgentList extends LineupElement {
           requestAnimationFrame(() => this.querySelector('.connect-agent input, .connect-agent button')?.focus());
         }}>${icon('plug')}<span>${t('agents.connect')}</span></button>`}
       </header>
-      ${showConnect ? html`<lineup-connect-agent .pairing=${state.pairing} .agents=${state.agents} .state=${state}></lineup-connect-agent>` : ''}
+      ${showConnect ? html`<lineup-connect-agent .pairing=${state.pairing} .agents=${state.agents} .state=${state}
+        .replaces=${this.replacing}></lineup-connect-agent>` : ''}
       ${active.length ? html`<ul class="plain-list agent-cards">${repeat(active, (a) => a.id, (a) => this._agent(a, state))}</ul>`
         : html`<p class="muted empty">${t('agents.none')}</p>`}
       ${this._presets()}
@@ -113,6 +116,13 @@ export class LineupAgentList extends LineupElement {
           this.editing.set(agent.id, agent.name); this.requestUpdate();
           requestAnimationFrame(() => this.querySelector(`[data-agent-id="${agent.id}"] .inline-form input`)?.focus());
         }}>${t('agents.rename')}</button>`}
+        ${agent.status === 'online' ? '' : html`<button class="button pair-again-button" @click=${() => {
+          // Its credential file is lost (another machine, a wiped folder): a code that pairs this agent again.
+          if (this.state.pairing) this.emit('lineup-pairing-close'); // a code already shown was for something else
+          this.connecting = true; this.replacing = agent.id;
+          this.requestUpdate();
+          requestAnimationFrame(() => this.querySelector('.connect-agent select[name="replaces"]')?.focus());
+        }}>${icon('plug')}<span>${t('agents.pairAgain')}</span></button>`}
         <button class="button danger-outline revoke-button" @click=${() => {
           this.revoking.add(agent.id); this.requestUpdate();
           requestAnimationFrame(() => this.querySelector(`[data-agent-id="${agent.id}"] .revoke-confirm`)?.focus());

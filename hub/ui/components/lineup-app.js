@@ -295,7 +295,7 @@ export class LineupApp extends LineupElement {
       navigate({ view: 'conversations', id: created.conversationId });
     });
     on('lineup-conversation-start', (d) => this._startConversation(d.agentId));
-    on('lineup-pairing-start', (d) => ws()?.createPairingCode(d.name));
+    on('lineup-pairing-start', (d) => ws()?.createPairingCode(d.name, d.replacesAgentId));
     on('lineup-pairing-close', () => ws()?.closePairing());
     on('lineup-agent-rename', (d) => ws()?.renameAgent(d.agentId, d.name).catch((error) => this._toast(error)));
     on('lineup-agent-revoke', (d) => ws()?.revokeAgent(d.agentId).catch((error) => this._toast(error)));

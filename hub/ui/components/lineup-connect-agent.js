@@ -34,9 +34,20 @@ export function diagnosisBox(diagnosis, host) {
 // The hub answers a pairing code with the command for each (hub/web/accounts.py CONNECT_COMMANDS); the SDK gets a
 // snippet of Python instead.
 const ADAPTERS = ['demo', 'claude-code', 'codex', 'gemini', 'sdk'];
+// The runtimes each adapter's agent reports (hub/connect/*.py, hub/sdk/demo.py): its earlier agents are offered first.
+const RUNTIMES = { demo: ['demo'], 'claude-code': ['claude-code'], codex: ['mcp', 'codex'], gemini: ['mcp', 'gemini'], sdk: ['python-sdk'] };
+
+/** The agents a code may pair again (docs/protocol.md, pairing code `replacesAgentId`): every unrevoked agent of the
+    workspace, the offline ones of the chosen adapter's runtime first, then the other offline ones, then the online. */
+export function replaceableAgents(agents, adapter) {
+  const runtimes = RUNTIMES[adapter] || [];
+  const rank = (a) => (a.status === 'online' ? 2 : runtimes.includes(a.runtime) ? 0 : 1);
+  return (agents || []).filter((a) => !a.revokedAt && a.status !== 'revoked')
+    .map((a, i) => [rank(a), i, a]).sort((x, y) => x[0] - y[0] || x[1] - y[1]).map(([, , a]) => a);
+}
 
 export class LineupConnectAgent extends LineupElement {
-  static properties = ['pairing', 'agents', 'state'];
+  static properties = ['pairing', 'agents', 'state', 'replaces'];
 
   constructor() {
     super();
@@ -44,6 +55,7 @@ export class LineupConnectAgent extends LineupElement {
     this.name = '';
     this.rename = null;
     this.copied = '';
+    this.replaces = '';  // the id of an existing agent the code pairs again ('' for a new agent)
   }
 
   connectedCallback() {
@@ -61,7 +73,9 @@ export class LineupConnectAgent extends LineupElement {
   _start(event) {
     event?.preventDefault();
     this.rename = null;
-    this.emit('lineup-pairing-start', { name: this.name.trim() || undefined });
+    const replaces = replaceableAgents(this.agents, this.adapter).some((a) => a.id === this.replaces) ? this.replaces : '';
+    // An agent paired again keeps the name it has: the name field is for a new agent.
+    this.emit('lineup-pairing-start', replaces ? { replacesAgentId: replaces } : { name: this.name.trim() || undefined });
   }
 
   render() {
@@ -89,10 +103,25 @@ export class LineupConnectAgent extends LineupElement {
           <span class="choice-text"><span class="choice-label">${t(`connect.adapter.${kind}`)}</span>
           <span class="muted small">${t(`connect.adapter.${kind}.hint`)}</span></span></label>`)}
       </fieldset>
-      <label class="field"><span>${t('connect.nameOptional')}</span>
-        <input name="name" maxlength="100" autocomplete="off" .value=${this.name} @input=${(e) => { this.name = e.target.value; }}></label>
+      ${this._replaces()}
+      ${this.replaces ? '' : html`<label class="field"><span>${t('connect.nameOptional')}</span>
+        <input name="name" maxlength="100" autocomplete="off" .value=${this.name} @input=${(e) => { this.name = e.target.value; }}></label>`}
       <button type="submit" class="button primary create-code">${icon('key')}<span>${t('connect.createCode')}</span></button>
     </form>`;
+  }
+
+  // "Pair it again as": for an agent whose credential file is lost; one that still has it keeps itself (the SDK
+  // sends its stored credential along with the fresh code).
+  _replaces() {
+    const agents = replaceableAgents(this.agents, this.adapter);
+    if (!agents.length) return '';
+    return html`<div class="field replaces-field"><label for="connect-replaces">${t('connect.replaces')}</label>
+      <select id="connect-replaces" name="replaces" aria-describedby="connect-replaces-hint"
+        @change=${(e) => { this.replaces = e.target.value; this.requestUpdate(); }}>
+        <option value="" ?selected=${!this.replaces}>${t('connect.replaces.new')}</option>
+        ${agents.map((a) => html`<option value=${a.id} ?selected=${a.id === this.replaces}>${a.name} · ${t(`agent.status.${a.status || 'offline'}`)} · ${a.runtime || '—'}</option>`)}
+      </select>
+      <small id="connect-replaces-hint" class="muted">${t('connect.replaces.hint')}</small></div>`;
   }
 
   _waiting(pairing) {
@@ -106,6 +135,8 @@ export class LineupConnectAgent extends LineupElement {
     const pin = pairing.fingerprint ? `, tls_fingerprint="${pairing.fingerprint}"` : '';
     const snippet = `credential = await pair_or_load("${base}", "${pairing.code}", "my-agent.json", name="My agent"${pin})`;
     return html`<div class="pairing" data-pairing-status=${expired ? 'expired' : 'waiting'}>
+      ${pairing.replacesAgentId ? html`<p class="replacing-line" role="note">${icon('agent')} ${t('connect.replacing', {
+        name: (this.agents || []).find((a) => a.id === pairing.replacesAgentId)?.name || pairing.replacesAgentId })}</p>` : ''}
       <p class="muted">${t('connect.codeLabel')}</p>
       <p class="pairing-code-row"><code class="pairing-code">${pairing.code}</code>${copyButton(pairing.code, t('connect.codeLabel'), this)}</p>
       <p class="countdown ${remaining < 60000 ? 'tone-text-danger' : ''}" role="timer" aria-live="off">

@@ -362,6 +362,7 @@ export class Workspace {
     const p = env.payload || {};
     switch (env.type) {
       case 'agent.paired':
+      case 'agent.credential_rotated': // the same agent paired again: same id, a new credential
         if (this.state.pairing && this.state.pairing.codeId === p.codeId) {
           this.set({ pairing: { ...this.state.pairing, agentId: p.agentId, status: 'paired', pairedAt: new Date().toISOString() } });
         }
@@ -574,10 +575,11 @@ export class Workspace {
     return { conversationId, done: sent.done.then(() => this.refresh(['conversations'])) };
   }
 
-  async createPairingCode(name) {
+  /** A one-time code; with `replacesAgentId`, one that pairs that existing agent again (its credential file lost). */
+  async createPairingCode(name, replacesAgentId) {
     this.set({ pairing: { status: 'creating' } });
     try {
-      const answer = await this.api.post('/api/pairing-codes', name ? { name } : {});
+      const answer = await this.api.post('/api/pairing-codes', replacesAgentId ? { replacesAgentId } : name ? { name } : {});
       this.set({ pairing: { ...answer, status: 'waiting', createdAt: new Date().toISOString() } });
     } catch (error) {
       this.set({ pairing: { status: 'error', error } });

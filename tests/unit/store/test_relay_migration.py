@@ -105,7 +105,8 @@ def test_a_database_whose_uplink_made_the_tables_migrates_and_keeps_every_row(ol
     try:
         before = rows(conn)
         assert all(before.values())
-        assert migrate(conn) == ["m009_relay_tables"]
+        names = [m.__name__ for m in MIGRATIONS]
+        assert migrate(conn) == names[names.index("m009_relay_tables"):]  # m009 and every later one
         assert migrate(conn) == []
         assert rows(conn) == before  # nothing lost, nothing added
         migrate(fresh)
