@@ -231,7 +231,7 @@ def test_review_card_with_a_diff_shows_files_and_lines(hub, open_page, world, sh
     assert page.evaluate("window.__pwned === undefined")
     # Not a diff: the agent's text as it is.
     notes = pending_card(page).filter(has_text="Check the notes")
-    expect(notes.locator("pre.review-content")).to_have_text("## 2.3\n- Faster sync")
+    expect(notes.locator(".review-content lineup-markdown")).to_have_text("## 2.3\n- Faster sync")  # as text, verbatim
     assert notes.locator(".diff").count() == 0
     shots(page, "01-diff")
 

@@ -8,6 +8,9 @@ import { t, formatTime, formatDateTime } from '../lib/i18n.js';
 import { riskBadge } from '../lib/status.js';
 import { artifactItem } from '../lib/artifacts.js';
 import { approvesSection, confirmSummary } from '../lib/approves.js';
+// An agent's text is put into the page a little per frame (<lineup-markdown .plain>): a question of 64 KiB, or a
+// page of such cards in the inbox, never holds the page (docs/security.md).
+import '../lib/markdown.js';
 
 // The diff view is fetched the first time a review holds a diff (a dynamic import: hub/web/static_app.py preloads only
 // static imports, so it stays off the phone's cold load).
@@ -167,10 +170,12 @@ export class LineupInteractionCard extends LineupElement {
         reasons: spec.riskReasons.join('; ') })}</p>` : ''}
       <section class="card-section why">
         <h4>${t('card.why')}</h4>
-        <p class="prewrap">${spec.description || t(`card.whyDefault.${it.type}`)}</p>
+        ${spec.description ? html`<lineup-markdown class="card-text" .plain=${true} .source=${spec.description}></lineup-markdown>`
+          : html`<p class="prewrap">${t(`card.whyDefault.${it.type}`)}</p>`}
       </section>
       ${approvesSection(spec.approves, this._uid(it), () => this.requestUpdate())}
-      ${spec.impact ? html`<section class="card-section impact"><h4>${t('card.impact')}</h4><p class="prewrap">${spec.impact}</p></section>` : ''}
+      ${spec.impact ? html`<section class="card-section impact"><h4>${t('card.impact')}</h4><lineup-markdown class="card-text"
+        .plain=${true} .source=${spec.impact}></lineup-markdown></section>` : ''}
       ${pending ? html`<section class="card-section actions-section">
           <h4>${t('card.actions')}</h4>
           <fieldset class="plain-fieldset" ?disabled=${busy}>${this._controls(it, spec)}</fieldset>
@@ -282,7 +287,8 @@ export class LineupInteractionCard extends LineupElement {
       }
     }
     return html`${files ? html`<div class="review-content review-diff" aria-label=${t('card.review.content')} role="group">${diffs.diffView(files)}</div>`
-      : spec.content ? html`<pre class="review-content" tabindex="0" aria-label=${t('card.review.content')}>${spec.content}</pre>` : ''}
+      : spec.content ? html`<div class="review-content mono" tabindex="0" role="group" aria-label=${t('card.review.content')}><lineup-markdown
+          .plain=${true} .source=${spec.content}></lineup-markdown></div>` : ''}
       ${spec.attachments?.length ? html`<ul class="artifact-list">${spec.attachments.map((a) => artifactItem(a))}</ul>` : ''}
       ${this._note()}
       <div class="button-row">
