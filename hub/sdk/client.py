@@ -585,6 +585,11 @@ class AgentClient:
             await self._end_unfinished(task, None, stopped=True)
             return
         except Exception as exc:
+            if task.ended_status is not None and isinstance(exc, HubError) and exc.code == "illegal_transition":
+                # The person cancelled (or the hub ended the task) and the handler carried on: not a crash.
+                log.info("the handler of task %s (%r) stopped: the task had ended (%s) and the hub refused %s",
+                         task.id, task.title, task.ended_status, exc.envelope_type or "what it sent")
+                return
             log.exception("the task handler failed on task %s (%r)", task.id, task.title)  # the traceback: here only
             await self._end_unfinished(task, exc)
             return

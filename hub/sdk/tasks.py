@@ -340,7 +340,8 @@ class TaskHandle:
                            details: dict[str, Any] | None = None, expires_at: str | None = None,
                            interaction_id: str | None = None, command: str | None = None,
                            approves: dict[str, Any] | None = None) -> Outcome:
-        """Ask to approve. `command` (the whole command that will run) or `approves` (a file `write` or `edit`,
+        """Ask to approve; the answer's `approved` says yes, `option_id` is `approve` or `reject` (or your option's).
+        `command` (the whole command that will run) or `approves` (a file `write` or `edit`,
         docs/protocol.md#what-an-approval-approves; hub.sdk.approvals builds them) puts all of it on the card; the
         hub's own judgement of its risk then applies when it is higher than `risk`."""
         if command is not None:
@@ -351,6 +352,9 @@ class TaskHandle:
     async def ask_choice(self, title: str, options: list[str] | list[dict[str, Any]], *, multiple: bool = False,
                          description: str = "", expires_at: str | None = None,
                          interaction_id: str | None = None) -> Outcome:
+        """Ask to pick one option (`multiple`: several). `options` are labels (their ids: `o1`, `o2`, ...) or
+        `{"id", "label", ...}` objects. The answer's `option_id` is the chosen option's id, `option_label` its label
+        (`option_ids` / `option_labels` for several)."""
         return await self.ask(_spec("choice", title, description, options=_options(options), multiple=multiple,
                                     expiresAt=expires_at, id=interaction_id))
 
@@ -359,12 +363,17 @@ class TaskHandle:
                         pattern: str | None = None,
                         placeholder: str | None = None, expires_at: str | None = None,
                         interaction_id: str | None = None) -> Outcome:
+        """Ask for a typed answer (`format`: text, url, email, number, integer; `pattern`: RE2, the whole answer
+        must match); the answer's `text` is a string."""
         return await self.ask(_spec("input", title, description, format=format, pattern=pattern,
                                     placeholder=placeholder, expiresAt=expires_at, id=interaction_id))
 
     async def ask_review(self, title: str, content: str, *, description: str = "",
                          attachments: list[dict[str, Any]] | None = None, expires_at: str | None = None,
                          interaction_id: str | None = None) -> Outcome:
+        """Ask to review `content`: plain text, or a unified diff (`--- a/x`, `+++ b/x`, `@@` hunks), shown as a diff.
+        Content that starts as a diff but is not one is refused (HubError invalid_payload, docs/sdk.md "Asking the
+        person"). The answer's `decision` is `approve` or `request_changes`, with an optional `comment`."""
         return await self.ask(_spec("review", title, description, content=content, attachments=attachments,
                                     expiresAt=expires_at, id=interaction_id))
 

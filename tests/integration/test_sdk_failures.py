@@ -230,3 +230,34 @@ async def test_an_internal_refusal_that_lasts_fails_the_task(world: World, fault
     failed = await world.finished("t-internal", status="failed")
     assert failed["payload"]["error"]["code"] == "handler_error"
     assert failed["payload"]["error"]["message"].startswith("HubError: internal")
+
+
+async def test_a_handler_that_carries_on_after_the_person_cancelled_leaves_no_traceback(
+        world: World, caplog: pytest.LogCaptureFixture) -> None:
+    """Cancelled while its question waits, the hub ends the task at once; a handler that does not look at the
+    outcome and reports progress is refused (illegal_transition). That is the cancel, not a crash: the task stays
+    cancelled and the agent's log says what happened in one line, without a traceback."""
+    caplog.set_level(logging.INFO, logger="lineup.sdk")
+    client = world.client()
+    done = asyncio.Event()
+
+    @client.on_task
+    async def work(task: TaskHandle) -> None:
+        try:
+            await task.accept()
+            await task.ask_approval("Deploy?", interaction_id="i-deploy")
+            await task.progress(90, "Deploying")  # the outcome was `cancelled`: the task has ended
+        finally:
+            done.set()
+
+    await client.start(timeout_s=10)
+    await world.new_task("t1")
+    await world.app.event("task.status_changed", taskId="t1", status="waiting_for_human")
+    await world.app.ok("task.cancel_requested", {"reason": "not today"}, taskId="t1")
+    await world.finished("t1", status="cancelled")
+    await asyncio.wait_for(done.wait(), 10)
+    await eventually(lambda: any("t1" in r.getMessage() and "had ended" in r.getMessage()
+                                 for r in caplog.records if r.name == "lineup.sdk"), what="the log line")
+    sdk = [r for r in caplog.records if r.name == "lineup.sdk"]
+    assert not any(r.exc_info for r in sdk), [r.getMessage() for r in sdk if r.exc_info]
+    assert (await task_row(world, "t1"))["status"] == "cancelled"
