@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -95,17 +96,19 @@ def _setup_still_open(settings: Settings) -> None:
     The CLI's owner has no password; the browser setup stays open and claims it, so nothing is locked out.
     """
     from hub import serving
+    from hub.cli_invocation import data_dir_args, program
     from hub.netaddr import is_loopback_host
 
     everywhere = settings.host in ("0.0.0.0", "::", "")
     host = "127.0.0.1" if everywhere else settings.host
+    serve = " ".join(part for part in (program(), "serve", data_dir_args(settings)) if part)  # as this one ran
     # A hub serving this folder recorded where (it may run with --port); else what lineup.toml says it will use.
     address = serving.address(settings.data_dir) or (
         f"http://{f'[{host}]' if ':' in host else host}:{settings.port}/" if settings.port else
-        "the address `lineup serve` prints")
+        f"the address `{serve}` prints")
     where = (f"in a browser on this machine at {address} (from another device: with the setup code "
-             "`lineup serve` prints)") if everywhere or is_loopback_host(host) else \
-        f"at {address} with the setup code `lineup serve` prints"
+             f"`{serve}` prints)") if everywhere or is_loopback_host(host) else \
+        f"at {address} with the setup code `{serve}` prints"
     click.echo(f"This hub has no account yet: create yours {where}. Agents you pair meanwhile stay in your workspace.",
                err=True)
 
@@ -183,6 +186,7 @@ def demo_agent(hub_url: str | None, code: str | None, name: str, credential_file
 
     import platformdirs
 
+    from hub.cli_invocation import program
     from hub.sdk import AuthError, SdkError, pair_or_load
     from hub.sdk.demo import run_demo
 
@@ -192,9 +196,9 @@ def demo_agent(hub_url: str | None, code: str | None, name: str, credential_file
     async def run() -> None:
         credential = await pair_or_load(hub_url, code, path, name=name, runtime="demo", agent_version="1.0",
                                         tls_fingerprint=fingerprint)
-        again = f"lineup demo-agent --hub {credential.hub_url} --code NEW-CODE" + (
+        again = f"{program()} demo-agent --hub {credential.hub_url} --code NEW-CODE" + (
             f" --fingerprint {credential.tls_fingerprint}" if credential.tls_fingerprint else "") + (
-            f" --credential-file {credential_file}" if credential_file else "")
+            f" --credential-file {shlex.quote(str(credential_file))}" if credential_file else "")
         await run_demo(credential, path.with_name(path.stem + ".state.json"), step_seconds,
                        credential_path=path, pair_command=again)
 
@@ -342,6 +346,7 @@ def db_verify(data_dir: Path | None, kept_head: str | None) -> None:
     Also checks the chain's anchor (chain-anchor.json, written by the running hub) and, with --anchor, a head kept
     elsewhere, so deleting the newest events is noticed too.
     """
+    from hub.cli_invocation import data_dir_args, program
     from hub.store.anchor import AnchorError, anchor_path, check_head, head, parse_head, read_anchor
     from hub.store.chain import verify
     from hub.store.migrations import read_meta
@@ -396,8 +401,9 @@ def db_verify(data_dir: Path | None, kept_head: str | None) -> None:
         for note in notes:
             click.echo(note)
         # Kept elsewhere (a note, another machine), this head shows later whether events were removed since.
+        check_again = " ".join(part for part in (program(), "db verify", data_dir_args(settings)) if part)
         click.echo(f"head: sequence {last}, chain {last_chain} (keep it elsewhere; check later with "
-                   f"`lineup db verify --anchor {last}:{last_chain}`)")
+                   f"`{check_again} --anchor {last}:{last_chain}`)")
         return
     for _, message in sorted(problems, key=lambda problem: problem[0]):
         click.echo(f"FAIL: {message}", err=True)

@@ -210,8 +210,10 @@ def connect_codex(folder: Path | None, for_user: bool, hub_url: str | None, code
     own_notify = connect(path, cred_path, name, approvals=for_user)
     click.echo(f"Codex is connected to {credential.hub_url} as agent {credential.agent_id}; {path} updated.")
     if not own_notify:
+        # What Codex would run, as the rest of its config does (hub/cli_invocation.py `launcher`), not `lineup`.
+        notify = shlex.join([*lineup_command(), "hook", "codex-notify", "--credential-file", str(cred_path)])
         click.echo("Your config already runs a `notify` program: it is kept, so finished turns are not posted to "
-                   f"LineUp (add `lineup hook codex-notify --credential-file {cred_path}` to it to have both).")
+                   f"LineUp (add `{notify}` to it to have both).")
     if folder is not None:
         click.echo("Codex reads a project's .codex/config.toml only in a project it trusts; "
                    "use --user to have it everywhere.")

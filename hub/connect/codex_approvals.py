@@ -179,7 +179,9 @@ def run(credential_path: Path, wait_s: float, raw: str) -> str:
         if not isinstance(event, dict) or event.get("hook_event_name") != "PermissionRequest":
             return ""
         if not credential_path.exists():
-            log.warning("no credential at %s: run `lineup connect codex` again", credential_path)
+            from hub.cli_invocation import program
+
+            log.warning("no credential at %s: run `%s connect codex` again", credential_path, program())
             return ""
         answer = asyncio.run(_asked_until_stopped(credential_path, wait_s, event))
         return json.dumps(answer) if answer is not None else ""

@@ -113,8 +113,10 @@ def connect_gemini(folder: Path | None, for_user: bool, hub_url: str | None, cod
     credential, cred_path = pair(hub_url, code, name, fingerprint, credential_file)
     connect(path, cred_path, name)
     click.echo(f"Gemini CLI is connected to {credential.hub_url} as agent {credential.agent_id}; {path} updated.")
+    from hub.cli_invocation import program
+
     click.echo("Gemini's own tool confirmations stay in its terminal: for approvals on your phone, let the hub run "
-               "it (`lineup agents add gemini`). See docs/agents.md.")
+               f"it (`{program()} agents add gemini`). See docs/agents.md.")
 
 
 @click.command("gemini-turn")

@@ -218,6 +218,7 @@ class HookRun:
 
     async def connect(self) -> bool:
         from hub import __version__
+        from hub.cli_invocation import program
         from hub.sdk import AgentClient, load_credential
 
         credential = load_credential(self.credential_path)
@@ -226,7 +227,7 @@ class HookRun:
         self.client = AgentClient(credential, state_path=self.state_dir / "cursor.json", runtime="claude-code",
                                   agent_version=__version__, capabilities=["tasks", "approval"],
                                   instance=f"hook-{uuid.uuid4().hex[:16]}", credential_path=self.credential_path,
-                                  pair_command=(f"lineup connect claude-code --hub {credential.hub_url} "
+                                  pair_command=(f"{program()} connect claude-code --hub {credential.hub_url} "
                                                 f"--credential-file {self.credential_path} --code NEW-CODE "
                                                 "--dir <your project> (or --user)"))
         await self.client.start(timeout_s=CONNECT_TIMEOUT_S + 3)
@@ -670,7 +671,9 @@ def run_hook(credential_path: Path, state_dir: Path, wait_s: float, raw: str) ->
             if settled is not None:
                 return ""
         if not credential_path.exists():
-            log.warning("no credential at %s: run `lineup connect claude-code` again", credential_path)
+            from hub.cli_invocation import program
+
+            log.warning("no credential at %s: run `%s connect claude-code` again", credential_path, program())
             return ""
         answer = asyncio.run(_run(credential_path, state_dir, wait_s, event))
         return json.dumps(answer) if answer is not None else ""

@@ -86,8 +86,10 @@ class Bridge:
         """The agent's connection loop ended for good: every later call says why."""
         if runner.cancelled() or runner.exception() is None:
             return  # closed on purpose: the MCP client went away
+        from hub.cli_invocation import program
+
         self.fatal = (f"LineUp refused this MCP bridge's credential ({runner.exception()}). Pair it again: delete "
-                      "the credential file and start `lineup mcp` with a new --code.")
+                      f"the credential file and start `{program()} mcp` with a new --code.")
         log.error("%s", self.fatal)
 
     def note_client(self, ctx: Any) -> None:

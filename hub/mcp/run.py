@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import shlex
 import sys
 import uuid
 from pathlib import Path
 
 from hub import __version__
+from hub.cli_invocation import program
 from hub.mcp.bridge import Bridge
 from hub.mcp.server import serve_stdio
 from hub.mcp.state import SessionState, claim_session, default_session_key, session_files
@@ -51,7 +53,8 @@ async def run_bridge(credential_path: Path, hub_url: str | None, code: str | Non
     # an instance of its own, so they coexist instead of replacing each other (docs/protocol.md).
     client = AgentClient(credential, state_path=cursor_path, runtime="mcp", agent_version=__version__,
                          capabilities=CAPABILITIES, instance=f"mcp-{uuid.uuid4().hex[:16]}",
-                         credential_path=credential_path, pair_command=f'lineup mcp --name "{name}" --code NEW-CODE')
+                         credential_path=credential_path,
+                         pair_command=f"{program()} mcp --name {shlex.quote(name)} --code NEW-CODE")
     bridge = Bridge(client, state, progress_interval_s=progress_interval_s)
     bridge.rewind()
     log.info("MCP bridge for agent %s at %s (session %s)", credential.agent_id, credential.hub_url, state_path.stem)

@@ -369,12 +369,14 @@ class AgentClient:
 
     def _refused(self, message: str) -> AuthError:
         """The credential is unknown or revoked: say which file holds it and the command that fixes it."""
+        from hub.cli_invocation import program  # the program this machine runs LineUp as (not always `lineup`)
+
         where = f" The credential is kept in {self.credential_path}." if self.credential_path else ""
         command = self.pair_command or "pair the agent again with a fresh pairing code"
         return AuthError("unauthorized", message + where,
                          f"Pair the agent again: get a fresh pairing code (the app's \"Connect my agent\", or "
-                         f"`lineup pair` on the hub's machine) and run: {command}. A new code replaces the stored "
-                         "credential (the old file is kept beside it as .bak).")
+                         f"`{program()} pair` on the hub's machine) and run: {command}. A new code replaces the "
+                         "stored credential (the old file is kept beside it as .bak).")
 
     async def _heartbeat(self, ws: ClientConnection) -> None:
         # The first beat is jittered so that agents restarted together do not beat in step.

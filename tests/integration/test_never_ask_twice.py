@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -132,7 +134,10 @@ async def test_a_stale_credential_says_where_it_is_and_a_fresh_code_replaces_it(
     retry.start(stage.hub.base)
     assert await retry.exited(15) != 0
     assert str(first.credential_file) in retry.log()
-    assert f"lineup demo-agent --hub {stage.hub.base} --code" in retry.log()
+    # The program as it can be run here (`lineup` is not on the tests' PATH: this one runs as `python -m hub`).
+    program = f"{shlex.quote(sys.executable)} -m hub"
+    assert f"{program} demo-agent --hub {stage.hub.base} --code" in retry.log(), retry.log()
+    assert f"`{program} pair` on the hub's machine" in retry.log()
     # With a fresh code: paired again, online, the revoked credential kept as a backup.
     fresh = second_copy(first, "fresh")
     stage.demos.append(fresh)
