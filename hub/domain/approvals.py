@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 
 from hub.domain.command_risk import Assessment, assess_command, assess_file_change
+from hub.domain.unified_diff import diff_problem
 from hub.protocol.errors import LapError
 from hub.protocol.payloads import ApprovalSubject, InteractionRequested
 
@@ -32,19 +33,15 @@ def approved_subject(subject: ApprovalSubject) -> dict[str, Any]:
         raise LapError("invalid_payload", "approves.content (the file's whole new content) is needed for a write.")
     if subject.kind == "edit" and not subject.edits and not subject.diff:
         raise LapError("invalid_payload", "approves.edits or approves.diff is needed for an edit approval.")
-    if subject.diff is not None and subject.diff.strip() and not _looks_like_diff(subject.diff):
-        raise LapError("invalid_payload", "approves.diff is not a unified diff (`--- a`, `+++ b`, `@@ -1 +1 @@` "
-                                          "hunks).", hint="Leave `diff` out and send `edits` or `content`.")
+    problem = diff_problem(subject.diff) if subject.diff is not None and subject.diff.strip() else None
+    if problem is not None:  # the card would show it as text, not as the change it claims to be
+        raise LapError("invalid_payload", f"approves.diff is not a unified diff the app can show: {problem}.",
+                       hint="Leave `diff` out and send `edits` or `content`.")
     data: dict[str, Any] = msgspec.to_builtins(subject)
     text = subject_text(subject)
     data["length"] = len(text)
     data["lines"] = text.count("\n") + 1 if text else 0
     return data
-
-
-def _looks_like_diff(text: str) -> bool:
-    lines = text.splitlines()
-    return any(line.startswith("@@ -") for line in lines) and any(line.startswith(("--- ", "+++ ")) for line in lines)
 
 
 def assess(subject: ApprovalSubject) -> Assessment:

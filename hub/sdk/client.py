@@ -359,6 +359,13 @@ class AgentClient:
                 self._live = False
                 self._caught_up.clear()
                 self._save_state()
+        if ws.close_code == CLOSE_REVOKED and (ws.close_reason or "").startswith("credential replaced"):
+            # hub/gateway/session.py CREDENTIAL_REPLACED: the same agent paired again elsewhere (a fresh code used
+            # with this credential file, or the app's "Pair again"); that copy is the agent now.
+            raise ReplacedError(
+                f"Agent {self.credential.agent_id} paired again with a fresh code, so this credential no longer "
+                "works; the newly paired copy is the agent now (its conversations and tasks stay with it), and this "
+                "one stops. To run this copy instead, pair it again with a fresh code.")
         if ws.close_code == CLOSE_REVOKED:
             raise self._refused("The hub closed the connection: this agent's credential was revoked.")
         if ws.close_code == CLOSE_REPLACED:

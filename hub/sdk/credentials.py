@@ -230,7 +230,10 @@ async def pair_or_load(hub_url: str | None, code: str | None, path: Path | str, 
     if not code:
         if stored is not None:
             return stored
-        raise SdkError(f"No credential at {path}: give a pairing code (from the app or `lineup pair`) with --code.")
+        from hub.cli_invocation import program  # the program this machine runs LineUp as (not always `lineup`)
+
+        raise SdkError(f"No credential at {path}: give a pairing code (from the app or `{program()} pair`) with "
+                       "--code.")
     if not hub_url:
         hub_url = stored.hub_url if stored is not None else await find_hub()
         if hub_url.startswith("https://") and not pair_options.get("tls_fingerprint") and stored is None:

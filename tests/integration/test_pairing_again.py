@@ -16,7 +16,8 @@ import logging
 
 import pytest
 
-from hub.sdk import AgentClient, AuthError, Credential, TaskHandle, load_credential, pair_or_load, save_credential
+from hub.sdk import (AgentClient, AuthError, Credential, ReplacedError, TaskHandle, load_credential, pair_or_load,
+                     save_credential)
 from hub.sdk.credentials import Replacement
 from tests.integration.test_sdk import QUICK_BACKOFF, World, eventually, world  # noqa: F401 - fixture
 from tests.support.hubproc import run_cli
@@ -59,8 +60,9 @@ async def test_a_fresh_code_with_the_stored_credential_keeps_the_agent(world: Wo
     assert f"paired again as the same agent {agent_id}" in caplog.text
     assert world.credential.credential not in caplog.text and again.credential not in caplog.text
 
-    # The process still running on the old credential is closed (4401) and stops instead of reconnecting.
-    with pytest.raises(AuthError):
+    # The process still running on the old credential is closed (4401) and stops instead of reconnecting, told that
+    # the agent paired again (not that its credential was revoked, which sent people to pair it once more).
+    with pytest.raises(ReplacedError, match="paired again with a fresh code"):
         await asyncio.wait_for(runner, 10)
     release.set()
     offline = await world.app.wait_for(lambda f: f["type"] == "agent.status_changed" and f["payload"]["status"]

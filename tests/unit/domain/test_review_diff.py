@@ -4,16 +4,17 @@ malformed diff is refused to the agent instead of reaching the person as a wall 
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
-from hub.domain.interactions import diff_problem, normalize_spec
+from hub.domain.interactions import normalize_spec
+from hub.domain.unified_diff import diff_problem
 from hub.protocol.errors import LapError
 from hub.protocol.payloads import InteractionSpec, parse_payload
 
-NOW = datetime(2026, 7, 24, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 7, 24, 12, 0, tzinfo=UTC)
 
 GOOD = """diff --git a/app.py b/app.py
 index 1c2d3e4..5f6a7b8 100644
