@@ -11,11 +11,12 @@ from starlette.applications import Starlette
 from starlette.routing import Mount, WebSocketRoute
 
 from hub.core import Hub
+from hub.domain.files import FileTooLarge
 from hub.gateway.sockets import agent_socket, app_socket
 from hub.protocol import vocabulary
 from hub.protocol.errors import LapError
 from hub.settings import Settings
-from hub.web import accounts, introspection, notifications, reads, relay_access
+from hub.web import accounts, files, introspection, notifications, reads, relay_access
 from hub.web.bodylimit import BodyLimit
 from hub.web.compression import CompressReads
 from hub.web.errors import lap_error_handler
@@ -50,6 +51,7 @@ def create_app(settings: Settings, hub: Hub | None = None) -> Starlette:
         *reads.routes,
         *notifications.routes,
         *relay_access.routes,
+        *files.routes,
         WebSocketRoute("/ws/agent", agent_socket),
         WebSocketRoute("/ws/app", app_socket),
         # The page carries the protocol's vocabularies: the app needs them before its first paint (lib/status.js).
@@ -58,7 +60,9 @@ def create_app(settings: Settings, hub: Hub | None = None) -> Starlette:
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={LapError: lap_error_handler})
     app.state.hub = hub
     app.add_middleware(CompressReads)  # innermost: the other middlewares' headers go on the compressed answer
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)  # inside SecurityHeaders: a 413 has them too
+    # Inside SecurityHeaders: a 413 has them too. A file upload's body may be larger (hub/web/files.py).
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes,
+                       larger={("POST", files.ROUTE): (settings.max_file_bytes, FileTooLarge)})
     app.add_middleware(HostCheck)  # DNS rebinding (issue 15 #7); inside SecurityHeaders: a 421 has them too
     app.add_middleware(SecurityHeaders)
     return app

@@ -308,13 +308,21 @@ def db() -> None:
 @db.command("check")
 @data_dir_option
 def db_check(data_dir: Path | None) -> None:
-    """Verify the invariants: SQLite integrity, a gap-free log, projections equal to a replay."""
+    """Verify the invariants: SQLite integrity, a gap-free log, projections equal to a replay, every stored file's
+    bytes in the data folder."""
+    from hub.files.blobs import BlobStore, missing_blobs
     from hub.store.rebuild import check, open_for_maintenance
 
     settings = _settings(data_dir=data_dir)
     conn = open_for_maintenance(settings.db_path)
     report = check(conn)
+    store = BlobStore.in_data_dir(settings.data_dir)
+    missing = missing_blobs(conn, store)
     conn.close()
+    for sha, size in missing[:20]:
+        report.problems.append(f"a stored file's bytes are missing: {store.path(sha)} ({size} bytes)")
+    if len(missing) > 20:
+        report.problems.append(f"... and the bytes of {len(missing) - 20} more stored files")
     if report.ok:
         click.echo(f"ok: {report.events} events, head {report.head}, projections match the log")
         return
@@ -419,17 +427,43 @@ def db_verify(data_dir: Path | None, kept_head: str | None) -> None:
 @click.option("--with-secrets", is_flag=True, default=False,
               help="Keep the password, token and code hashes in, so that every link of the chain can be checked "
                    "(keep such an export as safe as the database itself).")
-def export(data_dir: Path | None, output: Path | None, with_secrets: bool) -> None:
+@click.option("--files", "files_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Also copy the bytes of every stored file into this folder, as <sha256[:2]>/<sha256> "
+                   "(the `file.stored` events name them by SHA-256).")
+def export(data_dir: Path | None, output: Path | None, with_secrets: bool, files_dir: Path | None) -> None:
     """Write the event log as JSON Lines with its chain, so it can be checked elsewhere (hub/store/chain.py).
 
     Secret hashes (payload keys starting with `_`) are left out unless --with-secrets is given. A record they were
     removed from names them in `redacted`; its payload is no longer what the chain covers, so a checker takes that
     record's `chain` as given and checks every other link (README, "The audit chain and its anchor").
+
+    Files uploaded to the hub are named in the log (`file.stored`, with their SHA-256); --files DIR copies their
+    bytes too, each checked against its SHA-256 on the way.
     """
+    from hub.files.blobs import BlobStore, copy_blob, stored_blobs
     from hub.store.chain import CHAINED_COLUMNS, rows
     from hub.store.rebuild import open_for_maintenance
 
-    conn = open_for_maintenance(_settings(data_dir=data_dir).db_path)
+    settings = _settings(data_dir=data_dir)
+    conn = open_for_maintenance(settings.db_path)
+    if files_dir is not None:
+        store = BlobStore.in_data_dir(settings.data_dir)
+        files_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        copied = total = 0
+        for sha, _ in stored_blobs(conn):
+            try:
+                total += copy_blob(store, sha, files_dir)
+            except (OSError, ValueError) as exc:
+                conn.close()
+                raise click.ClickException(f"could not copy a stored file's bytes ({sha}): {exc}; "
+                                           "`lineup db check` lists the files whose bytes are missing") from None
+            copied += 1
+        click.echo(f"copied {copied} files ({total} bytes) to {files_dir}", err=True)
+    else:
+        named = sum(1 for _ in stored_blobs(conn))
+        if named:
+            click.echo(f"note: the log names {named} stored files; their bytes are not in this export "
+                       "(add --files DIR to copy them)", err=True)
     # Even without the hashes the export holds the conversations and decisions: readable by the owner alone.
     handle = (os.fdopen(os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") if output
               else sys.stdout)

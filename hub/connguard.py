@@ -8,7 +8,9 @@ uvicorn's HTTP protocol class (httptools or h11) so that:
 
 - a whole request (head and body) must arrive within `request_timeout_s` of the connection opening or of the
   previous answer, or the connection is closed (a WebSocket, once upgraded, is no longer timed here: the socket
-  layer has its own hello timeout and heartbeats);
+  layer has its own hello timeout and heartbeats); a body still arriving at BODY_PROGRESS_BYTES or more per such
+  window (a file upload, `POST /api/files`, up to `max_file_bytes`) gets another window, so a large file on a slow
+  link is not cut off while a trickle still is;
 - a request head (URL and headers) larger than `max_header_bytes` is answered 431 (or 400, when the parser reports
   it) and closed; only bytes of an unfinished head count, never a body's;
 - one address holds at most `max_connections_per_address` connections (an IPv6 host counts as its /64, which it
@@ -66,6 +68,9 @@ def refusal(message: str) -> bytes:
 
 
 IDLE, HEAD, BODY = "idle", "head", "body"  # where httptools stands in the connection's byte stream
+# A request body that brought at least this much in the last `request_timeout_s` may take another window (64 KiB in
+# 10 s: 6.4 KiB/s, slower than any real upload; every other route's body is at most max_body_bytes anyway).
+BODY_PROGRESS_BYTES = 64 * 1024
 
 HEAD_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
                   b"connection: close\r\ncontent-length: 25\r\n\r\nRequest head too large.\r\n")
@@ -142,6 +147,7 @@ class _Guarded:
         self._head_parsed = 0  # URL and header bytes the parser reported for the current head
         self._phase = IDLE  # where the parser stands: between requests, in a head, or past it (its body)
         self._heads_begun = 0  # heads the parser began within the chunk being fed
+        self._window_bytes = 0  # body bytes received in the current request window
         self._booked: tuple[str, str] | None = None
         peer = transport.get_extra_info("peername")
         local = transport.get_extra_info("sockname")
@@ -173,6 +179,8 @@ class _Guarded:
         phase_before = self._phase
         self._heads_begun = 0
         super().data_received(data)  # type: ignore[misc]
+        if self._phase == BODY or not self._count_heads:  # h11 tells no phase: every byte counts
+            self._window_bytes += len(data)
         if self._count_heads and self._phase == HEAD and not self.transport.is_closing():
             # httptools buffers an incomplete head (a header value without its end of line is kept whole), so an
             # endless head is cut here, within a read or two of the limit. Only bytes known to be the unfinished
@@ -236,6 +244,7 @@ class _Guarded:
 
     def _arm(self) -> None:
         self._disarm()
+        self._window_bytes = 0  # body bytes received since this deadline was set
         if self.guard.request_timeout_s > 0 and not self.transport.is_closing():
             self._deadline = self.loop.call_later(self.guard.request_timeout_s, self._deadline_passed)
 
@@ -250,6 +259,13 @@ class _Guarded:
         cycle = self.cycle
         if cycle is not None and not cycle.more_body and not cycle.response_complete:
             return  # the request is whole and being answered: the next deadline starts with the answer
+        # A large body still arriving at a fair pace, or one the route is slow to take (uvicorn stopped reading the
+        # socket until it does): another window.
+        paused = bool(getattr(getattr(self, "flow", None), "read_paused", False))
+        if cycle is not None and cycle.more_body and not cycle.response_complete and not self.transport.is_closing() \
+                and (self._window_bytes >= BODY_PROGRESS_BYTES or paused):
+            self._arm()
+            return
         if not self.transport.is_closing():
             self.transport.close()
 

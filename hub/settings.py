@@ -88,6 +88,11 @@ class Settings:
     # address, streamed messages. A refused body is 413, a refused head 431 (400 when the parser finds it first),
     # a refused connection 429.
     max_body_bytes: int = 64 * 1024        # an HTTP request body above this is refused before it is read
+    # Files agents and people upload (POST /api/files, docs/protocol.md "Files"): the one route whose body may pass
+    # max_body_bytes, up to this per file, streamed to disk; and what one uploader (an agent, or a person) may keep
+    # stored in all. Beyond either: 413, nothing stored.
+    max_file_bytes: int = 25 * 1024 * 1024
+    max_agent_file_bytes: int = 500 * 1024 * 1024
     max_header_bytes: int = 64 * 1024      # the request line and headers of one request
     request_timeout_s: float = 10.0        # a whole request must arrive within this of connecting / the last answer
     keep_alive_timeout_s: float = 5.0      # an idle kept-alive HTTP connection is closed after this

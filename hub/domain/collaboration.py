@@ -26,6 +26,7 @@ from hub.protocol.errors import LapError
 from hub.store.queries import accounts as people
 from hub.store.queries import agents as agent_rows
 from hub.store.queries import conversations as conversation_rows
+from hub.store.queries import files as file_rows
 from hub.store.queries import interactions as interaction_rows
 from hub.store.queries import rows
 from hub.store.queries import tasks as task_rows
@@ -157,14 +158,29 @@ def message_create(tx: Tx, actor: Actor, env: Envelope, p: P.MessageCreate) -> N
             recipients = [p.targetAgentId]
         else:
             recipients = members
-    if not p.content and not p.blocks:
-        raise LapError("invalid_payload", "A message needs `content` or `blocks`.")
+    if not p.content and not p.blocks and not p.attachments:
+        raise LapError("invalid_payload", "A message needs `content`, `blocks` or `attachments`.")
     if p.attention and actor.kind != "agent":
         raise LapError("invalid_payload", "Only an agent's message can ask for attention (`attention`).")
-    tx.append("message.created", stored_payload(env, p, messageId=message_id, author=actor.as_author()),
+    attached = {"attachments": attached_files(tx, actor, [a.fileId for a in p.attachments])} if p.attachments else {}
+    tx.append("message.created", stored_payload(env, p, messageId=message_id, author=actor.as_author(), **attached),
               id=env.id, workspace_id=actor.workspace_id, actor=actor.ref, conversation_id=conversation.id,
               task_id=env.taskId, correlation_id=env.correlationId, occurred_at=env.occurredAt,
               recipients=tuple(recipients))
+
+
+def attached_files(tx: Tx, actor: Actor, file_ids: list[str]) -> list[dict[str, Any]]:
+    """Each file a message attaches, as it is stored with the message; one that is not the workspace's (or not the
+    agent's to read) is `not_found`, as a missing one (docs/protocol.md "Files")."""
+    found = file_rows.files(tx.conn, list(dict.fromkeys(file_ids)), actor.workspace_id)
+    attached = []
+    for file_id in dict.fromkeys(file_ids):
+        record = found.get(file_id)
+        if record is None or (actor.kind == "agent" and not file_rows.agent_may_read(tx.conn, record, actor.id)):
+            raise LapError("not_found", f"No file {file_id!r} in this workspace.",
+                           hint="Upload it first (POST /api/files) and attach the fileId it answers.")
+        attached.append({"fileId": record.id, "name": record.name, "mimeType": record.mime_type, "size": record.size})
+    return attached
 
 
 def task_create(tx: Tx, actor: Actor, env: Envelope, p: P.TaskCreate) -> None:
@@ -406,14 +422,21 @@ def check_question_budget(tx: Tx, actor: Actor, request: P.InteractionSpec) -> N
 
 
 def artifact_created(tx: Tx, actor: Actor, env: Envelope, p: P.ArtifactCreated) -> None:
-    check_link(p.url, "artifact.url")  # judged on the parsed URL, never on its first characters
+    file_fields: dict[str, Any] = {}
+    if p.fileId is not None:  # a file uploaded to the hub: the hub says where it is and what type it is
+        record = attached_files(tx, actor, [p.fileId])[0]
+        file_fields = {"url": f"/api/files/{record['fileId']}", "mimeType": record["mimeType"], "size": record["size"]}
+    elif p.url is None:
+        raise LapError("invalid_payload", "An artifact needs `url` or `fileId`.")
+    else:
+        check_link(p.url, "artifact.url")  # judged on the parsed URL, never on its first characters
     artifact_id = p.artifactId or new_id("art")
     ensure_new(tx, actor.workspace_id, "artifacts", artifact_id, "artifact")
     task = get_task(tx, actor, env.taskId) if env.taskId is not None else None
     conversation_id = env.conversationId or (task.conversation_id if task is not None else None)
     if conversation_id is not None:
         get_conversation(tx, actor, conversation_id)
-    tx.append("artifact.created", stored_payload(env, p, artifactId=artifact_id), id=env.id,
+    tx.append("artifact.created", stored_payload(env, p, artifactId=artifact_id, **file_fields), id=env.id,
               workspace_id=actor.workspace_id, actor=actor.ref, task_id=task.id if task is not None else None,
               conversation_id=conversation_id, correlation_id=env.correlationId, occurred_at=env.occurredAt)
 

@@ -92,6 +92,14 @@ class ConversationCreate(Payload):
     agentIds: list[Id] = []
 
 
+class Attachment(Payload):
+    """A file uploaded to the hub (POST /api/files) attached to a message; the hub adds its name, type and size."""
+    fileId: Id
+
+
+MAX_ATTACHMENTS = 10
+
+
 class MessageCreate(Payload):
     content: Text = ""
     messageId: Id | None = None
@@ -100,6 +108,8 @@ class MessageCreate(Payload):
     # From an agent only: it waits for the person outside a question ("Claude is waiting for you"); notified as
     # `agent_waiting` (docs/notifications.md).
     attention: bool = False
+    # Files of the workspace (docs/protocol.md "Files"): a message may be files alone, without content.
+    attachments: Annotated[list[Attachment], msgspec.Meta(max_length=MAX_ATTACHMENTS)] | None = None
 
 
 class MessageDelta(Payload):
@@ -221,7 +231,9 @@ class InteractionRequested(Payload):
 
 class ArtifactCreated(Payload):
     name: Title
-    url: Annotated[str, msgspec.Meta(min_length=1, max_length=4000)]
+    # A link, or `fileId`: a file uploaded to the hub (POST /api/files), whose url and type the hub then sets.
+    url: Annotated[str, msgspec.Meta(min_length=1, max_length=4000)] | None = None
+    fileId: Id | None = None
     mimeType: Annotated[str, msgspec.Meta(max_length=200)] | None = None
     summary: Annotated[str, msgspec.Meta(max_length=4000)] | None = None
     artifactId: Id | None = None

@@ -38,9 +38,14 @@ ONE_OF_RESULT_OR_ERROR = _rule(
            {"required": ["error"], "properties": {"error": {"type": "object"}}}])
 # hub/domain/collaboration.py message_create.
 CONTENT_OR_BLOCKS = _rule(
-    "A message needs `content` or `blocks`.",
+    "A message needs `content`, `blocks` or `attachments`.",
     anyOf=[{"required": ["content"], "properties": {"content": {"minLength": 1}}},
-           {"required": ["blocks"], "properties": {"blocks": {"type": "array", "minItems": 1}}}])
+           {"required": ["blocks"], "properties": {"blocks": {"type": "array", "minItems": 1}}},
+           {"required": ["attachments"], "properties": {"attachments": {"type": "array", "minItems": 1}}}])
+# hub/domain/collaboration.py artifact_created.
+URL_OR_FILE = _rule(
+    "An artifact needs `url` or `fileId`.",
+    anyOf=[{"required": ["url"]}, {"required": ["fileId"]}])
 # hub/domain/collaboration.py task_child_created.
 CHILD_NOT_WAITING = _rule(
     "A child task cannot start waiting_for_human; ask through an interaction.",
@@ -60,6 +65,7 @@ RULES: dict[type[P.Payload], list[dict[str, Any]]] = {
     P.ToolResult: [ONE_OF_RESULT_OR_ERROR],
     S.StoredToolResult: [ONE_OF_RESULT_OR_ERROR],
     P.MessageCreate: [CONTENT_OR_BLOCKS],
+    P.ArtifactCreated: [URL_OR_FILE],
     S.MessageCreated: [CONTENT_OR_BLOCKS],
     P.TaskChildCreated: [CHILD_NOT_WAITING],
     S.StoredTaskChildCreated: [CHILD_NOT_WAITING],

@@ -52,9 +52,17 @@ class ConversationCreated(P.ConversationCreate, kw_only=True):
     createdBy: Author
 
 
+class StoredAttachment(P.Attachment, kw_only=True):
+    """An attached file as the hub stores it with the message: what the app shows and the agent downloads."""
+    name: str
+    mimeType: str
+    size: int
+
+
 class MessageCreated(P.MessageCreate, kw_only=True):
     messageId: Id
     author: Author
+    attachments: list[StoredAttachment] | None = None  # type: ignore[assignment]  # the hub's fuller form
 
 
 class MessageUpdated(P.Payload):
@@ -122,6 +130,18 @@ class InteractionResolved(P.Payload):
 
 class StoredArtifactCreated(P.ArtifactCreated, kw_only=True):
     artifactId: Id
+    url: str  # a file's is /api/files/<fileId>, set by the hub
+    size: int | None = None  # a file's size in bytes
+
+
+class FileStored(P.Payload):
+    """A file uploaded to the hub (POST /api/files, docs/protocol.md "Files"); its bytes are kept by content."""
+    fileId: Id
+    name: str
+    mimeType: str
+    size: int
+    sha256: str
+    uploadedBy: Author
 
 
 # ---- tools (hub/domain/tools.py) ------------------------------------------------------------------------------
@@ -266,6 +286,7 @@ STORED: dict[str, type[P.Payload]] = {
     "interaction.resolved": InteractionResolved,
     "interaction.expired": InteractionResolved,
     "artifact.created": StoredArtifactCreated,
+    "file.stored": FileStored,
     "tools.registered": ToolsRegistered,
     "tool.call": StoredToolCall,
     "tool.result": StoredToolResult,

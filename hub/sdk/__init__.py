@@ -19,7 +19,7 @@ await agent.run()
 ```
 """
 
-from hub.sdk import approvals
+from hub.sdk import approvals, files
 from hub.sdk.client import AgentClient
 from hub.sdk.credentials import Credential, load_credential, pair, pair_or_load, save_credential
 from hub.sdk.errors import AuthError, HubError, OutboxFull, ReplacedError, SdkError, ToolCallError
@@ -28,5 +28,5 @@ from hub.sdk.tasks import ChildTask, MessageStream, Outcome, TaskHandle, stable_
 __all__ = [
     "AgentClient", "Credential", "pair", "pair_or_load", "load_credential", "save_credential",
     "AuthError", "HubError", "OutboxFull", "ReplacedError", "SdkError", "ToolCallError",
-    "Outcome", "TaskHandle", "MessageStream", "ChildTask", "approvals", "stable_id",
+    "Outcome", "TaskHandle", "MessageStream", "ChildTask", "approvals", "files", "stable_id",
 ]

@@ -18,6 +18,7 @@ from typing import Any
 import websockets
 from websockets.asyncio.client import ClientConnection
 
+from hub.sdk import files
 from hub.sdk.credentials import Credential
 from hub.sdk.errors import AuthError, HubError, ReplacedError, SdkError, ToolCallError
 from hub.sdk.outbox import Outbox
@@ -181,6 +182,15 @@ class AgentClient:
             return list((await future)["tools"])
         finally:
             self._tool_waiters.pop(request_id, None)
+
+    async def upload_file(self, source: str | os.PathLike[str] | bytes, *, name: str | None = None,
+                          mime_type: str | None = None) -> dict[str, Any]:
+        """Store a file on the hub (a path or bytes): `{fileId, name, mimeType, size, sha256}` (hub/sdk/files.py)."""
+        return await files.upload_file(self.credential, source, name=name, mime_type=mime_type)
+
+    async def download_file(self, file_id: str, *, to: str | os.PathLike[str] | None = None) -> bytes | Path:
+        """A file's bytes (a message's `attachments[i]["fileId"]`), or with `to` the path written (hub/sdk/files.py)."""
+        return await files.download_file(self.credential, file_id, to=to)
 
     # ---- running -------------------------------------------------------------------------------------
 

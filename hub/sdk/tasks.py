@@ -7,6 +7,7 @@ import hashlib
 import inspect
 import json
 import logging
+import os
 import uuid
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -117,6 +118,9 @@ class TaskClient(Protocol):
     def outcome(self, interaction_id: str) -> Outcome | None: ...
 
     def task_finished(self, task_id: str) -> None: ...
+
+    async def upload_file(self, source: str | os.PathLike[str] | bytes, *, name: str | None = None,
+                          mime_type: str | None = None) -> dict[str, Any]: ...
 
 
 class TaskHandle:
@@ -240,9 +244,17 @@ class TaskHandle:
             self._children[child_id] = known = status
         return ChildTask(self, child_id, known)
 
-    async def artifact(self, name: str, url: str, *, mime_type: str | None = None, summary: str | None = None) -> str:
+    async def artifact(self, name: str, url: str | None = None, *, file: str | os.PathLike[str] | bytes | None = None,
+                       mime_type: str | None = None, summary: str | None = None) -> str:
+        """A link (`url`), or a file (`file`: a path or bytes) uploaded to the hub and shown in the app."""
         artifact_id = f"art_{self._next_id('artifact', name)}"
-        payload: dict[str, Any] = {"name": name, "url": url, "artifactId": artifact_id}
+        payload: dict[str, Any] = {"name": name, "artifactId": artifact_id}
+        if file is not None:
+            payload["fileId"] = (await self.client.upload_file(file, mime_type=mime_type))["fileId"]
+        elif url is not None:
+            payload["url"] = url
+        else:
+            raise ValueError("An artifact needs a url or a file.")
         if mime_type:
             payload["mimeType"] = mime_type
         if summary:

@@ -400,17 +400,42 @@ def m010_pairing_code_replaces_agent(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE pairing_codes ADD COLUMN replaces_agent_id TEXT")
 
 
+def m011_files(conn: sqlite3.Connection) -> None:
+    # Files uploaded to the hub (`file.stored`, docs/protocol.md "Files"): one row per file of a workspace; the bytes
+    # are in <data dir>/files/<sha256[:2]>/<sha256> (hub/files/blobs.py), shared by content. `file_links` says where a
+    # file was attached (a message's `attachments`, an artifact's `fileId`): which agents may read it follows from
+    # it (hub/store/queries/files.py agent_may_read). A message keeps its attachments as JSON.
+    _run_script(conn,
+        """
+        CREATE TABLE files (
+            id TEXT NOT NULL, workspace_id TEXT NOT NULL, name TEXT NOT NULL, mime_type TEXT NOT NULL,
+            size INTEGER NOT NULL, sha256 TEXT NOT NULL,
+            uploaded_by_kind TEXT NOT NULL, uploaded_by_id TEXT NOT NULL,   -- 'agent' | 'user', and its id
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (id, workspace_id)
+        );
+        CREATE INDEX files_by_uploader ON files (workspace_id, uploaded_by_kind, uploaded_by_id);
+        CREATE TABLE file_links (
+            workspace_id TEXT NOT NULL, file_id TEXT NOT NULL,
+            kind TEXT NOT NULL, object_id TEXT NOT NULL,      -- 'message' | 'artifact', and its id
+            conversation_id TEXT, task_id TEXT, agent_id TEXT,  -- agent_id: the agent a message was addressed to
+            PRIMARY KEY (workspace_id, file_id, kind, object_id)
+        ) WITHOUT ROWID;
+        ALTER TABLE messages ADD COLUMN attachments TEXT;
+        """)
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_create_event_log, m002_create_projections, m003_create_sign_in_links, m004_create_tools,
     m005_create_notifications, m006_chain_events, m007_scope_ids_to_workspaces, m008_task_checkpoints,
-    m009_relay_tables, m010_pairing_code_replaces_agent,
+    m009_relay_tables, m010_pairing_code_replaces_agent, m011_files,
 ]
 
 # Tables rebuilt from the log by `lineup db rebuild` and compared by `lineup db check`.
 PROJECTION_TABLES = (
     "workspaces", "users", "devices", "pairing_codes", "agents", "credentials",
     "conversations", "messages", "tasks", "interactions", "artifacts", "sign_in_links",
-    "tool_registrations", "tool_calls", "tool_instances",
+    "tool_registrations", "tool_calls", "tool_instances", "files", "file_links",
 )
 
 

@@ -179,16 +179,38 @@ def _message_written(conn: sqlite3.Connection, ev: StoredEvent) -> None:
     p = ev.payload
     author = p["author"]
     state = "complete" if ev.type == "message.created" else "streaming"
+    attachments = p.get("attachments") or None  # files attached (hub/domain/collaboration.py message_create)
     conn.execute(
         "INSERT INTO messages (id, workspace_id, conversation_id, author_kind, author_id, target_agent_id, content, "
-        "blocks, state, created_at, updated_at, first_sequence, last_sequence) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
+        "blocks, state, created_at, updated_at, first_sequence, last_sequence, attachments) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
         "ON CONFLICT (id, workspace_id) DO UPDATE SET content = excluded.content, "
         "blocks = COALESCE(excluded.blocks, blocks), state = excluded.state, updated_at = excluded.updated_at, "
-        "last_sequence = excluded.last_sequence",
+        "last_sequence = excluded.last_sequence, attachments = COALESCE(excluded.attachments, attachments)",
         (p["messageId"], ev.workspace_id, ev.conversation_id, author["kind"], author["id"], p.get("targetAgentId"),
          p.get("content", ""), _json(p.get("blocks")), state, ev.recorded_at, ev.recorded_at, ev.sequence,
-         ev.sequence))
+         ev.sequence, _json(attachments)))
+    for attached in attachments or ():
+        _link_file(conn, ev, attached["fileId"], "message", p["messageId"], p.get("targetAgentId"))
     _touch_conversation(conn, ev)
+
+
+def _link_file(conn: sqlite3.Connection, ev: StoredEvent, file_id: str, kind: str, object_id: str,
+               agent_id: str | None) -> None:
+    """Where a file was attached: who may read it follows from it (hub/store/queries/files.py agent_may_read)."""
+    conn.execute("INSERT OR IGNORE INTO file_links (workspace_id, file_id, kind, object_id, conversation_id, task_id, "
+                 "agent_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                 (ev.workspace_id, file_id, kind, object_id, ev.conversation_id, ev.task_id, agent_id))
+
+
+@projects("file.stored")
+def _file_stored(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    p = ev.payload
+    by = p["uploadedBy"]
+    conn.execute("INSERT INTO files (id, workspace_id, name, mime_type, size, sha256, uploaded_by_kind, "
+                 "uploaded_by_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 (p["fileId"], ev.workspace_id, p["name"], p["mimeType"], p["size"], p["sha256"], by["kind"],
+                  by["id"], ev.recorded_at))
 
 
 @projects("task.created", "task.child_created")
@@ -257,6 +279,8 @@ def _artifact_created(conn: sqlite3.Connection, ev: StoredEvent) -> None:
                  "summary, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
                  (p["artifactId"], ev.workspace_id, ev.task_id, ev.conversation_id, ev.actor.partition(":")[2],
                   p["name"], p["url"], p.get("mimeType"), p.get("summary"), ev.recorded_at))
+    if p.get("fileId"):
+        _link_file(conn, ev, p["fileId"], "artifact", p["artifactId"], None)
 
 
 @projects("tools.registered")

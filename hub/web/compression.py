@@ -17,7 +17,9 @@ class CompressReads:
         self.gzip = GZipMiddleware(app, minimum_size=minimum_size)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] == "GET" and scope["path"].startswith("/api/"):
+        # Not a stored file (hub/web/files.py): served as its bytes are, ranges included.
+        if scope["type"] == "http" and scope["method"] == "GET" and scope["path"].startswith("/api/") \
+                and not scope["path"].startswith("/api/files/"):
             await self.gzip(scope, receive, send)
         else:
             await self.app(scope, receive, send)

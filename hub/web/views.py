@@ -37,7 +37,7 @@ def message(row: MessageRecord) -> dict[str, Any]:
             "author": {"kind": row.author_kind, "id": row.author_id}, "targetAgentId": row.target_agent_id,
             "content": row.content, "blocks": _load(row.blocks), "state": row.state,
             "createdAt": row.created_at, "updatedAt": row.updated_at, "sequence": row.first_sequence,
-            "lastSequence": row.last_sequence}
+            "lastSequence": row.last_sequence, "attachments": _load(row.attachments)}
 
 
 def task(row: TaskRecord) -> dict[str, Any]:

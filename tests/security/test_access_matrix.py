@@ -26,6 +26,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from hub.protocol import payloads as P
 from tests.security.conftest import PASSWORD, World
 from tests.security.support import in_process_hub, normalised
+from tests.support.hubproc import pair_agent
 from tests.support.lap import LapClient, envelope
 
 # ---- the classification of every route ----------------------------------------------------------------------
@@ -37,6 +38,9 @@ LOOPBACK_OR_APP = {("GET", "/-/metrics"), ("GET", "/-/plugins.json")}
 # The secret in the body is the credential: a password, the setup code, a pairing code, a link code, an action token.
 SECRET_IN_BODY = {("POST", "/api/setup"), ("POST", "/api/login"), ("POST", "/api/pair"),
                   ("POST", "/api/sign-in-links/redeem"), ("POST", "/api/actions")}
+# Files: an app token (any file of its workspace) or an agent credential (its own, and those attached where it takes
+# part; tests/integration/test_files.py tries each kind of agent).
+APP_OR_AGENT = {("POST", "/api/files"), ("GET", "/api/files/{file_id}")}
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,7 @@ async def walk_routes(tmp_path: Path) -> tuple[set[tuple[str, str]], set[str], s
 
 async def test_every_route_is_classified(tmp_path: Path) -> None:
     http, sockets, mounts = await walk_routes(tmp_path)
-    classified = PUBLIC | LOOPBACK_OR_APP | SECRET_IN_BODY | set(APP_ROUTES)
+    classified = PUBLIC | LOOPBACK_OR_APP | SECRET_IN_BODY | APP_OR_AGENT | set(APP_ROUTES)
     assert http - classified == set(), "new HTTP routes: classify them in tests/security/test_access_matrix.py"
     assert classified - http == set(), "classified routes that no longer exist"
     assert sockets == set(SOCKETS)
@@ -153,6 +157,35 @@ async def test_app_routes_refuse_every_bad_credential(world: World) -> None:
         auth = {"Authorization": f"Bearer {world.a['token']}"}
         agents = {x["id"]: x for x in (await http.get("/api/agents", headers=auth)).json()["agents"]}
         assert agents[world.a["agentId"]]["revokedAt"] is None and agents[world.a["agentId"]]["name"] == "a-agent"
+
+
+async def test_file_routes_take_an_app_token_or_an_agent_credential_and_nothing_else(world: World) -> None:
+    """POST /api/files and GET /api/files/{id}: every bad credential of the app routes but the live agent
+    credential is refused (401); B's token and B's agent get exactly the answer for a missing file."""
+    a_auth = {"Authorization": f"Bearer {world.a['token']}"}
+    async with httpx.AsyncClient(base_url=world.hub.base, timeout=30) as http:
+        stored = await http.post("/api/files", content=b"Alpha's numbers", headers={**a_auth, "X-File-Name": "n.txt"})
+        assert stored.status_code == 201, stored.text
+        file_id = stored.json()["fileId"]
+        for label, (headers, query) in bad_credentials(world).items():
+            if label == "agent credential":
+                continue
+            for method, path in (("POST", "/api/files"), ("GET", f"/api/files/{file_id}")):
+                response = await http.request(method, path, headers=headers, params=query,
+                                              content=b"x" if method == "POST" else None)
+                assert response.status_code == 401, (method, label, response.status_code, response.text)
+                assert response.json()["error"]["code"] == "unauthorized"
+                assert file_id not in response.text and "Alpha" not in response.text
+        b_agent = pair_agent(world.hub, world.b["token"], "b-reader")  # type: ignore[arg-type]
+        for secret in (world.b["token"], b_agent["credential"]):
+            answers = []
+            for value in (file_id, f"file_{uuid.uuid4().hex}"):
+                response = await http.get(f"/api/files/{value}", headers={"Authorization": f"Bearer {secret}"})
+                error = response.json()["error"]
+                answers.append((response.status_code, error["code"], normalised(error["message"], value),
+                                error["hint"]))
+            assert answers[0] == answers[1] and answers[0][:2] == (404, "not_found"), answers
+        assert (await http.get(f"/api/files/{file_id}", headers=a_auth)).content == b"Alpha's numbers"
 
 
 async def test_another_workspace_cannot_tell_whether_an_object_exists(world: World) -> None:

@@ -92,6 +92,7 @@ class MessageRecord(msgspec.Struct, frozen=True, gc=False):
     updated_at: str
     first_sequence: int
     last_sequence: int
+    attachments: str | None  # JSON: [{fileId, name, mimeType, size}] (docs/protocol.md "Files")
 
 
 class MessageStateRecord(msgspec.Struct, frozen=True, gc=False):
@@ -112,6 +113,32 @@ class ArtifactRecord(msgspec.Struct, frozen=True, gc=False):
     mime_type: str | None
     summary: str | None
     created_at: str
+
+
+class FileRecord(msgspec.Struct, frozen=True, gc=False):
+    """A file of a workspace (`file.stored`); its bytes are the blob named by `sha256` (hub/files/blobs.py)."""
+
+    id: str
+    workspace_id: str
+    name: str
+    mime_type: str
+    size: int
+    sha256: str
+    uploaded_by_kind: str
+    uploaded_by_id: str
+    created_at: str
+
+
+class FileLinkRecord(msgspec.Struct, frozen=True, gc=False):
+    """Where a file was attached: a message or an artifact."""
+
+    workspace_id: str
+    file_id: str
+    kind: str
+    object_id: str
+    conversation_id: str | None
+    task_id: str | None
+    agent_id: str | None
 
 
 class AgentRecord(msgspec.Struct, frozen=True, gc=False):

@@ -36,7 +36,7 @@ def refusal(kind: type[P.Payload], payload: dict[str, Any]) -> LapError:
      "$.interaction.format"),
     (P.InteractionRequested, {"interaction": {"type": "input", "title": "t", "maxLength": 0}},
      "$.interaction.maxLength"),
-    (P.ArtifactCreated, {"name": "n"}, "`url`"),
+    (P.ArtifactCreated, {"name": "n", "url": ""}, "$.url"),
     (P.AgentHello, {"credential": ""}, "$.credential"),
     (P.AppHello, {"token": "t", "lastSequence": -5}, "$.lastSequence"),
 ])
