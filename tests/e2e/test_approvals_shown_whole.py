@@ -92,3 +92,19 @@ def test_a_withdrawn_question_turns_into_withdrawn_and_cannot_be_approved(hub, o
     expect(closed.locator(".card-outcome")).to_contain_text("The agent withdrew this question: Answered in the terminal.")
     expect(closed.locator(".card-outcome")).to_contain_text("It can no longer be answered")
     expect(closed.locator("button[data-option]")).to_have_count(0)
+
+
+def test_an_agents_deadline_counts_down_on_the_card(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    """An agent that stops waiting after a fixed time (Hermes: 60 s) says so with `expiresAt`: the card counts down."""
+    from datetime import UTC, datetime, timedelta
+
+    owner, agent = world
+    conversation = agent.conversation("Deadline")
+    deadline = (datetime.now(UTC) + timedelta(seconds=50)).isoformat(timespec="seconds").replace("+00:00", "Z")
+    agent.ask(conversation, {"type": "approval", "title": "Allow git push?", "expiresAt": deadline,
+                             "approves": {"kind": "command", "command": "git push origin main"}})
+    page = open_conversation(open_page, hub, owner.token, conversation, viewport=PHONE)
+    shown = pending_card(page).locator(".card-deadline")
+    expect(shown).to_contain_text(re.compile(r"The agent waits 0:[2-5]\d more for your answer"))
+    first = shown.inner_text()
+    expect(shown).not_to_have_text(first)  # it counts down by itself

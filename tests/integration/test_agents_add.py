@@ -94,6 +94,43 @@ def test_npx_fallback_and_gemini_flag(tmp_path: Path) -> None:
     assert nothing.returncode != 0 and "npx" in nothing.stderr and "codex-acp" in nothing.stderr
 
 
+def test_hermes_runs_from_its_own_environment_with_its_deadline(tmp_path: Path) -> None:
+    """Hermes pins an older agent-client-protocol than the hub: it is found on PATH (pipx, uv tool) or run with uvx,
+    never installed into the hub's environment; its entry carries its 60 s deadline (hub/agents_add.py)."""
+    data, bin_dir, uvx_dir = tmp_path / "data", tmp_path / "bin", tmp_path / "uvx"
+    hermes = program(bin_dir, "hermes", "exit 0")
+    done = run_cli(data, "agents", "add", "hermes", env=only_path(bin_dir))
+    [entry] = agents_in(data)
+    assert (entry["name"], entry["command"], entry["permission_timeout_s"]) == ("Hermes", [str(hermes), "acp"], 60)
+    assert "approvals: {mode: manual}" in done.stdout and "60 s" in done.stdout
+    uvx = program(uvx_dir, "uvx", "exit 0")
+    run_cli(data, "agents", "add", "hermes", "--name", "Hermes 2", env=only_path(uvx_dir))
+    assert agents_in(data)[1]["command"] == [str(uvx), "--from", "hermes-agent[acp]", "hermes", "acp"]
+    missing = run_cli(data, "agents", "add", "hermes", "--name", "H3", env=only_path(tmp_path / "empty"), check=False)
+    assert missing.returncode != 0 and "pipx install 'hermes-agent[acp]'" in missing.stderr
+    assert "not into LineUp's" in missing.stderr
+
+
+def test_openclaw_needs_node_24_and_says_what_else_it_needs(tmp_path: Path) -> None:
+    """OpenClaw needs Node 24.16+ (node:sqlite), its Gateway running, and an exec policy that asks: each is said."""
+    data, bin_dir, old_node, new_node = tmp_path / "data", tmp_path / "bin", tmp_path / "node20", tmp_path / "node24"
+    # A stand-in openclaw: its Gateway does not answer, its exec policy is unset (OpenClaw's default: never asks).
+    openclaw = program(bin_dir, "openclaw", 'case "$1 $2" in "gateway status") echo \'{"rpc": {"ok": false}}\'; exit 1;; '
+                                           '"config get") echo "Config path is valid but unset";; esac')
+    program(old_node, "node", "echo v20.20.2")
+    program(new_node, "node", "echo v24.22.3")
+    refused = run_cli(data, "agents", "add", "openclaw", env=only_path(bin_dir, old_node), check=False)
+    assert refused.returncode != 0
+    assert "OpenClaw needs Node 24.16 or newer" in refused.stderr and "20.20" in refused.stderr
+    assert "--node-dir" in refused.stderr
+    done = run_cli(data, "agents", "add", "openclaw", "--node-dir", str(new_node), env=only_path(bin_dir, old_node))
+    [entry] = agents_in(data)
+    assert entry["command"] == [str(openclaw), "acp"]
+    assert entry["env"]["PATH"].split(os.pathsep)[0] == str(new_node.resolve())
+    assert "openclaw gateway run" in entry["unavailable_hint"]
+    assert "Gateway does not answer" in done.stdout and "openclaw config set tools.exec.mode ask" in done.stdout
+
+
 def test_a_file_that_cannot_take_the_entry_is_left_alone(tmp_path: Path) -> None:
     data, bin_dir = tmp_path / "data", tmp_path / "bin"
     data.mkdir()

@@ -5,6 +5,7 @@ socket; and, where npm can install it, a published ACP agent taken through `init
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 import os
 import shutil
 import subprocess
@@ -398,3 +399,21 @@ async def test_an_agent_that_stops_waiting_withdraws_its_card(hub_factory: Any, 
                                                        "response": {"optionId": "allow_once"}})
     assert late["type"] == "system.error" and "withdrew" in late["payload"]["message"]
     await h.ended("t1", "succeeded")
+
+
+async def test_an_agent_with_a_known_deadline_shows_it_and_its_card_runs_out(hub_factory: Any, lap: Connect,
+                                                                           tmp_path: Path) -> None:
+    """`permission_timeout_s` (Hermes denies by itself after 60 s and tells the client nothing): the card carries the
+    deadline from the start and ends, as withdrawn saying why, when the agent has stopped waiting."""
+    h = await start_acp_hub(hub_factory, lap, tmp_path, "permission_timeout_s = 3")
+    asked_at = datetime.now(UTC)
+    await h.task("t1", "impatient 30")  # the scripted agent itself would wait 30 s: only the deadline ends it
+    spec = await h.interaction("t1")
+    deadline = datetime.fromisoformat(spec["expiresAt"].replace("Z", "+00:00"))
+    assert timedelta(seconds=1) <= deadline - asked_at <= timedelta(seconds=5)
+    closed = await h.app.wait_for(lambda f: f["type"] == "interaction.resolved" and f.get("sequence")
+                                  and f["payload"]["interactionId"] == spec["id"], 15)
+    assert closed["payload"]["outcome"] == "cancelled"
+    assert closed["payload"]["response"] == {
+        "cause": "withdrawn", "reason": "The agent stops waiting after 3 s and denies by itself: this card ran out."}
+    assert datetime.fromisoformat(closed["occurredAt"].replace("Z", "+00:00")) < deadline  # before the hub's expiry

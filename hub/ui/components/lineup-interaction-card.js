@@ -4,7 +4,7 @@
 import { html, nothing } from '../vendor/lit-html/lit-html.js';
 import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
-import { t, formatTime, formatDateTime } from '../lib/i18n.js';
+import { t, formatTime, formatDateTime, formatCountdown } from '../lib/i18n.js';
 import { riskBadge } from '../lib/status.js';
 import { artifactItem } from '../lib/artifacts.js';
 import { approvesSection, confirmSummary } from '../lib/approves.js';
@@ -176,6 +176,7 @@ export class LineupInteractionCard extends LineupElement {
       ${approvesSection(spec.approves, this._uid(it), () => this.requestUpdate())}
       ${spec.impact ? html`<section class="card-section impact"><h4>${t('card.impact')}</h4><lineup-markdown class="card-text"
         .plain=${true} .source=${spec.impact}></lineup-markdown></section>` : ''}
+      ${pending ? this._deadline(it) : ''}
       ${pending ? html`<section class="card-section actions-section">
           <h4>${t('card.actions')}</h4>
           <fieldset class="plain-fieldset" ?disabled=${busy}>${this._controls(it, spec)}</fieldset>
@@ -183,6 +184,21 @@ export class LineupInteractionCard extends LineupElement {
       ${this._submission(it, answer)}
       ${this._details(it, spec)}
     </article>`;
+  }
+
+  /** How long the agent waits for the answer (its own deadline: Hermes stops after 60 s): a countdown in the last
+   * ten minutes, the time before that. Nothing when the agent waits as long as it takes. */
+  _deadline(it) {
+    const at = Date.parse(it.expiresAt || '');
+    if (Number.isNaN(at)) return '';
+    const left = at - Date.now();
+    clearTimeout(this._countdown);
+    if (left > 0 && left <= 10 * 60 * 1000) this._countdown = setTimeout(() => this.requestUpdate(), 1000);
+    const text = left <= 0 ? t('card.deadline.passed')
+      : left <= 10 * 60 * 1000 ? t('card.deadline.countdown', { time: formatCountdown(left) })
+        : t('card.deadline.until', { time: formatTime(it.expiresAt) });
+    return html`<p class="card-deadline small ${left <= 60 * 1000 ? 'soon' : ''}" data-deadline=${it.expiresAt}>
+      ${icon('clock')} <span>${text}</span></p>`;
   }
 
   _controls(it, spec) {

@@ -12,6 +12,8 @@ init_timeout_s = 60            # for `initialize`, `session/new` and `session/lo
 cancel_grace_s = 10            # after `session/cancel`, how long the turn may take to end before it is left
 kill_grace_s = 5               # on stop: SIGTERM to the process group, SIGKILL after this
 max_reply_chars = 200000       # a longer reply is cut with a note
+permission_timeout_s = 60      # the agent stops waiting for a permission answer after this (Hermes: 60); unset: never
+unavailable_hint = "..."       # said after a failed start: what the agent needs (OpenClaw: its Gateway running)
 ```
 
 One agent process serves the agent: started at `start()`, stopped at `stop()`, and started again for the next
@@ -25,9 +27,12 @@ turns run one at a time:
   are not shown; plan entries become child tasks (pending → queued, in_progress → running, completed →
   succeeded) and the parent's progress is completed / total; tool calls are reported as progress summaries,
   which land in the task's timeline;
-- `session/request_permission` becomes an approval card offering the agent's options (allow once / always,
-  reject once / always, with the agent's labels); the chosen option goes back as `selected`, anything else
-  (declined without an option, expired, cancelled) as `cancelled`;
+- `session/request_permission` becomes an approval card offering the agent's options (allow once / for this
+  session / always, reject once / always, with the agent's labels) and carrying what it approves whole (the
+  command, the file edit as a diff); the chosen option goes back as `selected`, anything else (declined without an
+  option, expired, cancelled) as `cancelled`. When the agent stops waiting (its own timeout, `permission_timeout_s`,
+  whose deadline the card shows from the start; the tool call finishing or failing without the answer; the turn
+  ending or being cancelled) the card is withdrawn, saying why, and can no longer be approved;
 - the stop reason ends the task: `end_turn` → succeeded, `cancelled` → cancelled, `refusal`, `max_tokens`,
   `max_turn_requests` → failed with that code; a cancel request sends `session/cancel`.
 

@@ -23,11 +23,21 @@ from hub.sdk import Outcome, approvals
 OPTION_STYLE = {"allow_once": "primary", "allow_always": "secondary", "reject_once": "danger",
                 "reject_always": "danger"}
 OPTION_HINT = {"allow_once": "Allow this time; the agent asks again next time.",
+               "allow_session": "Allow for the rest of this session; a new session asks again.",
                "allow_always": "Allow, and the agent stops asking for this kind of action.",
                "reject_once": "Refuse this time.",
                "reject_always": "Refuse, and the agent stops asking for this kind of action."}
 # A command the hub can read is judged by the hub (hub/domain/command_risk.py); one it cannot is high.
 RISK_BY_KIND = {"read": "low", "search": "low", "think": "low", "fetch": "low", "delete": "high", "execute": "high"}
+
+
+def _meaning(option: PermissionOption) -> str:
+    """What an option does, for its card id and hint: ACP's kind, except an allow_always that the agent names as
+    for this session only (Hermes's "Allow for session" has kind allow_always beside a real "Allow always"):
+    "for this session" is not "always"."""
+    if option.kind == "allow_always" and "session" in f"{option.option_id} {option.name}".lower():
+        return "allow_session"
+    return option.kind
 
 
 def cancelled() -> RequestPermissionResponse:
@@ -43,11 +53,12 @@ def approval_card(title: str, tool_call: ToolCallUpdate, options: list[Permissio
     choices: dict[str, str] = {}  # card option id → ACP option id
     card_options = []
     for option in options[:20]:
-        option_id = option.kind if option.kind not in choices else f"{option.kind}_{len(choices) + 1}"
+        kind = _meaning(option)
+        option_id = kind if kind not in choices else f"{kind}_{len(choices) + 1}"
         choices[option_id] = option.option_id
         card_options.append({"id": option_id, "label": clip(option.name.strip() or option.kind, 200),
                              "style": OPTION_STYLE.get(option.kind, "secondary"),
-                             "description": OPTION_HINT.get(option.kind, "")})
+                             "description": OPTION_HINT.get(kind, "")})
     if len(card_options) < 2:  # a card needs two options: the other one is "not now"
         card_options.append({"id": "cancel", "label": "Cancel", "style": "danger",
                              "description": "Answer nothing; the agent is told the request was cancelled."})

@@ -92,11 +92,24 @@ class AcpRuntime:
             agent = self.agent = AgentProcess(
                 self.config.command, self.hub_client, cwd=self.session_cwd, env={**os.environ, **self.config.env},
                 capabilities=self.capabilities, generation=self.generations, kill_grace_s=self.options.kill_grace_s)
-            await agent.start(self.options.init_timeout_s)
+            try:
+                await agent.start(self.options.init_timeout_s)
+            except TurnError as exc:
+                raise self._with_hint(exc) from None
             return agent
+
+    def _with_hint(self, exc: TurnError) -> TurnError:
+        """The entry's `unavailable_hint` (what this agent needs to start: OpenClaw's Gateway) after the error."""
+        hint = self.options.unavailable_hint
+        if hint and exc.code in ("agent_unavailable", "agent_exited", "session_failed"):
+            return TurnError(exc.code, f"{exc.message}\n{hint}")
+        return exc
 
     async def open_session(self, key: str) -> str:
         """The ACP session id of a conversation (or `task:<id>`), starting the agent and the session if needed."""
         agent = await self.ensure_agent()
-        return await self.sessions.open(agent, self.sessions.get(key), str(self.session_cwd),
-                                        self.options.init_timeout_s)
+        try:
+            return await self.sessions.open(agent, self.sessions.get(key), str(self.session_cwd),
+                                            self.options.init_timeout_s)
+        except TurnError as exc:
+            raise self._with_hint(exc) from None

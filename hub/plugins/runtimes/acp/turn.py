@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -153,6 +154,12 @@ class Turn:
             return cancelled()
         interaction["id"] = self.task.question_id(interaction) if self.task is not None \
             else f"int_{stable_id(self.conversation_id, 'permission', tool_call.tool_call_id)}"
+        timeout_s = self.runtime.options.permission_timeout_s
+        if timeout_s is not None:
+            # The agent denies by itself at its deadline and tells the client nothing (Hermes): the card shows the
+            # deadline from the start and is withdrawn a moment before it, saying why.
+            deadline = datetime.now(UTC) + timedelta(seconds=timeout_s)
+            interaction["expiresAt"] = deadline.isoformat(timespec="seconds").replace("+00:00", "Z")
         if self.task is not None:
             asking = asyncio.ensure_future(self.task.ask(interaction))
         else:
@@ -160,11 +167,18 @@ class Turn:
         stop = asyncio.ensure_future(self.cancelling.wait())
         gave_up = self.gave_up.setdefault(tool_call.tool_call_id, asyncio.Event())
         moved_on = asyncio.ensure_future(gave_up.wait())
+        reasons = ["The agent stopped waiting for this answer and went on."]
+        timer: asyncio.TimerHandle | None = None
+        if timeout_s is not None:
+            def ran_out() -> None:
+                reasons[0] = f"The agent stops waiting after {timeout_s:g} s and denies by itself: this card ran out."
+                gave_up.set()
+            timer = asyncio.get_running_loop().call_later(max(0.0, timeout_s - 1.0), ran_out)
         try:
             await asyncio.wait({asking, stop, moved_on}, return_when=asyncio.FIRST_COMPLETED)
             if not asking.done():
-                await self._withdraw(interaction["id"], "The agent stopped waiting for this answer and went on."
-                                     if gave_up.is_set() else "The turn was cancelled before anyone answered.")
+                await self._withdraw(interaction["id"], reasons[0] if gave_up.is_set()
+                                     else "The turn was cancelled before anyone answered.")
                 return cancelled()
             outcome: Outcome = asking.result()
         except asyncio.CancelledError:
@@ -175,6 +189,8 @@ class Turn:
             log.info("the permission request could not be asked: %s", exc)
             return cancelled()
         finally:
+            if timer is not None:
+                timer.cancel()
             self.gave_up.pop(tool_call.tool_call_id, None)
             for future in (asking, stop, moved_on):
                 if not future.done():
