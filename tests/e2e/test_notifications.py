@@ -144,7 +144,8 @@ def test_live_notification_toast_title_badge_and_browser_notification(  # type: 
     hub.start()
     owner = create_owner(hub)
     scene = scenes(hub, owner)
-    page = open_page(hub, context=notifying_context(hub, owner.token))
+    # On the Agents page: the inbox (or the task) shows a new question's card itself, with no toast over it.
+    page = open_page(hub, path="/#/agents", context=notifying_context(hub, owner.token))
     live(page)
     assert page.evaluate("window.isSecureContext && Notification.permission") == "granted"
     page.locator("main h1").click()  # a tap: browsers allow vibration only after one
@@ -159,7 +160,7 @@ def test_live_notification_toast_title_badge_and_browser_notification(  # type: 
     expect(toast.locator(".toast-text")).to_have_text("Run the migration?")
     expect(toast.locator(".badge").first).to_have_text("Waiting for you")  # status by icon + word
     expect(toast.locator(".badge svg").first).to_be_attached()
-    expect(toast).to_contain_text("High risk")
+    expect(toast).not_to_contain_text("High risk")  # the risk is on the card (item 4 of "When something goes wrong")
     expect(toast).not_to_contain_text("Drops 3 tables")  # never the interaction's details
     expect(page.locator("lineup-toasts [aria-live='polite']")).to_be_attached()
     expect(page).to_have_title("(1) LineUp Agents")
@@ -178,7 +179,9 @@ def test_live_notification_toast_title_badge_and_browser_notification(  # type: 
     assert f"task={scene.task_id}" in page.url
     expect(toast).to_have_count(0)  # opened: its toast is gone
 
-    # A second question: its toast is dismissed from the keyboard (Escape), and focus stays on the page.
+    # A second question (the task closed: open, it shows the question, and no toast pops): its toast is dismissed
+    # from the keyboard (Escape), and focus stays on the page.
+    page.locator("aside.detail .detail-close").click()
     scene.ask("int_second", "Restart the workers?")
     expect(toasts(page)).to_have_count(1)
     expect(page).to_have_title("(2) LineUp Agents")
@@ -213,7 +216,7 @@ def test_live_notification_toast_title_badge_and_browser_notification(  # type: 
     assert page.evaluate("window.__notes.length") == 0
 
     # Two tabs of one browser, both live: a new notification shows once, not once per tab.
-    other = open_page(hub, context=page.context)
+    other = open_page(hub, path="/#/agents", context=page.context)
     live(other)
     scene.ask("int_third", "Rotate the keys?")
     wait_for_js(page, "() => document.title === '(3) LineUp Agents'")

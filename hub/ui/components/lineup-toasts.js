@@ -1,6 +1,10 @@
 // Toasts of notifications that arrive live (lib/notifications.js decides which): a polite live region, status
-// by icon + word, "open" and "dismiss" buttons, Escape dismisses the focused toast. Questions and failures stay
-// until dismissed or answered; the others leave after a while, unless the pointer or the focus is on them.
+// by icon + word, "open" and "dismiss" buttons, Escape dismisses the focused toast. Every toast leaves after a while
+// (unless the pointer or the focus is on it), and at once when it says nothing true any more (the question was
+// answered elsewhere, the agent is back) or when what it announces is on the screen already.
+//
+// Where: in the page's flow right under the top bar (styles/layout.css), so a toast pushes the page down instead of
+// lying on it: it never covers a header, a card or a button (issue "When something goes wrong", item 4).
 
 import { html } from '../vendor/lit-html/lit-html.js';
 import { repeat } from '../vendor/lit-html/directives/repeat.js';
@@ -8,9 +12,6 @@ import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t } from '../lib/i18n.js';
 import { currentToasts, describe, kindWord, lookOf, routeOf } from '../lib/notifications.js';
-import { RISK_LEVELS } from '../lib/status.js';
-
-const AUTO_DISMISS_MS = 10000;
 
 export class LineupToasts extends LineupElement {
   static properties = ['state', 'route'];
@@ -23,8 +24,8 @@ export class LineupToasts extends LineupElement {
 
   connectedCallback() {
     super.connectedCallback();
-    // How tall the toasts are, as --toasts-height on the page: where they sit over a pane's end (a phone's task
-    // detail), the pane leaves that much room below its content, so its last lines can be scrolled out from under.
+    // How tall the toasts are, as --toasts-height on the page: the drawers (a task's detail below 900 px) start
+    // that much lower, under the toasts instead of over them.
     this._size = new ResizeObserver(() => {
       document.documentElement.style.setProperty('--toasts-height', `${Math.ceil(this.getBoundingClientRect().height)}px`);
     });
@@ -40,8 +41,11 @@ export class LineupToasts extends LineupElement {
   }
 
   updated() {
-    const toasts = this.state ? currentToasts(this.state.toasts, this.state) : [];
+    const all = this.state?.toasts || [];
+    const toasts = this.state ? currentToasts(all, this.state, this.route) : [];
     const ids = new Set(toasts.map((x) => x.id));
+    // Stale, or its card already on the screen: withdrawn for good (not shown later, once the person looks away).
+    for (const toast of all) if (!ids.has(toast.id)) this.emit('lineup-toast-dismiss', { id: toast.id });
     for (const [id, timer] of this._timers) {
       if (!ids.has(id) || this._held) {
         clearTimeout(timer);
@@ -50,8 +54,8 @@ export class LineupToasts extends LineupElement {
     }
     if (this._held) return;
     for (const toast of toasts) {
-      if (lookOf(toast.note.kind).sticky || this._timers.has(toast.id)) continue;
-      const left = Math.max(3000, AUTO_DISMISS_MS - (Date.now() - toast.shownAt));
+      if (this._timers.has(toast.id)) continue;
+      const left = Math.max(3000, lookOf(toast.note.kind).lingerMs - (Date.now() - toast.shownAt));
       this._timers.set(toast.id, setTimeout(() => {
         this._timers.delete(toast.id);
         this.emit('lineup-toast-dismiss', { id: toast.id });
@@ -59,9 +63,13 @@ export class LineupToasts extends LineupElement {
     }
   }
 
-  _hold(held) {
-    if (this._held === held) return;
-    this._held = held;
+  /** Held while the mouse moves over the toasts or the focus is in them; `how` is 'pointer' or 'focus'. A pointer
+   * that only rests where a toast appears (the menu link just tapped, on a phone) holds nothing. */
+  _hold(held, how = 'focus') {
+    this._holds ??= new Set();
+    if (held) this._holds.add(how); else this._holds.delete(how);
+    if (this._held === this._holds.size > 0) return;
+    this._held = this._holds.size > 0;
     this.requestUpdate();
   }
 
@@ -88,8 +96,9 @@ export class LineupToasts extends LineupElement {
 
   render() {
     const { state } = this;
-    const toasts = state ? currentToasts(state.toasts, state) : [];
-    return html`<div class="toasts" @mouseenter=${() => this._hold(true)} @mouseleave=${() => this._hold(false)}
+    const toasts = state ? currentToasts(state.toasts, state, this.route) : [];
+    return html`<div class="toasts ${toasts.length ? 'has-toasts' : ''}" @pointermove=${(e) => { if (e.pointerType === 'mouse') this._hold(true, 'pointer'); }}
+        @pointerleave=${() => this._hold(false, 'pointer')}
         @focusin=${() => this._hold(true)}
         @focusout=${(e) => { if (!this.contains(e.relatedTarget)) this._hold(false); }}>
       <ol class="toast-list plain-list" aria-live="polite" aria-relevant="additions text" aria-label=${t('notify.regionLabel')}>
@@ -106,16 +115,14 @@ export class LineupToasts extends LineupElement {
         @keydown=${(e) => this._onKey(e, id)}>
       <div class="toast-head">
         <span class="badge tone-${look.tone}" data-kind=${note.kind}>${icon(look.icon)}<span>${kindWord(note.kind)}</span></span>
-        ${note.risk && note.kind === 'waiting_for_me' ? html`<span class="badge ${note.risk === 'high' ? 'tone-danger' : 'tone-neutral'}">
-          ${icon(note.risk === 'high' ? 'warning' : 'queued')}<span>${t(`risk.${RISK_LEVELS.includes(note.risk) ? note.risk : 'medium'}`)}</span></span>` : ''}
-        <button class="icon-button toast-dismiss" @click=${(e) => this._dismiss(id, e)}>
-          ${icon('close')}<span class="visually-hidden">${t('notify.dismissNamed', { title: words.heading })}</span></button>
+        <p class="toast-heading">${words.heading}</p>
       </div>
-      <p class="toast-heading">${words.heading}</p>
-      ${words.text ? html`<p class="toast-text">${words.text}</p>` : ''}
-      ${words.task ? html`<p class="toast-task muted small">${words.task}</p>` : ''}
-      ${route ? html`<div class="button-row"><button class="button small primary toast-open"
-        @click=${() => this.emit('lineup-toast-open', { id })}>${opens}</button></div>` : ''}
+      <button class="icon-button toast-dismiss" @click=${(e) => this._dismiss(id, e)}>
+        ${icon('close')}<span class="visually-hidden">${t('notify.dismissNamed', { title: words.heading })}</span></button>
+      ${words.text || words.task ? html`<p class="toast-body">${words.text ? html`<span class="toast-text">${words.text}</span>` : ''}${
+        words.text && words.task ? ' · ' : ''}${words.task ? html`<span class="toast-task muted">${words.task}</span>` : ''}</p>` : ''}
+      ${route ? html`<button class="button small primary toast-open"
+        @click=${() => this.emit('lineup-toast-open', { id })}>${opens}</button>` : ''}
     </li>`;
   }
 }

@@ -18,13 +18,15 @@ const SHOWN_LIMIT = 200;
 const TOASTS_MAX = 3;
 const BROWSER_SETTING_KEY = 'lineup.browserNotifications';
 
+// Every toast leaves by itself (the inbox and the top bar's count keep what still waits): a question or a failure
+// after a while longer than news. None stays until dismissed (issue "When something goes wrong", item 4).
 const LOOK = {
-  waiting_for_me: { icon: 'waiting', tone: 'waiting', sticky: true },
-  failed: { icon: 'failed', tone: 'danger', sticky: true },
-  succeeded: { icon: 'succeeded', tone: 'success', sticky: false },
-  agent_offline: { icon: 'offline', tone: 'neutral', sticky: false },
-  agent_waiting: { icon: 'waiting', tone: 'waiting', sticky: false },
-  test: { icon: 'check', tone: 'running', sticky: false },
+  waiting_for_me: { icon: 'waiting', tone: 'waiting', lingerMs: 15000 },
+  failed: { icon: 'failed', tone: 'danger', lingerMs: 15000 },
+  succeeded: { icon: 'succeeded', tone: 'success', lingerMs: 8000 },
+  agent_offline: { icon: 'offline', tone: 'neutral', lingerMs: 10000 },
+  agent_waiting: { icon: 'waiting', tone: 'waiting', lingerMs: 10000 },
+  test: { icon: 'check', tone: 'running', lingerMs: 8000 },
 };
 
 export function lookOf(kind) {
@@ -105,13 +107,45 @@ export function withToast(toasts, note) {
   return [{ id: note.id, note, shownAt: Date.now() }, ...toasts].slice(0, TOASTS_MAX);
 }
 
-/** Toasts still worth showing: a question answered elsewhere needs nothing any more. */
-export function currentToasts(toasts, state) {
-  return toasts.filter(({ note }) => {
-    if (note.kind !== 'waiting_for_me' || !note.interactionId) return true;
-    const interaction = state.interactions.find((i) => i.id === note.interactionId);
-    return !interaction || interaction.status === 'pending';
-  });
+/** Whether a notification says nothing true any more: the question was answered or withdrawn elsewhere, the agent
+ * that went offline is back (or was revoked). */
+export function isStale(note, state) {
+  if (note.kind === 'waiting_for_me' && note.interactionId) {
+    const interaction = state.interactions?.find((i) => i.id === note.interactionId)
+      || state.inbox?.waitingForMe?.find((i) => i.id === note.interactionId);
+    return Boolean(interaction) && interaction.status !== 'pending';
+  }
+  if (note.kind === 'agent_offline') {
+    const named = (state.agents || []).filter((a) => a.name === note.agent);
+    return named.length > 0 && named.every((a) => a.status === 'online' || a.revokedAt);
+  }
+  return false;
+}
+
+/**
+ * Whether what a notification announces is on the screen already, so a toast would only cover it: the question's
+ * card (in the inbox, its conversation or its task's detail), the task itself (its detail open, or its
+ * conversation, whose task line shows the status), the Agents page for an agent that went offline.
+ */
+export function isOnScreen(note, state, route) {
+  if (!route) return false;
+  // With a task open, a phone's or a narrow window's detail is a drawer over the view (styles/layout.css).
+  const viewShown = !route.task || window.matchMedia('(min-width: 900px)').matches;
+  const task = note.taskId ? state.tasks?.find((x) => x.id === note.taskId) : null;
+  const interaction = note.interactionId ? state.interactions?.find((i) => i.id === note.interactionId) : null;
+  const conversationId = interaction?.conversationId || task?.conversationId || null;
+  if (note.taskId && route.task === note.taskId) return true;
+  if (conversationId && route.view === 'conversations' && route.id === conversationId && viewShown) return true;
+  switch (note.kind) {
+    case 'waiting_for_me': return (route.view || 'inbox') === 'inbox' && viewShown;
+    case 'agent_offline': return route.view === 'agents' && viewShown;
+    default: return false;
+  }
+}
+
+/** Toasts still worth showing: none that is stale, none for what the screen (`route`) already shows. */
+export function currentToasts(toasts, state, route = null) {
+  return toasts.filter(({ note }) => !isStale(note, state) && !isOnScreen(note, state, route));
 }
 
 // ---- at most once per browser ---------------------------------------------------------------------------
