@@ -15,6 +15,7 @@ from hub.domain.files import FileTooLarge
 from hub.gateway.sockets import agent_socket, app_socket
 from hub.protocol import vocabulary
 from hub.protocol.errors import LapError
+from hub.protocol.payloads import MAX_ATTACHMENTS
 from hub.settings import Settings
 from hub.web import accounts, files, introspection, notifications, reads, relay_access
 from hub.web.bodylimit import BodyLimit
@@ -54,8 +55,10 @@ def create_app(settings: Settings, hub: Hub | None = None) -> Starlette:
         *files.routes,
         WebSocketRoute("/ws/agent", agent_socket),
         WebSocketRoute("/ws/app", app_socket),
-        # The page carries the protocol's vocabularies: the app needs them before its first paint (lib/status.js).
-        Mount("/", app=AppFiles(ui_dir(), inline={"lineup-vocabulary": vocabulary.for_app()}), name="ui"),
+        # The page carries the protocol's vocabularies: the app needs them before its first paint (lib/status.js);
+        # and the limits on files, so that a file too large is refused before it is sent (lib/files.js).
+        Mount("/", app=AppFiles(ui_dir(), inline={"lineup-vocabulary": vocabulary.for_app(), "lineup-limits": {
+            "maxFileBytes": settings.max_file_bytes, "maxAttachments": MAX_ATTACHMENTS}}), name="ui"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={LapError: lap_error_handler})
     app.state.hub = hub

@@ -4,11 +4,12 @@ import { html, nothing } from '../vendor/lit-html/lit-html.js';
 import { repeat } from '../vendor/lit-html/directives/repeat.js';
 import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
-import { t, formatTime } from '../lib/i18n.js';
+import { t, tn, formatTime } from '../lib/i18n.js';
 import { TERMINAL, taskStatusBadge, agentStatusBadge, progressBar } from '../lib/status.js';
 import { interactionCard } from '../lib/cards.js';
 import { conversationOf, interactionCalls, toolItems } from '../lib/tool-calls.js';
 import { toolItem } from '../lib/tool-views.js';
+import { attachmentList } from '../lib/artifacts.js'; // a message's files (components/lineup-file.js)
 import '../lib/markdown.js';
 import './lineup-composer.js'; // the conversation's own piece, loaded with it
 import './lineup-tool-call.js';
@@ -207,7 +208,8 @@ export class LineupConversation extends LineupElement {
         <div class="message-meta"><span class="message-author">${this._author(m, state)}</span>
           <time class="muted" datetime=${m.createdAt}>${formatTime(m.createdAt)}</time>
           ${streaming ? html`<span class="badge tone-running">${icon('running')}<span>${t('message.streaming')}</span></span>` : ''}</div>
-        ${this._body(m, streaming)}
+        ${m.content || !m.attachments?.length ? this._body(m, streaming) : ''}
+        ${attachmentList(m.attachments)}
       </div>`;
     }
     if (item.kind === 'outgoing') {
@@ -221,6 +223,7 @@ export class LineupConversation extends LineupElement {
           ${o.status === 'failed' ? html`<button class="button small" @click=${() => this.emit('lineup-message-retry', { envelopeId: o.envelopeId })}>${t('action.tryAgain')}</button>` : ''}
         </div>
         <div class="message-body prewrap">${o.content}</div>
+        ${o.attachments?.length ? html`<p class="muted small">${icon('attach')} ${tn('composer.filesCount', o.attachments.length)}</p>` : ''}
       </div>`;
     }
     if (item.kind === 'task') {

@@ -9,6 +9,10 @@
 // vbscript:) is shown but never linked. Images of a safe type (png, jpeg, gif, webp; never svg, which can carry
 // script) are previewed when they are data: URLs or on this hub (the CSP allows no other image source). The hub checks
 // the same when it stores them (hub/domain/links.py).
+//
+// A file the hub stores (`/api/files/<id>` on this hub: an artifact an agent made of an uploaded file, a message's
+// attachment) is read with the app's token, which a link cannot carry: it is drawn by <lineup-file>
+// (components/lineup-file.js, loaded the first time one is shown), which previews images, text and Markdown inline.
 
 import { html } from '../vendor/lit-html/lit-html.js';
 import { icon } from './icons.js';
@@ -32,6 +36,32 @@ export function artifactLink(url) {
     return { kind: 'file', href: null, path };
   }
   return { kind: 'other', href: null };
+}
+
+const FILE_PATH = /^\/api\/files\/([A-Za-z0-9_-]{1,128})$/;
+
+/** The id of a file this hub stores when `url` is one (`/api/files/<id>` on this hub, nothing after it), else null. */
+export function hubFileId(url) {
+  const link = artifactLink(url);
+  if (link.kind !== 'hub') return null;
+  const parsed = new URL(link.href);
+  return parsed.search || parsed.hash ? null : FILE_PATH.exec(parsed.pathname)?.[1] || null;
+}
+
+let fileView = null;
+
+/** A stored file, drawn by <lineup-file> (`file`: {id, name, mimeType, size?}; `named`: say its name). */
+export function fileElement(file, named = false) {
+  fileView ??= import('../components/lineup-file.js').catch(() => { fileView = null; });
+  return html`<lineup-file .file=${file} .named=${named}></lineup-file>`;
+}
+
+/** A message's attached files (`attachments`: [{fileId, name, mimeType, size}], as the hub stores them). */
+export function attachmentList(attachments) {
+  if (!Array.isArray(attachments) || !attachments.length) return '';
+  return html`<ul class="plain-list attachment-list" aria-label=${t('file.attachments')}>${attachments.map((a) => html`
+    <li class="attachment" data-file-id=${a.fileId}>${fileElement({ id: a.fileId, name: a.name, mimeType: a.mimeType,
+      size: a.size }, true)}</li>`)}</ul>`;
 }
 
 export function dataUrlToBlob(url) {
@@ -77,6 +107,14 @@ function openData(event, url) {
 export function artifactItem(artifact) {
   const link = artifactLink(artifact.url);
   const name = artifact.name || t('artifact.unnamed');
+  const fileId = hubFileId(artifact.url);
+  if (fileId) {
+    return html`<li class="artifact artifact-file" data-artifact=${artifact.id || name} data-link-kind="file">
+      <span class="artifact-name">${icon('file')}<span>${name}</span></span>
+      ${artifact.summary ? html`<span class="muted artifact-summary">${artifact.summary}</span>` : ''}
+      ${fileElement({ id: fileId, name, mimeType: artifact.mimeType, size: artifact.size })}
+    </li>`;
+  }
   let actions;
   if (link.kind === 'web' || link.kind === 'hub') {
     // Another site says which one, so a link the agent wrote cannot pass for a page of this hub.

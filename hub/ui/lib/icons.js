@@ -25,6 +25,8 @@ const PATHS = {
   copy: svg`<rect x="5.5" y="5.5" width="8" height="8" rx="1.5"/><path d="M10.5 5.5V3.5a1 1 0 0 0-1-1h-6a1 1 0 0 0-1 1v6a1 1 0 0 0 1 1h2"/>`,
   file: svg`<path d="M4 1.75h5l3.25 3.25v9.25H4z"/><path d="M9 1.75V5h3.25"/>`,
   download: svg`<path d="M8 2.5v8M4.75 7.5L8 10.75l3.25-3.25M3 13.5h10"/>`,
+  attach: svg`<path d="M10.5 4.5l-4.9 4.9a1.4 1.4 0 002 2l5.1-5.1a2.6 2.6 0 00-3.7-3.7L3.8 7.8a3.8 3.8 0 005.4 5.4l3.3-3.3"/>`,
+  camera: svg`<path d="M2 5h2.75l1.25-1.75h4L11.25 5H14v7.75H2z"/><circle cx="8" cy="8.75" r="2.25"/>`,
   external: svg`<path d="M9 2.5h4.5V7M13.5 2.5L7.5 8.5M11.5 9.5v4h-9v-9h4"/>`,
   phone: svg`<rect x="4.5" y="1.5" width="7" height="13" rx="1.5"/><path d="M7 12.25h2"/>`,
   plus: svg`<path d="M8 3v10M3 8h10"/>`,

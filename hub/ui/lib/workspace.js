@@ -302,7 +302,7 @@ export class Workspace {
         outgoing.push({
           envelopeId: envelope.id, conversationId: envelope.conversationId, taskId: envelope.taskId,
           messageId: envelope.payload.messageId, content: envelope.payload.content, status: 'sending',
-          createdAt: envelope.occurredAt,
+          createdAt: envelope.occurredAt, attachments: envelope.payload.attachments,
         });
       }
     }
@@ -467,6 +467,7 @@ export class Workspace {
     const message = {
       id: p.messageId, conversationId, author: p.author, targetAgentId: p.targetAgentId ?? null,
       content: p.content ?? '', blocks: p.blocks ?? null, state: env.type === 'message.created' ? 'complete' : 'streaming',
+      attachments: p.attachments ?? null,
       createdAt: env.occurredAt, updatedAt: env.occurredAt, sequence: env.sequence, lastSequence: env.sequence,
       taskId: env.taskId ?? null,
     };
@@ -514,19 +515,21 @@ export class Workspace {
   }
 
   /** Seed 002 §7.2: with "track as task", task.create first, then the text as message.create for the agent. */
-  sendMessage({ conversationId, text, trackAsTask, targetAgentId }) {
+  sendMessage({ conversationId, text, trackAsTask, targetAgentId, attachments = [] }) {
     const content = text.trim();
-    if (!content) return null;
+    if (!content && !attachments.length) return null;
     let taskId;
     if (trackAsTask) {
       taskId = newId('task');
-      const sent = this._send('task.create', { title: firstLine(content), description: content, targetAgentId },
-        { conversationId, taskId });
+      const sent = this._send('task.create', { title: firstLine(content) || attachments[0].name, description: content,
+        targetAgentId }, { conversationId, taskId });
       sent.done.then(() => this._schedule('tasks'), () => {});
     }
     const messageId = newId('msg');
     const payload = { content, messageId };
     if (targetAgentId) payload.targetAgentId = targetAgentId;
+    // Files uploaded by the composer (lib/files.js): the hub adds each one's name, type and size.
+    if (attachments.length) payload.attachments = attachments.map(({ fileId }) => ({ fileId }));
     const sent = this._send('message.create', payload, { conversationId, taskId });
     sent.done.catch(() => {});
     return { messageId, taskId };
@@ -538,7 +541,8 @@ export class Workspace {
     this.set({ outgoing: this.state.outgoing.filter((o) => o.envelopeId !== envelopeId) });
     const conversation = this.state.conversations.find((c) => c.id === failed.conversationId);
     this._send('message.create', { content: failed.content, messageId: newId('msg'),
-      targetAgentId: conversation?.agentIds?.[0] }, { conversationId: failed.conversationId, taskId: failed.taskId })
+      targetAgentId: conversation?.agentIds?.[0], ...(failed.attachments ? { attachments: failed.attachments } : {}) },
+    { conversationId: failed.conversationId, taskId: failed.taskId })
       .done.catch(() => {});
   }
 
