@@ -112,8 +112,13 @@ def _upload(credential: Credential, source: str | os.PathLike[str] | bytes, name
                 connection.request("POST", _path(credential, "/api/files"), body=body, headers=headers)
                 response = connection.getresponse()
             except (BrokenPipeError, ConnectionResetError):
-                # The hub refused the body before reading it all (413) and closed: its answer is still readable.
-                response = connection.getresponse()
+                # The hub refused the body before reading it all (413) and closed: its answer may still be readable.
+                try:
+                    response = connection.getresponse()
+                except (OSError, http.client.HTTPException):
+                    raise SdkError(f"The hub closed the connection while {name!r} ({size} bytes) was sent: it refuses "
+                                   "a file far larger than its max_file_bytes (25 MiB unless set otherwise) without "
+                                   "reading it.") from None
             if response.status != 201:
                 raise _refusal(response)
             answer: dict[str, Any] = json.loads(response.read())

@@ -7,10 +7,10 @@ is closed after the answer, so the rest of the body is never read either.
 
 A few routes take larger bodies by design (`POST /api/files`: a file, up to `max_file_bytes`): `larger` names them
 by method and exact path, each with its own limit and refusal, and the same rules apply with that limit, with one
-difference: a body up to twice that limit is read to its end and thrown away (for at most DRAIN_S) before the 413 is
-sent. A client that sends a whole file before it reads the answer (browsers, curl, Python's http.client) otherwise
-meets a connection reset by the hub's close instead of the answer that names the limit. Nothing of it is kept; a body
-announced larger than twice the limit is refused at once, unread, as any other.
+difference: a body up to DRAIN_TIMES that limit is read to its end and thrown away (for at most DRAIN_S) before the
+413 is sent. A client that sends a whole file before it reads the answer (browsers, curl, Python's http.client)
+otherwise meets a connection reset by the hub's close instead of the answer that names the limit. Nothing of it is
+kept; a body announced larger than that is refused at once, unread, as any other.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from hub.web.errors import BodyTooLarge, error_response
 # (method, path) -> (the body limit of that route, the refusal past it)
 Larger = Mapping[tuple[str, str], tuple[int, Callable[[int], LapError]]]
 DRAIN_S = 30.0  # the longest a refused large body is read on before the answer goes anyway
+DRAIN_TIMES = 4  # a refused body up to this many times its route's limit is read and thrown away first
 
 
 async def _drain(receive: Receive, budget: int) -> None:
@@ -58,7 +59,8 @@ class BodyLimit:
         declared = [value for name, value in scope["headers"] if name == b"content-length"]
         if declared and (len(declared) > 1 or not declared[0].strip().isdigit()
                          or int(declared[0]) > limit):
-            if drain and len(declared) == 1 and declared[0].strip().isdigit() and int(declared[0]) <= 2 * limit:
+            if drain and len(declared) == 1 and declared[0].strip().isdigit() \
+                    and int(declared[0]) <= DRAIN_TIMES * limit:
                 await _drain(receive, int(declared[0]))
             await self._refuse(scope, receive, send, refusal(limit))
             return
@@ -84,7 +86,7 @@ class BodyLimit:
                 if cut:  # the rest of the body is still on its way: do not read it, close after this answer
                     message["headers"] = [*message.get("headers", []), (b"connection", b"close")]
                     if drain:
-                        await _drain(receive, limit)
+                        await _drain(receive, (DRAIN_TIMES - 1) * limit)
             await send(message)
 
         try:
@@ -95,7 +97,7 @@ class BodyLimit:
             if not cut or started or not isinstance(found, _Cut):
                 raise
             if drain:
-                await _drain(receive, limit)
+                await _drain(receive, (DRAIN_TIMES - 1) * limit)
             await self._refuse(scope, receive, send, found.error)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, error: LapError) -> None:

@@ -11,9 +11,11 @@ real Chromium at 390×844 and 1280×800.
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -79,7 +81,7 @@ def test_an_agents_2_mb_png_artifact_is_shown_inline_and_full_screen(hub, open_p
     shown = item.locator("lineup-file .file[data-state='ready'] img.file-image")
     expect(shown).to_be_visible(timeout=20_000)
     assert loaded_width(shown) == width  # the agent's bytes, decoded as its PNG
-    expect(shown).to_have_attribute("src", lambda_blob())
+    expect(shown).to_have_attribute("src", re.compile(r"^blob:"))  # the bytes fetched with the token
     box = shown.bounding_box()
     assert box is not None and box["height"] <= 281 and box["width"] <= min(viewport["width"], 361), box
     shots(page, "01-inline")
@@ -91,11 +93,6 @@ def test_an_agents_2_mb_png_artifact_is_shown_inline_and_full_screen(hub, open_p
     shots(page, "02-full-screen")
     page.keyboard.press("Escape")
     expect(viewer).to_be_hidden()
-
-
-def lambda_blob() -> Any:
-    import re
-    return re.compile(r"^blob:")
 
 
 def test_a_markdown_report_opens_rendered_and_an_svg_is_never_an_image(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
@@ -137,7 +134,7 @@ def test_a_markdown_report_opens_rendered_and_an_svg_is_never_an_image(hub, open
     assert served.headers["content-type"].startswith("text/plain")
 
 
-def touch_page(browser: Any, hub: HubProcess, token: str, path: str) -> tuple[Any, Page]:
+def touch_page(browser: Any, hub: HubProcess, token: str) -> tuple[Any, Page]:
     """A phone: 390×844, touch, so the composer offers "Photo" (an input with capture)."""
     context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True, locale="en-US", base_url=hub.base,
                                   service_workers="block")
@@ -161,7 +158,7 @@ def test_a_person_attaches_a_photo_and_the_agent_downloads_the_same_bytes(hub, o
     agent.client.on("message.delivered")(got)
     context = None
     if device == "phone":
-        context, page = touch_page(browser, hub, owner.token, f"/#/conversations/{conversation}")
+        context, page = touch_page(browser, hub, owner.token)
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(f"/#/conversations/{conversation}")
@@ -181,7 +178,8 @@ def test_a_person_attaches_a_photo_and_the_agent_downloads_the_same_bytes(hub, o
         shots(page, f"01-chosen-{device}")
         axe(page, "the composer with a file chosen")
         page.locator("lineup-composer .send-button").click()
-        envelope = asyncio.run_coroutine_threadsafe(asyncio.wait_for(asyncio.shield(delivered), 20), agent.loop).result(25)
+        waiting = asyncio.wait_for(asyncio.shield(delivered), 20)
+        envelope = asyncio.run_coroutine_threadsafe(waiting, agent.loop).result(25)
         [attachment] = envelope["payload"]["attachments"]
         assert envelope["payload"]["content"] == "What is on this photo?"
         assert attachment["name"] == "IMG_2041.png" and attachment["mimeType"] == "image/png"
@@ -211,7 +209,8 @@ def test_a_file_too_large_is_refused_before_anything_is_sent(hub_factory, open_p
         page.on("request", lambda request: uploads.append(request.url) if "/api/files" in request.url else None)
         chooser = page.locator("lineup-composer .composer-attach input[type=file]")
         expect(chooser).to_be_attached()
-        chooser.set_input_files(files=[{"name": "huge.png", "mimeType": "image/png", "buffer": png_of_size(2 * 1024 * 1024)},
+        huge = png_of_size(2 * 1024 * 1024)
+        chooser.set_input_files(files=[{"name": "huge.png", "mimeType": "image/png", "buffer": huge},
                                        {"name": "small.txt", "mimeType": "text/plain", "buffer": b"fits"}])
         refused = page.locator("lineup-composer .composer-refused")
         expect(refused).to_have_count(1)

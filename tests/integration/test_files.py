@@ -12,8 +12,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+import socket
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import httpx
 import pytest
@@ -22,7 +24,6 @@ from hub.sdk import AgentClient, HubError, TaskHandle, pair
 from tests.integration.conftest import Connect
 from tests.support.files import png_of_size
 from tests.support.hubproc import HubProcess, pair_agent, run_cli
-from tests.support.lap import LapClient
 
 MIB = 1024 * 1024
 
@@ -164,6 +165,14 @@ async def test_a_file_over_the_cap_is_refused_with_413_and_nothing_is_stored(hub
     error = refused.json()["error"]
     assert error["code"] == "invalid_payload" and "1 MiB" in error["message"] and "max_file_bytes" in error["message"]
     assert error["details"] == {"limit": "fileBytes", "max": MIB}
+    # Announced larger than four times the cap: refused unread (the hub reads no byte of such a body).
+    with socket.create_connection(("127.0.0.1", hub.port), timeout=10) as raw:
+        raw.sendall(f"POST /api/files HTTP/1.1\r\nHost: 127.0.0.1:{hub.port}\r\nAuthorization: Bearer {token}\r\n"
+                    f"X-File-Name: huge.bin\r\nContent-Length: {10 * 1024 * MIB}\r\n\r\n".encode())
+        answer = b""
+        while b"}}" not in answer and (piece := raw.recv(65536)):
+            answer += piece
+    assert answer.startswith(b"HTTP/1.1 413") and b'"fileBytes"' in answer, answer
 
     # Chunked (no Content-Length): cut off as soon as it passes the cap.
     async def chunks() -> AsyncIterator[bytes]:
@@ -176,7 +185,7 @@ async def test_a_file_over_the_cap_is_refused_with_413_and_nothing_is_stored(hub
     events = httpx.get(f"{hub.base}/api/events", headers=auth(token)).json()["events"]
     assert not [e for e in events if e["type"] == "file.stored"]
     # The SDK says so too, naming the limit (its http.client sends the whole file before it reads the answer: the hub
-    # reads a refused body of up to twice the cap to its end, so the answer arrives instead of a reset connection).
+    # reads a refused body of up to four times the cap to its end, so the answer arrives instead of a reset connection).
     agent = await sdk_agent(hub, token)
     try:
         with pytest.raises(HubError) as raised:
