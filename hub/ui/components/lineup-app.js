@@ -6,7 +6,7 @@ import { createApi, deviceName } from '../lib/api.js';
 import { requestInit } from '../lib/early.js';
 import { Workspace } from '../lib/workspace.js';
 import { parseRoute, navigate, routeHref } from '../lib/router.js';
-import { t, setLanguage, formatCountdown } from '../lib/i18n.js';
+import { t, setLanguage, formatCountdown, formatDateTime } from '../lib/i18n.js';
 import { icon } from '../lib/icons.js';
 import { inboxLists } from '../lib/inbox.js';
 import {
@@ -26,6 +26,19 @@ function hubLost(connection) {
 }
 
 const TOKEN_KEY = 'lineup.token';
+// When this browser last reached its hub (shown while it cannot: issue "When something goes wrong", item 5).
+const REACHED_KEY = 'lineup.hub.lastReached';
+// A page that cannot reach the hub tries again by itself after these waits (the last one repeated), and at once when
+// the browser says it is back online or the person asks.
+const ENTRY_RETRY_MS = [2000, 4000, 8000, 15000, 30000];
+
+function lastReached() {
+  try { return localStorage.getItem(REACHED_KEY); } catch { return null; }
+}
+
+function rememberReached() {
+  try { localStorage.setItem(REACHED_KEY, new Date().toISOString()); } catch { /* not remembered */ }
+}
 
 function readToken() {
   try { return localStorage.getItem(TOKEN_KEY); } catch { return null; }
@@ -95,6 +108,11 @@ export class LineupApp extends LineupElement {
     window.addEventListener('hashchange', () => this._routeChanged());
     document.addEventListener('keydown', (e) => this._onKey(e));
     PHONE_LAYOUT.addEventListener('change', () => this.requestUpdate()); // wider now: the sidebar shows
+    window.addEventListener('online', () => { if (this.phase === 'unreachable') this._retryEntry(); });
+    // The last time the hub answered, for the page that cannot reach it (a reload with the hub down).
+    const remember = () => { if (this.state?.connection?.status === 'live') rememberReached(); };
+    window.addEventListener('pagehide', remember);
+    document.addEventListener('visibilitychange', remember);
     this._listen();
     this.boot();
   }
@@ -170,15 +188,47 @@ export class LineupApp extends LineupElement {
     try {
       this.setupInfo = await this.api.get('/api/setup');
       this.phase = this.setupInfo.needsSetup ? 'setup' : 'signin';
+      this._reachedAgain();
     } catch (error) {
-      this.phase = 'unreachable';
-      this.formError = error;
+      this._unreachable(error);
     }
     this.requestUpdate();
   }
 
+  /** The hub did not answer the first reads: say so, and try again by itself, later and later (ENTRY_RETRY_MS). */
+  _unreachable(error) {
+    this.phase = 'unreachable';
+    this.formError = error;
+    this._retrying = false;
+    const delay = ENTRY_RETRY_MS[Math.min(this._entryAttempts ?? 0, ENTRY_RETRY_MS.length - 1)];
+    this._entryAttempts = (this._entryAttempts ?? 0) + 1;
+    this._entryRetryAt = Date.now() + delay;
+    clearTimeout(this._entryTimer);
+    this._entryTimer = setTimeout(() => this._retryEntry(), delay);
+    clearInterval(this._entryTick);
+    this._entryTick = setInterval(() => this.requestUpdate(), 1000); // the countdown
+  }
+
+  /** Try the first reads again, keeping the unreachable page on the screen until the hub answers. */
+  async _retryEntry() {
+    if (this.phase !== 'unreachable' || this._retrying) return;
+    clearTimeout(this._entryTimer);
+    this._retrying = true;
+    this.requestUpdate();
+    if (this.token) await this.enter();
+    else await this.showEntry();
+  }
+
+  _reachedAgain() {
+    clearTimeout(this._entryTimer);
+    clearInterval(this._entryTick);
+    this._entryAttempts = 0;
+    this._retrying = false;
+  }
+
   async enter() {
-    this.phase = 'loading';
+    // Tried again from the unreachable page: that page stays until the inbox can be shown (no spinner flashing).
+    if (this.phase !== 'unreachable') this.phase = 'loading';
     this.requestUpdate();
     const workspace = new Workspace({ token: this.token, api: this.api, html });
     this.state = workspace.state; // never a previous session's, while this one loads
@@ -187,12 +237,16 @@ export class LineupApp extends LineupElement {
     this.workspace = workspace;
     workspace.subscribe((state) => {
       this.state = state;
+      if (this.phase === 'unreachable' && state.inboxLoaded) this.phase = 'loading';
+      if (state.connection.status === 'live' && !this._liveSeen) rememberReached();
+      this._liveSeen = state.connection.status === 'live';
       this.requestUpdate();
     });
     try {
       await workspace.start();
       this.state = workspace.state;
       this.phase = 'ready';
+      this._reachedAgain();
       if (loadRelayCredentials()) warmUp(); // a device used away from home keeps every screen's code
       workspace.openConversation(this.route.view === 'conversations' ? this.route.id : null);
       workspace.openTask(this.route.task);
@@ -207,8 +261,7 @@ export class LineupApp extends LineupElement {
         if (code && await this._redeemSignIn(code)) await this.enter();
         return;
       }
-      this.phase = 'unreachable';
-      this.formError = error;
+      this._unreachable(error);
     }
     this.requestUpdate();
   }
@@ -432,15 +485,26 @@ export class LineupApp extends LineupElement {
         need('lineup-sign-in');
         return html`<lineup-sign-in .busy=${this.busy} .error=${this.formError} .notice=${this.notice}></lineup-sign-in>`;
       case 'unreachable':
-        return html`<div class="entry"><div class="entry-card" role="alert">
-          <h1>${t('app.unreachable')}</h1>
-          ${this.notice ? html`<p class="notice notice-${this.notice.kind}">${icon('warning')} ${this.notice.text}</p>` : ''}
-          <p>${this.formError?.code === 'network' ? t('error.network') : this.formError?.message || ''}</p>
-          <button class="button primary" @click=${() => window.location.reload()}>${t('action.tryAgain')}</button>
-        </div></div>`;
+        return this._renderUnreachable();
       default:
         return this._renderReady();
     }
+  }
+
+  /** The hub did not answer: what is wrong, when this page tries again by itself (or now), when it last answered. */
+  _renderUnreachable() {
+    const left = Math.max(0, (this._entryRetryAt || 0) - Date.now());
+    const reached = lastReached();
+    return html`<div class="entry"><div class="entry-card unreachable" role="alert">
+      <h1>${t('app.unreachable')}</h1>
+      ${this.notice ? html`<p class="notice notice-${this.notice.kind}">${icon('warning')} ${this.notice.text}</p>` : ''}
+      <p>${this.formError?.code === 'network' || !this.formError ? t('error.network') : this.formError.message}</p>
+      <p class="unreachable-retry" role="status" data-retrying=${this._retrying ? 'true' : 'false'}
+        data-attempts=${this._entryAttempts || 0}>${icon('clock')}
+        <span>${this._retrying ? t('app.unreachableTrying') : t('app.unreachableRetryIn', { time: formatCountdown(left) })}</span></p>
+      ${reached ? html`<p class="muted small unreachable-last">${t('app.unreachableLastReached', { time: formatDateTime(reached) })}</p>` : ''}
+      <button class="button primary" ?disabled=${this._retrying} @click=${() => this._retryEntry()}>${t('connection.retryNow')}</button>
+    </div></div>`;
   }
 
   _renderReady() {

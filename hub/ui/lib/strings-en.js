@@ -4,6 +4,9 @@ export const en = {
   'app.loading': 'Loading…',
   'app.skipToContent': 'Skip to content',
   'app.unreachable': 'The hub cannot be reached',
+  'app.unreachableRetryIn': 'This page tries again by itself in\u00a0{time}.',
+  'app.unreachableTrying': 'Trying to reach the hub…',
+  'app.unreachableLastReached': 'Last reached: {time}.',
 
   'action.back': 'Back',
   'action.cancel': 'Cancel',

@@ -4,6 +4,9 @@ export const zh = {
   'app.loading': '加载中…',
   'app.skipToContent': '跳到主要内容',
   'app.unreachable': '无法连接到 Hub',
+  'app.unreachableRetryIn': '本页会在 {time} 后自动重试。',
+  'app.unreachableTrying': '正在尝试连接 Hub…',
+  'app.unreachableLastReached': '上次连接成功：{time}。',
 
   'action.back': '返回',
   'action.cancel': '取消',
