@@ -18,6 +18,8 @@ import asyncio
 import contextlib
 import sqlite3
 from collections.abc import Iterator
+from datetime import datetime
+from email.utils import formatdate
 from urllib.parse import unquote
 
 from starlette.requests import Request
@@ -140,9 +142,12 @@ async def download_file(request: Request) -> Response:
         raise LapError("internal", f"The bytes of file {file_id!r} are missing from the hub's data folder.",
                        hint="`lineup db check` lists the files whose bytes are missing; restore the data folder's "
                             "files/ from a backup.")
-    return FileResponse(path, media_type=served_type(record.mime_type), filename=record.name,
-                        content_disposition_type="inline" if record.mime_type in PREVIEWED else "attachment",
-                        headers={"content-security-policy": FILE_CSP})  # nosniff: hub/web/headers.py
+    # ETag and Last-Modified are the file's own (its content, when its workspace stored it), never the blob's on disk:
+    # the blob is rewritten whenever anyone stores the same bytes, and its time would tell that to every reader.
+    headers = {"content-security-policy": FILE_CSP, "etag": f'"{record.sha256}"',
+               "last-modified": formatdate(datetime.fromisoformat(record.created_at).timestamp(), usegmt=True)}
+    return FileResponse(path, media_type=served_type(record.mime_type), filename=record.name, headers=headers,
+                        content_disposition_type="inline" if record.mime_type in PREVIEWED else "attachment")
 
 
 routes = [

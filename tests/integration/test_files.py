@@ -104,6 +104,15 @@ async def test_an_agent_uploads_a_2_mb_png_and_attaches_it_as_an_artifact(hub: H
     policies = served.headers.get_list("content-security-policy")
     assert any(p.startswith("sandbox") for p in policies), policies
     assert "content-encoding" not in served.headers  # served as stored, not gzipped
+    # Its ETag and Last-Modified are the file's, not the shared blob's (rewritten when anyone stores the same bytes:
+    # its time would tell every reader that someone did).
+    assert served.headers["etag"] == f'"{hashlib.sha256(image).hexdigest()}"'
+    os.utime(blobs(hub)[0], (1_000_000_000, 1_000_000_000))
+    again = await fetch(hub, owner_token, file_id)
+    assert again.headers["last-modified"] == served.headers["last-modified"]
+    assert "2001" not in again.headers["last-modified"]
+    ranged = await fetch(hub, owner_token, file_id, Range="bytes=0-7")
+    assert ranged.status_code == 206 and ranged.content == image[:8]
     # The blob is kept once by content, owner-only.
     [blob] = blobs(hub)
     assert blob.name == hashlib.sha256(image).hexdigest() and blob.parent.name == blob.name[:2]
