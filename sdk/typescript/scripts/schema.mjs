@@ -8,8 +8,8 @@
 //   node scripts/schema.mjs --check          exit 1 (saying where) when src/protocol.ts is not what the schema makes
 //   ... --schema FILE                        read the schema from FILE ("-": standard input) instead of the hub
 //
-// The hub's Python: $LINEUP_PYTHON, else the repository's .venv/bin/python, else python3 (run in the repository, so
-// `hub` imports from the checkout). tests/unit/test_typescript_schema.py and `npm test` run the check.
+// The hub's Python: $LINEUP_PYTHON, else the repository's .venv/bin/python, else python3, run in the repository (or
+// $LINEUP_HUB_DIR), so `hub` imports from the checkout. tests/unit/test_typescript_schema.py and `npm test` run the check.
 
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -46,7 +46,7 @@ export function hubPython() {
 function readSchema(source) {
   if (source === "-") return JSON.parse(readFileSync(0, "utf8"));
   if (source) return JSON.parse(readFileSync(source, "utf8"));
-  const out = execFileSync(hubPython(), ["-m", "hub", "schema"], { cwd: REPOSITORY, encoding: "utf8",
+  const out = execFileSync(hubPython(), ["-m", "hub", "schema"], { cwd: process.env.LINEUP_HUB_DIR || REPOSITORY, encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024 });
   return JSON.parse(out);
 }
@@ -244,15 +244,19 @@ export function generate(schema) {
   return out;
 }
 
-function firstDifference(a, b) {
-  const left = a.split("\n");
-  const right = b.split("\n");
-  for (let i = 0; i < Math.max(left.length, right.length); i++) {
-    if (left[i] !== right[i]) {
-      return `line ${i + 1}:\n  committed: ${left[i] ?? "(end of file)"}\n  from the schema: ${right[i] ?? "(end of file)"}`;
-    }
-  }
-  return "";
+function differences(committed, generated) {
+  // The lines only one side has (up to ten each), after the first line where they part.
+  const left = committed.split("\n");
+  const right = generated.split("\n");
+  let first = 0;
+  while (first < left.length && first < right.length && left[first] === right[first]) first++;
+  const count = (lines) => lines.reduce((m, l) => m.set(l, (m.get(l) ?? 0) + 1), new Map());
+  const inLeft = count(left.slice(first));
+  const inRight = count(right.slice(first));
+  const only = (mine, theirs) => [...mine].filter(([l, n]) => n > (theirs.get(l) ?? 0)).map(([l]) => l).slice(0, 10);
+  const show = (lines) => lines.map((l) => `    ${l.length > 200 ? `${l.slice(0, 200)}…` : l}`).join("\n") || "    (none)";
+  return `from line ${first + 1}:\n  only in src/protocol.ts:\n${show(only(inLeft, inRight))}\n` +
+    `  only in what the schema makes:\n${show(only(inRight, inLeft))}`;
 }
 
 function main(argv) {
@@ -264,7 +268,7 @@ function main(argv) {
     const committed = existsSync(TARGET) ? readFileSync(TARGET, "utf8") : "";
     if (committed !== generated) {
       process.stderr.write("src/protocol.ts does not match the hub's schema (`lineup schema`); run `npm run schema` " +
-        `in sdk/typescript and commit the result. First difference at ${firstDifference(committed, generated)}\n`);
+        `in sdk/typescript and commit the result. They differ ${differences(committed, generated)}\n`);
       process.exit(1);
     }
     process.stdout.write("src/protocol.ts matches the hub's schema\n");

@@ -81,8 +81,8 @@ test("the cursor: an event handled before kill -9 is not handled again; one sent
   const files = await agentFiles("ts cursor");
   const first = launch(files, "steps");
   await first.waitFor("ready");
-  const { conversationId } = await app.task(files.agentId, "Two steps", "2");
-  await first.waitFor("step", (s) => s.n === 2);
+  const { conversationId, taskId } = await app.task(files.agentId, "Two steps", "2");
+  await app.finished(taskId);
   await app.request("message.create", { content: "before the kill" }, { conversationId });
   await first.waitFor("delivered", (s) => s.content === "before the kill");
   await first.kill9();

@@ -11,6 +11,10 @@ import { fileURLToPath } from "node:url";
 export const PACKAGE = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 export const REPOSITORY = resolve(PACKAGE, "..", "..");
 
+/** Where the hub's code is run from (`python -m hub` in this folder): the repository, or $LINEUP_HUB_DIR (a checkout
+ * of another revision). */
+export const HUB_DIR = process.env.LINEUP_HUB_DIR ? resolve(process.env.LINEUP_HUB_DIR) : REPOSITORY;
+
 export function hubPython(): string {
   if (process.env.LINEUP_PYTHON) return process.env.LINEUP_PYTHON;
   const venv = join(REPOSITORY, ".venv", "bin", "python");
@@ -84,7 +88,7 @@ export class Hub {
     const out = openSync(join(this.folder, "hub.log"), "a");
     this.proc = spawn(hubPython(), ["-m", "hub", "serve", "--host", "127.0.0.1", "--port", String(this.port),
       "--data-dir", this.dataDir, "--no-mdns", ...(this.options.args ?? [])], {
-      cwd: REPOSITORY, stdio: ["ignore", out, out],
+      cwd: HUB_DIR, stdio: ["ignore", out, out],
       env: { ...process.env, LINEUP_LOG_LEVEL: "warning", ...this.options.env },
     });
     const pid = this.proc.pid;
@@ -129,7 +133,7 @@ export class Hub {
   /** `lineup token --data-dir`: the owner's app token. */
   token(): string {
     if (this.#token === null) {
-      const out = execFileSync(hubPython(), ["-m", "hub", "token", "--data-dir", this.dataDir], { cwd: REPOSITORY,
+      const out = execFileSync(hubPython(), ["-m", "hub", "token", "--data-dir", this.dataDir], { cwd: HUB_DIR,
         encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
       this.#token = out.split("\n").find((line) => line.trim())!.trim();
     }
@@ -138,7 +142,7 @@ export class Hub {
 
   /** `lineup pair --data-dir`: a pairing code, as a person on the hub's machine makes one. */
   pairCode(): string {
-    const out = execFileSync(hubPython(), ["-m", "hub", "pair", "--data-dir", this.dataDir], { cwd: REPOSITORY,
+    const out = execFileSync(hubPython(), ["-m", "hub", "pair", "--data-dir", this.dataDir], { cwd: HUB_DIR,
       encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
     return out.split("\n").find((line) => line.trim())!.trim();
   }
