@@ -3,6 +3,7 @@
 // from `lineup token`, pairing codes and the event log over its HTTP API.
 
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { request } from "node:http";
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -147,13 +148,23 @@ export class Hub {
     return out.split("\n").find((line) => line.trim())!.trim();
   }
 
+  /** The app's HTTP API with the owner's token. A connection of its own each time (the hub closes idle keep-alive
+   * connections after 5 s, and a pooled one reused just then fails). */
   async api(method: "GET" | "POST", path: string, body?: unknown): Promise<any> {
-    const response = await fetch(this.base + path, {
-      method, headers: { Authorization: `Bearer ${this.token()}`, "Content-Type": "application/json" },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : method === "POST" ? { body: "{}" } : {}),
+    const data = body !== undefined ? JSON.stringify(body) : method === "POST" ? "{}" : undefined;
+    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port: this.port, path, method, agent: false,
+        headers: { Authorization: `Bearer ${this.token()}`, "Content-Type": "application/json" } }, (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => { text += chunk; });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on("error", reject);
+      });
+      req.on("error", reject);
+      req.end(data);
     });
-    const text = await response.text();
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    if (status >= 300) throw new Error(`${method} ${path}: ${status} ${text}`);
     return JSON.parse(text);
   }
 
