@@ -60,7 +60,7 @@ def test_unreachable_agent_means_restart_and_diagnostics(hub_factory, open_page,
 
     agent.kill()
     expect(verdict).to_contain_text("Needs restarting? Not now.")
-    expect(verdict).to_contain_text("Agent connection lost since")
+    expect(verdict).to_contain_text("Agent connection lost at")
     expect(verdict).to_contain_text("grace period")
     # The grace period passes: the hub fails the task with agent_unreachable, and the app says to start again.
     expect(verdict).to_contain_text("Needs restarting? Yes.", timeout=10_000)

@@ -6,7 +6,7 @@ import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, tn, formatAgo, formatDateTime } from '../lib/i18n.js';
 import { localCommand } from '../lib/commands.js';
-import { agentStatusBadge } from '../lib/status.js';
+import { agentStatusBadge, lastStatusChange, reasonWord } from '../lib/status.js';
 import { agentDiagnosis } from '../lib/diagnostics.js';
 import { diagnosisBox, copyButton } from './lineup-connect-agent.js';
 
@@ -135,8 +135,10 @@ export class LineupAgentList extends LineupElement {
           ? html`<p class="small signed-off">${icon('offline')} ${t('agents.signedOff')}</p>`
           : html`<p class="small tone-text-success">${icon('succeeded')} ${t('agents.healthy')}</p>`}
         <dl class="kv small">
-          <dt>${t('agent.state')}</dt><dd>${t(`agent.status.${agent.status || 'offline'}`)}${agent.statusReason ? ` (${signedOff ? t('agent.reason.signed_off') : agent.statusReason})` : ''}</dd>
-          <dt>${t('agents.lastSignOfLife')}</dt><dd>${agent.lastHeartbeatAt ? formatDateTime(agent.lastHeartbeatAt) : '—'}</dd>
+          <dt>${t('agent.state')}</dt><dd>${t(`agent.status.${agent.status || 'offline'}`)}${reasonWord(agent.statusReason) ? ` (${reasonWord(agent.statusReason)})` : ''}</dd>
+          ${agent.status !== 'online' && lastStatusChange(agent.id, state)?.status === 'offline' ? html`<dt>${t('agents.offlineSince')}</dt>
+            <dd class="offline-since">${formatDateTime(lastStatusChange(agent.id, state).at)}</dd>` : ''}
+          <dt>${t('agents.lastSignOfLife')}</dt><dd class="last-sign-of-life">${agent.lastHeartbeatAt ? formatDateTime(agent.lastHeartbeatAt) : '—'}</dd>
           <dt>${t('agents.pairedAt')}</dt><dd>${formatDateTime(agent.createdAt)}</dd>
           <dt>${t('card.detail.id')}</dt><dd class="mono">${agent.id}</dd>
         </dl>

@@ -5,7 +5,7 @@ import { repeat } from '../vendor/lit-html/directives/repeat.js';
 import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, tn, formatTime } from '../lib/i18n.js';
-import { TERMINAL, taskStatusBadge, agentStatusBadge, progressBar } from '../lib/status.js';
+import { TERMINAL, taskStatusBadge, agentStatusBadge, progressBar, connectionLoss, deliveryNote, taskSummary } from '../lib/status.js';
 import { interactionCard } from '../lib/cards.js';
 import { conversationOf, interactionCalls, toolItems } from '../lib/tool-calls.js';
 import { toolItem } from '../lib/tool-views.js';
@@ -198,6 +198,13 @@ export class LineupConversation extends LineupElement {
     </section>`;
   }
 
+  /** When the hub noticed the agent gone, and its last sign of life (docs/design.md#an-agent-that-goes-away). */
+  _lost(task, state) {
+    const { noticedAt, lastSignOfLife } = connectionLoss(state.agents.find((a) => a.id === task.agentId), state, task);
+    const lost = noticedAt ? t('task.connectionLostAt', { time: formatTime(noticedAt) }) : t('task.connectionLostNoTime');
+    return lastSignOfLife ? `${lost} · ${t('task.lastSignOfLife', { time: formatTime(lastSignOfLife) })}` : lost;
+  }
+
   _item(item, state) {
     if (item.kind === 'message') {
       const m = item.message;
@@ -233,14 +240,14 @@ export class LineupConversation extends LineupElement {
         <span class="task-chip-head">${icon('tasks')}<span class="task-chip-kind">${t('task.tracked')}</span>${taskStatusBadge(task)}</span>
         <span class="task-chip-title">${task.title}</span>
         <span class="task-chip-progress">${progressBar(task.progress, t('task.progressOf', { title: task.title }))}
-          <span class="muted small">${task.progress ?? 0}%${task.summary ? ` · ${task.summary}` : ''}</span></span>
+          <span class="muted small">${task.progress ?? 0}%${taskSummary(task, state) ? ` · ${taskSummary(task, state)}` : ''}</span></span>
         ${task.connectionLostAt && !TERMINAL.has(task.status)
-          ? html`<span class="small tone-text-danger">${icon('offline')} ${t('task.connectionLostShort', { time: formatTime(task.connectionLostAt) })}</span>` : ''}
+          ? html`<span class="small tone-text-danger lost-line">${icon('offline')} ${this._lost(task, state)}</span>` : ''}
       </button></div>`;
     }
     if (item.kind === 'tool-call' || item.kind === 'tool-instance') return toolItem(item, state, 'stream');
     return html`<div class="stream-card" data-pending-interaction=${item.interaction.status === 'pending' ? item.interaction.id : nothing}>${item.call ? html`<lineup-tool-call .entry=${item.call} .state=${state}
-      .linked=${true}></lineup-tool-call>` : ''}${interactionCard(item.interaction, state, 'stream')}</div>`;
+      .linked=${true}></lineup-tool-call>` : ''}${interactionCard(item.interaction, state, 'stream')}${deliveryNote(item.interaction, state)}</div>`;
   }
 }
 

@@ -6,10 +6,10 @@ import { html } from '../vendor/lit-html/lit-html.js';
 import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, formatTime, formatDateTime } from '../lib/i18n.js';
-import { TERMINAL, taskStatusBadge, agentStatusBadge, progressBar, isHubReachable } from '../lib/status.js';
+import { TERMINAL, taskStatusBadge, agentStatusBadge, progressBar, isHubReachable, connectionLoss, deliveryNote, taskSummary } from '../lib/status.js';
 import { artifactItem } from '../lib/artifacts.js';
 import { interactionCard } from '../lib/cards.js';
-import { describeEvent, timelineEvents } from '../lib/timeline.js';
+import { timelineLines } from '../lib/timeline.js';
 import { interactionCalls, toolItems } from '../lib/tool-calls.js';
 import { toolItem } from '../lib/tool-views.js';
 import '../lib/markdown.js'; // <lineup-markdown .plain>: an agent's long description put into the page a little per frame
@@ -48,7 +48,8 @@ export class LineupTaskDetail extends LineupElement {
     const children = detail?.children || state.tasks.filter((x) => x.parentTaskId === task.id);
     const interactions = detail?.interactions || state.interactions.filter((i) => i.taskId === task.id);
     const artifacts = detail?.artifacts || [];
-    const timeline = timelineEvents(detail?.timeline);
+    const timeline = timelineLines(detail, task, state);
+    const summary = taskSummary(task, state, interactions);
     const asked = interactionCalls(state);
     const tools = toolItems(state, (entry) => entry.call.taskId === task.id, (id) => interactions.some((it) => it.id === id));
     return html`<article class="detail-inner" data-task-id=${task.id} data-status=${task.status} aria-labelledby="task-detail-heading">
@@ -60,7 +61,7 @@ export class LineupTaskDetail extends LineupElement {
         ${taskStatusBadge(task, { large: true })}
         <span class="detail-progress">${progressBar(task.progress, t('task.progressOf', { title: task.title }))}
           <strong class="progress-number">${task.progress ?? 0}%</strong></span>
-        ${task.summary ? html`<p class="detail-summary">“${task.summary}”</p>` : ''}
+        ${summary ? html`<p class="detail-summary">${summary === task.summary ? `“${summary}”` : summary}</p>` : ''}
         <p class="muted small">${icon('agent')} ${agent?.name || t('who.agent')} ${agent ? agentStatusBadge(agent) : ''}
           · ${t('detail.updated', { time: formatTime(task.updatedAt) })}</p>
       </div>
@@ -73,7 +74,7 @@ export class LineupTaskDetail extends LineupElement {
       ${interactions.length ? html`<section class="detail-section" aria-labelledby="detail-interactions">
         <h3 id="detail-interactions">${t('detail.interactions')}</h3>
         ${interactions.map((it) => html`${asked.has(it.id) ? html`<lineup-tool-call .entry=${asked.get(it.id)} .state=${state}
-          .linked=${true}></lineup-tool-call>` : ''}${interactionCard(it, state, 'detail')}`)}</section>` : ''}
+          .linked=${true}></lineup-tool-call>` : ''}${interactionCard(it, state, 'detail')}${deliveryNote(it, state)}`)}</section>` : ''}
       ${tools.length ? html`<section class="detail-section" aria-labelledby="detail-tools">
         <h3 id="detail-tools">${t('tool.section')} <span class="count">${tools.length}</span></h3>
         ${tools.map((item) => toolItem(item, state, 'detail'))}</section>` : ''}
@@ -90,9 +91,9 @@ export class LineupTaskDetail extends LineupElement {
       </section>
       <details class="detail-section timeline" ?open=${window.matchMedia('(min-width: 900px)').matches}>
         <summary><h3>${t('detail.timeline')} <span class="count">${timeline.length}</span></h3></summary>
-        <ol class="timeline-list">${timeline.map((ev) => html`<li data-event-type=${ev.type}>
-          <time datetime=${ev.occurredAt} title=${formatDateTime(ev.occurredAt)}>${formatTime(ev.occurredAt)}</time>
-          <span>${describeEvent(ev, state)}</span></li>`)}</ol>
+        <ol class="timeline-list">${timeline.map((line) => html`<li data-event-type=${line.type}>
+          <time datetime=${line.at} title=${formatDateTime(line.at)}>${formatTime(line.at)}</time>
+          <span>${line.text}</span></li>`)}</ol>
       </details>
     </article>`;
   }
@@ -130,12 +131,20 @@ export class LineupTaskDetail extends LineupElement {
     }
     return html`<section class="restart-verdict tone-box-${tone}" role="status" data-verdict=${verdict === t('restart.yes') ? 'restart' : 'keep'}
         data-connection-lost=${lost ? 'true' : 'false'}>
-      ${lost ? html`<p class="lost-line"><strong>${icon('offline')} ${t('task.connectionLost', { time: formatTime(task.connectionLostAt) })}</strong></p>` : ''}
+      ${lost ? this._lostLine(task, agent, state) : ''}
       <p><strong>${t('restart.question')}</strong> ${verdict}</p>
       <p class="small">${body}</p>
       ${lost || (agent && agent.status !== 'online') ? html`<p class="small"><a href="#/agents">${t('restart.diagnostics')}</a></p>` : ''}
       ${action}
     </section>`;
+  }
+
+  /** "Agent connection lost at 10:42:07 (when the hub noticed) · last sign of life 10:41:40 (its last heartbeat)". */
+  _lostLine(task, agent, state) {
+    const { noticedAt, lastSignOfLife } = connectionLoss(agent, state, task);
+    return html`<p class="lost-line"><strong>${icon('offline')} ${noticedAt ? t('task.connectionLostAt', { time: formatTime(noticedAt) })
+      : t('task.connectionLostNoTime')}</strong>${lastSignOfLife ? html` <span class="small lost-heartbeat">· ${t('task.lastSignOfLife',
+      { time: formatTime(lastSignOfLife) })}</span>` : ''}</p>`;
   }
 
   _cancel(task, state) {

@@ -6,12 +6,13 @@ import { repeat } from '../vendor/lit-html/directives/repeat.js';
 import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, formatAgo } from '../lib/i18n.js';
-import { TASK_FILTERS, TERMINAL, taskStatusBadge, progressBar } from '../lib/status.js';
+import { TASK_FILTERS, TERMINAL, taskStatusBadge, progressBar, taskSummary } from '../lib/status.js';
 import { routeHref } from '../lib/router.js';
 
 export function taskRow(task, state, { selected = false } = {}) {
   const agent = state.agents.find((a) => a.id === task.agentId);
   const lost = task.connectionLostAt && !TERMINAL.has(task.status);
+  const summary = taskSummary(task, state);
   return html`<li class="task-row ${selected ? 'selected' : ''}">
     <button class="task-row-button" data-task-id=${task.id} aria-current=${selected ? 'true' : 'false'}
       @click=${(e) => e.currentTarget.dispatchEvent(new CustomEvent('lineup-task-open', { detail: { taskId: task.id }, bubbles: true }))}>
@@ -23,7 +24,7 @@ export function taskRow(task, state, { selected = false } = {}) {
       ${task.progress !== null && task.progress !== undefined || task.status === 'running' ? html`<span class="task-row-progress">
         ${progressBar(task.progress, t('task.progressOf', { title: task.title }))}
         <span class="muted small">${task.progress ?? 0}%</span></span>` : ''}
-      <span class="task-row-meta muted small">${task.summary ? html`<span>${task.summary}</span> · ` : ''}${agent?.name || ''} · ${formatAgo(task.updatedAt)}</span>
+      <span class="task-row-meta muted small">${summary ? html`<span class="task-row-summary">${summary}</span> · ` : ''}${agent?.name || ''} · ${formatAgo(task.updatedAt)}</span>
     </button>
   </li>`;
 }

@@ -98,3 +98,77 @@ export function progressBar(progress, label) {
   const value = Number.isFinite(progress) ? Math.max(0, Math.min(100, progress)) : undefined;
   return html`<progress class="progress" max="100" value=${value ?? nothing} aria-label=${label}></progress>`;
 }
+
+// ---- an agent that went away (docs/design.md#an-agent-that-goes-away) --------------------------------------------
+
+const REASONS = ['connected', 'disconnected', 'heartbeat_timeout', 'hub_restarted', 'revoked', 'credential_replaced',
+  'signed_off'];
+
+/** Why an agent's status changed, in words ("connection closed"), never the hub's name for it. */
+export function reasonWord(reason) {
+  return REASONS.includes(reason) ? t(`agent.reason.${reason}`) : '';
+}
+
+/** The agent's latest status change the app has seen in the log (state.presence), or null. */
+export function lastStatusChange(agentId, state) {
+  const list = state?.presence?.[agentId];
+  return list?.length ? list[list.length - 1] : null;
+}
+
+/**
+ * When an offline agent's connection was lost: `noticedAt`, when the hub noticed (its `agent.status_changed`), and
+ * `lastSignOfLife`, the last frame the hub had from it (its last heartbeat), or null for what is not known.
+ */
+export function connectionLoss(agent, state, task = null) {
+  const change = agent ? lastStatusChange(agent.id, state) : null;
+  const offline = change && change.status === 'offline' ? change : null;
+  return {
+    noticedAt: offline?.at || null,
+    lastSignOfLife: offline?.lastHeartbeatAt || agent?.lastHeartbeatAt || task?.connectionLostAt || null,
+  };
+}
+
+const ANSWERED = new Set(['answered', 'declined']);
+
+/**
+ * An answer the person gave that its agent has not had yet: the agent is offline and went so before the answer (it is
+ * kept by the hub and delivered when the agent reconnects). Null otherwise; else { agent, decision } in words.
+ */
+export function undeliveredAnswer(interaction, state) {
+  if (!interaction || !ANSWERED.has(interaction.status) || interaction.respondedBy?.kind !== 'user') return null;
+  if (!hubReachable) return null; // the agent's state is unknown
+  const agent = state.agents?.find((a) => a.id === interaction.agentId);
+  if (!agent || agent.revokedAt || agent.status === 'online') return null;
+  const task = interaction.taskId ? state.tasks?.find((x) => x.id === interaction.taskId) : null;
+  if (task && TERMINAL.has(task.status)) return null;
+  const change = lastStatusChange(agent.id, state);
+  const wentAt = change?.status === 'offline' ? change.at : (task?.connectionLostAt || agent.lastHeartbeatAt);
+  if (wentAt && interaction.respondedAt && Date.parse(interaction.respondedAt) < Date.parse(wentAt)) return null;
+  const response = interaction.response || {};
+  let decision = t('card.outcome.answered');
+  if (response.declined || interaction.status === 'declined') decision = t('card.decided.declined');
+  else if (interaction.type === 'approval') {
+    decision = response.approved === false ? t('card.decided.rejectedPlain') : t('card.decided.approvedPlain');
+  } else if (interaction.type === 'review') {
+    decision = t(response.decision === 'approve' ? 'card.decided.reviewApproved' : 'card.decided.reviewChanges');
+  }
+  return { agent, decision };
+}
+
+/** Under an answered card whose agent has not had the answer: "Approved — delivered when Demo agent reconnects". */
+export function deliveryNote(interaction, state) {
+  const pending = undeliveredAnswer(interaction, state);
+  if (!pending) return nothing;
+  return html`<p class="card-delivery" role="status" data-delivery="pending">${icon('clock')}<span>${t('card.deliveredOnReconnect',
+    { decision: pending.decision, agent: pending.agent.name })}</span></p>`;
+}
+
+/**
+ * A task's one-line summary for its progress line. The agent's last words ("Waiting for your approval") are stale
+ * once the person answered and the agent has not had the answer yet: that is said instead.
+ */
+export function taskSummary(task, state, interactions = null) {
+  const asked = interactions || state.interactions?.filter((i) => i.taskId === task.id) || [];
+  const waiting = asked.map((i) => undeliveredAnswer(i, state)).find(Boolean);
+  return waiting ? t('task.answerWaitsForAgent', { agent: waiting.agent.name }) : (task.summary || '');
+}

@@ -68,6 +68,7 @@ export class Workspace {
       taskDetails: {}, openTaskId: null, openConversationId: null,
       pairing: null, signInLink: null, devices: null, plugins: [], hubCli: null,
       seenInbox: new Set(), outboxSize: 0,
+      presence: {}, // agent id -> its status changes seen in the log: [{status, reason, at, lastHeartbeatAt, sequence}]
       toasts: [], notificationLog: null, notificationTest: null, browserNotify: null, // null until start() has loaded it
     };
     this._dirty = new Set();
@@ -116,6 +117,10 @@ export class Workspace {
     this.set({ browserNotify: notifications.browserNotifyState() });
     this._watchPermission();
     this.tools = new ToolCalls(this);
+    // The log read for the tool calls (GET /api/events, then the live events) is also where the agents' comings and
+    // goings are seen: when each went offline and came back (the timeline, "connection lost at").
+    const applyTool = this.tools.apply.bind(this.tools);
+    this.tools.apply = (env) => { this._presenceEvent(env); applyTool(env); };
     const live = new HubConnection({
       token: this.token, workspaceId: me.workspace.id, epoch: position.epoch,
       lastSequence: position.headSequence, outboxKey: `lineup.outbox.${me.deviceId}`, relayFirst: Boolean(away),
@@ -451,6 +456,25 @@ export class Workspace {
     navigator.permissions?.query({ name: 'notifications' }).then((status) => {
       status.onchange = () => this.set({ browserNotify: this._notes.browserNotifyState() });
     }, () => {});
+  }
+
+  /** An `agent.status_changed`, from the history read or live: kept per agent, in log order, as state.presence. */
+  _presenceEvent(env) {
+    if (env.type !== 'agent.status_changed' || !env.payload?.agentId) return;
+    const p = env.payload;
+    this._presence ??= new Map();
+    const list = this._presence.get(p.agentId) || [];
+    if (list.some((x) => x.sequence === env.sequence)) return;
+    list.push({ status: p.status, reason: p.reason ?? null, at: env.occurredAt, lastHeartbeatAt: p.lastHeartbeatAt ?? null,
+      sequence: env.sequence ?? 0 });
+    list.sort((a, b) => a.sequence - b.sequence);
+    this._presence.set(p.agentId, list.slice(-200));
+    if (this._presenceScheduled) return; // a page of history is one change
+    this._presenceScheduled = true;
+    queueMicrotask(() => {
+      this._presenceScheduled = false;
+      this.set({ presence: Object.fromEntries(this._presence) });
+    });
   }
 
   _patchTask(taskId, p) {
