@@ -3,17 +3,24 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from hub.domain.interactions import (DEFAULT_APPROVAL_OPTIONS, MAX_OPTIONS, MIN_OPTIONS, check_response, is_expired,
-                                     normalize_spec, parse_time)
+from hub.domain.interactions import (
+    DEFAULT_APPROVAL_OPTIONS,
+    MAX_OPTIONS,
+    MIN_OPTIONS,
+    check_response,
+    is_expired,
+    normalize_spec,
+    parse_time,
+)
 from hub.protocol.errors import LapError
 from hub.protocol.payloads import InteractionSpec, parse_payload
 
-NOW = datetime(2026, 7, 24, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 7, 24, 12, 0, tzinfo=UTC)
 
 
 def spec(**fields: Any) -> dict[str, Any]:

@@ -58,8 +58,8 @@ def test_the_hub_table_is_the_seed_table() -> None:
 
 
 def test_terminal_and_active_states() -> None:
-    assert TERMINAL == {"succeeded", "failed", "cancelled"}
-    assert ACTIVE == {"running", "waiting_for_human"}
+    assert {"succeeded", "failed", "cancelled"} == TERMINAL
+    assert {"running", "waiting_for_human"} == ACTIVE
     # Nothing leaves a terminal state, and every non-terminal state can still end.
     assert not any(src in TERMINAL for src, _ in TRANSITIONS)
     for state in set(STATES) - TERMINAL:
