@@ -39,7 +39,8 @@ def test_the_typescript_sdk_passes_npm_test_against_a_real_hub() -> None:
     env.pop("LINEUP_HUB_DIR", None)  # the hub of this checkout
     result = subprocess.run([npm, "test", "--silent"], cwd=PACKAGE, env=env, capture_output=True, text=True,
                             timeout=540, check=False)
-    summary = "\n".join(line for line in result.stdout.splitlines() if line.startswith("# "))
+    summary = "\n".join(line for line in result.stdout.splitlines()
+                        if line.startswith(("# tests", "# pass", "# fail", "# cancelled", "# duration")))
     assert result.returncode == 0, f"npm test failed ({result.returncode}):\n{summary}\n{_failures(result.stdout)}\n" \
                                    f"{result.stderr[-4000:]}"
     assert "# fail 0" in result.stdout and "# pass " in result.stdout, summary

@@ -430,6 +430,10 @@ export class AgentClient implements TaskClient {
 
   async #session(): Promise<void> {
     const socket = await openSocket(this.credential.wsUrl, this.credential.tlsFingerprint);
+    if (this.#closing) { // closed while connecting
+      socket.close(1000, "the agent stopped");
+      return;
+    }
     try {
       const hello: AgentHello = { credential: this.credential.credential, runtime: this.runtime,
         agentVersion: this.agentVersion, capabilities: this.capabilities, lastSequence: this.lastSequence };

@@ -10,7 +10,9 @@ import { after, test } from "node:test";
 
 import { WebSocketServer, type WebSocket } from "ws";
 
-import { AgentClient, Credential, HubError, ReplacedError, silentLogger, type Logger } from "@lineup-agents/sdk";
+import {
+  AgentClient, ClientStopped, Credential, HubError, OutboxFull, ReplacedError, silentLogger, type Logger,
+} from "@lineup-agents/sdk";
 
 import { eventually } from "./support/hub.js";
 
@@ -196,4 +198,82 @@ test("close codes: 4000 and 1011 reconnect, 4409 stops with ReplacedError and ne
   await assert.rejects(agent.done, (error: unknown) => error instanceof ReplacedError);
   assert.equal(hub.connections.length, 3);
   assert.equal(agent.connections, 3);
+});
+
+test("heartbeats: system.ping every heartbeatIntervalMs of the welcome", async () => {
+  const hub = await fakeHub();
+  const pings: number[] = [];
+  hub.onFrame = (seen, f) => {
+    if (f.type === "agent.hello") {
+      seen.socket.send(frame("system.welcome", { workspaceId: "ws_fake", heartbeatIntervalMs: 100, epoch: "e1",
+        headSequence: 0, agentId: "agt_fake", openTasks: [] }));
+      seen.socket.send(frame("system.caught_up", { sequence: 0 }));
+    } else if (f.type === "system.ping") {
+      pings.push(Date.now());
+      seen.socket.send(frame("system.pong", {}, { correlationId: f.id }));
+    }
+  };
+  const agent = agentFor(hub);
+  await agent.start(10_000);
+  await eventually(() => pings.length >= 5, "five pings");
+  const gaps = pings.slice(1).map((t, i) => t - pings[i]!);
+  assert.ok(gaps.every((gap) => gap >= 80 && gap < 1000), JSON.stringify(gaps));
+  assert.equal(hub.connections.length, 1, "answered pings keep the connection");
+});
+
+test("a task's envelope refused for a while: its summary says it waits, then gets its summary back", async () => {
+  const hub = await fakeHub();
+  const stored: Array<Record<string, any>> = [];
+  let refusing = true;
+  hub.onFrame = (seen, f) => {
+    if (f.type === "agent.hello") {
+      seen.socket.send(welcome());
+      seen.socket.send(frame("system.caught_up", { sequence: 0 }));
+      seen.socket.send(frame("task.assigned", { title: "Slow disk", agentId: "agt_fake", status: "queued",
+        createdBy: { kind: "user", id: "u" } }, { sequence: 1, taskId: "t-disk", conversationId: "c1" }));
+    } else if (f.type === "system.ping") {
+      return;
+    } else if (f.type === "artifact.created" && refusing) {
+      seen.socket.send(frame("system.error", { id: f.id, code: "storage_full", message: "The disk is full.", hint: "" }));
+    } else {
+      stored.push(f);
+      seen.socket.send(frame("system.ack", { id: f.id, sequence: 10 + stored.length, duplicate: false }));
+    }
+  };
+  const agent = agentFor(hub);
+  agent.retryNoteAfterMs = 300;
+  agent.onTask(async (task) => {
+    await task.accept();
+    await task.progress(20, "Writing the report");
+    await task.artifact("Report", { url: "https://example.com/r" });
+    await task.succeed();
+  });
+  await agent.start(10_000);
+  await eventually(() => stored.some((f) => f.payload.summary === "Waiting to retry: the hub is out of disk space"),
+    "the waiting note");
+  refusing = false;
+  await eventually(() => stored.some((f) => f.payload.status === "succeeded"), "the task finished");
+  const summaries = stored.filter((f) => f.type === "task.status_changed").map((f) => f.payload.summary ?? null);
+  assert.deepEqual(summaries.filter((s) => s !== null).slice(0, 2),
+    ["Writing the report", "Waiting to retry: the hub is out of disk space"]);
+  assert.ok(summaries.includes("Writing the report", 2), "the summary the task had is put back");
+  assert.equal(stored.filter((f) => f.type === "artifact.created").length, 1);
+});
+
+test("the outbox is bounded: past maxOutbox unacknowledged envelopes, send rejects with OutboxFull", async () => {
+  const hub = await fakeHub();
+  hub.onFrame = (seen, f) => {
+    if (f.type !== "agent.hello") return; // nothing is ever acknowledged
+    seen.socket.send(welcome());
+    seen.socket.send(frame("system.caught_up", { sequence: 0 }));
+  };
+  const agent = new AgentClient(hub.credential(), { logger: silentLogger, maxOutbox: 3 });
+  agents.push(agent);
+  await agent.start(10_000);
+  const waiting = [1, 2, 3].map((n) => agent.send("message.create", { content: `m${n}` }, { conversationId: "c1" }));
+  await assert.rejects(agent.send("message.create", { content: "m4" }, { conversationId: "c1" }), (error: unknown) =>
+    error instanceof OutboxFull);
+  assert.equal(agent.outbox.size, 3);
+  await agent.close();
+  for (const ack of waiting) await assert.rejects(ack, (error: unknown) => error instanceof ClientStopped);
 });
