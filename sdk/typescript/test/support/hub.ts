@@ -90,7 +90,7 @@ export class Hub {
     this.proc = spawn(hubPython(), ["-m", "hub", "serve", "--host", "127.0.0.1", "--port", String(this.port),
       "--data-dir", this.dataDir, "--no-mdns", ...(this.options.args ?? [])], {
       cwd: HUB_DIR, stdio: ["ignore", out, out],
-      env: { ...process.env, LINEUP_LOG_LEVEL: "warning", ...this.options.env },
+      env: { ...process.env, LINEUP_LOG_LEVEL: "warning", PYTHONUNBUFFERED: "1", ...this.options.env }, // the banner at once
     });
     const pid = this.proc.pid;
     await eventually(async () => {
