@@ -15,8 +15,6 @@ import {
 import { setHubReachable } from '../lib/status.js';
 import { firstScreenRendered, need, warmUp } from '../lib/lazy.js';
 
-// Views with a use for the empty task column ("Choose a task…"); elsewhere it appears only when a task is open.
-const DETAIL_VIEWS = new Set(['conversations', 'tasks']);
 // Below 640 px the sidebar is a drawer behind the menu button (styles/layout.css).
 const PHONE_LAYOUT = window.matchMedia('(max-width: 639px)');
 
@@ -348,6 +346,7 @@ export class LineupApp extends LineupElement {
       navigate({ view: 'conversations', id: created.conversationId });
     });
     on('lineup-conversation-start', (d) => this._startConversation(d.agentId));
+    on('lineup-conversation-previews', (d) => ws()?.loadPreviews(d.ids));
     on('lineup-pairing-start', (d) => ws()?.createPairingCode(d.name, d.replacesAgentId));
     on('lineup-pairing-close', () => ws()?.closePairing());
     on('lineup-agent-rename', (d) => ws()?.renameAgent(d.agentId, d.name).catch((error) => this._toast(error)));
@@ -514,7 +513,8 @@ export class LineupApp extends LineupElement {
     const waiting = inboxLists(state).waitingForMe.length;
     document.title = waiting ? `(${waiting}) LineUp Agents` : 'LineUp Agents';
     const detailOpen = Boolean(route.task);
-    const noDetail = !detailOpen && !DETAIL_VIEWS.has(route.view || 'inbox');
+    // No empty 380 px "Choose a task…" column beside anything: the task's column is there while a task is open.
+    const noDetail = !detailOpen;
     if (!noDetail) need('lineup-task-detail');
     need('lineup-toasts');
     setHubReachable(!hubLost(state.connection)); // before the pieces render their agents' badges

@@ -185,7 +185,8 @@ export class LineupConversation extends LineupElement {
       <header class="view-head conversation-head">
         <a class="icon-button back-link" href="#/conversations">${icon('back')}<span class="visually-hidden">${t('nav.conversations')}</span></a>
         <h1 id="conversation-title">${conversation.title}</h1>
-        <span class="conversation-agents">${agents.map((a) => html`<span class="agent-chip">${icon('agent')}<span>${a.name}</span>${agentStatusBadge(a)}</span>`)}</span>
+        <span class="conversation-agents">${agents.map((a) => html`<span class="agent-chip">${icon('agent')}${a.name === conversation.title
+          ? '' : html`<span>${a.name}</span>`}${agentStatusBadge(a)}</span>`)}</span>
       </header>
       <h2 class="visually-hidden">${t('conversation.stream')}</h2>
       <div class="stream" role="log" aria-label=${t('conversation.stream')} tabindex="0" @scroll=${(e) => this._onScroll(e)}>

@@ -32,6 +32,25 @@ export function taskRow(task, state, { selected = false } = {}) {
 export class LineupTaskList extends LineupElement {
   static properties = ['state', 'filter', 'route'];
 
+  updated() {
+    const filters = this.querySelector('.filters');
+    if (!filters) return;
+    if (this._shownFilter !== this.filter) { // the current tab in view (a phone's row scrolls sideways)
+      this._shownFilter = this.filter;
+      const current = filters.querySelector('[aria-current="page"]');
+      if (current && filters.scrollWidth > filters.clientWidth) {
+        filters.scrollLeft = Math.max(0, current.offsetLeft - filters.offsetLeft - 24);
+      }
+    }
+    this._edges(filters);
+  }
+
+  /** Which edge of the tab row has more tabs beyond it: that edge fades (styles/components.css). */
+  _edges(filters) {
+    filters.classList.toggle('more-before', filters.scrollLeft > 1);
+    filters.classList.toggle('more-after', filters.scrollLeft + filters.clientWidth < filters.scrollWidth - 1);
+  }
+
   render() {
     const { state } = this;
     if (!state) return '';
@@ -42,7 +61,7 @@ export class LineupTaskList extends LineupElement {
     const tasks = top.filter((task) => !statuses.length || statuses.includes(task.status));
     return html`<section class="view task-list" aria-labelledby="tasks-heading">
       <header class="view-head"><h1 id="tasks-heading">${t('nav.tasks')}</h1></header>
-      <nav class="filters" aria-label=${t('tasks.filters')}>
+      <nav class="filters" aria-label=${t('tasks.filters')} @scroll=${(e) => this._edges(e.currentTarget)}>
         ${Object.keys(TASK_FILTERS).map((name) => html`<a class="filter" href=${routeHref({ view: 'tasks', id: name === 'all' ? null : name, task: this.route?.task })}
           aria-current=${filter === name ? 'page' : 'false'} data-filter=${name}>${t(`tasks.filter.${name}`)}
           <span class="count">${count(name)}</span></a>`)}

@@ -106,6 +106,8 @@ export const en = {
   'conversation.pickAgent': 'Choose an agent.',
   'conversation.untitled': 'Conversation',
   'conversation.none': 'No conversation yet.',
+  'conversation.previewNone': 'No message yet',
+  'conversation.previewAttachment': 'a file',
   'conversation.needAgent': 'Connect an agent to start a conversation.',
   'conversation.notFound': 'This conversation does not exist in this workspace.',
   'conversation.loadFailed': 'The messages could not be loaded. They are loaded again when the connection is back.',

@@ -106,6 +106,8 @@ export const zh = {
   'conversation.pickAgent': '请选择一个 Agent。',
   'conversation.untitled': '会话',
   'conversation.none': '还没有会话。',
+  'conversation.previewNone': '还没有消息',
+  'conversation.previewAttachment': '一个文件',
   'conversation.needAgent': '连接一个 Agent 后即可开始会话。',
   'conversation.notFound': '此工作区中没有这个会话。',
   'conversation.loadFailed': '消息加载失败，连接恢复后会重新加载。',

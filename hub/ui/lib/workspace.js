@@ -68,6 +68,7 @@ export class Workspace {
       taskDetails: {}, openTaskId: null, openConversationId: null,
       pairing: null, signInLink: null, devices: null, plugins: [], hubCli: null,
       seenInbox: new Set(), outboxSize: 0,
+      previews: {}, // conversation id -> its newest message, for the conversation list
       presence: {}, // agent id -> its status changes seen in the log: [{status, reason, at, lastHeartbeatAt, sequence}]
       toasts: [], notificationLog: null, notificationTest: null, browserNotify: null, // null until start() has loaded it
     };
@@ -504,6 +505,9 @@ export class Workspace {
       else items.push(message);
       patch.messages = { ...this.state.messages, [conversationId]: { ...list, items } };
     }
+    if (message.state === 'complete') { // the conversation list's preview line
+      patch.previews = { ...this.state.previews, [conversationId]: message };
+    }
     if (message.state === 'complete' && this.state.drafts[message.id]) {
       const drafts = { ...this.state.drafts };
       delete drafts[message.id];
@@ -521,6 +525,26 @@ export class Workspace {
     if (this.state.openConversationId === id) return;
     this.set({ openConversationId: id });
     if (id && !this.state.messages[id]) this._loadMessages(id);
+  }
+
+  /** The newest message of each conversation in `ids` (the list's preview line), read once per conversation, a few at
+   * a time; live messages keep them current (_upsertMessage). */
+  async loadPreviews(ids) {
+    this._previewsAsked ??= new Set();
+    const wanted = ids.filter((id) => !this._previewsAsked.has(id) && !this.state.previews[id]).slice(0, 30);
+    for (const id of wanted) this._previewsAsked.add(id);
+    const next = async () => {
+      for (let id = wanted.shift(); id; id = wanted.shift()) {
+        try {
+          const page = await this.api.get(`/api/conversations/${encodeURIComponent(id)}/messages?limit=1`);
+          const newest = page.messages[page.messages.length - 1];
+          if (newest && !this.state.previews[id]) this.set({ previews: { ...this.state.previews, [id]: newest } });
+        } catch {
+          this._previewsAsked.delete(id); // asked again the next time the list is drawn
+        }
+      }
+    };
+    await Promise.all([next(), next()]);
   }
 
   openTask(id) {
