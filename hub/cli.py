@@ -252,9 +252,11 @@ from hub.connect.commands import register as _register_connect  # noqa: E402 - c
 _register_connect(connect, hook)
 from hub.connect.codex import register as _register_codex  # noqa: E402 - `lineup connect codex` (issue 16)
 from hub.connect.gemini import register as _register_gemini  # noqa: E402 - `lineup connect gemini` (issue 16)
+from hub.connect.hermes import register as _register_hermes  # noqa: E402 - `lineup connect hermes` (issue 30 B)
 
 _register_codex(connect, hook)
 _register_gemini(connect, hook)
+_register_hermes(connect, hook)
 
 
 def _plugin_host(settings: Settings) -> Any:
