@@ -69,6 +69,8 @@ class Error(Payload):
     message: str
     hint: str
     id: str | None = None
+    # For programs (the SDKs) that must not read the message: e.g. illegal_transition's {from, to}, a limit's name.
+    details: dict[str, Any] | None = None
 
 
 class ResyncRequired(Payload):
