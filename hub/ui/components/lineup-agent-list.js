@@ -6,7 +6,7 @@ import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, tn, formatAgo, formatDateTime } from '../lib/i18n.js';
 import { localCommand } from '../lib/commands.js';
-import { agentStatusBadge, lastStatusChange, reasonWord } from '../lib/status.js';
+import { agentStatusBadge, capabilityName, lastStatusChange, reasonWord } from '../lib/status.js';
 import { agentDiagnosis } from '../lib/diagnostics.js';
 import { diagnosisBox, copyButton } from './lineup-connect-agent.js';
 
@@ -88,10 +88,14 @@ export class LineupAgentList extends LineupElement {
         <h2 id=${headingId} class="agent-name">${icon('agent')} ${agent.name}</h2>
         ${agentStatusBadge(agent)}
       </header>
-      <p class="muted small">${agent.runtime || '—'} · ${t('agent.version')} ${agent.agentVersion || '—'}
-        · ${agent.status === 'online' ? tn('agents.activeTasks', running)
-          : agent.lastHeartbeatAt ? t('agents.lastSeen', { time: formatAgo(agent.lastHeartbeatAt) }) : t('agents.neverConnected')}</p>
-      ${(agent.capabilities || []).length ? html`<p class="chips" aria-label=${t('agent.capabilities')}>${agent.capabilities.map((c) => html`<span class="chip">${c}</span>`)}</p>` : ''}
+      <p class="muted small agent-facts">${[
+        agent.runtime, // what is not known is left out (no "Version —")
+        agent.agentVersion ? t('agents.versionIs', { version: agent.agentVersion }) : '',
+        agent.status === 'online' ? tn('agents.activeTasks', running)
+          : agent.lastHeartbeatAt ? t('agents.lastSeen', { time: formatAgo(agent.lastHeartbeatAt) }) : t('agents.neverConnected'),
+      ].filter(Boolean).join(' · ')}</p>
+      ${(agent.capabilities || []).length ? html`<p class="chips" aria-label=${t('agent.capabilities')}>${agent.capabilities.map((c) => html`<span class="chip"
+        data-capability=${c}>${capabilityName(c)}</span>`)}</p>` : ''}
       ${editing ? html`<form class="inline-form" @submit=${(e) => {
           e.preventDefault();
           const name = (this.editing.get(agent.id) || '').trim();

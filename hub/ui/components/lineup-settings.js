@@ -17,6 +17,8 @@ export class LineupSettings extends LineupElement {
     super();
     this.revoking = null;
     this.copied = '';
+    this.showRevoked = false;
+    this.revokedHere = new Set(); // revoked from this page: kept in sight, marked Revoked, as confirmation
   }
 
   connectedCallback() {
@@ -60,13 +62,7 @@ export class LineupSettings extends LineupElement {
       ${this._phone(state.signInLink)}
       <lineup-relay-settings .state=${state}></lineup-relay-settings>
       ${this._devices(state.devices)}
-      ${state.plugins.length ? html`<section class="card settings-section" aria-labelledby="settings-plugins">
-        <h2 id="settings-plugins">${t('settings.plugins')}</h2>
-        <ul class="plain-list">${state.plugins.map((p) => html`<li class="plugin-module" data-module-status=${p.status}>
-          ${p.status === 'loaded' ? html`<span class="badge tone-success">${icon('succeeded')}<span>${t('settings.pluginLoaded')}</span></span>`
-            : html`<span class="badge tone-danger">${icon('failed')}<span>${t('settings.pluginFailed')}</span></span>`}
-          <strong>${p.name}</strong> <span class="muted small">${p.error || p.url}</span></li>`)}</ul>
-      </section>` : ''}
+      ${state.plugins.length ? this._advanced(state.plugins) : ''}
     </div>`;
   }
 
@@ -100,22 +96,43 @@ export class LineupSettings extends LineupElement {
     </section>`;
   }
 
+  /** For developers: the plugins' UI modules and whether each loaded, folded under "Advanced" (open when one failed). */
+  _advanced(plugins) {
+    const failed = plugins.some((p) => p.status !== 'loaded');
+    return html`<details class="card settings-section advanced" ?open=${failed}>
+      <summary><h2 id="settings-advanced">${t('settings.advanced')}</h2></summary>
+      <section aria-labelledby="settings-plugins">
+        <h3 id="settings-plugins">${t('settings.plugins')}</h3>
+        <ul class="plain-list">${plugins.map((p) => html`<li class="plugin-module" data-module-status=${p.status}>
+          ${p.status === 'loaded' ? html`<span class="badge tone-success">${icon('succeeded')}<span>${t('settings.pluginLoaded')}</span></span>`
+            : html`<span class="badge tone-danger">${icon('failed')}<span>${t('settings.pluginFailed')}</span></span>`}
+          <strong>${p.name}</strong> <span class="muted small">${p.error || p.url}</span></li>`)}</ul>
+      </section>
+    </details>`;
+  }
+
   _devices(devices) {
+    // Revoked devices stay in the list (what was signed out, and when) but out of sight until asked for.
+    const revoked = (devices || []).filter((d) => d.revokedAt && !this.revokedHere.has(d.id)).length;
+    const shown = (devices || []).filter((d) => !d.revokedAt || this.showRevoked || this.revokedHere.has(d.id));
     return html`<section class="card settings-section" aria-labelledby="settings-devices">
       <h2 id="settings-devices">${t('settings.devices')}</h2>
       ${devices === null ? html`<p class="muted" role="status">${t('app.loading')}</p>` : html`<ul class="plain-list device-list">
-        ${devices.map((d) => html`<li class="device ${d.revokedAt ? 'revoked' : ''}" data-device-id=${d.id}>
+        ${shown.map((d) => html`<li class="device ${d.revokedAt ? 'revoked' : ''}" data-device-id=${d.id}>
           <span class="device-name">${icon('phone')} <strong>${d.name}</strong>
             ${d.current ? html`<span class="badge tone-running">${icon('check')}<span>${t('settings.thisDevice')}</span></span>` : ''}
             ${d.revokedAt ? html`<span class="badge tone-neutral">${icon('cancelled')}<span>${t('settings.revoked')}</span></span>` : ''}</span>
           <span class="muted small">${t('settings.signedIn', { time: formatDateTime(d.createdAt) })}</span>
           ${d.revokedAt ? '' : this.revoking === d.id ? html`<span class="button-row">
-              <button class="button danger device-revoke-confirm" @click=${() => { this.revoking = null; this.emit('lineup-device-revoke', { deviceId: d.id }); }}>
+              <button class="button danger device-revoke-confirm" @click=${() => { this.revoking = null; this.revokedHere.add(d.id); this.emit('lineup-device-revoke', { deviceId: d.id }); }}>
                 ${d.current ? t('settings.revokeThisConfirm') : t('settings.revokeConfirm')}</button>
               <button class="button" @click=${() => { this.revoking = null; this.requestUpdate(); }}>${t('action.cancel')}</button></span>`
             : html`<button class="button danger-outline small device-revoke" @click=${() => { this.revoking = d.id; this.requestUpdate(); }}>
               ${t('settings.revoke')}<span class="visually-hidden"> ${d.name}</span></button>`}
-        </li>`)}</ul>`}
+        </li>`)}</ul>
+        ${revoked ? html`<button class="button ghost small show-revoked" aria-expanded=${this.showRevoked ? 'true' : 'false'}
+          @click=${() => { this.showRevoked = !this.showRevoked; this.requestUpdate(); }}>${this.showRevoked
+            ? t('settings.hideRevoked') : t('settings.showRevoked', { n: revoked })}</button>` : ''}`}
     </section>`;
   }
 }

@@ -37,7 +37,9 @@ export function pairingDiagnosis(pairing, agent) {
   const hub = pairing.hubUrl || window.location.origin; // the address the agent's machine uses (not loopback)
   if (pairing.status === 'error') {
     const code = 'LUA-P200';
-    return { code, what: t('diag.pairError.what', { message: pairing.error?.message || '' }),
+    // The hub's own message is English: a failure the app knows is said in the app's language.
+    const message = pairing.error?.code === 'network' ? t('error.network') : pairing.error?.message || '';
+    return { code, what: t('diag.pairError.what', { message }),
       next: t('diag.pairError.next'), text: `${code} error=${pairing.error?.code || 'unknown'} hub=${hub}` };
   }
   if (pairing.status === 'waiting' && pairing.expiresAt && Date.parse(pairing.expiresAt) <= Date.now()) {

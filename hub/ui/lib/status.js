@@ -172,3 +172,13 @@ export function taskSummary(task, state, interactions = null) {
   const waiting = asked.map((i) => undeliveredAnswer(i, state)).find(Boolean);
   return waiting ? t('task.answerWaitsForAgent', { agent: waiting.agent.name }) : (task.summary || '');
 }
+
+// What an agent says it can do (agent.hello capabilities), as a person would say it.
+const CAPABILITIES = ['tasks', 'approval', 'choice', 'input', 'review', 'streaming', 'artifacts', 'tools', 'mcp', 'messages',
+  'files'];
+
+/** A capability's name in the app's language; one the app does not know in readable words ("long_tasks": "long tasks"). */
+export function capabilityName(name) {
+  if (CAPABILITIES.includes(name)) return t(`agent.capability.${name}`);
+  return String(name).replace(/[_-]+/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+}
