@@ -89,15 +89,22 @@ def iso(timestamp: float) -> str:
 
 
 class State:
-    """The bridge's own file: where the hub's log was handed over to Hermes, and the cards that may still wait."""
+    """The bridge's own file: where the hub's log was handed over to Hermes, and the cards that may still wait.
 
-    def __init__(self, path: Path, agent_id: str) -> None:
+    A bridge without one starts at the log's beginning, but gives Hermes only what the person said from
+    `SINCE_SLACK_S` before the credential was written (`lineup connect hermes` paired it) on: an agent paired again
+    as itself (a new credential file) keeps its conversations, whose old messages Hermes must not act on again."""
+
+    SINCE_SLACK_S = 600.0  # the phone's clock may be off: a message sent as the agent was paired still counts
+
+    def __init__(self, path: Path, agent_id: str, paired_at: float) -> None:
         self.path = path
         self.agent_id = agent_id
         self.epoch: str | None = None
         self.cursor = 0
         self.done: set[int] = set()
         self.cards: dict[str, dict[str, Any]] = {}
+        self.since = paired_at - self.SINCE_SLACK_S
         try:
             import json
 
@@ -106,6 +113,8 @@ class State:
             return
         if not isinstance(data, dict) or data.get("agentId") != agent_id:
             return  # another agent's (paired again with a fresh code): start afresh
+        if isinstance(data.get("since"), (int, float)):
+            self.since = float(data["since"])
         self.epoch = data.get("epoch") if isinstance(data.get("epoch"), str) else None
         self.cursor = data["cursor"] if isinstance(data.get("cursor"), int) and data["cursor"] >= 0 else 0
         self.done = {s for s in data.get("done") or [] if isinstance(s, int) and s > self.cursor}
@@ -114,7 +123,15 @@ class State:
 
     def save(self) -> None:
         write_private_json(self.path, {"agentId": self.agent_id, "epoch": self.epoch, "cursor": self.cursor,
-                                       "done": sorted(self.done), "cards": self.cards})
+                                       "done": sorted(self.done), "cards": self.cards, "since": self.since})
+
+    def older(self, occurred_at: Any) -> bool:
+        """A message sent before this agent was connected to Hermes (see the class)."""
+        try:
+            when = datetime.fromisoformat(str(occurred_at).replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return False
+        return when < self.since
 
 
 class Bridge:
@@ -190,7 +207,7 @@ class Bridge:
         if files:
             text += ("\n\n" if text else "") + f"(Attached in LineUp, not passed on to Hermes: {', '.join(files)})"
         if author.get("kind") != "user" or not isinstance(conversation, str) \
-                or not lineproto.ID.fullmatch(conversation) or not text:
+                or not lineproto.ID.fullmatch(conversation) or not text or self.state.older(frame.get("occurredAt")):
             self._done(sequence)
             return
         line_id = "m" + digest(frame["id"])
@@ -486,7 +503,7 @@ async def run_bridge(credential_path: Path) -> int:
     client = AgentClient(credential, runtime="hermes", agent_version=version[:200], capabilities=CAPABILITIES,
                          credential_path=credential_path,
                          pair_command=f"{program()} connect hermes --hub {credential.hub_url} --code NEW-CODE")
-    state = State(state_dir(credential_path) / STATE_FILE, credential.agent_id)
+    state = State(state_dir(credential_path) / STATE_FILE, credential.agent_id, credential_path.stat().st_mtime)
     client.epoch, client.last_sequence = state.epoch, state.cursor  # resume from what Hermes has taken
     bridge = Bridge(client, state, stdout)
     bridge.hello(hello)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -210,6 +211,12 @@ async def test_the_bridge_drops_hostile_lines_and_goes_on(paired: Any, plugins: 
     said = await app.said(lambda text: text == "Still here.", 15)
     assert said["author"]["id"] == credential.agent_id
     assert app.agent_messages() == ["Still here."]  # nothing of the hostile lines reached the conversation
+    # A task for this agent: Hermes takes messages; the task fails at once, saying so (it never sits queued).
+    await app.socket.ok("task.create", {"title": "Deploy", "targetAgentId": credential.agent_id},
+                        taskId="task_h1", conversationId=app.conversation)
+    failed = await app.socket.event("task.status_changed", 15, taskId="task_h1", status="failed")
+    error = failed["payload"]["error"]
+    assert error["code"] == "not_a_task" and "plain message" in error["message"]
     # A conversation the agent is not in is refused for good (acked with why), not retried forever.
     await plugin.send({"t": "send", "id": "s3", "chat": "conv_other", "text": "Hello?"})
     refused = await plugin.line(lambda m: m["t"] == "ack" and m["id"] == "s3")
@@ -259,6 +266,23 @@ async def test_what_hermes_has_not_taken_is_given_again_once(paired: Any, plugin
     await app.say("five")
     await third.line(lambda m: m["t"] == "message" and m["text"] == "five")
     assert [m["text"] for m in third.lines if m["t"] == "message"] == ["five"]
+
+
+async def test_a_new_bridge_does_not_replay_what_was_said_before_it_was_connected(paired: Any,
+                                                                                  plugins: list[FakePlugin]) -> None:
+    """Its first start reads the log from the beginning (so nothing sent before Hermes first ran is lost), but an
+    agent paired again as itself keeps old conversations: what was said a day before is not Hermes's to act on."""
+    hub, credential, path, app = paired
+    await app.socket.ok("message.create", {"content": "yesterday's"}, conversationId=app.conversation,
+                        occurredAt="2000-01-01T00:00:00Z")
+    await app.say("just now")
+    plugin = FakePlugin(path)
+    plugins.append(plugin)
+    await plugin.start()
+    await plugin.line(lambda m: m["t"] == "message" and m["text"] == "just now")
+    await plugin.send({"t": "send", "id": "sync", "chat": app.conversation, "text": "sync"})
+    await plugin.line(lambda m: m["t"] == "ack" and m["id"] == "sync")
+    assert [m["text"] for m in plugin.lines if m["t"] == "message"] == ["just now"]
 
 
 def approval(line_id: str, command: str, timeout: float, chat: str = "conv_h1", **extra: Any) -> dict[str, Any]:
@@ -525,6 +549,19 @@ async def test_hermes_asks_on_a_card_and_the_persons_answer_decides(hub_factory:
     assert kept.exists()  # it did not run
     assert "BLOCKED" in reply["payload"]["content"] and "keep that folder" in reply["payload"]["content"]
 
+    # Answered in the chat instead (Hermes's own /approve): the card ends, saying so.
+    third = hermes.work / "third"
+    third.mkdir()
+    start = frames(app)
+    await app.say(f"RUN: rm -rf {third}")
+    card = await app.card(start=start)
+    await app.say("/approve")
+    ended = await app.ended(card["id"])
+    assert ended["response"]["reason"] == "Answered in Hermes (/approve): it was allowed once."
+    await app.socket.wait_for(lambda f: f["type"] == "message.created" and f.get("sequence")
+                              and f["payload"]["content"].startswith("DONE:"), TURN_S, start)
+    assert not third.exists()
+
     hermes.stop()
     out = hermes.lineup("connect", "hermes", "--remove")
     assert "Removed" in out and "stays paired" in out
@@ -590,13 +627,13 @@ async def test_restarting_the_bridge_or_hermes_says_nothing_twice(hub_factory: A
     await app.say(f"RUN: rm -rf {second}")
     card = await app.card(start=start)
     hermes.stop()
+    await app.say("RUN: echo after-the-restart")  # written while Hermes is stopped: it gets it when it is back
     hermes.start()
     ended = await app.ended(card["id"], 60)
     # Stopping, Hermes denies what waits (and says so: post_approval_response); killed, it cannot, and the bridge
     # of the new Hermes withdraws the old one's cards (test_cards_carry_hermes_deadline_and_end_with_hermes).
     assert ended["response"]["reason"] == "Hermes stopped (or restarted) and denied it; it no longer waits for " \
                                           "this answer."
-    await app.say("RUN: echo after-the-restart")
     await app.said(lambda text: text.startswith("DONE:") and "after-the-restart" in text)
     assert second.exists()
     # Nothing was said twice: each of the person's messages reached Hermes once, each reply came once.
@@ -639,3 +676,66 @@ async def test_what_hermes_says_while_the_hub_is_down_arrives_later_once(hub_fac
                           TURN_S)
     said = [f["payload"]["content"] for f in socket.events() if f["type"] == "message.created"]
     assert len([s for s in said if s.startswith("DONE:") and "while-away" in s]) == 1, said
+
+
+ASK = re.compile(r"ASK: ([^\n|]+)((?:\|[^\n|]+)*)")
+
+
+def asking(original: Any) -> Any:
+    """The fake model, taught one more word: a user message `ASK: question | choice | choice` makes it call Hermes's
+    `clarify` tool (no choices: an open question); once answered, it says `ANSWERED: <what the tool said>`."""
+    def decide(body: dict[str, Any], side_text: str) -> tuple[str, dict[str, Any] | None]:
+        tools = [t.get("function", {}).get("name") for t in body.get("tools") or [] if isinstance(t, dict)]
+        messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+        users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
+        found = ASK.search(str(messages[users[-1]].get("content"))) if users and "clarify" in tools else None
+        if found is None:
+            return original(body, side_text)  # type: ignore[no-any-return]
+        answered = [m for m in messages[users[-1] + 1:] if m.get("role") == "tool"]
+        if answered:
+            return f"ANSWERED: {str(answered[-1].get('content'))[:300]}", None
+        choices = [c.strip() for c in found[2].split("|") if c.strip()]
+        return "", {"name": "clarify", "arguments": {"question": found[1].strip(),
+                                                     **({"choices": choices} if choices else {})}}
+    return decide
+
+
+@pytest.mark.real_agent
+async def test_hermes_questions_are_cards_answered_on_the_card_or_in_the_chat(
+        hub_factory: Any, lap: Connect, hermes_factory: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.support.fake_models import openai_chat
+
+    monkeypatch.setattr(openai_chat, "decide", asking(openai_chat.decide))
+    hub = hub_factory()
+    hermes: Hermes = hermes_factory(timeout=120)
+    app = await hermes_chat(hub, hermes, lap)
+
+    await app.say("ASK: Which target? | staging | prod")
+    card = await app.card()
+    assert card["type"] == "choice" and card["title"] == "Hermes asks: Which target?"
+    assert [(o["id"], o["label"]) for o in card["options"]] == [("c1", "staging"), ("c2", "prod")]
+    assert 3000 < seconds_left(card) <= 3600  # agent.clarify_timeout (Hermes's default: an hour)
+    await app.socket.ok("interaction.respond", {"interactionId": card["id"], "response": {"optionId": "c2"}})
+    reply = await app.said(lambda text: text.startswith("ANSWERED:"))
+    assert "prod" in reply["content"]
+
+    start = frames(app)
+    await app.say("ASK: What should the release be called?")
+    card = await app.card(start=start)
+    assert card["type"] == "input" and card["title"] == "Hermes asks: What should the release be called?"
+    await app.socket.ok("interaction.respond", {"interactionId": card["id"], "response": {"text": "Aurora"}})
+    await app.socket.wait_for(lambda f: f["type"] == "message.created" and f.get("sequence")
+                              and f["payload"]["content"].startswith("ANSWERED:")
+                              and "Aurora" in f["payload"]["content"], TURN_S, start)
+
+    # Answered by writing in the conversation instead: Hermes takes the reply, and the card ends saying so.
+    start = frames(app)
+    await app.say("ASK: Which colour? | red | blue")
+    card = await app.card(start=start)
+    await app.say("green, please")
+    ended = await app.ended(card["id"])
+    assert ended["response"]["cause"] == "withdrawn"
+    assert ended["response"]["reason"] == "Answered in the conversation, or Hermes stopped waiting for it."
+    await app.socket.wait_for(lambda f: f["type"] == "message.created" and f.get("sequence")
+                              and f["payload"]["content"].startswith("ANSWERED:")
+                              and "green" in f["payload"]["content"], TURN_S, start)
