@@ -17,7 +17,7 @@ from hub.protocol import vocabulary
 from hub.protocol.errors import LapError
 from hub.protocol.payloads import MAX_ATTACHMENTS
 from hub.settings import Settings
-from hub.web import accounts, files, introspection, notifications, reads, relay_access
+from hub.web import accounts, files, introspection, notifications, reads, relay_access, sessions
 from hub.web.bodylimit import BodyLimit
 from hub.web.compression import CompressReads
 from hub.web.errors import lap_error_handler
@@ -53,6 +53,7 @@ def create_app(settings: Settings, hub: Hub | None = None) -> Starlette:
         *notifications.routes,
         *relay_access.routes,
         *files.routes,
+        *sessions.routes,
         WebSocketRoute("/ws/agent", agent_socket),
         WebSocketRoute("/ws/app", app_socket),
         # The page carries the protocol's vocabularies: the app needs them before its first paint (lib/status.js);

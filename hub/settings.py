@@ -46,6 +46,34 @@ def private_data_dir(folder: Path) -> str | None:
             "you can.")
 
 
+SESSION_AGENT_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+
+
+@dataclass(frozen=True)
+class SessionAgentSettings:
+    """`[sessions.agents.<key>]`: a preset's command and environment for sessions (hub/sessions/, docs/sessions.md),
+    or an ACP agent of its own (then `name` and `command` are needed). Other keys are the acp runtime's options."""
+
+    name: str | None = None
+    command: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SessionSettings:
+    """`[sessions]`: the folders whose projects the phone may start sessions in (none: sessions are off), how many
+    sessions may have an agent process at once, and the agents' own settings."""
+
+    roots: tuple[Path, ...] = ()
+    max_running: int = 6
+    agents: dict[str, SessionAgentSettings] = field(default_factory=dict)
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.roots)
+
+
 @dataclass
 class Settings:
     host: str = "0.0.0.0"
@@ -115,6 +143,8 @@ class Settings:
     blocked_plugins: str = ""              # names of plugins not to load, comma-separated
     # Each plugin's own settings: the `[plugins.<name>]` tables of lineup.toml (only from the file).
     plugin_configs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # `[sessions]` of lineup.toml (only from the file): sessions started from the phone (docs/sessions.md).
+    sessions: SessionSettings = field(default_factory=SessionSettings)
 
     @property
     def db_path(self) -> Path:
@@ -178,12 +208,57 @@ def _plugin_tables(value: Any, origin: str) -> dict[str, dict[str, Any]]:
     return {str(name): dict(table) for name, table in value.items()}
 
 
+def _session_tables(value: Any, origin: str) -> SessionSettings:
+    """`[sessions]`: roots (folders, `~` allowed, absolute), max_running, and `[sessions.agents.<key>]` tables."""
+    where = f"{origin}: [sessions]"
+    if not isinstance(value, dict):
+        raise SettingsError(f"{where} must be a table")
+    unknown = set(value) - {"roots", "max_running", "agents"}
+    if unknown:
+        raise SettingsError(f"{where}: unknown setting {sorted(unknown)[0]!r} (known: roots, max_running, agents)")
+    roots = value.get("roots", [])
+    if not isinstance(roots, list) or not all(isinstance(r, str) and r.strip() for r in roots) or len(roots) > 50:
+        raise SettingsError(f'{where}: roots must be a list of at most 50 folders, like roots = ["~/code"]')
+    paths = tuple(Path(r).expanduser() for r in roots)
+    for raw, path in zip(roots, paths, strict=True):
+        if not path.is_absolute():
+            raise SettingsError(f"{where}: root {raw!r} is not an absolute folder (start it with / or ~)")
+    max_running = value.get("max_running", 6)
+    if isinstance(max_running, bool) or not isinstance(max_running, int) or not 1 <= max_running <= 64:
+        raise SettingsError(f"{where}: max_running must be a whole number from 1 to 64")
+    agents_table = value.get("agents", {})
+    if not isinstance(agents_table, dict):
+        raise SettingsError(f"{where}: agents must hold one table per agent: [sessions.agents.<key>]")
+    agents: dict[str, SessionAgentSettings] = {}
+    for key, entry in agents_table.items():
+        at = f"{origin}: [sessions.agents.{key}]"
+        if not key or len(key) > 40 or not set(key) <= SESSION_AGENT_KEY_CHARS:
+            raise SettingsError(f"{at}: the key must be lower-case letters, digits and -")
+        if not isinstance(entry, dict):
+            raise SettingsError(f"{at} must be a table")
+        name = entry.get("name")
+        if name is not None and (not isinstance(name, str) or not name.strip() or len(name) > 100):
+            raise SettingsError(f"{at}: name must be text of at most 100 characters")
+        command = entry.get("command", [])
+        if isinstance(command, str):
+            command = command.split()
+        if not isinstance(command, list) or not all(isinstance(part, str) and part for part in command):
+            raise SettingsError(f"{at}: command must be a list of texts")
+        env = entry.get("env", {})
+        if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+            raise SettingsError(f"{at}: env must be a table of texts")
+        options = {k: v for k, v in entry.items() if k not in ("name", "command", "env")}
+        agents[key] = SessionAgentSettings(name.strip() if name else None, tuple(command), dict(env), options)
+    return SessionSettings(paths, max_running, agents)
+
+
 def load_settings(overrides: dict[str, Any] | None = None, environ: dict[str, str] | None = None) -> Settings:
     """Build settings from every source; unknown keys in the TOML file are an error, not ignored."""
     overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
     environ = dict(os.environ if environ is None else environ)
     kinds = typing.get_type_hints(Settings)
     del kinds["plugin_configs"]  # tables, not a value: read below, never from the environment
+    del kinds["sessions"]
     values: dict[str, Any] = {}
     data_dir_source = overrides.get("data_dir") or environ.get(ENV_PREFIX + "DATA_DIR")
     data_dir = Path(data_dir_source).expanduser() if data_dir_source else default_data_dir()
@@ -201,6 +276,8 @@ def load_settings(overrides: dict[str, Any] | None = None, environ: dict[str, st
                 raise SettingsError(f"{config_path}: unknown setting {key!r}")
             values[key] = _coerce(key, kinds[key], value, str(config_path))
         values["plugin_configs"] = _plugin_tables(from_file.get("plugins", {}), str(config_path))
+        if "sessions" in from_file:
+            values["sessions"] = _session_tables(from_file["sessions"], str(config_path))
     for name, kind in kinds.items():
         env_value = environ.get(ENV_PREFIX + name.upper())
         if env_value is not None:

@@ -203,6 +203,27 @@ def task_create(tx: Tx, actor: Actor, env: Envelope, p: P.TaskCreate) -> None:
               conversation_id=conversation.id if conversation is not None else None,
               correlation_id=env.correlationId, occurred_at=env.occurredAt,
               recipients=(agent_id,) if actor.kind == "user" else ())
+    agent = agent_rows.live_agent(tx.conn, agent_id, actor.workspace_id)
+    if actor.kind == "user" and agent is not None and agent.runtime in TERMINAL_RUNTIMES:
+        # A program in the person's own terminal (`lineup connect`) takes no work from the hub: say so at once
+        # instead of leaving the task queued for ever (docs/sessions.md "Terminal agents").
+        task = task_rows.task(tx.conn, task_id, actor.workspace_id)
+        assert task is not None
+        why = TERMINAL_RUNTIMES[agent.runtime].format(name=agent.name)
+        change_status(tx, hub_actor(actor.workspace_id), task, "cancelled", by="hub",
+                      correlation_id=env.correlationId, cause="terminal_agent", summary=why,
+                      error={"code": "terminal_agent", "message": why})
+
+
+# Agents that run in the person's own terminal or program (`lineup connect claude-code`: its hooks; `lineup connect
+# codex / gemini`, `lineup mcp`: the MCP bridge): the hub cannot make them start work, so a person's task to one is
+# ended at once, saying why (cause `terminal_agent`).
+TERMINAL_RUNTIMES = {
+    "claude-code": "{name} runs in your terminal (lineup connect): the hub cannot start work there. Type the task "
+                   "in its terminal, or start a session from the app (New session), which the hub runs itself.",
+    "mcp": "{name} runs in its own program (lineup connect / lineup mcp): the hub cannot start work there. Give it "
+           "the task in that program, or start a session from the app (New session), which the hub runs itself.",
+}
 
 
 def task_cancel_requested(tx: Tx, actor: Actor, env: Envelope, p: P.TaskCancelRequested) -> None:

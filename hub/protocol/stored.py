@@ -271,6 +271,74 @@ class HubRenamed(P.Payload):
     name: str
 
 
+# ---- sessions started from the phone (hub/sessions/, docs/sessions.md) -------------------------------------------
+
+class SessionWorktree(P.Payload):
+    path: str
+    branch: str | None
+    created: bool                          # made for this session (`git worktree add`), else one that existed
+
+
+class SessionUsage(P.Payload, kw_only=True):
+    """What the agent reported of its token use (nothing is estimated): ACP `usage_update` (tokens in context, the
+    window, its cost) and the prompt responses' `usage`, summed over the session's turns."""
+    contextUsed: int | None = None
+    contextSize: int | None = None
+    cost: dict[str, Any] | None = None     # {amount, currency}, as the agent reported it
+    inputTokens: int | None = None
+    outputTokens: int | None = None
+    totalTokens: int | None = None
+    thoughtTokens: int | None = None
+    cachedReadTokens: int | None = None
+    cachedWriteTokens: int | None = None
+
+
+class SessionStarted(P.Payload, kw_only=True):
+    sessionId: Id
+    conversationId: Id
+    agentKey: str
+    agentId: Id
+    project: str
+    folder: str                            # where the agent works: the project, or the worktree
+    where: Literal["folder", "new_worktree", "worktree"]
+    worktree: SessionWorktree | None = None
+    baseCommit: str | None                 # HEAD when the session started (null in a repository without commits)
+    startSnapshot: str | None              # a commit of everything in the folder at the start, untracked files too
+    baseRef: str | None = None             # what "branch vs base" compares with
+    mode: str | None = None
+    model: str | None = None
+    title: str
+
+
+class SessionUpdated(P.Payload, kw_only=True):
+    sessionId: Id
+    status: Literal["idle", "running"] | None = None
+    usage: SessionUsage | None = None
+    mode: str | None = None
+    model: str | None = None
+
+
+class SessionEnded(P.Payload, kw_only=True):
+    sessionId: Id
+    reason: str                            # ended | hub_restarted | agent_cannot_resume | worktree_missing | ...
+    message: str | None = None
+
+
+class SessionCommitRequested(P.Payload, kw_only=True):
+    sessionId: Id
+    interactionId: Id
+    message: str
+    files: list[str]
+
+
+class SessionCommitResolved(P.Payload, kw_only=True):
+    sessionId: Id
+    interactionId: Id
+    outcome: Literal["committed", "declined", "failed", "withdrawn"]
+    commit: str | None = None
+    error: str | None = None
+
+
 # Every event type the hub stores, as apps receive it (with `sequence`), and its payload type.
 STORED: dict[str, type[P.Payload]] = {
     "conversation.created": ConversationCreated,
@@ -305,6 +373,11 @@ STORED: dict[str, type[P.Payload]] = {
     "agent.revoked": AgentRef,
     "agent.renamed": AgentRenamed,
     "hub.renamed": HubRenamed,
+    "session.started": SessionStarted,
+    "session.updated": SessionUpdated,
+    "session.ended": SessionEnded,
+    "session.commit_requested": SessionCommitRequested,
+    "session.commit_resolved": SessionCommitResolved,
 }
 
 # The stored events an agent can be addressed (the `recipients` of hub/store/writer.py's append), by the name it

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,16 +40,26 @@ class Supervised:
 
 class Supervisor:
     def __init__(self, hub: HubCore, specs: dict[str, RuntimeSpec]) -> None:
+        from hub.sessions.host import SessionHost
+
         self.hub = hub
         self.specs = specs
         self.running: dict[str, Supervised] = {}
         self.problems: dict[str, str] = {}   # agent name (or "config") -> why it is not running
+        # Sessions started from the phone (docs/sessions.md): agents paired here, one process per session.
+        self.sessions = SessionHost(hub, self)
 
     @property
     def credentials_dir(self) -> Path:
         return self.hub.settings.data_dir / "agents"
 
     async def start(self, hub_url: str) -> None:
+        try:
+            await self._start_agents(hub_url)
+        finally:
+            await self.sessions.start(hub_url)
+
+    async def _start_agents(self, hub_url: str) -> None:
         try:
             configs = load_agent_configs(self.hub.settings.data_dir / "lineup.toml")
         except RuntimeConfigError as exc:
@@ -80,6 +91,20 @@ class Supervisor:
 
     async def _credential(self, config: AgentConfig, hub_url: str) -> Credential:
         path = self.credentials_dir / f"{config.slug}.credential.json"
+
+        async def workspace() -> str:
+            workspace_id = await self.hub.read(lambda c: people.workspace_id_named_or_first(c, config.workspace))
+            if workspace_id is None:
+                raise RuntimeConfigError("no workspace yet: finish the first-run setup, then restart the hub"
+                                         if config.workspace is None else f"no workspace named {config.workspace!r}")
+            return workspace_id
+
+        return await self.credential(path, config.name, config.runtime, hub_url, workspace)
+
+    async def credential(self, path: Path, name: str, runtime: str, hub_url: str,
+                         workspace: Callable[[], Awaitable[str]], agent_version: str = "supervised") -> Credential:
+        """The agent's stored credential at `path`, or a new agent paired into `workspace()` and kept there (also the
+        session host's preset agents, hub/sessions/host.py). A revoked agent stays revoked: RuntimeConfigError."""
         if path.exists():
             stored = load_credential(path)
             agent = await self.hub.read(lambda c: agent_rows.agent_by_id(c, stored.agent_id))
@@ -88,18 +113,18 @@ class Supervisor:
                 raise RuntimeConfigError(f"this agent was revoked; delete {path} to pair it again")
             if agent is not None:
                 return Credential(hub_url, stored.agent_id, stored.workspace_id, stored.credential)
-        workspace_id = await self.hub.read(lambda c: people.workspace_id_named_or_first(c, config.workspace))
-        if workspace_id is None:
-            raise RuntimeConfigError("no workspace yet: finish the first-run setup, then restart the hub"
-                                     if config.workspace is None else f"no workspace named {config.workspace!r}")
+        workspace_id = await workspace()
         # Pair through the same commands a person's pairing code would use, so the log shows it.
-        command, code = accounts.create_pairing_code(hub_actor(workspace_id), config.name, 60)
+        command, code = accounts.create_pairing_code(hub_actor(workspace_id), name, 60)
         await self.hub.execute(command)
-        pair, secret = accounts.pair_agent(code, config.name, config.runtime, "supervised")
+        pair, secret = accounts.pair_agent(code, name, runtime, agent_version)
         result = await self.hub.execute(pair)
         credential = Credential(hub_url, result["agentId"], result["workspaceId"], secret)
         save_credential(credential, path)
         return credential
+
+    async def fail_orphans(self, agent_id: str) -> None:
+        await self._fail_orphans(agent_id)
 
     async def _fail_orphans(self, agent_id: str) -> None:
         """Tasks this agent was running when the hub stopped: their process is gone, so they fail clearly
@@ -109,6 +134,7 @@ class Supervisor:
             await self.hub.execute(housekeeping.fail_interrupted(row.id, row.workspace_id))
 
     async def stop(self) -> None:
+        await self.sessions.stop()
         for supervised in list(self.running.values()):
             try:
                 await supervised.runtime.stop()

@@ -425,17 +425,45 @@ def m011_files(conn: sqlite3.Connection) -> None:
         """)
 
 
+def m012_sessions(conn: sqlite3.Connection) -> None:
+    # Sessions started from the phone (docs/sessions.md): one row per session, kept by `session.started`,
+    # `session.updated`, `session.ended`, `session.commit_requested` and `session.commit_resolved`. The choices a
+    # project remembers (agent, where, mode, model) are its latest session's.
+    _run_script(conn,
+        """
+        CREATE TABLE sessions (
+            id TEXT NOT NULL, workspace_id TEXT NOT NULL, conversation_id TEXT NOT NULL,
+            agent_key TEXT NOT NULL, agent_id TEXT NOT NULL,
+            project TEXT NOT NULL, folder TEXT NOT NULL,
+            where_kind TEXT NOT NULL,          -- folder | new_worktree | worktree
+            worktree TEXT,                     -- JSON {path, branch, created}
+            base_commit TEXT, start_snapshot TEXT, base_ref TEXT,
+            mode TEXT, model TEXT, title TEXT NOT NULL,
+            status TEXT NOT NULL,              -- idle | running | ended
+            usage TEXT,                        -- JSON, as the agent reported it
+            pending_commit TEXT,               -- the interaction id of a commit card still waiting
+            end_reason TEXT,
+            created_by TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, ended_at TEXT,
+            last_sequence INTEGER NOT NULL,
+            PRIMARY KEY (id, workspace_id)
+        );
+        CREATE INDEX sessions_by_project ON sessions (workspace_id, project, created_at);
+        CREATE INDEX sessions_by_conversation ON sessions (workspace_id, conversation_id);
+        CREATE INDEX sessions_unended ON sessions (status) WHERE status != 'ended';
+        """)
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_create_event_log, m002_create_projections, m003_create_sign_in_links, m004_create_tools,
     m005_create_notifications, m006_chain_events, m007_scope_ids_to_workspaces, m008_task_checkpoints,
-    m009_relay_tables, m010_pairing_code_replaces_agent, m011_files,
+    m009_relay_tables, m010_pairing_code_replaces_agent, m011_files, m012_sessions,
 ]
 
 # Tables rebuilt from the log by `lineup db rebuild` and compared by `lineup db check`.
 PROJECTION_TABLES = (
     "workspaces", "users", "devices", "pairing_codes", "agents", "credentials",
     "conversations", "messages", "tasks", "interactions", "artifacts", "sign_in_links",
-    "tool_registrations", "tool_calls", "tool_instances", "files", "file_links",
+    "tool_registrations", "tool_calls", "tool_instances", "files", "file_links", "sessions",
 )
 
 

@@ -322,3 +322,48 @@ def _tool_answered(conn: sqlite3.Connection, ev: StoredEvent) -> None:
             "last_sequence = excluded.last_sequence",
             (instance["id"], ev.workspace_id, p["name"], _json(instance.get("state", {})), instance["status"],
              instance.get("createdBy", ev.actor), ev.recorded_at, ev.recorded_at, ev.sequence))
+
+
+# ---- sessions started from the phone (docs/sessions.md) ---------------------------------------------------------
+
+@projects("session.started")
+def _session_started(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    p = ev.payload
+    conn.execute(
+        "INSERT INTO sessions (id, workspace_id, conversation_id, agent_key, agent_id, project, folder, where_kind, "
+        "worktree, base_commit, start_snapshot, base_ref, mode, model, title, status, created_by, created_at, "
+        "updated_at, last_sequence) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?, 'idle', ?,?,?,?)",
+        (p["sessionId"], ev.workspace_id, p["conversationId"], p["agentKey"], p["agentId"], p["project"], p["folder"],
+         p["where"], _json(p.get("worktree")), p.get("baseCommit"), p.get("startSnapshot"), p.get("baseRef"),
+         p.get("mode"), p.get("model"), p["title"], ev.actor, ev.recorded_at, ev.recorded_at, ev.sequence))
+
+
+@projects("session.updated")
+def _session_updated(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    p = ev.payload
+    conn.execute("UPDATE sessions SET status = COALESCE(?, status), usage = COALESCE(?, usage), "
+                 "mode = COALESCE(?, mode), model = COALESCE(?, model), updated_at = ?, last_sequence = ? "
+                 "WHERE id = ? AND workspace_id = ? AND status != 'ended'",
+                 (p.get("status"), _json(p.get("usage")), p.get("mode"), p.get("model"), ev.recorded_at, ev.sequence,
+                  p["sessionId"], ev.workspace_id))
+
+
+@projects("session.ended")
+def _session_ended(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    p = ev.payload
+    conn.execute("UPDATE sessions SET status = 'ended', end_reason = ?, ended_at = ?, pending_commit = NULL, "
+                 "updated_at = ?, last_sequence = ? WHERE id = ? AND workspace_id = ? AND status != 'ended'",
+                 (p["reason"], ev.recorded_at, ev.recorded_at, ev.sequence, p["sessionId"], ev.workspace_id))
+
+
+@projects("session.commit_requested", "session.commit_resolved")
+def _session_commit(conn: sqlite3.Connection, ev: StoredEvent) -> None:
+    p = ev.payload
+    if ev.type == "session.commit_requested":
+        conn.execute("UPDATE sessions SET pending_commit = ?, updated_at = ?, last_sequence = ? "
+                     "WHERE id = ? AND workspace_id = ?",
+                     (p["interactionId"], ev.recorded_at, ev.sequence, p["sessionId"], ev.workspace_id))
+    else:
+        conn.execute("UPDATE sessions SET pending_commit = NULL, updated_at = ?, last_sequence = ? "
+                     "WHERE id = ? AND workspace_id = ? AND pending_commit = ?",
+                     (ev.recorded_at, ev.sequence, p["sessionId"], ev.workspace_id, p["interactionId"]))

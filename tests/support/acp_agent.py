@@ -16,7 +16,17 @@ word of the prompt:
 - `read <path>`: asks the client for the file (fs/read_text_file) and replies with what came back;
 - `write <path> <text>`: asks the client to write the file (fs/write_text_file);
 - `terminal <command> <args...>`: runs it through terminal/create, waits, replies with its output and exit code;
+- `edit <path> <text>`: asks permission to write <text> (`\n` for a new line) into <path> under its working directory
+  (ACP diff content: the file's old and new text), writes it itself when allowed, replies "edited <path>" or
+  "not edited <path>";
+- `settings`: replies "mode <m> model <x>", the mode and model its session is in (see `$ACP_TEST_MODES`);
+- `usage`: sends a `usage_update` (1200 of 200000 tokens, 0.25 USD) and answers the prompt with `usage` (100 in, 20
+  out, 120 in all);
+- `files`: replies with what the prompt carried besides its text ("image image/png 68", "resource <uri> <text>");
 - anything else: "session <n> turn <k>: you said <text>".
+
+With `$ACP_TEST_MODES` set it offers modes (default, acceptEdits, plan: `session/set_mode`) and a model option
+(`configOptions`, category model: fast, smart: `session/set_config_option`) in `session/new` and `session/load`.
 
 Every request and notification it receives is appended as a JSON line to the file named by `$ACP_TEST_LOG`;
 that log is also its memory: session ids continue its count, and with `$ACP_TEST_LOAD_SESSIONS` set it offers
@@ -51,7 +61,22 @@ from acp import (
     update_user_message_text,
 )
 from acp.interfaces import Client
-from acp.schema import AgentCapabilities, Implementation, PermissionOption
+from acp.schema import (
+    AgentCapabilities,
+    Cost,
+    FileEditToolCallContent,
+    Implementation,
+    PermissionOption,
+    PromptCapabilities,
+    SessionConfigOptionSelect,
+    SessionConfigSelectOption,
+    SessionMode,
+    SessionModeState,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
+    Usage,
+    UsageUpdate,
+)
 
 PERMISSION_OPTIONS = [
     PermissionOption(option_id="opt-allow-once", name="Allow once", kind="allow_once"),
@@ -82,6 +107,8 @@ class ScriptedAgent:
         self.sessions: dict[str, int] = {}       # session id → turns so far
         self.cancelled: dict[str, asyncio.Event] = {}
         self.replay_pending: dict[str, list[Any]] = {}  # loaded sessions' history updates still to be replayed
+        self.settings: dict[str, dict[str, str]] = {}   # session id → its mode and model
+        self.prompt_blocks: list[Any] = []
 
     def on_connect(self, conn: Client) -> None:
         self.conn = conn
@@ -92,7 +119,8 @@ class ScriptedAgent:
                clientCapabilities=client_capabilities.model_dump(by_alias=True, mode="json", exclude_none=True)
                if client_capabilities is not None else None,
                clientInfo=client_info.name if client_info is not None else None)
-        capabilities = AgentCapabilities(load_session=bool(os.environ.get("ACP_TEST_LOAD_SESSIONS")))
+        capabilities = AgentCapabilities(load_session=bool(os.environ.get("ACP_TEST_LOAD_SESSIONS")),
+                                         prompt_capabilities=PromptCapabilities(image=True, embedded_context=True))
         return InitializeResponse(protocol_version=PROTOCOL_VERSION, agent_capabilities=capabilities,
                                   agent_info=Implementation(name="scripted-acp-agent", version="1.0"))
 
@@ -100,7 +128,37 @@ class ScriptedAgent:
         session_id = f"s{max(len(self.sessions), len(recorded('session/new'))) + 1}"
         self.sessions[session_id] = 0
         record("session/new", cwd=cwd, sessionId=session_id)
-        return NewSessionResponse(session_id=session_id)
+        return NewSessionResponse(session_id=session_id, **self.offers(session_id))
+
+    def offers(self, session_id: str) -> dict[str, Any]:
+        """Modes and a model option, with `$ACP_TEST_MODES`."""
+        if not os.environ.get("ACP_TEST_MODES"):
+            return {}
+        current = self.settings.setdefault(session_id, {"mode": "default", "model": "fast"})
+        modes = SessionModeState(current_mode_id=current["mode"], available_modes=[
+            SessionMode(id="default", name="Ask", description="Asks before edits and commands"),
+            SessionMode(id="acceptEdits", name="Accept edits", description="Edits without asking"),
+            SessionMode(id="plan", name="Plan", description="Plans, changes nothing")])
+        model = SessionConfigOptionSelect(id="model", name="Model", category="model", type="select",
+                                          current_value=current["model"], options=[
+                                              SessionConfigSelectOption(value="fast", name="Fast"),
+                                              SessionConfigSelectOption(value="smart", name="Smart")])
+        return {"modes": modes, "config_options": [model]}
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> SetSessionModeResponse:
+        if mode_id not in ("default", "acceptEdits", "plan"):
+            raise acp.RequestError.invalid_params({"modeId": mode_id})
+        self.settings.setdefault(session_id, {"mode": "default", "model": "fast"})["mode"] = mode_id
+        record("session/set_mode", sessionId=session_id, modeId=mode_id)
+        return SetSessionModeResponse()
+
+    async def set_config_option(self, config_id: str, session_id: str, value: Any,
+                                **kwargs: Any) -> SetSessionConfigOptionResponse:
+        if config_id != "model" or value not in ("fast", "smart"):
+            raise acp.RequestError.invalid_params({"configId": config_id, "value": value})
+        self.settings.setdefault(session_id, {"mode": "default", "model": "fast"})["model"] = value
+        record("session/set_config_option", sessionId=session_id, configId=config_id, value=value)
+        return SetSessionConfigOptionResponse(config_options=self.offers(session_id).get("config_options") or [])
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None,
                            **kwargs: Any) -> LoadSessionResponse:
@@ -118,7 +176,7 @@ class ScriptedAgent:
             asyncio.get_running_loop().call_later(0.2, lambda: asyncio.ensure_future(self.replay_rest(session_id)))
         for update in history:
             await self.conn_.session_update(session_id=session_id, update=update)
-        return LoadSessionResponse()
+        return LoadSessionResponse(**self.offers(session_id))
 
     @property
     def conn_(self) -> Client:
@@ -138,7 +196,8 @@ class ScriptedAgent:
         await self.conn.session_update(session_id=session_id, update=update_agent_message_text(text))
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
-        text = "".join(getattr(block, "text", "") for block in prompt)
+        text = "".join(getattr(block, "text", "") for block in prompt[:1])
+        self.prompt_blocks = list(prompt[1:])
         self.sessions[session_id] += 1
         record("session/prompt", sessionId=session_id, text=text)
         await self.replay_rest(session_id)  # a late replay not sent yet: before the prompt is handled
@@ -288,6 +347,58 @@ class ScriptedAgent:
             reply = f"terminal refused: {exc} {exc.data}"
         await self.say(session_id, reply)
         return PromptResponse(stop_reason="end_turn")
+
+    async def do_edit(self, session_id: str, rest: str) -> PromptResponse:
+        """Ask to write <text> into <path> (the diff: its old and new text), and write it when allowed."""
+        assert self.conn is not None
+        relative, _, content = rest.partition(" ")
+        target = os.path.join(os.getcwd(), relative)
+        old = open(target).read() if os.path.exists(target) else None
+        new = content.replace("\\n", "\n") + "\n"
+        call = f"call-edit-{self.sessions[session_id]}"
+        diff = FileEditToolCallContent(type="diff", path=target, old_text=old, new_text=new)
+        await self.conn.session_update(session_id=session_id, update=start_tool_call(
+            call, f"Edit {relative}", kind="edit", status="pending", content=[diff]))
+        answer = await self.conn.request_permission(
+            session_id=session_id, options=PERMISSION_OPTIONS[:1] + PERMISSION_OPTIONS[2:3],
+            tool_call=update_tool_call(call, title=f"Edit {relative}", kind="edit", status="pending",
+                                       content=[diff]))
+        allowed = answer.outcome.outcome == "selected" and answer.outcome.option_id == "opt-allow-once"
+        if allowed:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "w") as handle:
+                handle.write(new)
+        record("edit", sessionId=session_id, path=target, allowed=allowed)
+        await self.conn.session_update(session_id=session_id, update=update_tool_call(
+            call, status="completed" if allowed else "failed"))
+        await self.say(session_id, f"{'edited' if allowed else 'not edited'} {relative}")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_settings(self, session_id: str, rest: str) -> PromptResponse:
+        current = self.settings.get(session_id, {})
+        await self.say(session_id, f"mode {current.get('mode')} model {current.get('model')}")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_usage(self, session_id: str, rest: str) -> PromptResponse:
+        assert self.conn is not None
+        await self.conn.session_update(session_id=session_id, update=UsageUpdate(
+            session_update="usage_update", used=1200, size=200000, cost=Cost(amount=0.25, currency="USD")))
+        await self.say(session_id, "Counted.")
+        return PromptResponse(stop_reason="end_turn", usage=Usage(input_tokens=100, output_tokens=20,
+                                                                  total_tokens=120))
+
+    async def do_files(self, session_id: str, rest: str) -> PromptResponse:
+        seen = []
+        for block in self.prompt_blocks:
+            if block.type == "image":
+                seen.append(f"image {block.mime_type} {len(block.data)}")
+            elif block.type == "resource":
+                seen.append(f"resource {block.resource.uri} {getattr(block.resource, 'text', '')}")
+            else:
+                seen.append(f"{block.type} {getattr(block, 'text', '')}")
+        await self.say(session_id, "; ".join(seen) or "no files")
+        return PromptResponse(stop_reason="end_turn")
+
 
 if __name__ == "__main__":
     asyncio.run(acp.run_agent(ScriptedAgent()))

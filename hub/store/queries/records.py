@@ -437,6 +437,49 @@ class TaskQuestionRecord(msgspec.Struct, frozen=True, gc=False):
     responded_by: str | None  # JSON
 
 
+class SessionRecord(msgspec.Struct, frozen=True, gc=False):
+    """A session started from the phone (docs/sessions.md)."""
+
+    id: str
+    workspace_id: str
+    conversation_id: str
+    agent_key: str
+    agent_id: str
+    project: str
+    folder: str
+    where_kind: str
+    worktree: str | None  # JSON
+    base_commit: str | None
+    start_snapshot: str | None
+    base_ref: str | None
+    mode: str | None
+    model: str | None
+    title: str
+    status: str
+    usage: str | None  # JSON
+    pending_commit: str | None
+    end_reason: str | None
+    created_by: str
+    created_at: str
+    updated_at: str
+    ended_at: str | None
+    last_sequence: int
+
+
+class TerminalConversationRecord(msgspec.Struct, frozen=True, gc=False):
+    """A conversation of an agent that runs in the person's terminal (`lineup connect`), with that agent's facts and
+    whether a task of the conversation is still active."""
+
+    conversation_id: str
+    title: str
+    updated_at: str
+    agent_id: str
+    agent_name: str
+    runtime: str
+    agent_status: str
+    active_tasks: int
+
+
 R = TypeVar("R", bound=msgspec.Struct)
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import acp
 from acp.schema import (
     CreateTerminalResponse,
+    CurrentModeUpdate,
     EnvVariable,
     KillTerminalResponse,
     PermissionOption,
@@ -19,6 +20,7 @@ from acp.schema import (
     RequestPermissionResponse,
     TerminalOutputResponse,
     ToolCallUpdate,
+    UsageUpdate,
     WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
@@ -29,6 +31,7 @@ from hub.plugins.runtimes.acp.terminal import Terminal
 if TYPE_CHECKING:
     from hub import AgentConfig
     from hub.plugins.runtimes.acp.config import AcpOptions
+    from hub.plugins.runtimes.acp.observer import SessionObserver
     from hub.plugins.runtimes.acp.sessions import SessionMap
     from hub.plugins.runtimes.acp.turn import Turn
 
@@ -49,6 +52,9 @@ class ClientRuntime(Protocol):
     @property
     def session_cwd(self) -> Path: ...
 
+    @property
+    def observer(self) -> SessionObserver | None: ...
+
 
 class HubClient:
     """The ACP Client the agent talks to: session updates and permission requests go to the session's current
@@ -66,6 +72,17 @@ class HubClient:
         session = self.runtime.sessions.by_acp_id.get(session_id)
         if session is None:
             return
+        observer = self.runtime.observer
+        if observer is not None and session.replay is None:
+            if isinstance(update, UsageUpdate):  # tokens in context, the window, the cost so far (as reported)
+                report: dict[str, Any] = {"contextUsed": update.used, "contextSize": update.size}
+                if update.cost is not None:
+                    report["cost"] = {"amount": update.cost.amount, "currency": update.cost.currency}
+                observer.usage(session.key, report)
+                return
+            if isinstance(update, CurrentModeUpdate):
+                observer.mode_changed(session.key, update.current_mode_id)
+                return
         if session.turn is not None:
             await session.turn.update(update)
         elif session.replay is not None:  # the history of a session/load: watched to its end, not shown

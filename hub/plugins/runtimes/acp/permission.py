@@ -97,12 +97,35 @@ def subject_of(tool_call: ToolCallUpdate, cwd: str | None) -> dict[str, Any] | N
         return approvals.edit_approval(first.path, [{"old": e.old_text or "", "new": e.new_text} for e in edits
                                                     if e.path == first.path], cwd)
     raw = tool_call.raw_input if isinstance(tool_call.raw_input, dict) else {}
+    file_change = _file_change(raw, cwd)
+    if file_change is not None:
+        return file_change
     command = raw.get("command") or raw.get("cmd")
     if isinstance(command, list):  # codex-acp: argv, often ["bash", "-lc", "…"]
         command = shlex.join(str(part) for part in command)
     if isinstance(command, str) and command.strip():
         workdir = raw.get("cwd") or raw.get("workdir") or cwd
         return approvals.command_approval(command, str(workdir) if workdir else None)
+    return None
+
+
+def _file_change(raw: dict[str, Any], cwd: str | None) -> dict[str, Any] | None:
+    """A file change told only in the tool's raw input, as claude-code-acp 0.16 asks for its Write (`file_path`,
+    `content`), Edit (`old_string`, `new_string`, `replace_all`) and MultiEdit (`edits`) tools: the card still shows
+    the change, as the diff it makes to the file."""
+    path = raw.get("file_path")
+    if not isinstance(path, str) or not path:
+        return None
+    if isinstance(raw.get("content"), str):
+        return approvals.write_approval(path, raw["content"], cwd)
+    if isinstance(raw.get("old_string"), str) and isinstance(raw.get("new_string"), str):
+        return approvals.edit_approval(path, [{"old": raw["old_string"], "new": raw["new_string"],
+                                               "replaceAll": bool(raw.get("replace_all"))}], cwd)
+    edits = raw.get("edits")
+    if isinstance(edits, list) and edits and all(isinstance(e, dict) and isinstance(e.get("old_string"), str)
+                                                  and isinstance(e.get("new_string"), str) for e in edits):
+        return approvals.edit_approval(path, [{"old": e["old_string"], "new": e["new_string"],
+                                               "replaceAll": bool(e.get("replace_all"))} for e in edits], cwd)
     return None
 
 

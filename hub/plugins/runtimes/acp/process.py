@@ -6,6 +6,7 @@ import asyncio
 import codecs
 import collections
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import acp
-from acp.schema import ClientCapabilities, Implementation, InitializeResponse
+from acp.schema import ClientCapabilities, Implementation, InitializeResponse, NewSessionResponse
 
 from hub import __version__
 from hub.plugins.runtimes.acp.errors import TurnError
@@ -42,6 +43,7 @@ class AgentProcess:
         self.stopping = False
         self.broken = False               # the connection failed while the process lives on: replace it
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=40)
+        self.offers: dict[str, dict[str, Any]] = {}  # what session/new or session/load answered, by session id
         self._tasks: list[asyncio.Task[None]] = []
 
     @property
@@ -100,11 +102,20 @@ class AgentProcess:
         return info
 
     async def new_session(self, cwd: str) -> str:
-        response = await self.conn.new_session(cwd=cwd, mcp_servers=[])
-        return str(response.session_id)
+        answer = await self.request("session/new", {"cwd": cwd, "mcpServers": []})
+        session_id = str(NewSessionResponse.model_validate(answer).session_id)
+        self.offers[session_id] = offered(answer)
+        return session_id
 
     async def load_session(self, cwd: str, session_id: str) -> None:
-        await self.conn.load_session(cwd=cwd, session_id=session_id, mcp_servers=[])
+        answer = await self.request("session/load", {"cwd": cwd, "sessionId": session_id, "mcpServers": []})
+        self.offers[session_id] = offered(answer or {})
+
+    async def request(self, method: str, params: dict[str, Any]) -> Any:
+        """A JSON-RPC request as the agent answers it, not narrowed to the schema's fields: the session's models
+        (`models`, an unstable part of ACP that claude-code-acp sends) would be dropped by the typed call."""
+        raw = self.conn._conn  # noqa: SLF001 - the connection under the typed API, which has no untyped call
+        return await raw.send_request(method, params)
 
     @property
     def can_load_sessions(self) -> bool:
@@ -164,6 +175,23 @@ class AgentProcess:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self.exited.set()
+
+
+OFFERED_KEYS = ("modes", "models", "configOptions")
+OFFER_BYTES = 64 * 1024                 # what is kept of a session's modes, models and options
+
+
+def offered(answer: Any) -> dict[str, Any]:
+    """The modes, models and configuration options a session/new or session/load answer offers, as the agent sent
+    them (each left out when it is not an object or list, or too large to keep)."""
+    if not isinstance(answer, dict):
+        return {}
+    kept: dict[str, Any] = {}
+    for key in OFFERED_KEYS:
+        value = answer.get(key)
+        if isinstance(value, (dict, list)) and len(json.dumps(value)) <= OFFER_BYTES:
+            kept[key] = value
+    return kept
 
 
 async def wait_event(event: asyncio.Event, timeout_s: float) -> None:

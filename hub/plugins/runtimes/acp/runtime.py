@@ -13,6 +13,7 @@ from hub import AgentConfig
 from hub.plugins.runtimes.acp.client import HubClient
 from hub.plugins.runtimes.acp.config import read_options
 from hub.plugins.runtimes.acp.errors import TurnError
+from hub.plugins.runtimes.acp.observer import SessionObserver
 from hub.plugins.runtimes.acp.process import AgentProcess
 from hub.plugins.runtimes.acp.scheduler import TurnScheduler
 from hub.plugins.runtimes.acp.sessions import Session, SessionMap
@@ -24,7 +25,13 @@ log = logging.getLogger("lineup.runtimes.acp")
 class AcpRuntime:
     """The `acp` runtime of one configured agent; its options are documented in the package docstring."""
 
-    def __init__(self, config: AgentConfig, client: AgentClient) -> None:
+    def __init__(self, config: AgentConfig, client: AgentClient, *, handlers: bool = True,
+                 sessions_path: Path | None = None, observer: SessionObserver | None = None) -> None:
+        """`handlers=False`: the runtime registers nothing on the client; its driver (the session host, which runs
+        one runtime per session on one agent's client) hands it the tasks and messages that are its own
+        (`scheduler.run_task`, `scheduler.on_message`). Then `sessions_path` says where its session map is kept
+        and `observer` hears of its turns; a session that existed continues (session/load) or fails, never starts
+        afresh in its place."""
         self.options = read_options(config)
         self.config = config
         self.client = client
@@ -32,13 +39,16 @@ class AcpRuntime:
         self.agent: AgentProcess | None = None
         self.generations = 0
         self.stopping = False
+        self.observer = observer
         self._agent_lock = asyncio.Lock()
-        self.sessions = SessionMap(client.state_path.parent / f"{config.slug}.acp-sessions.json"
-                                   if client.state_path is not None else None)
+        if sessions_path is None and client.state_path is not None:
+            sessions_path = client.state_path.parent / f"{config.slug}.acp-sessions.json"
+        self.sessions = SessionMap(sessions_path, observer, continue_or_fail=not handlers)
         self.sessions.load()
         self.scheduler = TurnScheduler(self)
-        client.on_task(self.scheduler.run_task)
-        client.on("message.delivered")(self.scheduler.on_message)
+        if handlers:
+            client.on_task(self.scheduler.run_task)
+            client.on("message.delivered")(self.scheduler.on_message)
 
     @property
     def sessions_by_acp_id(self) -> dict[str, Session]:
@@ -77,6 +87,21 @@ class AcpRuntime:
         if self.agent is not None:
             await self.agent.stop()
         await self.hub_client.close_terminals()
+
+    def stop_turn(self, key: str) -> bool:
+        """Stop the turn running in session `key` (ACP `session/cancel`); False when none runs. A task's turn is
+        stopped by cancelling its task instead (the SDK hears `task.cancel_requested`)."""
+        session = self.sessions.by_key.get(key)
+        turn = session.turn if session is not None else None
+        if turn is None:
+            return False
+        turn.stop.set()
+        return True
+
+    @property
+    def busy(self) -> bool:
+        """A turn is running or waiting for its session."""
+        return any(s.turn is not None or s.lock.locked() for s in self.sessions.by_key.values())
 
     async def ensure_agent(self) -> AgentProcess:
         """The running agent process, started (again) when there is none or it died."""

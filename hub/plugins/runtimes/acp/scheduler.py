@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import acp
 from acp.schema import PromptResponse
 
+from hub.plugins.runtimes.acp.attachments import prompt_blocks
 from hub.plugins.runtimes.acp.errors import TurnError
 from hub.plugins.runtimes.acp.process import wait_event
 from hub.plugins.runtimes.acp.sessions import Session
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from hub.plugins.runtimes.acp.config import AcpOptions
+    from hub.plugins.runtimes.acp.observer import SessionObserver
     from hub.plugins.runtimes.acp.process import AgentProcess
     from hub.plugins.runtimes.acp.sessions import SessionMap
     from hub.sdk import AgentClient
@@ -55,6 +57,9 @@ class SchedulerRuntime(Protocol):
     @property
     def stopping(self) -> bool: ...
 
+    @property
+    def observer(self) -> SessionObserver | None: ...
+
     async def ensure_agent(self) -> AgentProcess: ...
 
 
@@ -66,18 +71,29 @@ class TurnScheduler:
         self.sessions = runtime.sessions
         self.waiting: dict[str, TaskHandle] = {}  # tasks queued behind another turn of their session
 
-    async def prompt(self, session: Session, turn: Turn, text: str) -> str:
+    async def prompt(self, session: Session, turn: Turn, text: str,
+                     attachments: list[dict[str, Any]] | None = None) -> str:
         """Run one prompt in the session; returns the stop reason. A cancel request sends session/cancel."""
         runtime = self.runtime
         agent = await runtime.ensure_agent()
         acp_id = await self.sessions.open(agent, session, str(runtime.session_cwd), runtime.options.init_timeout_s)
-        if turn.task is not None and turn.task.cancel_requested.is_set():
+        if (turn.task is not None and turn.task.cancel_requested.is_set()) or turn.stop.is_set():
             return "cancelled"  # asked to stop before the prompt was sent
+        blocks: list[Any] = []
+        if attachments:
+            blocks, notes = await prompt_blocks(runtime.client, agent.info, attachments)
+            text = "\n\n".join([text, *notes]).strip()
+        blocks.insert(0, acp.text_block(text or "(files attached)"))
         session.turn = turn
-        prompt = asyncio.ensure_future(agent.conn.prompt(session_id=acp_id, prompt=[acp.text_block(text)]))
+        observer = runtime.observer
+        if observer is not None:
+            observer.turn_started(session.key)
+        prompt = asyncio.ensure_future(agent.conn.prompt(session_id=acp_id, prompt=blocks))
         cancel = asyncio.ensure_future(turn.task.cancel_requested.wait()) if turn.task is not None else None
+        stop = asyncio.ensure_future(turn.stop.wait())
         try:
-            await asyncio.wait({f for f in (prompt, cancel) if f is not None}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({f for f in (prompt, cancel, stop) if f is not None},
+                               return_when=asyncio.FIRST_COMPLETED)
             if not prompt.done():  # the person asked to stop
                 turn.cancelling.set()
                 with contextlib.suppress(ConnectionError):
@@ -90,6 +106,9 @@ class TurnScheduler:
                     session.acp_id = None
                     return "cancelled"
             response: PromptResponse = prompt.result()
+            if observer is not None and response.usage is not None:
+                observer.usage(session.key, {**response.usage.model_dump(by_alias=True, exclude_none=True,
+                                                                          exclude={"field_meta"}), "turn": True})
             return str(response.stop_reason)
         except ConnectionError:
             agent.broken = True
@@ -100,10 +119,12 @@ class TurnScheduler:
             raise TurnError("acp_error", f"The agent answered session/prompt with an error: {exc} "
                                          f"{exc.data or ''}".strip()) from None
         finally:
-            for future in (prompt, cancel):
+            for future in (prompt, cancel, stop):
                 if future is not None and not future.done():
                     future.cancel()
             session.turn = None
+            if observer is not None:
+                observer.turn_ended(session.key)
 
     # ---- tasks and messages ----------------------------------------------------------------------------
 
@@ -136,6 +157,7 @@ class TurnScheduler:
             stop_reason = await self.prompt(session, turn, text)
         except TurnError as exc:
             await self._close(session, turn, succeeded=False)
+            self._failed(session, exc)
             if self.runtime.stopping:
                 return  # reported by stop()
             if task.cancel_requested.is_set():
@@ -161,6 +183,11 @@ class TurnScheduler:
             await _report(task, task.fail(stop_reason, STOP_FAILURES.get(stop_reason,
                                                                     f"The agent stopped: {stop_reason}.")))
 
+    def _failed(self, session: Session, error: TurnError) -> None:
+        observer = self.runtime.observer
+        if observer is not None and not self.runtime.stopping:
+            observer.turn_failed(session.key, error)
+
     async def _close(self, session: Session, turn: Turn, succeeded: bool) -> None:
         await turn.close(succeeded)
         if turn.text:  # what the agent said last: its history ends with it (see replay.py)
@@ -173,7 +200,8 @@ class TurnScheduler:
         if not conversation_id or (payload.get("author") or {}).get("kind") != "user":
             return
         text = payload.get("content") or ""
-        if not text.strip():
+        attachments = [a for a in payload.get("attachments") or [] if isinstance(a, dict)]
+        if not text.strip() and not attachments:
             return
         message_id = payload.get("messageId")
         task_id = envelope.get("taskId")
@@ -187,9 +215,10 @@ class TurnScheduler:
                 self.sessions.save()
             turn = Turn(self.runtime, None, conversation_id, reply_task_id)
             try:
-                stop_reason = await self.prompt(session, turn, text)
+                stop_reason = await self.prompt(session, turn, text, attachments)
             except TurnError as exc:
                 await self._close(session, turn, succeeded=False)
+                self._failed(session, exc)
                 if not self.runtime.stopping:
                     await self._say(conversation_id, reply_task_id, f"I could not answer ({exc.code}): {exc.message}")
                 return

@@ -18,6 +18,7 @@ from hub.plugins.runtimes.acp.process import wait_event
 from hub.plugins.runtimes.acp.replay import LATE_REPLAY_WAIT_S, REPLY_TAIL_CHARS, HistoryReplay
 
 if TYPE_CHECKING:
+    from hub.plugins.runtimes.acp.observer import SessionObserver
     from hub.plugins.runtimes.acp.process import AgentProcess
     from hub.plugins.runtimes.acp.turn import Turn
 
@@ -42,7 +43,8 @@ class Session:
 class SessionMap:
     """The sessions by conversation (`task:<id>` for a task without one) and by ACP id, and what is kept of them."""
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path | None, observer: SessionObserver | None = None, *,
+                 continue_or_fail: bool = False) -> None:
         # Kept next to the agent's credential: which ACP session each conversation has (after a hub restart an
         # agent that can `session/load` continues the conversation where it was), and the last messages
         # prompted (after a crash the SDK delivers what came after its saved cursor again: not asked twice), and
@@ -51,6 +53,10 @@ class SessionMap:
         self.by_key: dict[str, Session] = {}
         self.by_acp_id: dict[str, Session] = {}
         self.prompted: collections.deque[str] = collections.deque(maxlen=200)
+        self.observer = observer
+        # A session that existed must continue or fail (TurnError session_lost): never a new ACP session in its
+        # place without its history (sessions from the phone, docs/sessions.md). `[[agents]]` start a new one.
+        self.continue_or_fail = continue_or_fail
 
     def load(self) -> None:
         if self.path is None or not self.path.exists():
@@ -107,6 +113,10 @@ class SessionMap:
         if session.acp_id is not None and session.generation == agent.generation:
             return session.acp_id
         self.by_acp_id.pop(session.acp_id or "", None)
+        if self.continue_or_fail and session.acp_id is not None and not agent.can_load_sessions:
+            raise TurnError("session_lost", "The agent cannot load its earlier sessions (it offers no session/load), "
+                                            "so this conversation cannot continue where it was.")
+        loaded = False
         try:
             acp_id = None
             if session.acp_id is not None and agent.can_load_sessions:
@@ -115,10 +125,12 @@ class SessionMap:
                     session.replay = HistoryReplay(session.last_reply)
                     async with asyncio.timeout(timeout_s):
                         await agent.load_session(cwd, session.acp_id)
-                    acp_id = session.acp_id
+                    acp_id, loaded = session.acp_id, True
                     await self._replayed(session)
                 except acp.RequestError as exc:
                     self.by_acp_id.pop(session.acp_id, None)
+                    if self.continue_or_fail:
+                        raise TurnError("session_lost", f"The agent could not load this session: {exc}") from None
                     log.info("session/load of %s failed (%s); starting a new session", session.acp_id, exc)
                 finally:
                     session.replay = None
@@ -143,6 +155,8 @@ class SessionMap:
         self.by_acp_id[acp_id] = session
         if not session.key.startswith("task:"):
             self.save()
+        if self.observer is not None:
+            await self.observer.session_opened(agent, session.key, acp_id, agent.offers.get(acp_id, {}), loaded)
         return acp_id
 
     @staticmethod

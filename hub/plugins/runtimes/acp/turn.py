@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("lineup.runtimes.acp")
 
+WITHDRAW_TIMEOUT_S = 5.0  # a card withdrawn after the turn moved on: waited for at most this long
 PLAN_STATUS = {"pending": "queued", "in_progress": "running", "completed": "succeeded"}
 CHILD_ORDER = {"queued": 0, "running": 1, "succeeded": 2}
 
@@ -58,6 +59,7 @@ class Turn:
         self.reply_task_id = task.id if task is not None else reply_task_id
         self.lock = asyncio.Lock()        # FIFO: notifications are handled concurrently by the ACP library
         self.cancelling = asyncio.Event()  # session/cancel sent: pending permission requests answer cancelled
+        self.stop = asyncio.Event()       # the person asked to stop this turn (a message's turn: no task to cancel)
         self.stream: MessageStream | None = None
         self.message_key: str | None = None
         self.text = ""                    # the reply so far (the tail, when nothing is streamed)
@@ -198,10 +200,11 @@ class Turn:
         return answer(choices, outcome)
 
     async def _withdraw(self, interaction_id: str, reason: str) -> None:
-        try:
-            await self.runtime.client.withdraw(interaction_id, reason)
-        except HubError as exc:
-            log.info("withdrawing %s failed: %s", interaction_id, exc)
+        try:  # bounded: while the hub stops, the agent's socket is gone and nothing would answer
+            async with asyncio.timeout(WITHDRAW_TIMEOUT_S):
+                await self.runtime.client.withdraw(interaction_id, reason)
+        except (HubError, TimeoutError) as exc:
+            log.info("withdrawing %s failed: %s", interaction_id, exc or "no answer in time")
 
     async def _say(self, text: str) -> None:
         if self.conversation_id is not None:

@@ -1,0 +1,498 @@
+"""The session host: sessions started from the phone, each a conversation of a preset's agent with its own process.
+
+One LineUp agent per preset and workspace ("Claude Code", "Codex", ...) is paired by the hub (the supervisor's
+pairing, hub/runtimes/supervisor.py) the first time a session of it starts, and connects over loopback whenever the
+hub runs. Each session is a conversation of that agent; its tasks and the person's messages in it are handed to the
+session's own acp runtime (hub/sessions/live.py: one agent process in the session's folder or worktree). At start
+the hub resumes every session not ended: its process is started again and its ACP session loaded, or, when the agent
+cannot load it, the session is ended (`hub_restarted`) and its conversation says so. A session never has two
+processes: its runtime is made once, under the host's lock, and kept by session id. docs/sessions.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import shlex
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from hub.domain.actors import Actor
+from hub.domain.collaboration import message_create, task_cancel_requested
+from hub.protocol import payloads as P
+from hub.protocol.envelope import PROTOCOL_VERSION, Envelope, new_id, now_iso
+from hub.protocol.errors import LapError
+from hub.runtimes.base import RuntimeConfigError
+from hub.sdk.client import AgentClient
+from hub.sessions import changes, commands, git
+from hub.sessions.agents import Catalogue
+from hub.sessions.folders import check_folder, resolved_roots
+from hub.store.queries import sessions as session_rows
+from hub.store.queries.records import SessionRecord
+from hub.store.writer import Command
+
+if TYPE_CHECKING:
+    from hub.ports import HubCore
+    from hub.sdk.credentials import Credential
+    from hub.sdk.tasks import TaskHandle
+    from hub.sessions.live import Live
+
+log = logging.getLogger("lineup.sessions")
+
+CONNECT_TIMEOUT_S = 20.0
+STOP_TIMEOUT_S = 30.0
+
+
+class Pairing(Protocol):
+    """What the host uses of the supervisor (hub/runtimes/supervisor.py): its pairing, and its cleanup of tasks an
+    agent was running when the hub stopped."""
+
+    async def credential(self, path: Path, name: str, runtime: str, hub_url: str,
+                         workspace: Callable[[], Awaitable[str]], agent_version: str = "supervised") -> Credential: ...
+
+    async def fail_orphans(self, agent_id: str) -> None: ...
+
+
+@dataclass
+class PresetAgent:
+    """The LineUp agent of one preset in one workspace: its client, connected while the hub runs."""
+
+    key: str
+    workspace_id: str
+    client: AgentClient
+    task: asyncio.Task[None]
+
+
+def envelope(type_: str, payload: dict[str, Any], workspace_id: str, conversation_id: str | None = None,
+             task_id: str | None = None) -> Envelope:
+    return Envelope(id=new_id("evt"), type=type_, version=PROTOCOL_VERSION, occurredAt=now_iso(), payload=payload,
+                    workspaceId=workspace_id, conversationId=conversation_id, taskId=task_id)
+
+
+def message_command(actor: Actor, conversation_id: str, payload: dict[str, Any]) -> Command:
+    """`message.create` as the app or an agent would send it, made by the hub for `actor` (checked the same way)."""
+    env = envelope("message.create", payload, actor.workspace_id, conversation_id)
+    parsed = P.parse_payload(P.MessageCreate, payload)
+    return Command(run=lambda tx: message_create(tx, actor, env, parsed))
+
+
+class SessionHost:
+    def __init__(self, hub: HubCore, pairing: Pairing) -> None:
+        self.hub = hub
+        self.pairing = pairing
+        self.settings = hub.settings.sessions
+        self.state_dir = hub.settings.data_dir / "sessions"
+        self.catalogue = Catalogue(self.settings, hub.settings.data_dir)
+        self.hub_url: str | None = None
+        self.presets: dict[tuple[str, str], PresetAgent] = {}
+        self.live: dict[str, Live] = {}
+        self.by_conversation: dict[str, str] = {}
+        self.ready = asyncio.Event()
+        self.stopping = False
+        self._lock = asyncio.Lock()          # making a session's runtime, pairing a preset agent
+        self._background: set[asyncio.Task[Any]] = set()
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.enabled
+
+    # ---- start and stop ---------------------------------------------------------------------------------------
+
+    async def start(self, hub_url: str) -> None:
+        """Resume the sessions not ended (their processes and ACP sessions), or end them saying why."""
+        self.hub_url = hub_url
+        try:
+            unended = await self.hub.read(session_rows.unended_sessions)
+            if unended and not self.enabled:
+                for record in unended:
+                    await self._end_record(record, "sessions_off", "Sessions are off on this hub ([sessions] roots "
+                                                                   "is empty in lineup.toml), so this session ended.")
+                unended = []
+            resumed = []
+            for record in unended:
+                if record.status == "running":  # the hub stopped during a turn: its process, and the turn, are gone
+                    await self._execute_quietly(commands.update(record.workspace_id, record.id,
+                                                                record.conversation_id, {"status": "idle"}))
+                    await self.say(record, "The hub stopped while the agent was working, and that turn stopped with "
+                                           "it. Send your message again to go on.")
+                try:
+                    resumed.append(await self._revive(record))
+                except Exception as exc:  # noqa: BLE001 - one session that cannot resume must not stop the others
+                    log.warning("session %s could not be resumed: %s", record.id, exc)
+                    await self._end_record(record, "hub_restarted",
+                                           f"The hub restarted and this session could not continue: {exc}")
+            for live in resumed:
+                self._spawn(self._resume(live))
+            self._spawn(self.withdraw_stale_commits())
+        finally:
+            self.ready.set()
+
+    async def stop(self) -> None:
+        """The hub stops: each session's process stops (the session stays unended: the next start resumes it)."""
+        self.stopping = True
+        for task in list(self._background):
+            task.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
+        lives = list(self.live.values())
+        await asyncio.gather(*(self._stop_runtime(live) for live in lives), return_exceptions=True)
+        for preset in list(self.presets.values()):
+            await preset.client.close()
+            preset.task.cancel()
+            await asyncio.gather(preset.task, return_exceptions=True)
+        self.presets.clear()
+
+    async def _stop_runtime(self, live: Live) -> None:
+        try:
+            async with asyncio.timeout(STOP_TIMEOUT_S):
+                await live.runtime.stop()
+        except Exception:
+            log.exception("stopping the process of session %s failed", live.id)
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def wait_ready(self) -> None:
+        try:
+            async with asyncio.timeout(30):
+                await self.ready.wait()
+        except TimeoutError:
+            raise LapError("internal", "The hub is still starting its sessions; try again in a moment.") from None
+
+    # ---- the preset agents ------------------------------------------------------------------------------------
+
+    async def preset(self, workspace_id: str, key: str, name: str) -> PresetAgent:
+        """The preset's agent in this workspace, paired on first use and connected."""
+        async with self._lock:
+            found = self.presets.get((workspace_id, key))
+            if found is not None:
+                return found
+            if self.hub_url is None or self.stopping:
+                raise LapError("internal", "The hub is not listening yet; try again in a moment.")
+            folder = self.state_dir / "agents"
+            stem = f"{workspace_id}-{key}"
+
+            async def workspace() -> str:
+                return workspace_id
+
+            try:
+                credential = await self.pairing.credential(folder / f"{stem}.credential.json", name, "acp",
+                                                           self.hub_url, workspace, agent_version="sessions")
+            except RuntimeConfigError as exc:
+                raise LapError("forbidden", f"The {name} agent of sessions was revoked.",
+                               hint=f"Delete {folder / (stem + '.credential.json')} on the hub's machine to pair it "
+                                    f"again ({exc}).") from None
+            client = AgentClient(credential, state_path=folder / f"{stem}.state.json", runtime="acp",
+                                 agent_version="sessions")
+            client.on_task(self._on_task)
+            client.on("message.delivered")(self._on_message)
+            await self.pairing.fail_orphans(credential.agent_id)
+            task = asyncio.create_task(client.run(), name=f"lineup-sessions-{key}")
+            found = self.presets[(workspace_id, key)] = PresetAgent(key, workspace_id, client, task)
+        with contextlib.suppress(Exception):  # not connected yet: what it is sent waits in its outbox
+            await client.wait_connected(CONNECT_TIMEOUT_S)
+        return found
+
+    # ---- live sessions ----------------------------------------------------------------------------------------
+
+    async def _revive(self, record: SessionRecord) -> Live:
+        """A session not ended, after a restart: its runtime (no process yet) and its preset agent connected."""
+        agent = await self.catalogue.agent(record.agent_key)
+        if agent is None or not agent.installed:
+            raise LapError("not_found", f"the agent {record.agent_key!r} is no longer installed"
+                           + (f" ({agent.install})" if agent is not None and agent.install else ""))
+        await self.check_folder_of(record)
+        preset = await self.preset(record.workspace_id, record.agent_key, agent.name)
+        return self._make_live(record, agent, preset.client)
+
+    def _make_live(self, record: SessionRecord, agent: Any, client: AgentClient) -> Live:
+        from hub.sessions.live import make_live
+
+        existing = self.live.get(record.id)
+        if existing is not None:  # never two runtimes (two processes) for one session
+            return existing
+        self.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        live = make_live(record, agent, client, self, self.state_dir)
+        self.live[record.id] = live
+        self.by_conversation[record.conversation_id] = record.id
+        return live
+
+    async def _resume(self, live: Live) -> None:
+        """Start the process and load the session (session/load); when it cannot continue, end it saying why."""
+        from hub.plugins.runtimes.acp import TurnError
+
+        session = live.runtime.sessions.get(live.conversation_id)
+        try:
+            async with session.lock:
+                await live.runtime.open_session(live.conversation_id)
+        except TurnError as exc:
+            if exc.code == "session_lost":
+                await self.end(live.record, "hub_restarted", f"The hub restarted and this session cannot continue: "
+                                                             f"{exc.message} Start a new session to go on.")
+            else:
+                await self.say(live.record, f"The agent did not start again after the hub restarted "
+                                            f"({exc.code}): {exc.message}")
+
+    async def _warm(self, live: Live) -> None:
+        """Start a new session's process and ACP session at once, so the first message finds it ready."""
+        from hub.plugins.runtimes.acp import TurnError
+
+        session = live.runtime.sessions.get(live.conversation_id)
+        try:
+            async with session.lock:
+                await live.runtime.open_session(live.conversation_id)
+        except TurnError as exc:
+            log.info("session %s did not start at once (%s); its first message tries again", live.id, exc.message)
+
+    # ---- what the SDK client hands over ------------------------------------------------------------------------
+
+    async def _on_task(self, task: TaskHandle) -> None:
+        live = self.live.get(self.by_conversation.get(task.conversation_id or "", ""))
+        if live is None:
+            await task.cancelled("This agent works only in sessions started from the app (New session), and this "
+                                 "conversation is not a running session: start a new session.")
+            return
+        if not live.folder.is_dir():
+            await task.fail("worktree_missing", f"This session's folder {live.folder} was removed; the session "
+                                                "cannot continue. End it and start a new one.")
+            return
+        await live.runtime.scheduler.run_task(task)
+
+    async def _on_message(self, envelope_: dict[str, Any]) -> None:
+        payload = envelope_.get("payload") or {}
+        if (payload.get("author") or {}).get("kind") != "user":
+            return
+        conversation_id = envelope_.get("conversationId") or ""
+        live = self.live.get(self.by_conversation.get(conversation_id, ""))
+        if live is None:
+            record = await self.hub.read(lambda c: session_rows.session_of_conversation(
+                c, conversation_id, str(envelope_.get("workspaceId") or "")))
+            if record is not None and record.status == "ended":
+                await self.say(record, "This session has ended, so its agent no longer runs: start a new session "
+                                       "(New session) to go on.")
+            return
+        if not live.folder.is_dir():
+            await self.say(live.record, f"This session's folder {live.folder} was removed: the agent cannot work "
+                                        "there, and the hub will not switch to another folder. End this session and "
+                                        "start a new one.")
+            return
+        await live.runtime.scheduler.on_message(envelope_)
+
+    # ---- HostLink: what a live session reports ----------------------------------------------------------------
+
+    def report(self, live: Live, changes_: dict[str, Any]) -> None:
+        record = live.record
+        self._spawn(self._execute_quietly(commands.update(record.workspace_id, record.id, record.conversation_id,
+                                                          changes_)))
+
+    def say_later(self, live: Live, text: str) -> None:
+        self._spawn(self.say(live.record, text))
+
+    def remember_offers(self, key: str, offers: dict[str, Any], takes: dict[str, bool]) -> None:
+        self.catalogue.remember(key, offers, takes)
+
+    def session_lost(self, live: Live, message: str) -> None:
+        """The agent process died and came back unable to load the session (turn_failed `session_lost`)."""
+        self._spawn(self.end(live.record, "agent_exited", "The agent's process ended and this session cannot "
+                                                          f"continue: {message} Start a new session to go on."))
+
+    async def _execute_quietly(self, command: Command) -> None:
+        try:
+            await self.hub.execute(command)
+        except LapError as exc:
+            log.warning("a session update was refused: %s", exc)
+
+    async def say(self, record: SessionRecord, text: str) -> None:
+        """A message of the session's agent in its conversation (the hub writes it: it needs no socket)."""
+        actor = Actor("agent", record.agent_id, record.workspace_id)
+        try:
+            await self.hub.execute(message_command(actor, record.conversation_id, {"content": text[:8000]}))
+        except LapError as exc:
+            log.warning("could not post in session %s: %s", record.id, exc)
+
+    # ---- the person's requests (hub/web/sessions.py) ----------------------------------------------------------
+
+    async def check_folder_of(self, record: SessionRecord) -> Path:
+        """The session's folder, still there and still what it was: a removed worktree is an error, never a switch
+        to the main checkout (or any other folder git would find above it)."""
+        folder = Path(record.folder)
+        missing = LapError("conflict", f"This session's folder {folder} is gone"
+                           + (" (its worktree was removed)" if record.worktree else "") + ".",
+                           hint="End this session and start a new one; the hub never switches it to another folder.")
+        if not folder.is_dir():
+            raise missing
+        try:
+            check_folder(str(folder), self.settings.roots, "folder")
+        except LapError:
+            raise LapError("forbidden", f"This session's folder {folder} is no longer under [sessions] roots.",
+                           hint="End this session, or add its folder back to [sessions] roots.") from None
+        if record.start_snapshot is not None or record.worktree:
+            top = await git.toplevel(folder)
+            if top is None or top.resolve() != folder.resolve():
+                raise missing
+        return folder
+
+    async def record(self, actor: Actor, session_id: str) -> SessionRecord:
+        record = await self.hub.read(lambda c: session_rows.session(c, session_id, actor.workspace_id))
+        if record is None:
+            raise LapError("not_found", f"No session {session_id!r} in this workspace.")
+        return record
+
+    async def create(self, actor: Actor, payload: dict[str, Any], agent: Any, first: dict[str, Any]) -> Live:
+        """Store the session (its conversation and `session.started`), make its runtime and start its process, then
+        post the person's first message in the conversation (it streams back as in any conversation)."""
+        preset = await self.preset(actor.workspace_id, agent.key, agent.name)
+        payload["agentId"] = preset.client.credential.agent_id
+        async with self._lock:
+            await self.hub.execute(commands.start(actor, payload, self.settings.max_running))
+            record = await self.record(actor, payload["sessionId"])
+            live = self._make_live(record, agent, preset.client)
+        live.warming = asyncio.ensure_future(self._warm(live))
+        self._background.add(live.warming)
+        live.warming.add_done_callback(self._background.discard)
+        user_payload = {**first, "messageId": new_id("msg"), "targetAgentId": record.agent_id}
+        await self.hub.execute(message_command(actor, record.conversation_id, user_payload))
+        return live
+
+    async def stop_turn(self, actor: Actor, session_id: str) -> bool:
+        """Stop the turn running now (ACP session/cancel); a task's turn by cancelling its task, as the app does."""
+        record = await self.record(actor, session_id)
+        live = self.live.get(record.id)
+        if record.status == "ended" or live is None:
+            return False
+        session = live.runtime.sessions.by_key.get(live.conversation_id)
+        turn = session.turn if session is not None else None
+        if turn is None:
+            return False
+        if turn.task is not None:
+            env = envelope("task.cancel_requested", {"reason": "Stopped from the session"}, actor.workspace_id,
+                           live.conversation_id, turn.task.id)
+            parsed = P.parse_payload(P.TaskCancelRequested, env.payload)
+            try:
+                await self.hub.execute(Command(run=lambda tx: task_cancel_requested(tx, actor, env, parsed)))
+            except LapError as exc:
+                if exc.code != "illegal_transition":
+                    raise
+            return True
+        return live.runtime.stop_turn(live.conversation_id)
+
+    async def end(self, record: SessionRecord, reason: str, message: str | None = None,
+                  actor: Actor | None = None) -> bool:
+        """End the session: `session.ended`, its process stopped, its conversation told. Never deletes a worktree."""
+        fresh = await self.hub.read(lambda c: session_rows.session(c, record.id, record.workspace_id)) or record
+        preset = self.presets.get((record.workspace_id, record.agent_key))
+        if fresh.pending_commit and preset is not None:
+            with contextlib.suppress(Exception):
+                await preset.client.withdraw(fresh.pending_commit, "The session ended before the answer.")
+        ended = await self.hub.execute(commands.end(actor or Actor("hub", "hub", record.workspace_id), record.id,
+                                                    reason, message))
+        live = self.live.pop(record.id, None)
+        self.by_conversation.pop(record.conversation_id, None)
+        if live is not None:
+            if live.warming is not None and not live.warming.done():
+                live.warming.cancel()
+            await self._stop_runtime(live)
+        if ended:
+            note = message or "Session ended; its agent process was stopped."
+            if record.worktree:
+                note += f" The worktree {record.folder} stays as it is."
+            await self.say(record, note)
+        return bool(ended)
+
+    async def _end_record(self, record: SessionRecord, reason: str, message: str) -> None:
+        try:
+            await self.end(record, reason, message)
+        except LapError as exc:
+            log.warning("session %s could not be ended: %s", record.id, exc)
+
+    # ---- commit through an approval card ----------------------------------------------------------------------
+
+    async def request_commit(self, actor: Actor, record: SessionRecord, message: str) -> str:
+        """Ask the person, as the session's agent, to approve `git add -A && git commit -m <message>` in the session's
+        folder (the card lists the files); commit when approved. Returns the card's interaction id."""
+        folder = await self.check_folder_of(record)
+        if record.pending_commit:
+            raise LapError("conflict", "A commit of this session already waits for an answer.",
+                           hint="Answer that card first.")
+        preset = self.presets.get((record.workspace_id, record.agent_key))
+        if preset is None or record.status == "ended":
+            raise LapError("conflict", "This session has ended.", hint="Commit in a session that runs.")
+        if await git.toplevel(folder) is None:
+            raise LapError("conflict", f"{folder} is not a git repository: there is nothing to commit.")
+        head = await git.head(folder)
+        baseline = head or await changes.empty_tree(folder)
+        current = await git.working_tree(folder, self.state_dir / "tmp")
+        files, truncated = await changes.changed_files(folder, baseline, current)
+        if not files:
+            raise LapError("conflict", "There are no uncommitted changes to commit.")
+        command = f"git add -A && git commit -m {shlex.quote(message)}"
+        listed = "\n".join(f"{f.status[0].upper()} {f.path}" + ("" if f.binary else f" (+{f.added} −{f.removed})")
+                           for f in files[:200])
+        more = len(files) - 200 if len(files) > 200 else 0
+        interaction_id = new_id("int")
+        count = f"{len(files)}{'+' if truncated else ''} file{'s' if len(files) != 1 else ''}"
+        interaction = {
+            "id": interaction_id, "type": "approval", "title": f"Commit {count} in {folder.name}?",
+            "description": f"Files:\n{listed}" + (f"\n… and {more} more" if more else ""),
+            "approves": {"kind": "command", "command": command, "cwd": str(folder)},
+            "options": [{"id": "approve", "label": "Commit", "style": "primary"},
+                        {"id": "reject", "label": "Don't commit", "style": "danger"}],
+            "details": {"sessionId": record.id, "files": [f.path for f in files[:200]]}}
+        await self.hub.execute(commands.commit_requested(record.workspace_id, record.id, record.conversation_id,
+                                                         interaction_id, message, [f.path for f in files[:200]]))
+        self._spawn(self._commit_when_answered(preset.client, record, folder, interaction, message))
+        return interaction_id
+
+    async def _commit_when_answered(self, client: AgentClient, record: SessionRecord, folder: Path,
+                                    interaction: dict[str, Any], message: str) -> None:
+        interaction_id = interaction["id"]
+
+        async def resolved(outcome: str, commit: str | None = None, error: str | None = None) -> None:
+            await self._execute_quietly(commands.commit_resolved(record.workspace_id, record.id,
+                                                                 record.conversation_id, interaction_id, outcome,
+                                                                 commit, error))
+        try:
+            answer = await client.ask(interaction, conversation_id=record.conversation_id)
+        except Exception as exc:  # noqa: BLE001 - the card could not be asked: said, and the request is over
+            await resolved("failed", error=str(exc))
+            await self.say(record, f"The commit card could not be shown: {exc}")
+            return
+        if answer.option_id != "approve" or answer.outcome != "answered":
+            declined = answer.outcome in ("answered", "declined")
+            await resolved("declined" if declined else "withdrawn")
+            await self.say(record, "No commit was made: " + ("you declined it." if declined
+                                                             else f"the card {answer.outcome}."))
+            return
+        try:
+            await self.check_folder_of(record)
+            commit = await git.commit_all(folder, message)
+        except (git.GitError, LapError) as exc:
+            await resolved("failed", error=str(exc))
+            await self.say(record, f"The commit failed: {exc}")
+            return
+        await resolved("committed", commit=commit)
+        await self.say(record, f"Committed {commit[:12]}: {message.splitlines()[0] if message else ''}")
+
+    async def withdraw_stale_commits(self) -> None:
+        """Commit cards asked before a restart: nobody waits for their answer any more, so they are withdrawn."""
+        records = await self.hub.read(session_rows.unended_sessions)
+        for record in records:
+            if not record.pending_commit:
+                continue
+            preset = self.presets.get((record.workspace_id, record.agent_key))
+            if preset is not None:
+                with contextlib.suppress(Exception):
+                    await preset.client.withdraw(record.pending_commit, "The hub restarted before the answer: ask "
+                                                                        "for the commit again.")
+            await self._execute_quietly(commands.commit_resolved(record.workspace_id, record.id,
+                                                                 record.conversation_id, record.pending_commit,
+                                                                 "withdrawn"))
+
+    # ---- reads ------------------------------------------------------------------------------------------------
+
+    def running_roots(self) -> list[Path]:
+        return resolved_roots(self.settings.roots)
