@@ -10,6 +10,13 @@ import { agentStatusBadge, capabilityName, lastStatusChange, reasonWord } from '
 import { agentDiagnosis } from '../lib/diagnostics.js';
 import { diagnosisBox, copyButton } from './lineup-connect-agent.js';
 
+/** A command that wraps only at its spaces on a phone: each word kept whole ("claude-code" never split at its hyphen;
+ * a word longer than the line still wraps, styles/components.css). Selecting it copies the same text. */
+function commandWords(command) {
+  return String(command).split(' ').map((word, n) => html`${n ? ' ' : ''}${word.length > 24 ? word
+    : html`<span class="command-word">${word}</span>`}`);
+}
+
 export class LineupAgentList extends LineupElement {
   static properties = ['state'];
 
@@ -46,7 +53,7 @@ export class LineupAgentList extends LineupElement {
       <p class="muted small">${t('agents.presetsIntro')}</p>
       <ul class="plain-list">${this.presets.map((p) => html`<li class="agent-preset" data-preset=${p.key}>
         <p><strong>${p.name}</strong> <span class="muted small">${p.package}</span></p>
-        <div class="command-box"><pre class="command" tabindex="0">${localCommand(this.state, p.command)}</pre>
+        <div class="command-box"><pre class="command" tabindex="0">${commandWords(localCommand(this.state, p.command))}</pre>
           ${copyButton(localCommand(this.state, p.command), t('agents.presetCommand', { name: p.name }), this)}</div>
       </li>`)}</ul>
     </section>`;
@@ -142,7 +149,8 @@ export class LineupAgentList extends LineupElement {
           <dt>${t('agent.state')}</dt><dd>${t(`agent.status.${agent.status || 'offline'}`)}${reasonWord(agent.statusReason) ? ` (${reasonWord(agent.statusReason)})` : ''}</dd>
           ${agent.status !== 'online' && lastStatusChange(agent.id, state)?.status === 'offline' ? html`<dt>${t('agents.offlineSince')}</dt>
             <dd class="offline-since">${formatDateTime(lastStatusChange(agent.id, state).at)}</dd>` : ''}
-          <dt>${t('agents.lastSignOfLife')}</dt><dd class="last-sign-of-life">${agent.lastHeartbeatAt ? formatDateTime(agent.lastHeartbeatAt) : '—'}</dd>
+          ${agent.lastHeartbeatAt ? html`<dt>${t('agents.lastSignOfLife')}</dt>
+            <dd class="last-sign-of-life">${formatDateTime(agent.lastHeartbeatAt)}</dd>` : ''}
           <dt>${t('agents.pairedAt')}</dt><dd>${formatDateTime(agent.createdAt)}</dd>
           <dt>${t('card.detail.id')}</dt><dd class="mono">${agent.id}</dd>
         </dl>

@@ -192,7 +192,8 @@ export class LineupConversation extends LineupElement {
       <div class="stream" role="log" aria-label=${t('conversation.stream')} tabindex="0" @scroll=${(e) => this._onScroll(e)}>
         ${list?.loading && !list.items?.length ? html`<p class="muted center" role="status"><span class="spinner small" aria-hidden="true"></span> ${t('app.loading')}</p>` : ''}
         ${list?.error ? html`<p class="notice notice-error" role="alert">${t('conversation.loadFailed')}</p>` : ''}
-        ${!items.length && !list?.loading ? html`<p class="muted center empty">${t('conversation.empty', { agent: agents[0]?.name || '' })}</p>` : ''}
+        ${!items.length && !list?.loading ? html`<p class="muted center empty">${agents.length && agents.every((a) => a.revokedAt)
+          ? t('conversation.emptyRevoked', { agent: agents[0].name }) : t('conversation.empty', { agent: agents[0]?.name || '' })}</p>` : ''}
         ${repeat(items, (item) => item.key, (item) => this._item(item, state))}
       </div>
       <lineup-composer .conversation=${conversation} .agents=${state.agents} .connection=${state.connection}></lineup-composer>

@@ -176,6 +176,8 @@ export class LineupInteractionCard extends LineupElement {
       ${approvesSection(spec.approves, this._uid(it), () => this.requestUpdate())}
       ${spec.impact ? html`<section class="card-section impact"><h4>${t('card.impact')}</h4><lineup-markdown class="card-text"
         .plain=${true} .source=${spec.impact}></lineup-markdown></section>` : ''}
+      ${it.type === 'review' && (spec.content || spec.attachments?.length) ? html`<section class="card-section review-section">
+        ${this._reviewContent(spec)}</section>` : ''}
       ${pending ? this._deadline(it) : ''}
       ${pending ? html`<section class="card-section actions-section">
           <h4>${t('card.actions')}</h4>
@@ -292,7 +294,8 @@ export class LineupInteractionCard extends LineupElement {
     </form>`;
   }
 
-  _reviewControls(it, spec) {
+  /** What a review is about, above "What you can do" (never under it): its diff or text, and its attachments. */
+  _reviewContent(spec) {
     // A unified diff is shown as one (files, +/- lines); anything else as the agent's text, verbatim.
     let files = null;
     if (spec.content && looksLikeDiff(spec.content)) {
@@ -305,8 +308,11 @@ export class LineupInteractionCard extends LineupElement {
     return html`${files ? html`<div class="review-content review-diff" aria-label=${t('card.review.content')} role="group">${diffs.diffView(files)}</div>`
       : spec.content ? html`<div class="review-content mono" tabindex="0" role="group" aria-label=${t('card.review.content')}><lineup-markdown
           .plain=${true} .source=${spec.content}></lineup-markdown></div>` : ''}
-      ${spec.attachments?.length ? html`<ul class="artifact-list">${spec.attachments.map((a) => artifactItem(a))}</ul>` : ''}
-      ${this._note()}
+      ${spec.attachments?.length ? html`<ul class="artifact-list">${spec.attachments.map((a) => artifactItem(a))}</ul>` : ''}`;
+  }
+
+  _reviewControls() {
+    return html`${this._note()}
       <div class="button-row">
         <button class="button" data-decision="request_changes" @click=${() => this._respond({ decision: 'request_changes' })}>
           ${icon('close')}<span>${t('card.review.changes')}</span></button>
@@ -372,11 +378,21 @@ export class LineupInteractionCard extends LineupElement {
 
   _details(it, spec) {
     const details = spec.details && typeof spec.details === 'object' ? Object.entries(spec.details) : [];
+    // A key LineUp's own agents send has its label ("claudeSession": "Claude Code session"); another agent's key is
+    // shown in words ("migrationCount": "Migration count", "rate_limit": "Rate limit"), never as the raw key.
+    const label = (key) => {
+      const known = t(`card.detailKey.${key}`);
+      if (known !== `card.detailKey.${key}`) return known;
+      const words = String(key).replace(/([a-z\d])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+        .replace(/[_-]+/g, ' ').trim().toLowerCase();
+      return words ? words[0].toUpperCase() + words.slice(1) : String(key);
+    };
+    const kind = t(`card.type.${it.type}`);
     return html`<details class="card-details">
       <summary>${t('card.details')}</summary>
       <dl class="kv">
-        ${details.map(([k, v]) => html`<dt>${k}</dt><dd>${typeof v === 'object' ? JSON.stringify(v) : String(v)}</dd>`)}
-        <dt>${t('card.detail.type')}</dt><dd>${it.type}</dd>
+        ${details.map(([k, v]) => html`<dt data-key=${k}>${label(k)}</dt><dd>${typeof v === 'object' ? JSON.stringify(v) : String(v)}</dd>`)}
+        <dt>${t('card.detail.type')}</dt><dd>${kind === `card.type.${it.type}` ? it.type : kind}</dd>
         ${statedRisk(it) ? html`<dt>${t('card.detail.risk')}</dt><dd>${t(`risk.${statedRisk(it)}`)}</dd>` : ''}
         ${it.expiresAt ? html`<dt>${t('card.detail.expires')}</dt><dd>${formatDateTime(it.expiresAt)}</dd>` : ''}
         <dt>${t('card.detail.id')}</dt><dd class="mono">${it.id}</dd>

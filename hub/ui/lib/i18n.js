@@ -103,6 +103,11 @@ export function formatDateTime(value) {
   return formatter(Intl.DateTimeFormat, { dateStyle: 'medium', timeStyle: 'medium' }).format(date);
 }
 
+/** A number and the word after it on one line ("3\u00a0minutes", never "3" at a line's end and "minutes" below). */
+export function keepTogether(text) {
+  return String(text).replace(/(\d) (?=\p{L})/gu, '$1\u00a0');
+}
+
 /** "3 minutes ago" style text for a past instant. */
 export function formatAgo(value, now = Date.now()) {
   const date = toDate(value);
@@ -110,10 +115,10 @@ export function formatAgo(value, now = Date.now()) {
   const seconds = Math.round((date.getTime() - now) / 1000);
   const rtf = formatter(Intl.RelativeTimeFormat, { numeric: 'auto' });
   const abs = Math.abs(seconds);
-  if (abs < 45) return rtf.format(seconds, 'second');
-  if (abs < 45 * 60) return rtf.format(Math.round(seconds / 60), 'minute');
-  if (abs < 22 * 3600) return rtf.format(Math.round(seconds / 3600), 'hour');
-  return rtf.format(Math.round(seconds / 86400), 'day');
+  if (abs < 45) return keepTogether(rtf.format(seconds, 'second'));
+  if (abs < 45 * 60) return keepTogether(rtf.format(Math.round(seconds / 60), 'minute'));
+  if (abs < 22 * 3600) return keepTogether(rtf.format(Math.round(seconds / 3600), 'hour'));
+  return keepTogether(rtf.format(Math.round(seconds / 86400), 'day'));
 }
 
 /** A count with the language's digit grouping: 5,712 (en), 5,712 (zh). */
