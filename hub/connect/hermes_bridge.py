@@ -306,7 +306,8 @@ class Bridge:
             if interaction is None:
                 await self._note({"conv": message["chat"]}, f"big-{card_id}",
                                  f"Hermes asks to run a command of {len(message['command']):,} characters, too long "
-                                 "to show whole on a card: answer it in this chat with /approve or /deny.")
+                                 "to show whole on a card: answer it in this chat with /approve or /deny.",
+                                 waits=True)
                 await self._ack(message["id"], "too long for a card")
                 return
         else:
@@ -395,10 +396,12 @@ class Bridge:
         except HubError as exc:
             log.info("withdrawing %s: %s", card_id, exc)
 
-    async def _note(self, card: dict[str, Any], key: str, text: str) -> None:
+    async def _note(self, card: dict[str, Any], key: str, text: str, *, waits: bool = False) -> None:
+        """A line in the conversation, said once (its id from `key`); `waits`: Hermes waits for the person there
+        (notified as such, docs/notifications.md)."""
         message_id = "msg_hermes_" + digest(self.client.credential.agent_id, key)
-        await self._store("message.create", {"content": text, "messageId": message_id, "attention": True},
-                          message_id, card["conv"])
+        await self._store("message.create", {"content": text, "messageId": message_id,
+                                             **({"attention": True} if waits else {})}, message_id, card["conv"])
 
     async def _ack(self, line_id: str, error: str) -> None:
         self._sent[line_id] = None

@@ -562,6 +562,19 @@ async def test_hermes_asks_on_a_card_and_the_persons_answer_decides(hub_factory:
                               and f["payload"]["content"].startswith("DONE:"), TURN_S, start)
     assert not third.exists()
 
+    # Too long for a card (about 60 KB): the whole command in the conversation (Hermes's own text prompt shows
+    # its first 200 characters), answered there.
+    long_command = f"rm -rf {kept}" + "; true" * 11_000  # (Hermes refuses 4,096 characters without a separator)
+    start = frames(app)
+    await app.say(f"RUN: {long_command}")
+    shown = await app.said(lambda text: "too long to show whole on a card" in text)
+    assert f"\n```\n{long_command}\n```\n" in shown["content"] and "`/deny`" in shown["content"]
+    await app.say("/deny")
+    await app.socket.wait_for(lambda f: f["type"] == "message.created" and f.get("sequence")
+                              and f["payload"]["content"].startswith("DONE:")
+                              and "BLOCKED" in f["payload"]["content"], TURN_S, start)
+    assert kept.exists() and len(app.cards()) == 3  # no card for it
+
     hermes.stop()
     out = hermes.lineup("connect", "hermes", "--remove")
     assert "Removed" in out and "stays paired" in out

@@ -355,13 +355,16 @@ class LineUpAdapter(BasePlatformAdapter):  # type: ignore[misc]
         if refused is not None:
             return refused
         command = str(command or "")
-        if len(json.dumps({"kind": "command", "command": command}, ensure_ascii=False).encode()) > CARD_BUDGET_BYTES \
-                or len(str(session_key)) > 1024:
-            # Too long to show whole on a card: Hermes falls back to its text prompt (/approve, /deny) in the chat.
-            return SendResult(success=False, error="too long for a LineUp card")
+        if len(str(session_key)) > 1024:
+            return SendResult(success=False, error="not a session LineUp can name")
         timeout = approval_timeout()
         if timeout <= 0:
             return SendResult(success=False, error="Hermes does not wait for approvals (approvals.timeout)")
+        if len(json.dumps({"kind": "command", "command": command}, ensure_ascii=False).encode()) > CARD_BUDGET_BYTES:
+            # Too long to show whole on a card. Hermes's own text prompt would show its first 200 characters only:
+            # the conversation gets all of it, and the person answers as on any text platform.
+            return await self.send(chat_id, long_command_text(command, str(description or ""), timeout,
+                                                              allow_permanent, smart_denied))
         assert self.link is not None
         self._asked[(session_key, command)] += 1
         approval_id = "a" + _digest(self.boot, session_key, command, self._asked[(session_key, command)])
@@ -508,6 +511,31 @@ class LineUpAdapter(BasePlatformAdapter):  # type: ignore[misc]
                 if not waiting and not question.ours and self.link is not None:
                     self._questions.pop(question.id, None)
                     self.link.post({"t": "clarify_done", "id": question.id + ".done"})
+
+
+def long_command_text(command: str, reason: str, timeout: float, permanent: bool, smart_denied: bool) -> str:
+    longest = max((len(run) for run in command.split("\n") for run in _backtick_runs(run)), default=0)
+    fence = "`" * max(3, longest + 1)  # a fence no run of backticks in the command can close
+    answers = ["`/approve` runs it once"]
+    if not smart_denied:
+        answers.append("`/approve session` for this session")
+        if permanent:
+            answers.append("`/approve always` always")
+    answers.append("`/deny` refuses it")
+    return (f"Hermes asks to run a command of {len(command):,} characters, too long to show whole on a card, so here "
+            f"it is whole{f' ({reason})' if reason else ''}:\n\n{fence}\n{command}\n{fence}\n\nAnswer here: "
+            f"{', '.join(answers)}. Hermes waits {timeout:g} s, then denies it by itself.")
+
+
+def _backtick_runs(text: str) -> list[str]:
+    runs, current = [], ""
+    for char in text:
+        if char == "`":
+            current += char
+        elif current:
+            runs.append(current)
+            current = ""
+    return [*runs, current] if current else runs
 
 
 def approval_timeout() -> float:
