@@ -425,8 +425,15 @@ export class LineupApp extends LineupElement {
     }
     this.requestUpdate();
     if (this.route.task && this.route.task !== previous.task) {
-      // A drawer on narrow screens: put focus in it so keyboard and screen-reader users land there.
-      requestAnimationFrame(() => this.querySelector('#task-detail-heading')?.focus());
+      // A drawer on narrow screens: put focus in it so keyboard and screen-reader users land there. The detail's
+      // code may still be loading (it loads when a task is first opened): focus its heading once it is drawn.
+      const task = this.route.task;
+      const focus = (tries) => {
+        const heading = this.querySelector('#task-detail-heading');
+        if (heading) heading.focus();
+        else if (tries > 0 && this.route.task === task) requestAnimationFrame(() => focus(tries - 1));
+      };
+      requestAnimationFrame(() => focus(120));
     }
   }
 
