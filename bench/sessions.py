@@ -3,7 +3,7 @@
 Runs a real hub (`lineup serve`) with `[sessions] roots` over a scratch git repository, an app socket on loopback,
 and measures on one clock:
   - start: POST /api/sessions sent → its 201 answer, and → the first `message.delta` of the agent's reply in the
-    session's conversation (docs/quality.md S1: first streamed output within 5 s). The first session of an agent
+    session's conversation (target: first streamed output within 5 s). The first session of an agent
     also pairs the hub's agent for it; the next ones show the usual case.
   - changes: a 2,000-line file added and a 1,000-line file rewritten in the session's folder, then
     GET /api/sessions/{id}/changes and GET /api/sessions/{id}/diff of the larger file, each read N times.
@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     result = asyncio.run(run(args.agent, max(1, min(args.sessions, 8)), max(1, min(args.reads, 100))))
     first = result["firstOutputMs"]
     print(f"Start → answer (ms): {result['startAnsweredMs']}")
-    print(f"Start → first streamed output (ms): {first}  (S1 target ≤ 5000: "
+    print(f"Start → first streamed output (ms): {first}  (target ≤ 5000: "
           f"{'met' if max(first) <= 5000 else 'NOT met'})")
     print(f"changes of a 2,000-line change ({len(result['files'] or [])} files): {result['changesMs']}")
     print(f"diff of the 2,000-line file ({result['diffChars']} characters): {result['diffMs']}")

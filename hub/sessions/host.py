@@ -30,6 +30,7 @@ from hub.sdk.client import AgentClient
 from hub.sessions import changes, commands, git
 from hub.sessions.agents import Catalogue
 from hub.sessions.folders import check_folder, resolved_roots
+from hub.store.events import StoredEvent
 from hub.store.queries import sessions as session_rows
 from hub.store.queries.records import SessionRecord
 from hub.store.writer import Command
@@ -94,6 +95,7 @@ class SessionHost:
         self.stopping = False
         self._lock = asyncio.Lock()          # making a session's runtime, pairing a preset agent
         self._background: set[asyncio.Task[Any]] = set()
+        self._unsubscribe: Callable[[], None] | None = None
 
     @property
     def enabled(self) -> bool:
@@ -104,6 +106,8 @@ class SessionHost:
     async def start(self, hub_url: str) -> None:
         """Resume the sessions not ended (their processes and ACP sessions), or end them saying why."""
         self.hub_url = hub_url
+        if self.enabled:
+            self._unsubscribe = self.hub.bus.subscribe(self._observe, name="sessions")
         try:
             unended = await self.hub.read(session_rows.unended_sessions)
             if unended and not self.enabled:
@@ -133,15 +137,15 @@ class SessionHost:
     async def stop(self) -> None:
         """The hub stops: each session's process stops (the session stays unended: the next start resumes it)."""
         self.stopping = True
+        if self._unsubscribe is not None:
+            self._unsubscribe()
         for task in list(self._background):
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
         lives = list(self.live.values())
         await asyncio.gather(*(self._stop_runtime(live) for live in lives), return_exceptions=True)
         for preset in list(self.presets.values()):
-            await preset.client.close()
-            preset.task.cancel()
-            await asyncio.gather(preset.task, return_exceptions=True)
+            await self._close_preset(preset)
         self.presets.clear()
 
     async def _stop_runtime(self, live: Live) -> None:
@@ -196,6 +200,27 @@ class SessionHost:
         with contextlib.suppress(Exception):  # not connected yet: what it is sent waits in its outbox
             await client.wait_connected(CONNECT_TIMEOUT_S)
         return found
+
+    def _observe(self, events: list[StoredEvent]) -> None:
+        """A preset agent revoked in the app: its sessions end (they could never hear the person again)."""
+        for event in events:
+            if event.type != "agent.revoked":
+                continue
+            agent_id = event.payload.get("agentId")
+            for pair_key, preset in list(self.presets.items()):
+                if preset.client.credential.agent_id == agent_id:  # a new session says it was revoked
+                    del self.presets[pair_key]
+                    self._spawn(self._close_preset(preset))
+            for live in list(self.live.values()):
+                if live.record.agent_id == agent_id:
+                    self._spawn(self.end(live.record, "agent_revoked", "Its agent was revoked in the app.",
+                                         say=False))
+
+    @staticmethod
+    async def _close_preset(preset: PresetAgent) -> None:
+        await preset.client.close()
+        preset.task.cancel()
+        await asyncio.gather(preset.task, return_exceptions=True)
 
     # ---- live sessions ----------------------------------------------------------------------------------------
 
@@ -381,11 +406,11 @@ class SessionHost:
         return live.runtime.stop_turn(live.conversation_id)
 
     async def end(self, record: SessionRecord, reason: str, message: str | None = None,
-                  actor: Actor | None = None) -> bool:
+                  actor: Actor | None = None, *, say: bool = True) -> bool:
         """End the session: `session.ended`, its process stopped, its conversation told. Never deletes a worktree."""
         fresh = await self.hub.read(lambda c: session_rows.session(c, record.id, record.workspace_id)) or record
         preset = self.presets.get((record.workspace_id, record.agent_key))
-        if fresh.pending_commit and preset is not None:
+        if fresh.pending_commit and preset is not None and say:
             with contextlib.suppress(Exception):
                 await preset.client.withdraw(fresh.pending_commit, "The session ended before the answer.")
         ended = await self.hub.execute(commands.end(actor or Actor("hub", "hub", record.workspace_id), record.id,
@@ -396,7 +421,7 @@ class SessionHost:
             if live.warming is not None and not live.warming.done():
                 live.warming.cancel()
             await self._stop_runtime(live)
-        if ended:
+        if ended and say:
             note = message or "Session ended; its agent process was stopped."
             if record.worktree:
                 note += f" The worktree {record.folder} stays as it is."

@@ -359,9 +359,12 @@ async def test_what_a_session_request_may_name_is_checked_on_the_hub(hub_factory
     error = await _error(h, {**base, "project": str(h.repo), "where": {"kind": "worktree", "path": str(worktree)}},
                          404, "not_found")
 
-    # At most max_running sessions at once (3 here).
-    for _ in range(2):
-        await h.start({**base, "project": str(h.repo)})
+    # Sessions of one agent run side by side, each with its own process; at most max_running at once (3 here).
+    before = processes_of(h.received("initialize"))
+    side = [await h.start({**base, "project": str(h.repo), "message": f"side {n}"}) for n in range(2)]
+    for n, other in enumerate(side):
+        await h.reply(other["conversationId"], lambda text, n=n: text.endswith(f"you said side {n}"))
+    assert len(processes_of(h.received("initialize")) - before) == 2
     error = await _error(h, {**base, "project": str(h.repo)}, 429, "rate_limited")
     assert error["details"] == {"limit": "sessions", "max": 3}
     await h.api.post(f"/api/sessions/{session_id}/end", status=200)
@@ -450,3 +453,20 @@ async def test_a_task_for_a_terminal_agent_ends_at_once_saying_why(hub_factory: 
         ("terminal", "mcp", True, False, False), ("terminal", "claude-code", False, False, False)}
     for entry in listed:
         assert "cannot" in entry["note"] and entry["conversationId"] in ("conv-mcp", "conv-claude-code")
+
+
+async def test_revoking_the_session_agent_ends_its_sessions(hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+    h = await start_sessions_hub(hub_factory, lap, tmp_path)
+    started = await h.start({"agent": "scripted", "project": str(h.repo), "message": "hello"})
+    await h.reply(started["conversationId"], lambda text: "you said hello" in text)
+    [pid] = processes_of(h.received("initialize"))
+    await h.api.post(f"/api/agents/{started['agentId']}/revoke", status=200)
+    ended = await h.app.event("session.ended", WAIT_S, sessionId=started["sessionId"])
+    assert ended["payload"]["reason"] == "agent_revoked"
+    await eventually(lambda: _gone(pid), timeout=WAIT_S)  # its process stopped
+    response = await h.api.post("/api/sessions", {"agent": "scripted", "project": str(h.repo), "message": "again"})
+    assert response.status_code == 403 and "revoked" in response.json()["error"]["message"]
+
+
+async def _gone(pid: int) -> bool:
+    return not _alive(pid)
