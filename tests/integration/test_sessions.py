@@ -470,3 +470,36 @@ async def test_revoking_the_session_agent_ends_its_sessions(hub_factory: Any, la
 
 async def _gone(pid: int) -> bool:
     return not _alive(pid)
+
+
+async def test_the_first_message_carries_files_and_a_known_agent_checks_its_modes(hub_factory: Any, lap: Connect,
+                                                                                  tmp_path: Path) -> None:
+    import httpx
+
+    from tests.support.files import png
+
+    h = await start_sessions_hub(hub_factory, lap, tmp_path)
+    image = png(4, 4)
+    ids = []
+    for name, body, kind in (("dot.png", image, "image/png"), ("notes.txt", b"remember the milk\n", "text/plain"),
+                             ("blob.bin", b"\x00\x01", "application/octet-stream")):
+        async with httpx.AsyncClient(base_url=h.hub.base, timeout=10) as client:
+            uploaded = await client.post("/api/files", content=body, params={"name": name},
+                                         headers={"Authorization": f"Bearer {h.token}", "Content-Type": kind})
+        assert uploaded.status_code == 201, uploaded.text
+        ids.append(uploaded.json()["fileId"])
+    started = await h.start({"agent": "scripted", "project": str(h.repo), "message": "files please",
+                             "attachments": [{"fileId": file_id} for file_id in ids]})
+    said = (await h.reply(started["conversationId"], lambda text: text.startswith("image")))["content"]
+    parts = said.split("; ")
+    assert parts[0].startswith("image image/png ") and int(parts[0].split()[-1]) > 0
+    assert parts[1].startswith(f"resource file:///lineup/attachments/{ids[1]}/notes.txt remember the milk")
+    [prompt] = [e["text"] for e in h.received("session/prompt") if e["text"].startswith("files")]
+    assert "blob.bin" in prompt and "could not be given to you" in prompt  # named, not passed
+    # Now that the agent has offered its modes and models, a mode it does not offer is refused up front.
+    response = await h.api.post("/api/sessions", {"agent": "scripted", "project": str(h.repo), "message": "hi",
+                                                  "mode": "bogus"})
+    assert response.status_code == 422 and "does not offer the mode 'bogus'" in response.json()["error"]["message"]
+    missing = await h.api.post("/api/sessions", {"agent": "scripted", "project": str(h.repo), "message": "hi",
+                                                 "attachments": [{"fileId": "file_nope"}]})
+    assert missing.status_code == 404
