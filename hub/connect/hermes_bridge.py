@@ -284,12 +284,13 @@ class Bridge:
             return
         sequence, card_id = waiting
         card = self.state.cards.pop(card_id, None) if card_id else None
-        if card is not None and not message.get("applied", True):
-            # Answered on the card, but Hermes had stopped waiting (its deadline, a restart, /stop) first.
-            what = "run the command" if card["kind"] == "approval" else "take the answer"
-            await self._note(card, f"notlate-{card_id}", f"Hermes had already stopped waiting when your answer came, "
-                                                         f"so it did not {what}.")
         self._done(sequence)
+        if card is not None and not message.get("applied", True):
+            # Answered on the card, but Hermes had stopped waiting (its deadline, a restart, /stop) first. (Said in
+            # a task of its own: the lines from the plugin are read on while the hub is away.)
+            what = "run the command" if card["kind"] == "approval" else "take the answer"
+            self.spawn(self._note(card, f"notlate-{card_id}", f"Hermes had already stopped waiting when your answer "
+                                                              f"came, so it did not {what}."))
 
     async def _say(self, message: dict[str, Any]) -> None:
         message_id = "msg_hermes_" + digest(self.client.credential.agent_id, message["id"])

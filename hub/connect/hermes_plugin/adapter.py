@@ -158,8 +158,8 @@ class BridgeLink:
                 with contextlib.suppress(ProcessLookupError):
                     process.kill()
                 await process.wait()
-        if self._supervisor is not None:
-            self._supervisor.cancel()
+        if self._supervisor is not None and self._supervisor is not asyncio.current_task():
+            self._supervisor.cancel()  # (stopped from its own task when Hermes reacts to a fatal error at once)
             await asyncio.gather(self._supervisor, return_exceptions=True)
         for task in list(self._tasks):
             task.cancel()
@@ -217,6 +217,10 @@ class BridgeLink:
             process = await asyncio.create_subprocess_exec(
                 *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=fd, cwd=HERE,
                 env=bridge_env(), start_new_session=True)
+        except (FileNotFoundError, PermissionError) as exc:
+            self.fatal = (f"cannot start LineUp's program ({exc.strerror}: {self.argv[0]}); LineUp was moved or "
+                          "removed: run `lineup connect hermes` again")
+            return
         finally:
             os.close(fd)
         assert process.stdout is not None
@@ -241,7 +245,12 @@ class BridgeLink:
         finally:
             if reader.dropped:
                 log.warning("LineUp: %d over-long lines from the bridge were dropped", reader.dropped)
-            code = await process.wait()
+            try:
+                code = await asyncio.wait_for(process.wait(), 10)  # its output ended: it is ending
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+                code = await process.wait()
             self.process = None
         if code == FATAL_EXIT and self.fatal is None:
             self.fatal = "the LineUp bridge stopped for good; its log says why"
@@ -283,7 +292,7 @@ class LineUpAdapter(BasePlatformAdapter):  # type: ignore[misc]
         self.loop: asyncio.AbstractEventLoop | None = None
         self._approvals: dict[str, _Approval] = {}
         self._waiting: dict[str, collections.deque[str]] = {}  # session -> approvals Hermes waits for, oldest first
-        self._asked: collections.Counter[tuple[str, str]] = collections.Counter()
+        self._asked = 0                     # approvals asked in this process: the n-th one's id is its own
         self._answered: collections.OrderedDict[str, bool] = collections.OrderedDict()
         self._seen: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._questions: dict[str, _Question] = {}
@@ -366,8 +375,8 @@ class LineUpAdapter(BasePlatformAdapter):  # type: ignore[misc]
             return await self.send(chat_id, long_command_text(command, str(description or ""), timeout,
                                                               allow_permanent, smart_denied))
         assert self.link is not None
-        self._asked[(session_key, command)] += 1
-        approval_id = "a" + _digest(self.boot, session_key, command, self._asked[(session_key, command)])
+        self._asked += 1
+        approval_id = "a" + _digest(self.boot, session_key, command, self._asked)
         # Taken now, before Hermes starts its own clock: the card never promises more time than Hermes waits.
         deadline = time.time() + timeout
         self._approvals[approval_id] = _Approval(approval_id, session_key, deadline)
