@@ -18,6 +18,7 @@ import os
 import shutil
 import signal
 import tempfile
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,8 @@ READ_TIMEOUT_S = 15.0          # status, diffs, lists
 WRITE_TIMEOUT_S = 120.0        # worktree add, snapshot (hashes untracked files), commit (runs its hooks)
 MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 STDERR_BYTES = 8 * 1024
+GIT_AT_ONCE = 8                # git processes of the hub at once; more wait their turn
+_SLOTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
 SNAPSHOT_IDENTITY = {"GIT_AUTHOR_NAME": "LineUp", "GIT_AUTHOR_EMAIL": "lineup@localhost",
                      "GIT_COMMITTER_NAME": "LineUp", "GIT_COMMITTER_EMAIL": "lineup@localhost"}
 
@@ -64,9 +67,32 @@ def base_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+def _slots() -> asyncio.Semaphore:
+    """At most GIT_AT_ONCE git processes of the hub at a time (per event loop: tests run several hubs)."""
+    loop = asyncio.get_running_loop()
+    slots = _SLOTS.get(loop)
+    if slots is None:
+        slots = _SLOTS[loop] = asyncio.Semaphore(GIT_AT_ONCE)
+    return slots
+
+
 async def run(cwd: Path, *args: str, timeout_s: float = READ_TIMEOUT_S, hooks: bool = False,
               env: dict[str, str] | None = None, max_output: int = MAX_OUTPUT_BYTES, check: bool = True) -> Output:
-    """Run `git <args>` in `cwd`. With `check`, a non-zero exit raises GitError with git's message."""
+    """Run `git <args>` in `cwd`. With `check`, a non-zero exit raises GitError with git's message. Waits for one of
+    GIT_AT_ONCE slots first (for at most the same timeout)."""
+    try:
+        async with asyncio.timeout(timeout_s):
+            await _slots().acquire()
+    except TimeoutError:
+        raise GitError(f"git {args[0] if args else ''} waited {timeout_s:g} s for other git commands") from None
+    try:
+        return await _run(cwd, args, timeout_s, hooks, env, max_output, check)
+    finally:
+        _slots().release()
+
+
+async def _run(cwd: Path, args: tuple[str, ...], timeout_s: float, hooks: bool, env: dict[str, str] | None,
+               max_output: int, check: bool) -> Output:
     argv = [git_program(), "-c", "core.fsmonitor=false", "-c", "core.quotepath=off"]
     if not hooks:
         argv += ["-c", f"core.hooksPath={os.devnull}"]
