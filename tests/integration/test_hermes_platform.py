@@ -364,6 +364,32 @@ async def test_a_bridge_restarted_mid_card_keeps_the_card_and_its_deadline(paire
     assert len(app.cards()) == 1
 
 
+async def test_the_bridge_reads_on_while_the_hub_is_away(paired: Any, plugins: list[FakePlugin], lap: Connect) -> None:
+    """What the bridge must tell the hub waits for it (the SDK's outbox); the plugin's other lines are still read
+    and answered meanwhile, and what waited arrives once the hub is back."""
+    hub, credential, path, app = paired
+    plugin = FakePlugin(path)
+    plugins.append(plugin)
+    await plugin.start()
+    await plugin.send(approval("a1", "rm -rf /srv/old", 300))
+    card = await app.card()
+    await app.answer(card, "once")
+    await plugin.line(lambda m: m["t"] == "answer" and m["id"] == "a1")
+    await app.socket.close()
+    hub.stop()
+    await plugin.send({"t": "ack", "id": "a1", "applied": False})  # Hermes had stopped waiting: a note to the hub
+    await plugin.send({"t": "send", "id": "s1", "chat": app.conversation, "text": "said while the hub was away"})
+    await plugin.send({"t": "approval_done", "id": "zz.done", "how": "timeout"})  # needs no hub: answered at once
+    assert (await plugin.line(lambda m: m["t"] == "ack" and m["id"] == "zz.done", 5))["ok"]
+    assert not [m for m in plugin.lines if m["t"] == "ack" and m["id"] == "s1"]  # held until the hub has it
+    hub.start()
+    assert (await plugin.line(lambda m: m["t"] == "ack" and m["id"] == "s1", 30))["ok"]
+    socket = await lap(hub, "app", hub.token())
+    for text in ("said while the hub was away", "Hermes had already stopped waiting when your answer came"):
+        await socket.wait_for(lambda f, t=text: f["type"] == "message.created" and f.get("sequence")
+                              and f["payload"]["content"].startswith(t), 30)
+
+
 def _digest(*parts: str) -> str:
     from hub.connect.session_state import digest
 

@@ -142,6 +142,16 @@ SCRIPT = textwrap.dedent(r'''
                                               "user": "usr_1"}) is True
         assert len(got) == 1 and got[0].text == "hi" and got[0].source.chat_id == "conv_1"
         assert got[0].source.user_id == "usr_1"
+
+        # LineUp's program gone (moved, uninstalled): the platform stops saying what to do, not a restart loop.
+        failed = []
+        class Stub:
+            boot, hermes = "b", ""
+            async def bridge_failed(self, reason): failed.append(reason)
+        gone = adapter_module.BridgeLink(["/nonexistent/lineup", "hook", "hermes-bridge"], Stub())
+        gone.start()
+        await asyncio.wait_for(gone._supervisor, 10)
+        assert failed and "run `lineup connect hermes` again" in failed[0] and gone.process is None
         print("OK")
 
     asyncio.run(main())
