@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("lineup.sessions")
 
 CONNECT_TIMEOUT_S = 20.0
+WITHDRAW_TIMEOUT_S = 5.0
 STOP_TIMEOUT_S = 30.0
 
 
@@ -411,8 +412,9 @@ class SessionHost:
         fresh = await self.hub.read(lambda c: session_rows.session(c, record.id, record.workspace_id)) or record
         preset = self.presets.get((record.workspace_id, record.agent_key))
         if fresh.pending_commit and preset is not None and say:
-            with contextlib.suppress(Exception):
-                await preset.client.withdraw(fresh.pending_commit, "The session ended before the answer.")
+            with contextlib.suppress(Exception):  # TimeoutError too: the card is closed with the session anyway
+                async with asyncio.timeout(WITHDRAW_TIMEOUT_S):
+                    await preset.client.withdraw(fresh.pending_commit, "The session ended before the answer.")
         ended = await self.hub.execute(commands.end(actor or Actor("hub", "hub", record.workspace_id), record.id,
                                                     reason, message))
         live = self.live.pop(record.id, None)
@@ -492,6 +494,11 @@ class SessionHost:
             await self.say(record, "No commit was made: " + ("you declined it." if declined
                                                              else f"the card {answer.outcome}."))
             return
+        now = await self.hub.read(lambda c: session_rows.session(c, record.id, record.workspace_id))
+        if now is None or now.status == "ended":
+            await resolved("withdrawn")
+            await self.say(record, "No commit was made: the session had ended before the answer.")
+            return
         try:
             await self.check_folder_of(record)
             commit = await git.commit_all(folder, message)
@@ -511,8 +518,9 @@ class SessionHost:
             preset = self.presets.get((record.workspace_id, record.agent_key))
             if preset is not None:
                 with contextlib.suppress(Exception):
-                    await preset.client.withdraw(record.pending_commit, "The hub restarted before the answer: ask "
-                                                                        "for the commit again.")
+                    async with asyncio.timeout(CONNECT_TIMEOUT_S + WITHDRAW_TIMEOUT_S):
+                        await preset.client.withdraw(record.pending_commit, "The hub restarted before the answer: "
+                                                                            "ask for the commit again.")
             await self._execute_quietly(commands.commit_resolved(record.workspace_id, record.id,
                                                                  record.conversation_id, record.pending_commit,
                                                                  "withdrawn"))

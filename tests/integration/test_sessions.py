@@ -217,12 +217,23 @@ async def test_a_session_in_a_new_worktree_from_start_to_end(hub_factory: Any, l
     await eventually(lambda: _status(h, session_id, "idle"), timeout=WAIT_S)
     before = processes_of(h.received("initialize"))
     assert len(before) == 1
+    # A commit card still waiting when the hub stops is withdrawn at the next start (nobody would act on it).
+    (worktree / "later.txt").write_text("later\n")
+    waiting = (await h.api.post(f"/api/sessions/{session_id}/commit", {"message": "Later"}, status=202)).json()
+    await _card(h, waiting["interactionId"])
+    assert (await h.session(session_id))["pendingCommit"] == waiting["interactionId"]
+    refused = await h.api.post(f"/api/sessions/{session_id}/commit", {"message": "Again"})
+    assert refused.status_code == 409 and "already waits" in refused.json()["error"]["message"]
 
     # A restart resumes it: one new process, its ACP session loaded, the conversation going on.
     await h.restart()
     await eventually(lambda: _loaded(h, new["sessionId"]), timeout=WAIT_S)
     listed = [s for s in await h.api.get("/api/sessions") if s.get("sessionId") == session_id]
     assert len(listed) == 1 and listed[0]["status"] == "idle" and listed[0]["canEnd"] is True
+    withdrawn = await h.app.event("interaction.resolved", WAIT_S, interactionId=waiting["interactionId"])
+    assert withdrawn["payload"]["outcome"] == "cancelled" and "restarted" in withdrawn["payload"]["response"]["reason"]
+    await eventually(lambda: _no_pending(h, session_id), timeout=WAIT_S)
+    assert git(worktree, "log", "-1", "--format=%s") == "Add notes"
     await h.say(conversation_id, "after the restart")
     answer = await h.reply(conversation_id, lambda text: "after the restart" in text)
     assert answer["content"].startswith(f"session {new['sessionId']} turn ")
@@ -273,6 +284,10 @@ async def _prompt_with(h: SessionsHub, text: str) -> str | None:
 async def _usage(h: SessionsHub, session_id: str) -> dict[str, Any] | None:
     usage = (await h.session(session_id))["usage"]
     return usage if usage and "inputTokens" in usage else None
+
+
+async def _no_pending(h: SessionsHub, session_id: str) -> bool:
+    return (await h.session(session_id))["pendingCommit"] is None
 
 
 async def _cancelled(h: SessionsHub) -> bool:
