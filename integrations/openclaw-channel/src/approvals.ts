@@ -1,0 +1,315 @@
+// OpenClaw's exec approvals as LineUp approval cards (docs/plugins/sdk-channel-plugins/approvals.md, "Native approval
+// delivery"). Core runs the handler: it subscribes to the Gateway's approvals, asks `shouldHandle`, plans targets with
+// `native`, and calls the runtime below to deliver a pending approval and to end it when it is resolved or expires;
+// the person's answer goes back with `resolveApprovalOverGateway` (the canonical `approval.resolve`; the first answer
+// wins, wherever it was given).
+//
+// Which approvals: those of sessions that started in LineUp, always (the card goes into that conversation); with
+// forwarding on (`channels.lineup.forwardApprovals`, or a `lineup` target in OpenClaw's `approvals.exec.targets`), those
+// of every other session too (Telegram, WhatsApp, the TUI, `openclaw agent`), each session's in a conversation of its
+// own that the plugin makes. The card shows the whole command (`approves: {kind: "command"}`: the hub judges its risk)
+// and OpenClaw's own decisions, worded as OpenClaw words them.
+
+import type { ChannelApprovalCapability } from "openclaw/plugin-sdk/channel-contract";
+import type { OpenClawConfig } from "openclaw/plugin-sdk/channel-core";
+import {
+  createChannelApprovalNativeRuntimeAdapter, type ChannelApprovalNativeRuntimeAdapter, type ExecApprovalPendingView,
+  type PendingApprovalView,
+} from "openclaw/plugin-sdk/approval-handler-runtime";
+import { resolveApprovalOverGateway } from "openclaw/plugin-sdk/approval-gateway-runtime";
+import type { InteractionOption, InteractionSpec, JsonObject } from "@lineup-agents/sdk";
+import { approvals as subjects } from "@lineup-agents/sdk";
+
+import { CHANNEL_ID, CHANNEL_LABEL, resolveAccount } from "./config.js";
+import { cardId, clip, noteMessageId, sessionConversationId } from "./ids.js";
+import type { CardAnswer, HubLink } from "./link.js";
+import { DECISIONS, type Decision } from "./state.js";
+
+/** What the plugin registers for core's handler (`approval.native` runtime context) while an account runs. */
+export interface ApprovalContext {
+  link: HubLink;
+}
+
+interface Target {
+  conversationId: string;
+  sessionKey: string;
+  forwarded: boolean;
+}
+
+interface Entry {
+  cardId: string;
+  conversationId: string;
+}
+
+type Final = { phase: "resolved"; decision: Decision; resolvedBy: string | null } | { phase: "expired" };
+
+const HUB_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+const EARLY_MS = 1000; // the card ends this long before OpenClaw stops waiting: never answered in vain
+
+function record(value: unknown): Record<string, unknown> | null {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : null;
+}
+
+function text(value: unknown): string {
+  return typeof value === "string" ? value.trim() : "";
+}
+
+function linkOf(context: unknown): HubLink | null {
+  const link = record(context)?.link;
+  return link && typeof link === "object" && "ask" in link ? link as HubLink : null;
+}
+
+/** The request's own fields (OpenClaw's ExecApprovalRequest payload), read defensively. */
+function requestFields(request: unknown): Record<string, unknown> {
+  return record(record(request)?.request) ?? {};
+}
+
+/** The LineUp conversation the session started in, when it started in LineUp (this account's). */
+export function originConversation(request: unknown, accountId: string | null | undefined): string | null {
+  const r = requestFields(request);
+  if (text(r.turnSourceChannel).toLowerCase() !== CHANNEL_ID) return null;
+  const account = text(r.turnSourceAccountId);
+  if (account && accountId && account !== accountId) return null;
+  const to = text(r.turnSourceTo).replace(/^lineup:/i, "");
+  return HUB_ID.test(to) ? to : null;
+}
+
+/** Forwarding of other sessions' approvals is on: our own switch, or a `lineup` target in `approvals.exec`. */
+export function forwardingOn(cfg: unknown, accountId: string | null | undefined, request: unknown): boolean {
+  if (resolveAccount(cfg, accountId).forwardApprovals) return true;
+  const exec = record(record(record(cfg)?.approvals)?.exec);
+  if (!exec || exec.enabled !== true) return false;
+  const mode = text(exec.mode) || "session";
+  if (mode !== "targets" && mode !== "both") return false;
+  const targets = Array.isArray(exec.targets) ? exec.targets : [];
+  const ours = targets.some((t) => text(record(t)?.channel).toLowerCase() === CHANNEL_ID
+    && (!text(record(t)?.accountId) || text(record(t)?.accountId) === (accountId || "default")));
+  if (!ours) return false;
+  return matchesFilters(exec, request);
+}
+
+/** `approvals.exec.agentFilter` / `sessionFilter` (agent ids; session key substrings or /regex/). */
+function matchesFilters(exec: Record<string, unknown>, request: unknown): boolean {
+  const r = requestFields(request);
+  const agents = Array.isArray(exec.agentFilter) ? exec.agentFilter.filter((a): a is string => typeof a === "string") : [];
+  const sessionKey = text(r.sessionKey);
+  const agentId = text(r.agentId) || (/^agent:([^:]+):/.exec(sessionKey)?.[1] ?? "");
+  if (agents.length && !agents.includes(agentId)) return false;
+  const sessions = Array.isArray(exec.sessionFilter) ? exec.sessionFilter.filter((s): s is string => typeof s === "string") : [];
+  if (!sessions.length) return true;
+  return sessions.some((pattern) => {
+    const regex = /^\/(.+)\/([a-z]*)$/.exec(pattern);
+    if (regex) {
+      try {
+        return new RegExp(regex[1]!, regex[2]).test(sessionKey);
+      } catch {
+        return false;
+      }
+    }
+    return sessionKey.includes(pattern);
+  });
+}
+
+function handles(cfg: unknown, accountId: string | null | undefined, request: unknown, approvalKind: string): boolean {
+  if (approvalKind !== "exec") return false; // plugin and system approvals stay with OpenClaw's own surfaces
+  if (!resolveAccount(cfg, accountId).enabled) return false;
+  return originConversation(request, accountId) !== null || forwardingOn(cfg, accountId, request);
+}
+
+// ---- what the card says -----------------------------------------------------------------------------------------
+
+const DESCRIPTIONS: Record<Decision, string> = {
+  "allow-once": "OpenClaw runs this command this time and asks again next time.",
+  "allow-always": "OpenClaw runs it and adds it to this agent's exec allowlist: commands like it run without asking " +
+    "from now on (`openclaw approvals` shows and edits the list).",
+  deny: "OpenClaw does not run it.",
+};
+const STYLES: Record<Decision, InteractionOption["style"]> = {
+  "allow-once": "primary", "allow-always": "secondary", deny: "danger",
+};
+
+/** The card's options: OpenClaw's decisions for this approval, in its order and with its labels. */
+export function cardOptions(view: Pick<PendingApprovalView, "actions">): InteractionOption[] {
+  const seen = new Set<string>();
+  const options: InteractionOption[] = [];
+  for (const action of view.actions) {
+    const decision = action.decision;
+    if (!DECISIONS.includes(decision) || seen.has(decision)) continue;
+    seen.add(decision);
+    options.push({ id: decision, label: clip(action.label || decision, 80), style: STYLES[decision],
+      description: DESCRIPTIONS[decision] });
+  }
+  return options;
+}
+
+export function cardTitle(command: string): string {
+  const line = command.split("\n")[0]!.trim();
+  return clip(`OpenClaw wants to run: ${line}${command.includes("\n") ? " …" : ""}`, 200);
+}
+
+/** The interaction for a pending exec approval, or null when the command is too long to show whole on a card. */
+export function cardFor(view: ExecApprovalPendingView, conversationTitle: string | null): InteractionSpec | null {
+  const subject = subjects.fits(subjects.commandApproval(view.commandText, view.cwd ?? undefined));
+  if (subject === null) return null;
+  const details: JsonObject = {};
+  if (view.sessionKey) details.session = view.sessionKey;
+  if (view.agentId) details.agent = view.agentId;
+  if (view.host) details.host = view.nodeId ? `${view.host} (${view.nodeId})` : view.host;
+  if (view.warningText) details.warning = clip(view.warningText, 2000);
+  const description = [
+    conversationTitle ? `From OpenClaw's session ${conversationTitle}.` : "",
+    view.warningText ? clip(view.warningText, 1000) : "",
+  ].filter(Boolean).join("\n\n");
+  const spec: InteractionSpec = {
+    type: "approval",
+    title: cardTitle(view.commandText),
+    description,
+    risk: "medium",
+    approves: subject,
+    options: cardOptions(view),
+    details,
+  };
+  if (Number.isFinite(view.expiresAtMs) && view.expiresAtMs > Date.now() + EARLY_MS) {
+    spec.expiresAt = new Date(Math.floor((view.expiresAtMs - EARLY_MS) / 1000) * 1000).toISOString();
+  }
+  return spec;
+}
+
+const DECIDED: Record<Decision, string> = {
+  "allow-once": "allowed it once", "allow-always": "allowed it always", deny: "denied it",
+};
+
+/** Why a card ends when OpenClaw resolved its approval elsewhere. */
+export function resolvedElsewhere(decision: Decision, resolvedBy: string | null): string {
+  const who = resolvedBy ? ` (${clip(resolvedBy, 80)})` : "";
+  return `Answered in OpenClaw${who}: it ${DECIDED[decision] ?? "decided"}.`;
+}
+
+export const EXPIRED_REASON = "OpenClaw stopped waiting for an answer (the approval expired) and did not run it.";
+
+// ---- the capability -----------------------------------------------------------------------------------------------
+
+const nativeRuntime = createChannelApprovalNativeRuntimeAdapter<
+  { view: PendingApprovalView }, Target, Entry, unknown, Final
+>({
+  eventKinds: ["exec"],
+  availability: {
+    isConfigured: ({ context }) => linkOf(context) !== null,
+    shouldHandle: ({ cfg, accountId, request, approvalKind, context }) =>
+      linkOf(context) !== null && handles(cfg, accountId, request, approvalKind),
+  },
+  presentation: {
+    buildPendingPayload: ({ view }) => ({ view }),
+    buildResolvedResult: ({ view }) => ({
+      kind: "update",
+      payload: { phase: "resolved", decision: view.decision, resolvedBy: view.resolvedBy ?? null },
+    }),
+    buildExpiredResult: () => ({ kind: "update", payload: { phase: "expired" } }),
+  },
+  transport: {
+    prepareTarget: ({ plannedTarget, request, context, accountId }) => {
+      const link = linkOf(context);
+      if (!link) return null;
+      const sessionKey = text(requestFields(request).sessionKey);
+      const origin = plannedTarget.surface === "origin" ? originConversation(request, accountId) : null;
+      const conversationId = origin ?? sessionConversationId(link.agentId, sessionKey || "(no session)");
+      return { dedupeKey: conversationId, target: { conversationId, sessionKey, forwarded: origin === null } };
+    },
+    deliverPending: async ({ preparedTarget, request, view, context }) => {
+      const link = linkOf(context);
+      if (!link || view.approvalKind !== "exec") return null;
+      const approvalId = text(record(request)?.id);
+      if (!approvalId) return null;
+      const id = cardId(link.agentId, approvalId);
+      const session = preparedTarget.sessionKey || "(no session)";
+      if (preparedTarget.forwarded) {
+        await link.sessionConversation(preparedTarget.conversationId, session, `OpenClaw: ${session}`);
+      }
+      const spec = cardFor(view, preparedTarget.forwarded ? session : null);
+      if (spec === null) {
+        await link.say(preparedTarget.conversationId, `OpenClaw asks to run a command of ` +
+          `${view.commandText.length.toLocaleString("en")} characters, too long to show whole on a card: answer it ` +
+          `in OpenClaw (\`/approve ${approvalId} allow-once\` or \`deny\` in its chat, or \`openclaw approvals\`).`,
+          noteMessageId(link.agentId, "too-long", approvalId));
+        return null;
+      }
+      const decisions = (spec.options ?? []).map((o) => o.id as Decision);
+      await link.ask(id, {
+        approvalId, approvalKind: "exec", conversationId: preparedTarget.conversationId, decisions,
+        expiresAtMs: view.expiresAtMs, boot: link.state.boot, state: "pending",
+      }, spec);
+      return { cardId: id, conversationId: preparedTarget.conversationId };
+    },
+    updateEntry: async ({ entry, payload, context }) => {
+      const link = linkOf(context);
+      if (!link) return;
+      const card = link.state.cards.get(entry.cardId);
+      if (card && (card.state === "answering" || card.state === "answered")) return; // the person's own answer
+      const reason = payload.phase === "expired" ? EXPIRED_REASON
+        : resolvedElsewhere(payload.decision, payload.resolvedBy);
+      await link.withdraw(entry.cardId, reason);
+    },
+  },
+});
+
+/** The person answered on the card: tell the Gateway (the canonical `approval.resolve`). */
+export async function answerApproval(params: {
+  link: HubLink; cfg: OpenClawConfig; accountId: string; answer: CardAnswer;
+}): Promise<void> {
+  const { link, cfg, accountId, answer } = params;
+  try {
+    await resolveApprovalOverGateway({
+      cfg, approvalId: answer.card.approvalId, decision: answer.decision, approvalKind: answer.card.approvalKind,
+      channel: CHANNEL_ID, accountId, senderId: answer.responderId || "lineup",
+      clientDisplayName: `${CHANNEL_LABEL} approval`,
+    });
+    link.markAnswered(answer.cardId);
+  } catch (error) {
+    link.markAnswered(answer.cardId);
+    const why = error instanceof Error ? error.message : String(error);
+    link.log.warn(`OpenClaw did not take the answer to approval ${answer.card.approvalId}: ${why}`);
+    await link.say(answer.card.conversationId, "OpenClaw no longer waited for this approval when your answer came " +
+      `(${clip(why, 300)}), so it did not take it.`, noteMessageId(link.agentId, "late", answer.card.approvalId));
+  }
+}
+
+function state(enabled: boolean): { kind: "enabled" } | { kind: "disabled" } {
+  return enabled ? { kind: "enabled" } : { kind: "disabled" };
+}
+
+export const lineupApprovalCapability: ChannelApprovalCapability = {
+  // The hub shows a card only to the people of its workspace, and only they can answer it.
+  authorizeActorAction: () => ({ authorized: true }),
+  getActionAvailabilityState: ({ cfg, accountId }) => state(resolveAccount(cfg, accountId).configured),
+  getExecInitiatingSurfaceState: ({ cfg, accountId }) => state(resolveAccount(cfg, accountId).configured),
+  describeExecApprovalSetup: () => "LineUp shows OpenClaw's exec approvals as cards when the LineUp channel runs " +
+    "(`lineup connect openclaw`); approvals of sessions started elsewhere come too with " +
+    "`channels.lineup.forwardApprovals: true`.",
+  delivery: {
+    // A `lineup` target in approvals.exec: the card is the prompt; no text copy of it through the outbound adapter.
+    shouldSuppressForwardingFallback: ({ target }) => text(record(target)?.channel).toLowerCase() === CHANNEL_ID,
+  },
+  native: {
+    describeDeliveryCapabilities: ({ cfg, accountId, approvalKind, request }) => {
+      const origin = originConversation(request, accountId) !== null;
+      const enabled = handles(cfg, accountId, request, approvalKind);
+      return {
+        enabled,
+        preferredSurface: origin ? "origin" : "approver-dm",
+        supportsOriginSurface: enabled && origin,
+        supportsApproverDmSurface: enabled && !origin,
+        notifyOriginWhenDmOnly: false,
+      };
+    },
+    resolveOriginTarget: ({ accountId, request }) => {
+      const conversation = originConversation(request, accountId);
+      return conversation ? { to: conversation } : null;
+    },
+    resolveApproverDmTargets: ({ cfg, accountId, request, approvalKind }) =>
+      handles(cfg, accountId, request, approvalKind) && originConversation(request, accountId) === null
+        ? [{ to: `session:${text(requestFields(request).sessionKey) || "(no session)"}` }] : [],
+  },
+  // The typed spec erased to core's contract (as the bundled channels do): core hands each hook what the one before
+  // it returned.
+  nativeRuntime: nativeRuntime as unknown as ChannelApprovalNativeRuntimeAdapter,
+};
