@@ -427,8 +427,9 @@ def approval_card(message: dict[str, Any], card_id: str) -> dict[str, Any] | Non
     description = f"Hermes asks before it runs this: {reason}." if reason else "Hermes asks before it runs this."
     if message.get("smart_denied"):
         description += " Its own reviewer model said no; allowing overrides that for this one command."
+    # The hub judges the command's risk from its parse (never lower than this): Hermes's list says only "ask".
     return {"id": card_id, "type": "approval", "title": clip(f"Hermes wants to {wants}", 500),
-            "description": clip(description, 8000), "risk": "high", "approves": subject,
+            "description": clip(description, 8000), "risk": "medium", "approves": subject,
             "options": [o for o in APPROVAL_OPTIONS if o["id"] in allowed], "expiresAt": iso(message["deadline"])}
 
 

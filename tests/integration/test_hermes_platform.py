@@ -302,7 +302,8 @@ async def test_cards_carry_hermes_deadline_and_end_with_hermes(paired: Any, plug
     await plugin.send(approval("a1", "rm -rf /srv/app/build", 120))
     card = await app.card()
     assert card["title"] == "Hermes wants to run: rm -rf /srv/app/build"
-    assert card["approves"]["command"] == "rm -rf /srv/app/build" and card["risk"] == "high"
+    assert card["approves"]["command"] == "rm -rf /srv/app/build"
+    assert card["risk"] == "high" and card["riskReasons"]  # the hub's judgement of the command (Hermes says medium)
     assert [(o["id"], o["label"]) for o in card["options"]] == [
         ("once", "Allow once"), ("session", "Allow for this session"), ("always", "Allow always"), ("deny", "Deny")]
     assert 110 < seconds_left(card) <= 120
@@ -544,6 +545,11 @@ async def test_hermes_asks_on_a_card_and_the_persons_answer_decides(hub_factory:
     assert sorted(p.name for p in plugin.iterdir() if p.suffix != ".log") == [
         "__init__.py", "adapter.py", "lineproto.py", "lineup.json", "plugin.yaml"]
     assert oct(os.stat(plugin / "lineup.json").st_mode & 0o777) == "0o600"
+    # This LineUp's own program, from any folder: never `python -m hub` (docs/security.md, "The hooks are LineUp's
+    # code"), and no secret on the command line.
+    command = yaml.safe_load((plugin / "lineup.json").read_text())["command"]
+    assert command[0] == str(Path(sys.executable).parent / "lineup") or command[1:3] == ["-P", "-m"], command
+    assert command[-4:] == ["hook", "hermes-bridge", "--credential-file", str(hermes.credential)]
 
     gone = hermes.work / "gone"
     gone.mkdir()
