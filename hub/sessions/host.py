@@ -65,7 +65,7 @@ class PresetAgent:
     key: str
     workspace_id: str
     client: AgentClient
-    task: asyncio.Task[None]
+    task: asyncio.Task[None] | None = None   # its connection, once started
 
 
 def envelope(type_: str, payload: dict[str, Any], workspace_id: str, conversation_id: str | None = None,
@@ -129,6 +129,8 @@ class SessionHost:
                     log.warning("session %s could not be resumed: %s", record.id, exc)
                     await self._end_record(record, "hub_restarted",
                                            f"The hub restarted and this session could not continue: {exc}")
+            for preset in list(self.presets.values()):  # every runtime exists now: what is replayed finds its own
+                self._connect_now(preset)
             for live in resumed:
                 self._spawn(self._resume(live))
             self._spawn(self.withdraw_stale_commits())
@@ -170,36 +172,48 @@ class SessionHost:
 
     # ---- the preset agents ------------------------------------------------------------------------------------
 
-    async def preset(self, workspace_id: str, key: str, name: str) -> PresetAgent:
-        """The preset's agent in this workspace, paired on first use and connected."""
+    async def preset(self, workspace_id: str, key: str, name: str, *, connect: bool = True) -> PresetAgent:
+        """The preset's agent in this workspace, paired on first use, and connected (`connect`; at start the host
+        first makes every session's runtime, then connects: what the agent is handed on connecting finds them)."""
         async with self._lock:
             found = self.presets.get((workspace_id, key))
-            if found is not None:
-                return found
-            if self.hub_url is None or self.stopping:
-                raise LapError("internal", "The hub is not listening yet; try again in a moment.")
-            folder = self.state_dir / "agents"
-            stem = f"{workspace_id}-{key}"
+            if found is None:
+                found = await self._pair(workspace_id, key, name)
+        if connect:
+            await self._connect(found)
+        return found
 
-            async def workspace() -> str:
-                return workspace_id
+    def _connect_now(self, preset: PresetAgent) -> None:
+        if preset.task is None and not self.stopping:
+            preset.task = asyncio.create_task(preset.client.run(), name=f"lineup-sessions-{preset.key}")
 
-            try:
-                credential = await self.pairing.credential(folder / f"{stem}.credential.json", name, "acp",
-                                                           self.hub_url, workspace, agent_version="sessions")
-            except RuntimeConfigError as exc:
-                raise LapError("forbidden", f"The {name} agent of sessions was revoked.",
-                               hint=f"Delete {folder / (stem + '.credential.json')} on the hub's machine to pair it "
-                                    f"again ({exc}).") from None
-            client = AgentClient(credential, state_path=folder / f"{stem}.state.json", runtime="acp",
-                                 agent_version="sessions")
-            client.on_task(self._on_task)
-            client.on("message.delivered")(self._on_message)
-            await self.pairing.fail_orphans(credential.agent_id)
-            task = asyncio.create_task(client.run(), name=f"lineup-sessions-{key}")
-            found = self.presets[(workspace_id, key)] = PresetAgent(key, workspace_id, client, task)
+    async def _connect(self, preset: PresetAgent) -> None:
+        self._connect_now(preset)
         with contextlib.suppress(Exception):  # not connected yet: what it is sent waits in its outbox
-            await client.wait_connected(CONNECT_TIMEOUT_S)
+            await preset.client.wait_connected(CONNECT_TIMEOUT_S)
+
+    async def _pair(self, workspace_id: str, key: str, name: str) -> PresetAgent:
+        if self.hub_url is None or self.stopping:
+            raise LapError("internal", "The hub is not listening yet; try again in a moment.")
+        folder = self.state_dir / "agents"
+        stem = f"{workspace_id}-{key}"
+
+        async def workspace() -> str:
+            return workspace_id
+
+        try:
+            credential = await self.pairing.credential(folder / f"{stem}.credential.json", name, "acp",
+                                                       self.hub_url, workspace, agent_version="sessions")
+        except RuntimeConfigError as exc:
+            raise LapError("forbidden", f"The {name} agent of sessions was revoked.",
+                           hint=f"Delete {folder / (stem + '.credential.json')} on the hub's machine to pair it "
+                                f"again ({exc}).") from None
+        client = AgentClient(credential, state_path=folder / f"{stem}.state.json", runtime="acp",
+                             agent_version="sessions")
+        client.on_task(self._on_task)
+        client.on("message.delivered")(self._on_message)
+        await self.pairing.fail_orphans(credential.agent_id)
+        found = self.presets[(workspace_id, key)] = PresetAgent(key, workspace_id, client)
         return found
 
     def _observe(self, events: list[StoredEvent]) -> None:
@@ -220,8 +234,9 @@ class SessionHost:
     @staticmethod
     async def _close_preset(preset: PresetAgent) -> None:
         await preset.client.close()
-        preset.task.cancel()
-        await asyncio.gather(preset.task, return_exceptions=True)
+        if preset.task is not None:
+            preset.task.cancel()
+            await asyncio.gather(preset.task, return_exceptions=True)
 
     # ---- live sessions ----------------------------------------------------------------------------------------
 
@@ -232,7 +247,7 @@ class SessionHost:
             raise LapError("not_found", f"the agent {record.agent_key!r} is no longer installed"
                            + (f" ({agent.install})" if agent is not None and agent.install else ""))
         await self.check_folder_of(record)
-        preset = await self.preset(record.workspace_id, record.agent_key, agent.name)
+        preset = await self.preset(record.workspace_id, record.agent_key, agent.name, connect=False)
         return self._make_live(record, agent, preset.client)
 
     def _make_live(self, record: SessionRecord, agent: Any, client: AgentClient) -> Live:
