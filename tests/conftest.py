@@ -31,6 +31,7 @@ def pytest_configure(config: pytest.Config) -> None:
 # starts last and keeps one worker busy alone while the others are idle (the PyInstaller build and mDNS's waits
 # first; the unit tests fill the gaps at the end).
 FILE_ORDER = ("tests/packaging/test_executable.py", "tests/integration/test_hermes_openclaw_acp.py",
+              "tests/integration/test_hermes_platform.py",
               "tests/integration/test_discovery.py", "tests/integration/",
               "tests/e2e/", "tests/security/", "tests/reliability/", "tests/packaging/", "tests/plugins/",
               "tests/unit/")

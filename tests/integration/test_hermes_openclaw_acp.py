@@ -44,7 +44,8 @@ def hermes_agent(tmp_path: Path, model: FakeChat) -> Agent:
     (home / ".hermes" / "config.yaml").write_text(
         f"model:\n  provider: custom\n  default: fake-model\n  base_url: {model.base_url}\n  api_key: fake-key\n"
         "approvals:\n  mode: manual\n")
-    env = {**base_env(home), "HERMES_HOME": str(home / ".hermes")}
+    # No lazy installs: Hermes otherwise pip-installs optional packages into its (shared, cached) venv on first use.
+    env = {**base_env(home), "HERMES_HOME": str(home / ".hermes"), "HERMES_DISABLE_LAZY_INSTALLS": "1"}
     return Agent("Hermes", [str(binary), "acp"], env, model, lambda *_: None, home, work)  # type: ignore[arg-type]
 
 
