@@ -483,7 +483,8 @@ async def run_bridge(credential_path: Path) -> int:
     lines = lineproto.LineReader(stdin)
     first = None
     with contextlib.suppress(TimeoutError):
-        first = await asyncio.wait_for(lines.next(), HELLO_TIMEOUT_S)
+        async with asyncio.timeout(HELLO_TIMEOUT_S):
+            first = await lines.next()
     try:
         hello = lineproto.check(first or b"", "to_bridge")
         if hello["t"] != "hello":

@@ -153,7 +153,8 @@ class BridgeLink:
                 with contextlib.suppress(OSError):
                     process.stdin.close()  # the bridge sends what it holds, then exits
             try:
-                await asyncio.wait_for(process.wait(), 8)
+                async with asyncio.timeout(8):
+                    await process.wait()
             except TimeoutError:
                 with contextlib.suppress(ProcessLookupError):
                     process.kill()
@@ -175,7 +176,8 @@ class BridgeLink:
             return  # sent again (if it needs an answer) when the bridge is back
         try:
             process.stdin.write(lineproto.encode(message))
-            await asyncio.wait_for(process.stdin.drain(), WRITE_TIMEOUT_S)
+            async with asyncio.timeout(WRITE_TIMEOUT_S):
+                await process.stdin.drain()
         except lineproto.BadLine as exc:
             log.error("LineUp: not sent to the bridge: %s", exc)
             self.unacked.pop(str(message.get("id")), None)
@@ -246,7 +248,8 @@ class BridgeLink:
             if reader.dropped:
                 log.warning("LineUp: %d over-long lines from the bridge were dropped", reader.dropped)
             try:
-                code = await asyncio.wait_for(process.wait(), 10)  # its output ended: it is ending
+                async with asyncio.timeout(10):  # its output ended: it is ending
+                    code = await process.wait()
             except TimeoutError:
                 with contextlib.suppress(ProcessLookupError):
                     process.kill()
