@@ -48,7 +48,9 @@ class AppRoute:
     """A route that needs an app (device) token. `kind`: what another workspace's token may do with it.
 
     object: names an object of A in the path: B gets exactly the answer for an object that does not exist;
-    own: B works on its own data: the answer holds nothing of A; hub: a hub-wide change: only A's owner.
+    own: B works on its own data: the answer holds nothing of A; hub: a hub-wide change: only A's owner;
+    owner: runs programs on the hub's machine (sessions, docs/sessions.md): only A's owner, B is refused before
+    anything is read.
     """
 
     kind: str
@@ -80,6 +82,19 @@ APP_ROUTES: dict[tuple[str, str], AppRoute] = {
     ("GET", "/api/relay"): AppRoute("own"),
     ("POST", "/api/relay/devices"): AppRoute("own", body={}),
     ("POST", "/api/relay/devices/revoke"): AppRoute("own", body={}),
+    ("GET", "/api/sessions"): AppRoute("owner"),
+    ("POST", "/api/sessions"): AppRoute("owner", body={"agentId": "a-agent", "folder": "/"}),
+    ("GET", "/api/sessions/agents"): AppRoute("owner"),
+    ("GET", "/api/sessions/projects"): AppRoute("owner"),
+    ("GET", "/api/sessions/worktrees"): AppRoute("owner", query={"repo": "/"}),
+    ("GET", "/api/sessions/branches"): AppRoute("owner", query={"repo": "/"}),
+    ("GET", "/api/sessions/{session_id}"): AppRoute("owner"),
+    ("GET", "/api/sessions/{session_id}/changes"): AppRoute("owner"),
+    ("GET", "/api/sessions/{session_id}/diff"): AppRoute("owner", query={"path": "x"}),
+    ("POST", "/api/sessions/{session_id}/stop"): AppRoute("owner", body={}),
+    ("POST", "/api/sessions/{session_id}/end"): AppRoute("owner", body={}),
+    ("POST", "/api/sessions/{session_id}/review"): AppRoute("owner", body={"comments": []}),
+    ("POST", "/api/sessions/{session_id}/commit"): AppRoute("owner", body={"message": "x"}),
 }
 SOCKETS = {"/ws/app": "app", "/ws/agent": "agent"}
 STATIC_MOUNTS = {"": "the web app (ui/)", "/plugins/{name}/static": "a plugin's static/ folder"}
@@ -246,6 +261,25 @@ async def test_a_hub_wide_change_needs_the_first_workspaces_owner(world: World) 
             allowed = await http.request(method, template, json={"name": before},
                                          headers={"Authorization": f"Bearer {world.a['token']}"})
             assert allowed.status_code == 200, allowed.text
+
+
+async def test_the_hub_machines_routes_are_the_first_owners_alone(world: World) -> None:
+    """Sessions run programs as the hub's user in the hub's folders: the owner of a second workspace on the same
+    hub is refused (403 forbidden) on every such route, before any folder, agent or session is looked at, and the
+    answer names nothing of A."""
+    auth = {"Authorization": f"Bearer {world.b['token']}"}
+    async with httpx.AsyncClient(base_url=world.hub.base, timeout=30) as http:
+        for (method, template), route in APP_ROUTES.items():
+            if route.kind != "owner":
+                continue
+            response = await http.request(method, concrete(template, world, None, "a-session"), headers=auth,
+                                          params=route.query, json=route.body if method == "POST" else None)
+            assert (response.status_code, response.json()["error"]["code"]) == (403, "forbidden"), \
+                (method, template, response.text)
+            leaked = [i for i in world.a_ids() if i in response.text]
+            assert not leaked, (template, leaked)
+        a_auth = {"Authorization": f"Bearer {world.a['token']}"}
+        assert (await http.get("/api/sessions", headers=a_auth)).status_code == 200
 
 
 # ---- HTTP: routes whose credential is a secret in the body ---------------------------------------------------
