@@ -146,9 +146,11 @@ def test_a_conversation_of_the_longest_messages_opens_without_a_long_task(hub, o
     agent.say(conversation, "The **newest** message")
     page = open_watched(open_page, hub, owner.token, agent, conversation)
     newest = page.locator(".message.theirs lineup-markdown").filter(has_text="The newest message")
-    expect(newest.locator("strong")).to_have_text("newest", timeout=20_000)
+    # 38 MiB of text to paint a few pieces a frame: a CI run sharing its cores with real agents took longer than
+    # the 30 s first allowed (a wait, not the measure: the measure is the long tasks below).
+    expect(newest.locator("strong")).to_have_text("newest", timeout=60_000)
     wait_for_js(page, "document.querySelectorAll('.message.theirs lineup-markdown[data-painted]').length === 151",
-                timeout_ms=30_000)
+                timeout_ms=90_000)
     expect(page.locator(".message.theirs").filter(has_text="a_a_a_").first).to_be_visible()
     assert long_tasks(page) == [], f"tasks over {LIMIT_MS} ms on the page's thread: {long_tasks(page)}"
 
