@@ -7,6 +7,7 @@ import logging
 import sqlite3
 from collections.abc import Callable
 from contextlib import AsyncExitStack
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,7 +19,13 @@ from hub.auth.secrets import new_setup_code
 from hub.bus import CommitBus
 from hub.discovery.advertise import Advertiser, txt_record
 from hub.domain import accounts
+from hub.domain.collaboration import AGENT_HANDLERS, APP_HANDLERS
+from hub.gateway.broker import Broker
+from hub.gateway.fanout import subscribe_gateway
+from hub.gateway.presence import Presence
 from hub.gateway.ratelimit import AgentRateLimiter
+from hub.gateway.recent import RecentEvents
+from hub.gateway.streams import Streams
 from hub.notify.service import Notifier
 from hub.pluginhost.manager import PluginHost, make_plugin_manager
 from hub.relay import Uplink
@@ -31,6 +38,7 @@ from hub.store.events import StoredEvent
 from hub.store.migrations import migrate, read_meta
 from hub.store.queries import meta
 from hub.store.writer import Command, Writer
+from hub.tools import handlers as tools
 from hub.tools.registry import ToolRegistry
 from hub.tools.router import ToolRouter
 
@@ -40,11 +48,6 @@ T = TypeVar("T")
 
 def inbound_handlers(registry: ToolRegistry) -> dict[str, dict[str, Any]]:
     """The handler of every event type an app or an agent may send, by sender kind."""
-    from functools import partial
-
-    from hub.domain import tools
-    from hub.domain.collaboration import AGENT_HANDLERS, APP_HANDLERS
-
     tool_handlers = {"tool.list": partial(tools.tool_list, registry), "tool.call": partial(tools.tool_call, registry),
                      "tool.result": partial(tools.tool_result, registry)}
     return {"agent": {**AGENT_HANDLERS, **tool_handlers}, "app": {**APP_HANDLERS, **tool_handlers}}
@@ -54,12 +57,6 @@ class Hub:
     """One per process (tests make several). Start with `await hub.start()`, stop with `await hub.stop()`."""
 
     def __init__(self, settings: Settings, *, plugins: dict[str, Any] | None = None) -> None:
-        from hub.gateway.broker import Broker
-        from hub.gateway.fanout import subscribe_gateway
-        from hub.gateway.presence import Presence
-        from hub.gateway.recent import RecentEvents
-        from hub.gateway.streams import Streams
-
         self.settings = settings
         self.version = __version__
         # The one way to hear about commits (hub/bus.py): the writer publishes each committed batch to it.

@@ -397,7 +397,7 @@ def request_interaction(tx: Tx, actor: Actor, request: P.InteractionSpec, *, tas
                         conversation_id: str | None, envelope_id: str | None, correlation_id: str | None,
                         occurred_at: str | None = None, extra: dict[str, Any] | None = None,
                         tool_call: dict[str, Any] | None = None, assessment: Assessment | None = None) -> str:
-    """Store an interaction (and block its task); also used by human-facing tools (hub/domain/tools.py)."""
+    """Store an interaction (and block its task); also used by human-facing tools (hub/tools/handlers.py)."""
     interaction_id = request.id or new_id("int")
     ensure_new(tx, actor.workspace_id, "interactions", interaction_id, "interaction")
     check_question_budget(tx, actor, request)

@@ -31,7 +31,7 @@ FAILED_NEEDS_ERROR = _rule(
     "A `failed` status needs `error: {code, message}`.",
     **{"if": {"properties": {"status": {"const": "failed"}}, "required": ["status"]},
        "then": {"required": ["error"], "properties": {"error": {"type": "object"}}}})
-# hub/domain/tools.py tool_result; the hub's own results (append_result) hold to it as well.
+# hub/tools/handlers.py tool_result; the hub's own results (append_result) hold to it as well.
 ONE_OF_RESULT_OR_ERROR = _rule(
     "A tool.result carries exactly one of `result` and `error`.",
     oneOf=[{"required": ["result"], "properties": {"result": {"type": "object"}}},

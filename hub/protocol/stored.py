@@ -110,7 +110,7 @@ class StoredApprovalSubject(P.ApprovalSubject, kw_only=True):
 
 class StoredInteraction(P.InteractionSpec, kw_only=True):
     id: Id
-    toolCall: dict[str, Any] | None = None  # asked for a human tool's call (hub/domain/tools.py)
+    toolCall: dict[str, Any] | None = None  # asked for a human tool's call (hub/tools/handlers.py)
     approves: StoredApprovalSubject | None = None
     # approval with `approves`: why the hub judged the risk it did (hub/domain/command_risk.py), for the card.
     riskReasons: list[str] | None = None
@@ -144,7 +144,7 @@ class FileStored(P.Payload):
     uploadedBy: Author
 
 
-# ---- tools (hub/domain/tools.py) ------------------------------------------------------------------------------
+# ---- tools (hub/tools/handlers.py) ------------------------------------------------------------------------------
 
 class ToolsRegistered(P.Payload):
     owner: Party

@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from hub.domain.tools import complete_call
+from hub.tools.handlers import complete_call
 from hub.protocol.envelope import new_id
 from hub.store.events import StoredEvent
 from hub.store.queries import tools as tool_rows
