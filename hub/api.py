@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from hub.domain.actors import Actor
 from hub.hookspecs import hookimpl
 from hub.notify.channel import Channel, Delivery
 from hub.ports import PluginHub
+from hub.protocol.actors import Actor
 from hub.runtimes.base import AgentConfig, RuntimeConfigError, RuntimeSpec, SupervisedAgent
 from hub.store.events import StoredEvent
 from hub.tools.context import ToolContext, ToolError

@@ -135,7 +135,7 @@ def token(data_dir: Path | None, name: str, workspace: str | None) -> None:
 def pair(data_dir: Path | None, name: str | None, workspace: str | None) -> None:
     """Print a one-time pairing code (10 minutes) for connecting an agent."""
     from hub.domain import accounts
-    from hub.domain.actors import Actor
+    from hub.protocol.actors import Actor
 
     settings = _settings(data_dir=data_dir)
 

@@ -124,7 +124,7 @@ class TestHub:
     async def _connect_agent(self) -> AgentClient:
         """Pair one agent as `lineup pair` and the SDK do, and connect it."""
         from hub.domain import accounts
-        from hub.domain.actors import Actor
+        from hub.protocol.actors import Actor
 
         owner = await self.hub.execute(accounts.owner_device_for_cli(None, "hub.testing"))
         actor = Actor("user", owner["userId"], owner["workspaceId"], device_id=owner["deviceId"])

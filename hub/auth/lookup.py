@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hub.auth.secrets import token_hash
-from hub.domain.actors import Actor
+from hub.protocol.actors import Actor
 from hub.store.queries import accounts as people
 
 if TYPE_CHECKING:

@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hub.auth import secrets
-from hub.domain.actors import Actor, hub_actor
 from hub.domain.collaboration import change_status, resolve_interaction
+from hub.protocol.actors import Actor, hub_actor
 from hub.protocol.envelope import new_id
 from hub.protocol.errors import LapError
 from hub.store.queries import accounts as people

@@ -14,13 +14,13 @@ from typing import Any
 
 import msgspec
 
-from hub.domain.actors import Actor, hub_actor
 from hub.domain.approvals import AssessedRequest
 from hub.domain.command_risk import Assessment
 from hub.domain.interactions import check_response, is_expired, normalize_spec
 from hub.domain.links import check_link
 from hub.domain.tasks import ACTIVE, TERMINAL, check_transition, illegal_transition
 from hub.protocol import payloads as P
+from hub.protocol.actors import Actor, hub_actor
 from hub.protocol.envelope import Envelope, new_id
 from hub.protocol.errors import LapError
 from hub.store.queries import accounts as people

@@ -12,7 +12,7 @@ import hashlib
 import sqlite3
 from typing import Any
 
-from hub.domain.actors import Actor
+from hub.protocol.actors import Actor
 from hub.protocol.errors import LapError
 from hub.store.queries import files as file_rows
 from hub.store.queries.records import FileRecord

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hub.domain.actors import Actor, hub_actor
 from hub.domain.collaboration import change_status, pending_interactions, resolve_interaction, resume_task_if_unblocked
 from hub.domain.interactions import is_expired
 from hub.domain.tasks import ACTIVE
+from hub.protocol.actors import Actor, hub_actor
 from hub.protocol.errors import LapError
 from hub.store.queries import agents as agent_rows
 from hub.store.queries import conversations as conversation_rows

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket, WebSocketState
 
-from hub.domain.actors import Actor
 from hub.gateway import switching
 from hub.gateway.wire import frame_writer
+from hub.protocol.actors import Actor
 from hub.protocol.envelope import system_frame
 from hub.store.events import StoredEvent
 

@@ -14,10 +14,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from hub.auth.lookup import agent_actor, app_actor
 from hub.domain import approvals
-from hub.domain.actors import Actor
 from hub.domain.collaboration import command_for
 from hub.gateway.session import CLOSE_UNAUTHORIZED, CREDENTIAL_REPLACED, Session
 from hub.protocol import payloads as P
+from hub.protocol.actors import Actor
 from hub.protocol.envelope import Envelope, decode_envelope, system_frame
 from hub.protocol.errors import LapError
 from hub.store import events as event_log

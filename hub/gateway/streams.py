@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from hub.domain import housekeeping
-from hub.domain.actors import Actor
+from hub.protocol.actors import Actor
 from hub.protocol.envelope import PROTOCOL_VERSION, Envelope, encode
 from hub.protocol.errors import LapError
 from hub.protocol.payloads import MessageDelta

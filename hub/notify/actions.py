@@ -16,10 +16,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hub.auth import secrets
-from hub.domain.actors import Actor
 from hub.domain.collaboration import CLOSED_BECAUSE, interaction_respond
 from hub.domain.interactions import check_response, is_expired
 from hub.protocol import payloads as P
+from hub.protocol.actors import Actor
 from hub.protocol.envelope import PROTOCOL_VERSION, Envelope, now_iso
 from hub.protocol.errors import LapError
 from hub.store.queries import action_links

@@ -9,9 +9,9 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from hub.domain.actors import Actor
 from hub.domain.collaboration import command_for
 from hub.protocol import payloads as P
+from hub.protocol.actors import Actor
 from hub.protocol.envelope import PROTOCOL_VERSION, Envelope, decode_envelope, now_iso, system_frame
 from hub.protocol.errors import LapError
 from hub.relay import textreply, wire

@@ -15,7 +15,7 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from hub.domain.actors import Actor
+from hub.protocol.actors import Actor
 from hub.relay import wire
 from hub.relay.config import Person, RelayConfig, RelayConfigError, load_relay_config
 from hub.relay.httpapi import ApiError, HttpApi

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hub.domain import accounts, housekeeping
-from hub.domain.actors import hub_actor
+from hub.protocol.actors import hub_actor
 from hub.runtimes.base import AgentConfig, RuntimeConfigError, RuntimeSpec, SupervisedAgent, load_agent_configs
 from hub.sdk.client import AgentClient
 from hub.sdk.credentials import Credential, load_credential, save_credential

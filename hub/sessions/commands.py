@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hub.domain.actors import Actor
 from hub.domain.collaboration import ensure_new, get_agent
+from hub.protocol.actors import Actor
 from hub.protocol.envelope import new_id
 from hub.protocol.errors import LapError
 from hub.store.queries import sessions as session_rows

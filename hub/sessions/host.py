@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from hub.domain.actors import Actor
 from hub.domain.collaboration import message_create, task_cancel_requested
 from hub.protocol import payloads as P
+from hub.protocol.actors import Actor
 from hub.protocol.envelope import PROTOCOL_VERSION, Envelope, new_id, now_iso
 from hub.protocol.errors import LapError
 from hub.runtimes.base import RuntimeConfigError

@@ -12,9 +12,9 @@ from typing import Any
 
 import msgspec
 
-from hub.domain.actors import Actor
 from hub.domain.collaboration import get_task, request_interaction
 from hub.protocol import payloads as P
+from hub.protocol.actors import Actor
 from hub.protocol.envelope import Envelope, new_id
 from hub.protocol.errors import LapError
 from hub.store.queries import tools as tool_rows

@@ -20,11 +20,11 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from hub.tools.handlers import complete_call
 from hub.protocol.envelope import new_id
 from hub.store.events import StoredEvent
 from hub.store.queries import tools as tool_rows
 from hub.tools.context import ToolContext, ToolError
+from hub.tools.handlers import complete_call
 from hub.tools.registry import ToolRegistry
 from hub.tools.threads import CallerBusy, HandlerThreads
 

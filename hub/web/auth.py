@@ -10,7 +10,7 @@ import msgspec
 from starlette.requests import Request
 
 from hub.auth.lookup import app_actor
-from hub.domain.actors import Actor
+from hub.protocol.actors import Actor
 from hub.protocol.errors import LapError
 from hub.web.errors import BodyTooLarge
 from hub.web.origin import origin_allowed

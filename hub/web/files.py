@@ -27,10 +27,10 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from hub.auth.lookup import agent_actor, app_actor
-from hub.domain.actors import Actor
 from hub.domain.files import FileTooLarge, already_kept, file_id_for, store_file
 from hub.files.blobs import BlobStore, Upload
 from hub.files.types import PREVIEWED, clean_name, served_type, stored_type
+from hub.protocol.actors import Actor
 from hub.protocol.errors import LapError
 from hub.store.queries import files as file_rows
 from hub.store.queries.records import FileRecord

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from hub.domain.actors import Actor
+from hub.protocol.actors import Actor
 from hub.protocol.envelope import now_iso
 from hub.protocol.errors import LapError
 from hub.relay.admin import pairing

@@ -20,8 +20,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from hub.domain.actors import Actor
 from hub.domain.collaboration import TERMINAL_RUNTIMES
+from hub.protocol.actors import Actor
 from hub.protocol.envelope import new_id
 from hub.protocol.errors import LapError
 from hub.sessions import changes, git

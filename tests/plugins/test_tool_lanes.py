@@ -16,7 +16,7 @@ import pytest
 
 from hub import ToolContext, hookimpl
 from hub.domain import accounts
-from hub.domain.actors import Actor
+from hub.protocol.actors import Actor
 from hub.sdk import AgentClient, pair
 from hub.testing import TestHub, ToolCallError
 from hub.tools import router

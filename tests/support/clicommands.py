@@ -46,7 +46,7 @@ def cli_pairing_code(data_dir: Path, name: str | None = None, workspace: str | N
     in the same order."""
     from hub.cli import _run_command
     from hub.domain import accounts
-    from hub.domain.actors import Actor
+    from hub.protocol.actors import Actor
 
     settings = cli_settings(data_dir)
 

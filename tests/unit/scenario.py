@@ -14,8 +14,8 @@ from typing import Any, Awaitable, Callable
 import aiosqlite
 
 from hub.domain import accounts
-from hub.domain.actors import Actor
 from hub.domain.collaboration import AGENT_HANDLERS, APP_HANDLERS, command_for
+from hub.protocol.actors import Actor
 from hub.protocol.envelope import PROTOCOL_VERSION, Envelope, new_id, now_iso
 from hub.protocol.payloads import AGENT_INBOUND, APP_INBOUND, parse_payload
 from hub.store import database

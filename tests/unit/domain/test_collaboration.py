@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from hub.domain import accounts, housekeeping
-from hub.domain.actors import Actor
+from hub.protocol.actors import Actor
 from hub.protocol.errors import LapError
 from tests.unit.scenario import World, WriterRig, command, executor, populate
 

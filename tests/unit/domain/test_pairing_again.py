@@ -13,7 +13,7 @@ import pytest
 
 from hub.auth.secrets import token_hash
 from hub.domain import accounts
-from hub.domain.actors import Actor
+from hub.protocol.actors import Actor
 from hub.protocol.errors import LapError
 from hub.store import database
 from hub.store.migrations import PROJECTION_TABLES

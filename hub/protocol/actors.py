@@ -1,4 +1,4 @@
-"""Who sends an envelope: a person (through a device) or an agent, always inside one workspace."""
+"""Who sends an envelope (a person through a device, an agent, the hub): a leaf type, so auth and web need no domain."""
 
 from __future__ import annotations
 
