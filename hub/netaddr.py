@@ -1,10 +1,11 @@
-"""This machine's addresses: which mean "this machine only", and which another device (a phone, an agent) can use."""
+"""This machine's addresses: which mean "this machine only", which another device can use, and the public_url set."""
 
 from __future__ import annotations
 
 import ipaddress
 import socket
 import urllib.parse
+from typing import Any
 
 
 def is_loopback_host(host: str | None) -> bool:
@@ -61,3 +62,16 @@ def device_urls(host: str, port: int, scheme: str = "http") -> list[str]:
     """The hub's URLs another device (a phone, the agent's machine) can use: none when it listens on loopback only."""
     return [url.rstrip("/") for url in urls_for(host, port, scheme)
             if not is_loopback_host(urllib.parse.urlsplit(url).hostname)]
+
+
+def configured_public_url(hub: Any) -> str | None:
+    """The `public_url` set in lineup.toml ([notify]): how the person's other devices reach the hub."""
+    notifier = getattr(hub, "notifier", None)
+    url = getattr(getattr(notifier, "config", None), "public_url", None)
+    return str(url).rstrip("/") if url else None
+
+
+def https_public_url(hub: Any) -> str | None:
+    """The configured public_url when it is https (a TLS proxy): only then may agents be sent through it."""
+    url = configured_public_url(hub)
+    return url if url and urllib.parse.urlsplit(url).scheme == "https" else None

@@ -26,10 +26,10 @@ from hub.app import create_app
 from hub.connguard import ConnectionGuard, guarded_protocol, raise_file_limit
 from hub.core import Hub
 from hub.filemodes import check_config_file
+from hub.gateway import admission
 from hub.gateway.wire import FrameBatching
 from hub.netaddr import device_urls, is_loopback_host, lan_addresses, urls_for
 from hub.settings import Settings, private_data_dir
-from hub.web import agent_transport
 
 log = logging.getLogger("lineup.server")
 
@@ -290,7 +290,7 @@ def build_server(settings: Settings, sock: socket.socket, *, open_browser: bool 
             again = " ".join(part for part in (program(), "serve --host 0.0.0.0", data_dir_args(settings)) if part)
             out("  only this machine can reach it (no LAN address): for a phone or an agent on another machine, "
                 f"run `{again}`")
-        for line in agent_transport.banner_lines(hub, whole_hub_tls=tls is not None):
+        for line in admission.banner_lines(hub, whole_hub_tls=tls is not None):
             out(line)
         if hub.tls_fingerprint:
             out(f"  TLS certificate SHA-256 fingerprint: {hub.tls_fingerprint}")

@@ -137,7 +137,7 @@ class Settings:
     agent_tls_port: int = 0                # that listener's port (0: the hub's port + 1)
     # Addresses (or networks, comma-separated) of TLS proxies on other machines that forward an https:// public_url
     # to this hub's plain port: agents that came through public_url from them are taken there
-    # (hub/web/agent_transport.py). A proxy on this machine needs no entry.
+    # (hub/gateway/admission.py). A proxy on this machine needs no entry.
     trusted_proxies: str = ""
     plugins_dir: Path | None = None        # one more folder of plugins, besides <data dir>/plugins
     blocked_plugins: str = ""              # names of plugins not to load, comma-separated

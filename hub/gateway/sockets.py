@@ -15,6 +15,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from hub.auth.lookup import agent_actor, app_actor
 from hub.domain import approvals
 from hub.domain.collaboration import command_for
+from hub.gateway.admission import origin_allowed, plain_agent_refusal
 from hub.gateway.session import CLOSE_UNAUTHORIZED, CREDENTIAL_REPLACED, Session
 from hub.protocol import payloads as P
 from hub.protocol.actors import Actor
@@ -23,8 +24,6 @@ from hub.protocol.errors import LapError
 from hub.store import events as event_log
 from hub.store.open_tasks import open_tasks
 from hub.store.writer import Outcome
-from hub.web.agent_transport import plain_agent_refusal
-from hub.web.origin import origin_allowed
 
 if TYPE_CHECKING:
     from hub.core import Hub
@@ -353,7 +352,7 @@ class SocketServer:
 
 async def refused_origin(ws: WebSocket) -> bool:
     """Refuse a browser page of another site, before accepting (the browser sees HTTP 403; CSWSH): on /ws/app and
-    on /ws/agent alike. Agents send no Origin or the hub's own; a browser always sends its page's (hub/web/origin.py).
+    on /ws/agent alike. Agents send no Origin or the hub's own; a browser always sends its page's (admission.py).
     """
     if origin_allowed(ws.headers):
         return False

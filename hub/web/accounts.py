@@ -15,11 +15,11 @@ from hub.auth.limits import HashingBusy
 from hub.auth.secrets import hash_password, no_match_hash, normalize_pairing_code, verify_password
 from hub.cli_invocation import program as cli_program
 from hub.domain import accounts
+from hub.gateway.admission import plain_agent_refusal
 from hub.protocol.errors import LapError
 from hub.store.queries import accounts as people
 from hub.store.queries import agents as agent_rows
 from hub.web import addresses, relay_access, views
-from hub.web.agent_transport import plain_agent_refusal
 from hub.web.auth import client_is_loopback, client_key, json_body, require_user
 from hub.web.errors import error_response
 

@@ -8,14 +8,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from starlette.requests import Request
 
-from hub.netaddr import is_loopback_host
-
-
-def configured_public_url(hub: Any) -> str | None:
-    """The `public_url` set in lineup.toml ([notify]): how the person's other devices reach the hub."""
-    notifier = getattr(hub, "notifier", None)
-    url = getattr(getattr(notifier, "config", None), "public_url", None)
-    return str(url).rstrip("/") if url else None
+from hub.netaddr import configured_public_url, https_public_url, is_loopback_host
 
 
 def for_other_devices(request: Request) -> tuple[str | None, str]:
@@ -50,12 +43,6 @@ class AgentAddress:
     other_devices: bool        # whether it works from another machine
     fingerprint: str | None    # the hub's own certificate to pin; None when plain or a proxy's certificate
     transport: str             # "tls"; "plain": credentials cross the network in clear; "local": plain, this machine
-
-
-def https_public_url(hub: Any) -> str | None:
-    """The configured public_url when it is https (a TLS proxy): only then may agents be sent through it."""
-    url = configured_public_url(hub)
-    return url if url and urlsplit(url).scheme == "https" else None
 
 
 def _own_tls_ports(hub: Any) -> set[int]:

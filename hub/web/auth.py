@@ -10,10 +10,10 @@ import msgspec
 from starlette.requests import Request
 
 from hub.auth.lookup import app_actor
+from hub.gateway.admission import origin_allowed
 from hub.protocol.actors import Actor
 from hub.protocol.errors import LapError
 from hub.web.errors import BodyTooLarge
-from hub.web.origin import origin_allowed
 
 
 async def require_user(request: Request) -> Actor:

@@ -2,7 +2,7 @@
 
 Either credential may call them, in `Authorization: Bearer`: the app's device token (any file of its workspace) or an
 agent's credential (the files it uploaded, and those attached where it takes part: docs/security.md "Files"). An
-agent on another machine must come over TLS, as on its socket (hub/web/agent_transport.py).
+agent on another machine must come over TLS, as on its socket (hub/gateway/admission.py).
 
 An upload is the request body itself (any Content-Type; the name in `X-File-Name`, percent-encoded UTF-8, or the
 `name` query parameter), read as it arrives: written to disk while it is hashed, never whole in memory, cut off with
@@ -30,11 +30,11 @@ from hub.auth.lookup import agent_actor, app_actor
 from hub.domain.files import FileTooLarge, already_kept, file_id_for, store_file
 from hub.files.blobs import BlobStore, Upload
 from hub.files.types import PREVIEWED, clean_name, served_type, stored_type
+from hub.gateway.admission import plain_agent_refusal
 from hub.protocol.actors import Actor
 from hub.protocol.errors import LapError
 from hub.store.queries import files as file_rows
 from hub.store.queries.records import FileRecord
-from hub.web.agent_transport import plain_agent_refusal
 from hub.web.auth import check_origin
 
 ROUTE = "/api/files"

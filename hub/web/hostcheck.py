@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from hub.web.addresses import configured_public_url
+from hub.netaddr import configured_public_url
 
 
 def host_name(host_header: str) -> str | None:

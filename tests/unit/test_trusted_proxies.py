@@ -1,4 +1,4 @@
-"""`trusted_proxies` and which requests "came through public_url" (hub/web/agent_transport.py; the real hubs,
+"""`trusted_proxies` and which requests "came through public_url" (hub/gateway/admission.py; the real hubs,
 proxy and agents are in tests/security/test_public_url_tls.py): the rule's edges, one by one."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from hub.gateway.admission import plain_agent_refusal
 from hub.settings import SettingsError, load_settings
-from hub.web.agent_transport import plain_agent_refusal
 
 
 def test_trusted_proxies_are_addresses_or_networks(tmp_path: Any) -> None:

@@ -1,4 +1,10 @@
-"""Agents on other machines use the hub's TLS listener when it has one: its plain port refuses them.
+"""Who may open the hub's sockets and agent endpoints: a browser page only of the hub's own origin, agents from other
+machines only over TLS.
+
+The origin check (`origin_allowed`) keeps a page of another site from driving the hub (CSRF, cross-site WebSocket
+hijacking); the app's API and both sockets run it.
+
+Agents on other machines use the hub's TLS listener when it has one: its plain port refuses them.
 
 A hub listening beyond loopback serves agents a TLS listener (hub/server.py, `agent_tls = "auto"`), and the
 pairing command carries its https address and certificate fingerprint. An agent that still comes to the plain
@@ -24,9 +30,19 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from hub.netaddr import is_loopback_host
+from hub.netaddr import configured_public_url, https_public_url, is_loopback_host
 from hub.protocol.errors import LapError
-from hub.web import addresses
+
+
+def origin_allowed(headers: Mapping[str, str]) -> bool:
+    """No Origin header (SDKs, curl) is fine; a browser's Origin must be the hub's own host and port."""
+    origin = headers.get("origin")
+    if origin is None:
+        return True
+    host = headers.get("host")
+    if not host or origin == "null":
+        return False
+    return urlsplit(origin).netloc.lower() == host.lower()
 
 
 def _peer_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
@@ -42,7 +58,7 @@ def _peer_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | 
 def names_public_url(hub: Any, scope: Mapping[str, Any]) -> str | None:
     """The https public_url when the request's Host names its host and port (a Host without a port names the
     default one, as proxies send it); else None. Never an http public_url."""
-    public = addresses.https_public_url(hub)
+    public = https_public_url(hub)
     if public is None:
         return None
     hosts = [value.decode("latin-1") for key, value in scope.get("headers", ()) if key == b"host"]
@@ -91,7 +107,7 @@ def plain_agent_refusal(hub: Any, scope: Mapping[str, Any]) -> LapError | None:
                              "and restart the hub (the hop from the proxy to the hub is plain http, so only on a "
                              f"network you trust), or point the proxy at https://{host}:{port}; an agent can also "
                              f"use {direct} directly.")
-    public = addresses.https_public_url(hub)
+    public = https_public_url(hub)
     if public is not None and trusted_proxy(hub, client[0]):
         return LapError("forbidden", message + f" This request came from {client[0]} (trusted_proxies) but does not "
                         f"name public_url {public} in its Host header.",
@@ -109,9 +125,9 @@ def banner_lines(hub: Any, whole_hub_tls: bool) -> list[str]:
     for them (docs/security.md, "Agents' transport")."""
     settings = hub.settings
     port = getattr(hub, "agent_tls_port", None)
-    public = addresses.configured_public_url(hub)
+    public = configured_public_url(hub)
     lines = []
-    if port and addresses.https_public_url(hub) is not None:
+    if port and https_public_url(hub) is not None:
         lines.append(f"  agents: TLS on port {port} with the fingerprint below, or through public_url (the pairing "
                      "command carries public_url)")
     elif port:
@@ -124,7 +140,7 @@ def banner_lines(hub: Any, whole_hub_tls: bool) -> list[str]:
                      'messages travel in clear. Remove agent_tls = "off" to give them TLS.')
     if public is None:
         return lines
-    if addresses.https_public_url(hub) is not None:
+    if https_public_url(hub) is not None:
         where = "TLS up to your proxy"
         if port:
             where += ("; the plain port takes them from a proxy on this machine or at "
