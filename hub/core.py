@@ -38,6 +38,7 @@ from hub.store.events import StoredEvent
 from hub.store.migrations import migrate, read_meta
 from hub.store.queries import meta
 from hub.store.writer import Command, Writer
+from hub.ticker import Ticker
 from hub.tools import handlers as tools
 from hub.tools.registry import ToolRegistry
 from hub.tools.router import ToolRouter
@@ -66,6 +67,11 @@ class Hub:
         self.presence = Presence(self)
         self.streams = Streams(self)
         subscribe_gateway(self.bus, self.recent, self.broker, self.presence, self.streams)  # first on the bus
+        # One housekeeping tick runs every part's due timers, so no part calls into another's (presence used to
+        # expire tool calls): presence first, then streams' flushes, tool calls' deadlines, other processes' writes.
+        self.ticker = Ticker([("presence", self.presence.tick), ("streams", self.streams.flush_due),
+                              ("tool calls", lambda: self.tool_router.expire_due()),  # noqa: PLW0108 (made in start)
+                              ("foreign writes", self.notice_foreign_writes)])
         self.epoch = ""
         self.hub_id = ""
         self.setup_code: str | None = None
@@ -146,7 +152,7 @@ class Hub:
         await self.writer.start()
         stack.push_async_callback(self.writer.stop)
         stack.push_async_callback(self.streams.flush_all)  # open streams saved while the writer still runs
-        stack.push_async_callback(self.presence.stop)  # started last, but stopped after the plugins' shutdown
+        stack.push_async_callback(self.ticker.stop)  # started last, but stopped after the plugins' shutdown
         # The head of the chain, kept outside the database (hub/store/anchor.py): read on a reader, off the hot path.
         anchorer = Anchorer(self.settings.data_dir, self.epoch, self.read, self.settings.chain_anchor_interval_s)
         await anchorer.start()
@@ -180,6 +186,7 @@ class Hub:
         stack.push_async_callback(self._stop_advertiser)  # goodbye packets while the loop still runs
         stack.push_async_callback(self._cancel_background)
         await self.presence.start()
+        self.ticker.start()
         self._lag_task = asyncio.create_task(self._measure_loop_lag(), name="lineup-loop-lag")
         stack.push_async_callback(self._cancel_lag)
 

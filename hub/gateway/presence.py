@@ -1,4 +1,4 @@
-"""Presence and the hub's timers: online/offline, zombies, the grace period, cancel timeouts, expiries.
+"""Presence and its timers: online/offline, zombies, the grace period, cancel timeouts, expiries.
 
 Every duration is measured on the monotonic clock, so a wall-clock jump never makes an agent look silent
 (docs/quality.md#presence-on-the-monotonic-clock). Only interaction expiry uses wall time: `expiresAt` is a wall-clock
@@ -19,30 +19,20 @@ from hub.domain.tasks import TERMINAL
 from hub.protocol.envelope import now_iso
 from hub.store.events import StoredEvent
 from hub.store.queries import presence as presence_rows
+from hub.ticker import TICK_S
 
 if TYPE_CHECKING:
     from hub.gateway.broker import Broker
-    from hub.gateway.streams import Streams
     from hub.ports import HubCore
-    from hub.tools.router import ToolRouter
 
     class PresenceHub(HubCore, Protocol):
-        """What presence uses of the hub: the core, the sockets, and the timers of streams and tool calls."""
+        """What presence uses of the hub: the core and the sockets."""
 
         @property
         def broker(self) -> Broker: ...
-
-        @property
-        def streams(self) -> Streams: ...
-
-        @property
-        def tool_router(self) -> ToolRouter: ...
-
-        async def notice_foreign_writes(self) -> None: ...
     from hub.gateway.session import Session
 
 log = logging.getLogger("lineup.presence")
-TICK_S = 0.25
 
 
 class Presence:
@@ -53,7 +43,6 @@ class Presence:
         # Task and interaction ids are unique within a workspace only: both timers are keyed by (workspace, id).
         self.cancel_deadlines: dict[tuple[str, str], float] = {}       # (workspace, task id) -> monotonic deadline
         self.expiries: list[tuple[datetime, str, str]] = []            # heap of (expiresAt, workspace, interaction id)
-        self._task: asyncio.Task[None] | None = None
         self._last_grace_check = 0.0
         self._last_tick = 0.0
         self._resumed_at = 0.0  # loop time the hub last came back from a stall (SIGSTOP, suspend, a blocked loop)
@@ -77,13 +66,6 @@ class Presence:
         # The stall check compares each tick with the one before; the start counts as one, so a hub stopped before
         # its first tick (SIGSTOP a moment after start) is seen as stalled too, not its agents as silent.
         self._last_tick = self._loop_time
-        self._task = asyncio.create_task(self._run(), name="lineup-presence")
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-            self._task = None
 
     # ---- connections ----------------------------------------------------------------------------------
 
@@ -127,17 +109,9 @@ class Presence:
             elif event.type == "agent.revoked":
                 self.offline_since.pop(event.payload["agentId"], None)
 
-    # ---- the timer loop -------------------------------------------------------------------------------
+    # ---- the timers, run on the hub's housekeeping tick (hub/ticker.py) --------------------------------
 
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(TICK_S)
-            try:
-                await self._tick()
-            except Exception:
-                log.exception("presence tick failed")
-
-    async def _tick(self) -> None:
+    async def tick(self) -> None:
         settings = self.hub.settings
         now = self._loop_time
         silent_after = settings.heartbeat_interval_s * settings.missed_heartbeats_offline
@@ -171,6 +145,3 @@ class Presence:
         while self.expiries and self.expiries[0][0] <= wall_now:
             _, workspace_id, interaction_id = heapq.heappop(self.expiries)
             await self.hub.execute(housekeeping.expire_interaction(interaction_id, workspace_id))
-        await self.hub.streams.flush_due()
-        self.hub.tool_router.expire_due()
-        await self.hub.notice_foreign_writes()

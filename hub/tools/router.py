@@ -91,7 +91,7 @@ class ToolRouter:
         self.app_deadlines: dict[tuple[str, str], float] = {}  # (workspace id, call event id) -> deadline
         self._workers: set[asyncio.Task[None]] = set()  # one per lane with jobs
         self._threads: HandlerThreads | None = None
-        self._stopped = False  # after stop(), nothing new is started (a last presence tick may still expire calls)
+        self._stopped = False  # after stop(), nothing new is started (a last housekeeping tick may still expire calls)
         self._unsubscribe: Callable[[], None] | None = None  # from the commit bus, while the router runs
 
     async def start(self) -> None:
@@ -147,7 +147,7 @@ class ToolRouter:
                 self.app_deadlines.pop((workspace_id, event.payload.get("callEventId", "")), None)
 
     def expire_due(self) -> None:
-        """Called by the presence tick: calls nobody answered in time get an error result."""
+        """Called by the hub's housekeeping tick (hub/ticker.py): calls nobody answered in time get an error result."""
         now = asyncio.get_running_loop().time()
         for (workspace_id, call_event_id), deadline in list(self.app_deadlines.items()):
             if now >= deadline:

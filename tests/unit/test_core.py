@@ -85,7 +85,7 @@ async def test_stop_is_idempotent_and_a_stopped_hub_refuses_writes(tmp_path: Pat
 
 STOPS = {"supervisor": ("hub.runtimes.supervisor.Supervisor", "stop"), "relay": ("hub.relay.uplink.Uplink", "stop"),
          "tool_router": ("hub.tools.router.ToolRouter", "stop"), "notifier": ("hub.notify.service.Notifier", "stop"),
-         "presence": ("hub.gateway.presence.Presence", "stop"), "streams": ("hub.gateway.streams.Streams", "flush_all"),
+         "ticker": ("hub.ticker.Ticker", "stop"), "streams": ("hub.gateway.streams.Streams", "flush_all"),
          "writer": ("hub.store.writer.Writer", "stop"), "anchorer": ("hub.store.anchor.Anchorer", "stop"),
          "connection": ("aiosqlite.Connection", "close")}
 
@@ -126,6 +126,11 @@ async def test_every_part_hears_of_commits_through_the_bus_in_one_order(hub: Hub
                                "tool_router", "notifier", "hub", "plugins.after_commit"]
 
 
+async def test_one_housekeeping_tick_runs_every_parts_timers_in_one_order(hub: Hub) -> None:
+    # Presence does not call into the tool router: the hub's ticker (hub/ticker.py) runs each part's due timers.
+    assert [name for name, _ in hub.ticker.steps] == ["presence", "streams", "tool calls", "foreign writes"]
+
+
 async def test_a_failing_part_does_not_keep_commits_from_the_parts_after_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(self: Any, events: list[StoredEvent]) -> None:
@@ -152,7 +157,7 @@ async def test_stop_keeps_its_order(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     await hub.start()
     assert calls == []
     await hub.stop()
-    assert calls == ["supervisor", "relay", "tool_router", "notifier", "plugins.shutdown", "presence", "streams",
+    assert calls == ["supervisor", "relay", "tool_router", "notifier", "plugins.shutdown", "ticker", "streams",
                      "writer", "anchorer", "connection", "connection", "connection"]
 
 
@@ -169,7 +174,7 @@ async def test_a_start_that_fails_half_way_stops_what_it_started_in_reverse(
     with pytest.raises(RuntimeError, match="notifier cannot start"):
         await hub.start()
     # Everything before the notifier is undone (the relay and the supervisor never started); stop() has nothing left.
-    assert calls == ["tool_router", "notifier", "plugins.shutdown", "presence", "streams", "writer", "anchorer",
+    assert calls == ["tool_router", "notifier", "plugins.shutdown", "ticker", "streams", "writer", "anchorer",
                      "connection", "connection", "connection"]
     assert not hub.started
     await hub.stop()

@@ -55,8 +55,7 @@ async def hub(tmp_path: Path) -> AsyncIterator[Hub]:
 
 async def started_presence(hub: Hub) -> ClockedPresence:
     presence = ClockedPresence(hub)  # type: ignore[arg-type]
-    await presence.start()
-    await presence.stop()  # its own timer loop stopped: the test calls _tick at the times it chooses
+    await presence.start()  # no timer loop of its own (the hub's ticker runs it): the test ticks when it chooses
     return presence
 
 
@@ -65,10 +64,10 @@ async def test_a_hub_stopped_before_its_first_tick_does_not_find_a_beating_agent
     agent = BeatingAgent("agt_beating", last_seen=presence.clock)
     hub.broker.agents[agent.agent_id].add(agent)  # type: ignore[arg-type]
     presence.clock += 5.0  # SIGSTOP right after the start, SIGCONT 5 s later; its beats wait unread in the socket
-    await presence._tick()
+    await presence.tick()
     assert agent.closed == []
     presence.clock += 1.5  # the beats read since are what counts: still within two intervals of the resumption
-    await presence._tick()
+    await presence.tick()
     assert agent.closed == []
 
 
@@ -78,5 +77,5 @@ async def test_a_silent_agent_still_goes_offline_after_two_intervals(hub: Hub) -
     hub.broker.agents[agent.agent_id].add(agent)  # type: ignore[arg-type]
     for _ in range(10):  # ticks every 0.25 s for 2.5 s: running, not stalled
         presence.clock += 0.25
-        await presence._tick()
+        await presence.tick()
     assert agent.closed == [(4000, "heartbeat timeout")]
