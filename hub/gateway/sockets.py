@@ -7,7 +7,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -26,7 +26,35 @@ from hub.store.open_tasks import open_tasks
 from hub.store.writer import Outcome
 
 if TYPE_CHECKING:
-    from hub.core import Hub
+    from hub.gateway.broker import Broker
+    from hub.gateway.presence import Presence
+    from hub.gateway.ratelimit import AgentRateLimiter
+    from hub.gateway.recent import RecentEvents
+    from hub.gateway.streams import Streams
+    from hub.ports import HubCore
+
+    class OfferedTools(Protocol):
+        """The tool registry as a socket answers `tool.list` (hub/tools/registry.py)."""
+
+        def offered_to(self, conn: sqlite3.Connection, workspace_id: str, kind: str) -> list[dict[str, Any]]: ...
+
+    class SocketHub(HubCore, Protocol):
+        """What a socket uses of the hub: the core, the gateway's parts, the inbound handlers and the tools on offer.
+
+        Named here rather than importing hub/core.py's `Hub`, so the gateway does not depend on the core that makes it.
+        """
+
+        broker: Broker
+        presence: Presence
+        streams: Streams
+        recent: RecentEvents
+        agent_rate: AgentRateLimiter
+        question_rate: AgentRateLimiter
+        handlers: dict[str, dict[str, Any]]
+        started: bool
+
+        @property
+        def tools(self) -> OfferedTools: ...
 
 log = logging.getLogger("lineup.gateway")
 
@@ -50,7 +78,7 @@ def _guess_id(frame: str) -> str | None:
 class SocketServer:
     """Serves one socket from accept to close."""
 
-    def __init__(self, hub: Hub, ws: WebSocket, kind: str) -> None:
+    def __init__(self, hub: SocketHub, ws: WebSocket, kind: str) -> None:
         self.hub = hub
         self.ws = ws
         self.kind = kind  # "agent" or "app"
