@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from hub.bus import CommitBus
-    from hub.notify.config import NotifyConfig
     from hub.pluginhost.loader import PluginFailure
     from hub.settings import Settings
     from hub.store.writer import Command, Writer
@@ -65,11 +64,28 @@ class HubCore(Store, Protocol):
     def spawn(self, coro: Any) -> None: ...
 
 
+class ChannelOptions(Protocol):
+    """One channel's `[notify.<name>]` options (hub/notify/config.py's `ChannelConfig`)."""
+
+    @property
+    def options(self) -> dict[str, Any]: ...
+
+
+class NotifyOptions(Protocol):
+    """What a plugin reads of the `[notify]` settings (hub/notify/config.py's `NotifyConfig`); named here so the
+    ports, which hub/notify depends on, do not import hub/notify back."""
+
+    @property
+    def action_link_ttl_s(self) -> float: ...
+
+    def channel(self, name: str) -> ChannelOptions: ...
+
+
 class NotifierSettings(Protocol):
     """The notifier as a plugin sees it: its `[notify]` settings (channels' options, the action links' lifetime)."""
 
     @property
-    def config(self) -> NotifyConfig: ...
+    def config(self) -> NotifyOptions: ...
 
 
 class PluginHub(HubCore, Protocol):
