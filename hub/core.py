@@ -31,6 +31,7 @@ from hub.pluginhost.manager import PluginHost, make_plugin_manager
 from hub.relay import Uplink
 from hub.runtimes.base import RuntimeSpec
 from hub.runtimes.supervisor import Supervisor
+from hub.sessions.host import SessionHost
 from hub.settings import Settings
 from hub.store import database
 from hub.store.anchor import Anchorer
@@ -181,7 +182,7 @@ class Hub:
         stack.callback(self.bus.subscribe(self._after_commit_hook, name="plugins.after_commit"))
         stack.push_async_callback(self.relay.stop)
         await self.relay.start()  # subscribes to the bus (when [relay] is set): last
-        self.supervisor = Supervisor(self, self.runtime_specs)  # started by on_listening
+        self.supervisor = Supervisor(self, self.runtime_specs, partial(SessionHost, self))  # started by on_listening
         stack.push_async_callback(self.supervisor.stop)
         stack.push_async_callback(self._stop_advertiser)  # goodbye packets while the loop still runs
         stack.push_async_callback(self._cancel_background)

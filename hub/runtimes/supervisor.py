@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from hub.domain import accounts, housekeeping
 from hub.protocol.actors import hub_actor
@@ -38,16 +38,24 @@ class Supervised:
     task: asyncio.Task[None]
 
 
-class Supervisor:
-    def __init__(self, hub: HubCore, specs: dict[str, RuntimeSpec]) -> None:
-        from hub.sessions.host import SessionHost
+class SessionPart(Protocol):
+    """The session host (hub/sessions/host.py) as the supervisor starts and stops it."""
 
+    async def start(self, hub_url: str) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+class Supervisor:
+    def __init__(self, hub: HubCore, specs: dict[str, RuntimeSpec],
+                 sessions: Callable[[Supervisor], SessionPart]) -> None:
         self.hub = hub
         self.specs = specs
         self.running: dict[str, Supervised] = {}
         self.problems: dict[str, str] = {}   # agent name (or "config") -> why it is not running
-        # Sessions started from the phone (docs/sessions.md): agents paired here, one process per session.
-        self.sessions = SessionHost(hub, self)
+        # Sessions started from the phone (docs/sessions.md): agents paired here, one process per session. The hub
+        # hands in how to make the host, as sessions build on runtimes and not the other way round.
+        self.sessions = sessions(self)
 
     @property
     def credentials_dir(self) -> Path:
