@@ -9,10 +9,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from hub import PROTOCOL_VERSION
 from hub.agents_add import agent_presets
 from hub.cli_invocation import describe as describe_cli
 from hub.protocol import vocabulary as vocabularies
+from hub.protocol.envelope import PROTOCOL_VERSION
 from hub.protocol.errors import LapError
 from hub.web.auth import client_is_loopback, require_user
 from hub.web.plugin_routes import ui_modules

@@ -4,14 +4,28 @@ from __future__ import annotations
 
 import weakref
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+import pluggy
 from starlette.routing import BaseRoute, Mount
 
 from hub.web.static_app import AppFiles
 
-if TYPE_CHECKING:
-    from hub.core import Hub
+
+class LoadedPlugins(Protocol):
+    """The plugin host (hub/pluginhost/manager.py) as the web side reads it: the plugins, and a hook's results."""
+
+    @property
+    def pm(self) -> pluggy.PluginManager: ...
+
+    def collect(self, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]: ...
+
+
+class Hub(Protocol):
+    """What the plugins' routes and files need of the hub (not hub/core.py's, which the web side does not import)."""
+
+    @property
+    def plugins(self) -> LoadedPlugins: ...
 
 # Each hub's plugin static files, read once; dropped with the hub (tests run several hubs in one process).
 _files_by_hub: weakref.WeakKeyDictionary[Hub, dict[str, AppFiles]] = weakref.WeakKeyDictionary()
