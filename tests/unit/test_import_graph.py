@@ -1,6 +1,6 @@
-"""The import graph of hub/: no modules import each other in a circle, the arrows run one way.
+"""The import graph of hub/: no circle of modules or of packages, and imports run down docs/architecture.md's layers.
 
-Issue 18 item 3: the parts depend on narrow things (hub/ports.py, hub/bus.py) instead of importing the `Hub`
+The parts depend on narrow things (hub/ports.py, hub/bus.py, a Protocol of their own) instead of importing the `Hub`
 back from hub/core.py. Imports under `if TYPE_CHECKING:` count too: a type that names hub/core.py is a
 dependency on it all the same. The ceilings are zero; never raise them.
 """
@@ -8,22 +8,25 @@ dependency on it all the same. The ceilings are zero; never raise them.
 from __future__ import annotations
 
 import ast
+import functools
+import re
+from collections import defaultdict
 from pathlib import Path
 
 HUB = Path(__file__).resolve().parents[2] / "hub"
 
 # Modules in any circle, and in the circle through hub/core.py, counting imports made only for type checking
-# (before issue 18: 29 and 20). None is left: the plugin API and the notifiers name hub/ports.py's `PluginHub`, what
+# (29 and 20 once). None is left: the plugin API and the notifiers name hub/ports.py's `PluginHub`, what
 # a plugin may use of the hub, instead of the Hub itself.
 MAX_IN_CIRCLES = 0
 MAX_IN_CORE_CIRCLE = 0
 MAX_IN_RUNTIME_CIRCLES = 0
 
 
-def module_files() -> dict[str, Path]:
+def module_files(root: Path = HUB) -> dict[str, Path]:
     found = {}
-    for path in HUB.rglob("*.py"):
-        parts = list(path.relative_to(HUB.parent).with_suffix("").parts)
+    for path in root.rglob("*.py"):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()
         found[".".join(parts)] = path
@@ -126,9 +129,150 @@ def test_the_modules_in_circles_do_not_grow_in_number() -> None:
     core = next((c for c in found if "hub.core" in c), set())
     assert len(core) <= MAX_IN_CORE_CIRCLE, sorted(core)
     assert sum(map(len, found)) <= MAX_IN_CIRCLES, [sorted(c) for c in found]
-    # The parts cut loose from the core in issue 18 stay loose: they name hub/ports.py's narrow types instead.
+    # The parts cut loose from the core stay loose: they name hub/ports.py's narrow types instead.
     loose = {"hub.bus", "hub.ports", "hub.gateway.fanout", "hub.gateway.presence", "hub.gateway.session",
              "hub.gateway.streams", "hub.auth.lookup", "hub.runtimes.supervisor", "hub.tools.router",
              "hub.tools.registry", "hub.tools.handlers", "hub.relay", "hub.relay.inbound", "hub.relay.uplink",
              "hub.api", "hub.hookspecs", "hub.notify.channel", "hub.notify.service", "hub.pluginhost.manager"}
     assert not core & loose, sorted(core & loose)
+
+
+# ---- packages: a folder of hub/, or a module directly in it; `hub` is the facade, hub/__init__.py ----------
+
+ARCHITECTURE = HUB.parent / "docs" / "architecture.md"
+
+# Imports that still run up the layers, each with why; the list only shrinks (a test fails on an entry that is
+# gone). Each one closes a circle through the public facade (hub/__init__.py → hub/api.py) or the built-ins.
+OWED = {
+    ("hub.pluginhost", "hub.plugins"): "the built-ins are found by importing their package (pluginhost/loader.py), "
+                                        "not loaded by path like a user's plugins folder",
+    ("hub.sessions", "hub.plugins"): "sessions drive the built-in acp runtime's process and observer directly",
+    ("hub.ports", "hub.pluginhost"): "`PluginFailure` (ports.Plugins.failures) lives in pluginhost/loader.py",
+}
+
+
+def package_of(module: str) -> str:
+    """`hub.store.queries.tasks` → `hub.store`; a top-level module (`hub.core`) and the facade (`hub`) are their own."""
+    return ".".join(module.split(".")[:2])
+
+
+@functools.cache
+def package_edges(root: Path = HUB) -> dict[tuple[str, str], list[str]]:
+    """(importer, imported) package pairs, each with the `file:line imports module` of every import that makes it.
+
+    Every import counts: at the top, inside functions, and under `if TYPE_CHECKING:` (a type is a dependency too).
+    """
+    modules = module_files(root)
+
+    def resolve(name: str) -> str:
+        while name not in modules and "." in name:
+            name = name.rsplit(".", 1)[0]
+        return name
+
+    edges: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for module, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [resolve(a.name) for a in node.names if a.name.split(".")[0] == "hub"]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                    and node.module.split(".")[0] == "hub":
+                targets = [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else resolve(node.module)
+                           for a in node.names]
+            for target in targets:
+                source, imported = package_of(module), package_of(target)
+                if source != imported:
+                    where = f"{path.relative_to(root.parent)}:{node.lineno} imports {target}"
+                    if where not in edges[(source, imported)]:
+                        edges[(source, imported)].append(where)
+    return dict(edges)
+
+
+def documented_layers() -> dict[str, int]:
+    """Each package's layer, from the table under "## Package layers" in docs/architecture.md (1 is the bottom)."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    section = text.split("## Package layers", 1)[1].split("\n## ", 1)[0]
+    layers: dict[str, int] = {}
+    for row in re.findall(r"^\|\s*(\d+)\s*\|(.*?)\|", section, re.M):
+        for name in re.findall(r"`(hub/[\w/.]*)`", row[1]):
+            path = name.removesuffix("/").removesuffix(".py").removesuffix("/__init__")
+            layers[path.replace("/", ".")] = int(row[0])
+    return layers
+
+
+def test_the_package_of_a_module() -> None:
+    assert package_of("hub.store.queries.tasks") == "hub.store"
+    assert package_of("hub.core") == "hub.core" and package_of("hub") == "hub"
+
+
+def test_an_upward_import_is_named_by_its_file_and_line(tmp_path: Path) -> None:
+    root = tmp_path / "hub"
+    for name, text in {"__init__.py": "", "core.py": "from hub.store import rows\n", "store/__init__.py": "",
+                       "store/rows.py": "import json\n\n\ndef later():\n    from hub.core import Hub\n"}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    edges = package_edges(root)
+    assert edges == {("hub.core", "hub.store"): ["hub/core.py:1 imports hub.store.rows"],
+                     ("hub.store", "hub.core"): ["hub/store/rows.py:5 imports hub.core"]}
+    assert upward_imports(edges, {"hub.store": 1, "hub.core": 2}) == [
+        "hub.store (layer 1) -> hub.core (layer 2): hub/store/rows.py:5 imports hub.core"]
+
+
+def test_no_two_packages_import_each_other() -> None:
+    edges = package_edges()
+    both = sorted((a, b) for a, b in edges if a < b and (b, a) in edges)
+    assert not both, "\n".join(f"{a} <-> {b}: " + "; ".join(edges[(a, b)] + edges[(b, a)]) for a, b in both)
+
+
+def test_every_package_has_a_layer_in_the_architecture_doc() -> None:
+    packages = {package_of(m) for m in module_files()} - {"hub.__main__"}
+    missing = sorted(packages - set(documented_layers()))
+    assert not missing, f"add these to the table under '## Package layers' in docs/architecture.md: {missing}"
+    unknown = sorted(set(documented_layers()) - packages)
+    assert not unknown, f"docs/architecture.md lists packages hub/ does not have: {unknown}"
+
+
+def upward_imports(edges: dict[tuple[str, str], list[str]], layers: dict[str, int]) -> list[str]:
+    return [f"{a} (layer {layers[a]}) -> {b} (layer {layers[b]}): " + "; ".join(found)
+            for (a, b), found in sorted(edges.items()) if layers.get(a, 0) < layers.get(b, 0) and (a, b) not in OWED]
+
+
+def real_layers() -> dict[str, int]:
+    layers = documented_layers()
+    layers["hub.__main__"] = max(layers.values()) + 1  # `python -m hub`: the command, on top of everything
+    return layers
+
+
+def test_imports_run_down_the_layers() -> None:
+    up = upward_imports(package_edges(), real_layers())
+    assert not up, "imports that run up docs/architecture.md's layers:\n" + "\n".join(up)
+
+
+def test_no_circle_runs_through_the_packages() -> None:
+    edges = package_edges()
+    graph: dict[str, set[str]] = defaultdict(set)
+    for a, b in edges:
+        graph.setdefault(b, set())
+        if (a, b) not in OWED:
+            graph[a].add(b)
+    found = circles(dict(graph))
+    assert not found, "packages in an import circle:\n" + "\n".join(
+        f"{sorted(c)}: " + "; ".join(f for (a, b), fs in edges.items() if a in c and b in c for f in fs)
+        for c in found)
+
+
+def test_the_owed_imports_still_exist() -> None:
+    # An owed import that is gone comes off the list, so the list only shrinks.
+    gone = sorted(set(OWED) - set(package_edges()))
+    assert not gone, f"remove from OWED, it is paid: {gone}"
+    layers = real_layers()
+    level = sorted((a, b) for a, b in OWED if layers[a] >= layers[b])
+    assert not level, f"remove from OWED, these run down the layers: {level}"
+
+
+def test_the_client_side_is_not_imported_by_the_server() -> None:
+    # `lineup mcp` and `lineup connect` run in the agent's process: only the command line starts them.
+    edges = package_edges()
+    wrong = [f for (a, b), fs in sorted(edges.items())
+             if b in ("hub.mcp", "hub.connect") and a not in ("hub.cli", "hub.mcp", "hub.connect") for f in fs]
+    assert not wrong, wrong
