@@ -269,16 +269,52 @@ def _plugin_host(settings: Settings) -> Any:
                                blocked=settings.blocked_plugin_names)
 
 
-@main.command()
+@main.group(invoke_without_command=True)
 @data_dir_option
 @click.option("--plugins-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
-def plugins(data_dir: Path | None, plugins_dir: Path | None) -> None:
-    """List the plugins the hub would load, with their hooks, and the ones that fail and why."""
-    host = _plugin_host(_settings(data_dir=data_dir, plugins_dir=plugins_dir))
+@click.pass_context
+def plugins(ctx: click.Context, data_dir: Path | None, plugins_dir: Path | None) -> None:
+    """List the folders searched for plugins, the plugins the hub would load with their hooks, and the ones that
+    fail and why. `lineup plugins new NAME` starts a plugin."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from hub.pluginhost.loader import folder_plugins, searched_folders
+
+    settings = _settings(data_dir=data_dir, plugins_dir=plugins_dir)
+    extra = [settings.plugins_dir] if settings.plugins_dir else []
+    click.echo("searched:")
+    for role, folder in searched_folders(settings.data_dir / "plugins", extra):
+        count = len(folder_plugins(folder))
+        found = "" if role == "built-in" else (
+            f" ({count} plugin{'' if count == 1 else 's'})" if folder.is_dir() else " (not there yet)")
+        click.echo(f"  {role:<14} {folder}{found}")
+    click.echo('  entry points   installed packages\' `lineup` entry points')
+    click.echo()
+    host = _plugin_host(settings)
     for row in host.describe():
         click.echo(f"{row['name']:<24} {row['origin']:<40} {', '.join(row['hooks'])}")
     for failure in host.failures:
         click.echo(f"{failure.name:<24} FAILED: {failure.reason}", err=True)
+
+
+@plugins.command("new")
+@click.argument("name")
+@data_dir_option
+@click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write into this folder instead of <data dir>/plugins.")
+def plugins_new(name: str, data_dir: Path | None, folder: Path | None) -> None:
+    """Write a plugin NAME with one tool, and its test, into your plugins folder (or --dir)."""
+    from hub.pluginhost.scaffold import ScaffoldError, new_plugin
+
+    target = folder if folder is not None else _settings(data_dir=data_dir).data_dir / "plugins"
+    try:
+        written = new_plugin(name, target.expanduser().resolve())
+    except ScaffoldError as exc:
+        raise click.ClickException(str(exc)) from None
+    for path in written:
+        click.echo(f"wrote {path}")
+    click.echo(f"test it: pytest {written[1]}  (with pytest and pytest-asyncio installed)")
+    click.echo("the hub loads it when it starts; `lineup plugins` shows whether it loaded")
 
 
 @main.command()

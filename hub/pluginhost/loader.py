@@ -7,6 +7,7 @@ import importlib.metadata
 import importlib.util
 import sys
 import traceback
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -51,13 +52,19 @@ def _import_path(name: str, path: Path) -> ModuleType:
     return module
 
 
+def is_test_file(name: str) -> bool:
+    """pytest's own file names: a plugin's test kept beside it (`test_dice.py` next to `dice.py`) is not a plugin."""
+    return name == "conftest.py" or (name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")))
+
+
 def folder_plugins(folder: Path) -> list[PluginSource]:
-    """Every `*.py` file and every package (folder with `__init__.py`) directly in `folder`, by name."""
+    """Every `*.py` file and every package (folder with `__init__.py`) directly in `folder`, by name; names
+    starting with `_` or `.` and test files are skipped."""
     if not folder.is_dir():
         return []
     found = []
     for entry in sorted(folder.iterdir()):
-        if entry.name.startswith(("_", ".")):
+        if entry.name.startswith(("_", ".")) or (entry.is_file() and is_test_file(entry.name)):
             continue
         if entry.is_file() and entry.suffix == ".py":
             found.append(PluginSource(entry.stem, f"folder:{folder}", entry))
@@ -85,3 +92,13 @@ def describe_failure(source: PluginSource, exc: BaseException) -> PluginFailure:
     last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
     where = f" ({Path(last[0].filename).name}:{last[0].lineno})" if last else ""
     return PluginFailure(source.name, source.origin, f"{type(exc).__name__}: {exc}{where}")
+
+
+def searched_folders(user_dir: Path | None, extra_dirs: Iterable[Path] = ()) -> list[tuple[str, Path]]:
+    """The folders plugins are looked for in, in load order, by role, with their real paths (symlinks and `~`
+    resolved), so `lineup plugins` can tell an author exactly where to put a file."""
+    folders = [("built-in", Path(builtin_plugins.__file__).parent)]
+    if user_dir is not None:
+        folders.append(("your folder", user_dir))
+    folders.extend(("--plugins-dir", folder) for folder in extra_dirs)
+    return [(role, folder.expanduser().resolve()) for role, folder in folders]

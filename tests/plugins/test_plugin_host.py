@@ -7,11 +7,13 @@ real hub process, /-/plugins.json and `lineup plugins`.
 from __future__ import annotations
 
 import importlib
+import logging
 import pkgutil
 import sys
 from pathlib import Path
 
 import pluggy
+import pytest
 
 import hub
 from hub import plugins as builtin_plugins
@@ -126,3 +128,18 @@ def test_register_hook_that_raises_is_reported_and_the_rest_is_collected(tmp_pat
     assert [(f.name, f.reason) for f in host.failures] == [
         ("register_raises", "register_tools raised ValueError: register_raises has no tools today")]
     assert "register_raises" not in names(host)
+
+
+def test_a_plugins_tests_beside_it_are_not_loaded_as_plugins(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The guide keeps `test_dice.py` next to `dice.py`; loaded as a plugin it would fail (`import dice` is not on
+    the hub's path), so pytest's file names are skipped, silently."""
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "greeter.py").write_text((GOOD / "greeter.py").read_text())
+    for test_file in ("test_greeter.py", "greeter_test.py", "conftest.py"):
+        (folder / test_file).write_text("import greeter\n\nraise RuntimeError('a test file was loaded')\n")
+    with caplog.at_level(logging.DEBUG, logger="lineup.plugins"):
+        host = make_plugin_manager(user_dir=folder, include_entry_points=False)
+    assert host.failures == [] and caplog.records == []
+    assert names(host) == set(BUILTIN_PLUGINS) | {"greeter"}
+    assert not any(name.startswith("lineup_plugin_") and "test" in name for name in sys.modules)
