@@ -13,7 +13,7 @@ import {
   enableRelay, forgetRelay, forgetRelayCredentials, loadRelayAccess, loadRelayCredentials, revokeRelay,
 } from '../lib/relay-access.js';
 import { setHubReachable } from '../lib/status.js';
-import { firstScreenRendered, need, warmUp } from '../lib/lazy.js';
+import { afterFirstScreen, firstScreenRendered, need, warmUp } from '../lib/lazy.js';
 
 // Below 640 px the sidebar is a drawer behind the menu button (styles/layout.css).
 const PHONE_LAYOUT = window.matchMedia('(max-width: 639px)');
@@ -248,6 +248,8 @@ export class LineupApp extends LineupElement {
       if (loadRelayCredentials()) warmUp(); // a device used away from home keeps every screen's code
       workspace.openConversation(this.route.view === 'conversations' ? this.route.id : null);
       workspace.openTask(this.route.task);
+      // Whether this person may start sessions (the owner, roots set): read once the first screen is up.
+      afterFirstScreen(() => this.workspace?.wantSessions());
       this._tick = setInterval(() => this.requestUpdate(), 1000);
     } catch (error) {
       workspace.stop();
@@ -368,6 +370,11 @@ export class LineupApp extends LineupElement {
     on('lineup-notification-test-send', (d) => ws()?.sendTestNotification(d.channel));
     on('lineup-browser-notifications-enable', () => ws()?.enableBrowserNotifications());
     on('lineup-browser-notifications-disable', () => ws()?.disableBrowserNotifications());
+    on('lineup-sessions-refresh', () => ws()?.refreshSessions());
+    on('lineup-session-started', async (d) => {
+      await ws()?.refreshSessions();
+      navigate({ view: 'conversations', id: d.conversationId });
+    });
     on('lineup-relay-load', () => ws() && loadRelayAccess(ws()));
     on('lineup-relay-enable', () => ws() && enableRelay(ws()).then(() => { if (loadRelayCredentials()) warmUp(); }));
     on('lineup-relay-revoke', () => ws() && revokeRelay(ws()));
@@ -593,13 +600,37 @@ export class LineupApp extends LineupElement {
     </div>`;
   }
 
+  /** #/sessions, #/sessions/new, #/sessions/<id> (its files changed), #/sessions/<id>/diff?path= (docs/sessions.md). */
+  _renderSessions(state, route) {
+    this.workspace?.wantSessions();
+    const api = this.workspace?.api;
+    if (route.id === 'new') {
+      need('lineup-new-session');
+      return html`<lineup-new-session .state=${state} .api=${api}></lineup-new-session>`;
+    }
+    if (route.id && route.sub === 'diff') {
+      need('lineup-diff-viewer');
+      return html`<lineup-diff-viewer .state=${state} .api=${api} .sessionId=${route.id} .path=${route.path}
+        .against=${route.against}></lineup-diff-viewer>`;
+    }
+    if (route.id) {
+      need('lineup-session-changes');
+      return html`<lineup-session-changes .state=${state} .api=${api} .sessionId=${route.id}
+        .against=${route.against}></lineup-session-changes>`;
+    }
+    need('lineup-sessions');
+    return html`<lineup-sessions .state=${state}></lineup-sessions>`;
+  }
+
   _renderView(state, route) {
     switch (route.view) {
       case 'conversations':
         need(route.id ? 'lineup-conversation' : 'lineup-conversation-list');
         return route.id
-          ? html`<lineup-conversation .state=${state} .conversationId=${route.id}></lineup-conversation>`
+          ? html`<lineup-conversation .state=${state} .conversationId=${route.id} .api=${this.workspace?.api}></lineup-conversation>`
           : html`<lineup-conversation-list .state=${state} .route=${route} standalone></lineup-conversation-list>`;
+      case 'sessions':
+        return this._renderSessions(state, route);
       case 'tasks':
         return html`<lineup-task-list .state=${state} .filter=${route.id || 'all'} .route=${route}></lineup-task-list>`;
       case 'agents':

@@ -5,6 +5,7 @@ import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, formatAgo } from '../lib/i18n.js';
 import { routeHref } from '../lib/router.js';
+import { newSessionEntry } from '../lib/sessions.js';
 
 // What a preview line shows of a message: its first line, without Markdown's marks.
 function previewText(content) {
@@ -58,6 +59,12 @@ export class LineupConversationList extends LineupElement {
         : t('conversation.previewNone')}</span></a></li>`;
   }
 
+  /** How many sessions run now, beside the Sessions link. */
+  _running(state) {
+    const n = state.sessions.items.filter((s) => s.kind === 'hub' && s.status === 'running').length;
+    return n ? html`<span class="count" aria-label=${t('nav.running', { n })}>${n}</span>` : '';
+  }
+
   _open() {
     const dialog = this.querySelector('dialog');
     const form = dialog.querySelector('form');
@@ -102,6 +109,9 @@ export class LineupConversationList extends LineupElement {
           : html`<button class="icon-button new-conversation" ?disabled=${!agents.length} title=${t('conversation.new')}
           @click=${() => this._open()}>${icon('plus')}<span class="visually-hidden">${t('conversation.new')}</span></button>`}
       </div>
+      ${standalone && state.sessions?.status === 'ready' ? html`<div class="session-entry">
+        <a class="button sessions-link" href="#/sessions">${icon('running')}<span>${t('session.listTitle')}</span>${this._running(state)}</a>
+        ${newSessionEntry(state)}</div>` : ''}
       ${!agents.length ? html`<p class="muted small">${t('conversation.needAgent')} <a href="#/agents">${t('agents.connect')}</a></p>` : ''}
       ${list.length ? html`<ul class="plain-list">
         ${list.map((c) => this._row(c, route, names))}

@@ -14,6 +14,8 @@ import '../lib/markdown.js';
 import './lineup-composer.js'; // the conversation's own piece, loaded with it
 import './lineup-tool-call.js';
 import './lineup-tool-instance.js'; // tool calls are drawn by these (lib/tool-views.js)
+import './lineup-session-bar.js'; // a session's status, changes, Stop and End (docs/sessions.md)
+import { sessionOfConversation } from '../lib/sessions.js';
 
 // A message longer than this is folded to its first lines with "Show more" (a 200-line answer no longer buries the
 // cards around it).
@@ -29,7 +31,7 @@ function isLong(text) {
 }
 
 export class LineupConversation extends LineupElement {
-  static properties = ['state', 'conversationId'];
+  static properties = ['state', 'conversationId', 'api'];
 
   constructor() {
     super();
@@ -181,6 +183,7 @@ export class LineupConversation extends LineupElement {
     const agents = conversation.agentIds.map((id) => state.agents.find((a) => a.id === id)).filter(Boolean);
     const list = state.messages[conversationId];
     const items = this._items(state, conversationId);
+    const session = sessionOfConversation(state, conversationId);
     return html`<section class="conversation" aria-labelledby="conversation-title">
       <header class="view-head conversation-head">
         <a class="icon-button back-link" href="#/conversations">${icon('back')}<span class="visually-hidden">${t('nav.conversations')}</span></a>
@@ -188,6 +191,7 @@ export class LineupConversation extends LineupElement {
         <span class="conversation-agents">${agents.map((a) => html`<span class="agent-chip">${icon('agent')}${a.name === conversation.title
           ? '' : html`<span>${a.name}</span>`}${agentStatusBadge(a)}</span>`)}</span>
       </header>
+      ${session ? html`<lineup-session-bar .session=${session} .api=${this.api}></lineup-session-bar>` : ''}
       <h2 class="visually-hidden">${t('conversation.stream')}</h2>
       <div class="stream" role="log" aria-label=${t('conversation.stream')} tabindex="0" @scroll=${(e) => this._onScroll(e)}>
         ${list?.loading && !list.items?.length ? html`<p class="muted center" role="status"><span class="spinner small" aria-hidden="true"></span> ${t('app.loading')}</p>` : ''}

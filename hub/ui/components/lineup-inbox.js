@@ -10,6 +10,7 @@ import { interactionCard } from '../lib/cards.js';
 import { taskRow } from './lineup-task-list.js';
 import { inboxLists, waitingTotal } from '../lib/inbox.js';
 import { need } from '../lib/lazy.js';
+import { newSessionEntry } from '../lib/sessions.js';
 
 export class LineupInbox extends LineupElement {
   static properties = ['state', 'route'];
@@ -44,7 +45,7 @@ export class LineupInbox extends LineupElement {
     const noAgents = !state.agents.filter((a) => !a.revokedAt).length;
     need('lineup-tool-activity');
     return html`<div class="view inbox">
-      <header class="view-head"><h1>${t('nav.inbox')}</h1></header>
+      <header class="view-head"><h1>${t('nav.inbox')}</h1>${newSessionEntry(state, { offWord: false })}</header>
       ${noAgents && state.loaded ? html`<div class="welcome card">
         <h2>${t('welcome.title')}</h2><p>${t('welcome.body')}</p>
         <a class="button primary" href="#/agents">${icon('plug')}<span>${t('agents.connect')}</span></a></div>` : ''}

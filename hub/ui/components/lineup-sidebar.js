@@ -24,6 +24,7 @@ export class LineupSidebar extends LineupElement {
         ${link('inbox', 'inbox', t('nav.inbox'), html`<span class="count ${count ? 'count-active' : ''}"
           aria-label=${t('nav.inboxCount', { n: count, unread })}>${count}</span>`)}
         ${link('conversations', 'chat', t('nav.conversations'))}
+        ${state.sessions?.status === 'ready' ? link('sessions', 'play', t('session.listTitle')) : ''}
         ${link('tasks', 'tasks', t('nav.tasks'), running ? html`<span class="count" aria-label=${t('nav.running', { n: running })}>${running}</span>` : '')}
         ${link('agents', 'agent', t('nav.agents'))}
         ${link('settings', 'settings', t('nav.settings'))}

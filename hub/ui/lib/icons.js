@@ -38,6 +38,10 @@ const PATHS = {
   chevron: svg`<path d="M6 3l5 5-5 5"/>`,
   signout: svg`<path d="M6.5 2.5h-4v11h4M10 5l3 3-3 3M13 8H6"/>`,
   tool: svg`<path d="M10.25 2.25a3.25 3.25 0 0 0-3 4.5L2.5 11.5l2 2 4.75-4.75a3.25 3.25 0 0 0 4.5-3l-2 2-1.75-.5-.5-1.75z"/>`,
+  play: svg`<path d="M5 3.25v9.5L12.5 8z"/>`,
+  stop: svg`<rect x="4" y="4" width="8" height="8" rx="1"/>`,
+  diff: svg`<path d="M5 2.5v6M2 5.5h6M2 12.5h6M10 3.5h3.5v9H10"/>`,
+  comment: svg`<path d="M2.5 3.5h11v7H7l-3 2.5v-2.5H2.5z"/>`,
   key: svg`<circle cx="5" cy="10.5" r="2.75"/><path d="M7 8.5l6-6M11 4.5l1.75 1.75M9.5 6l1.25 1.25"/>`,
 };
 

@@ -10,6 +10,11 @@ const PIECES = {
   'lineup-agent-list': () => import('../components/lineup-agent-list.js'),
   'lineup-settings': () => import('../components/lineup-settings.js'),
   'lineup-task-detail': () => import('../components/lineup-task-detail.js'),
+  // Sessions (docs/sessions.md): the list, the New session steps, a session's files changed and one file's diff.
+  'lineup-sessions': () => import('../components/lineup-sessions.js'),
+  'lineup-new-session': () => import('../components/lineup-new-session.js'),
+  'lineup-session-changes': () => import('../components/lineup-session-changes.js'),
+  'lineup-diff-viewer': () => import('../components/lineup-diff-viewer.js'),
   // Below the inbox's cards or floating over the page: nothing above them moves when they arrive.
   'lineup-toasts': () => import('../components/lineup-toasts.js'),
   'lineup-tool-activity': () => import('../components/lineup-tool-activity.js'),

@@ -1,6 +1,7 @@
 // Where the app is: the hash holds the view, its id and the open task, e.g. #/conversations/conv_1?task=task_2.
+// Sessions: #/sessions (the list), #/sessions/new, #/sessions/<id> (files changed), #/sessions/<id>/diff?path=<file>.
 
-export const VIEWS = ['inbox', 'conversations', 'tasks', 'agents', 'settings'];
+export const VIEWS = ['inbox', 'conversations', 'tasks', 'agents', 'settings', 'sessions'];
 const TASK_FILTER_NAMES = ['all', 'running', 'waiting', 'done', 'cancelled']; // lib/status.js TASK_FILTERS
 
 export function parseRoute(hash = window.location.hash) {
@@ -15,14 +16,23 @@ export function parseRoute(hash = window.location.hash) {
     // The hub's links (notifications by webhook or mail) name a task as #/tasks/<id>: open it.
     return { view, id: null, task: params.get('task') || parts[1] };
   }
-  return { view, id: parts[1] || null, task: params.get('task') || null };
+  const route = { view, id: parts[1] || null, task: params.get('task') || null };
+  if (view === 'sessions') {
+    Object.assign(route, { sub: parts[2] || null, path: params.get('path') || null, against: params.get('against') || null });
+  }
+  return route;
 }
 
-export function routeHref({ view = 'inbox', id = null, task = null }) {
+export function routeHref({ view = 'inbox', id = null, task = null, sub = null, path = null, against = null }) {
   let href = `#/${view}`;
   if (id) href += `/${encodeURIComponent(id)}`;
-  if (task) href += `?task=${encodeURIComponent(task)}`;
-  return href;
+  if (id && sub) href += `/${encodeURIComponent(sub)}`;
+  const query = new URLSearchParams();
+  if (path) query.set('path', path);
+  if (against) query.set('against', against);
+  if (task) query.set('task', task);
+  const text = query.toString().replace(/%2F/g, '/');
+  return text ? `${href}?${text}` : href;
 }
 
 export function navigate(route) {

@@ -5,6 +5,7 @@ import { READ_PATHS, firstScreenReads, forgetEarly } from './early.js';
 import { newId } from './ids.js';
 import { loadUiModules, normalizeModules } from './registry.js';
 import { afterNextPaint } from './lazy.js';
+import { SESSION_EVENTS, readSessions } from './sessions.js';
 
 const REFRESH_DELAY_MS = 80;
 // A read that failed (the hub unreachable, an answer cut off) is asked again after these waits, the last repeated:
@@ -71,6 +72,7 @@ export class Workspace {
       previews: {}, // conversation id -> its newest message, for the conversation list
       presence: {}, // agent id -> its status changes seen in the log: [{status, reason, at, lastHeartbeatAt, sequence}]
       toasts: [], notificationLog: null, notificationTest: null, browserNotify: null, // null until start() has loaded it
+      sessions: null, // lib/sessions.js readSessions once asked for (wantSessions): {status, items, enabled, hint}
     };
     this._dirty = new Set();
     this._refreshTimer = null;
@@ -159,7 +161,7 @@ export class Workspace {
     // The position first, then the reads: what a read shows is then at or after it, and the live connection
     // replays from it, so nothing between the two is missed (a replayed event only schedules another read).
     const position = await positionRead;
-    const all = ['agents', 'conversations', 'tasks', 'inbox', 'interactions', 'detail', 'messages', 'devices'];
+    const all = ['agents', 'conversations', 'tasks', 'inbox', 'interactions', 'detail', 'messages', 'devices', 'sessions'];
     if (firstScreen) {
       const first = firstScreenReads();
       await this.refresh(first);
@@ -185,6 +187,11 @@ export class Workspace {
       }
       if (want.has('devices') && s.devices !== null) {
         jobs.push(['devices', this.api.get('/api/devices').then((d) => ({ devices: d.devices }))]);
+      }
+      if (want.has('sessions') && s.sessions?.status === 'ready') {
+        jobs.push(['sessions', readSessions(this.api).then((read) => ({
+          // A failed re-read keeps the list shown (and the next event reads again).
+          sessions: { ...this.state.sessions, ...(read.status === 'error' ? { error: read.error } : { ...read, error: null }) } }))]);
       }
       if (want.has('detail') && s.openTaskId) {
         const id = s.openTaskId;
@@ -424,6 +431,7 @@ export class Workspace {
         this._notified(p).catch(() => {});
         break;
       default:
+        if (SESSION_EVENTS.has(env.type)) this._schedule('sessions', 'conversations');
         break; // other event types change nothing the app shows
     }
   }
@@ -545,6 +553,19 @@ export class Workspace {
       }
     };
     await Promise.all([next(), next()]);
+  }
+
+  /** Read the session list and whether sessions are on, once (the owner's "New session", docs/sessions.md); from
+   * then on session.* events keep it current. Asked after the first screen, never before it. */
+  wantSessions() {
+    if ((this.state.sessions && this.state.sessions.status !== 'error') || this.live?.mode === 'relay') return;
+    this.set({ sessions: { status: 'loading', items: [] } });
+    readSessions(this.api, { first: true }).then((read) => this.set({ sessions: { items: [], ...read } }));
+  }
+
+  /** Re-read the session list now (after Start, Stop or End: the answer need not wait for the event). */
+  refreshSessions() {
+    return this.refresh(['sessions', 'conversations']);
   }
 
   openTask(id) {
