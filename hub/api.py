@@ -6,10 +6,10 @@ hub/plugins/README.md explains each; the built-in plugins in hub/plugins/ use no
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from hub.hookspecs import hookimpl
-from hub.notify.channel import Channel, Delivery
+from hub.notify.channel import Channel, Delivery, store_in_app
 from hub.ports import PluginHub
 from hub.protocol.actors import Actor
 from hub.runtimes.base import AgentConfig, RuntimeConfigError, RuntimeSpec, SupervisedAgent
@@ -20,6 +20,9 @@ from hub.tools.human import COMMON as INTERACTION_FIELDS
 from hub.tools.human import base_request as interaction_request
 from hub.tools.human import declined
 from hub.web.auth import require_user
+
+if TYPE_CHECKING:
+    from hub.ports import NotifyPort
 
 __all__ = [
     # hooks
@@ -49,7 +52,9 @@ def plugin_config(hub: PluginHub, name: str) -> dict[str, Any]:
 
 def notify_channel_options(hub: PluginHub, name: str) -> dict[str, Any]:
     """The options of the `[notify.<name>]` table (for `register_notifiers`: offer a channel only when set up)."""
-    return dict(hub.notifier.config.channel(name).options)
+    # The `hub` a hook gets is the hub itself; `PluginHub` hides its notifier from plugins, and this helper, part
+    # of the hub, reads the one thing a channel needs of it.
+    return dict(cast("NotifyPort", hub).notifier.config.channel(name).options)
 
 
 async def post_in_app(delivery: Delivery, notification: dict[str, Any]) -> None:
@@ -57,13 +62,4 @@ async def post_in_app(delivery: Delivery, notification: dict[str, Any]) -> None:
 
     Idempotent: delivering the same notification again (after a crash) stores it once.
     """
-    from hub.store.writer import Command, Tx
-
-    event_id = f"{notification['id']}-inapp"
-
-    def run(tx: Tx) -> None:
-        tx.append("notification.created", {k: v for k, v in notification.items() if k != "workspaceId"},
-                  workspace_id=notification["workspaceId"], actor="hub", task_id=notification.get("taskId"),
-                  id=event_id)
-
-    await delivery.hub.execute(Command(run=run, dedupe_id=event_id, workspace_id=notification["workspaceId"]))
+    await store_in_app(delivery.hub, notification)

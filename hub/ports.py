@@ -88,13 +88,17 @@ class NotifierSettings(Protocol):
     def config(self) -> NotifyOptions: ...
 
 
-class PluginHub(HubCore, Protocol):
+class PluginHub(Protocol):
     """The `hub` every hook is given (hub/hookspecs.py): what a plugin may use of it, and nothing more.
 
-    hub/plugins/README.md documents these; hub/core.py's `Hub` satisfies it. Typing plugins against this instead
-    of the Hub itself keeps the plugin API (hub/api.py, hub/hookspecs.py, the notifiers' `Delivery`) from
-    importing the core back.
+    Exactly what hub/plugins/README.md documents under "The hooks" (tests/plugins/test_public_api.py holds the two
+    to each other): no writer, no commit bus, no commands; everything a plugin writes goes through the public API.
+    hub/core.py's `Hub` satisfies it. Typing plugins against this instead of the Hub itself keeps the plugin API
+    (hub/api.py, hub/hookspecs.py, the notifiers' `Delivery`) from importing the core back.
     """
+
+    @property
+    def settings(self) -> Settings: ...
 
     @property
     def started(self) -> bool: ...
@@ -102,7 +106,17 @@ class PluginHub(HubCore, Protocol):
     @property
     def public_url(self) -> str | None: ...
 
+    def plugin_config(self, name: str) -> dict[str, Any]: ...
+
+    async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T: ...
+
+    def spawn(self, coro: Any) -> None: ...
+
+
+class NotifyPort(Store, Protocol):
+    """What the notification channels' helpers use of the hub (hub/notify/channel.py): the store, for action links
+    and in-app notifications, and the `[notify]` settings. Internal: a plugin reaches these only through `Delivery`,
+    `notify_channel_options` and `post_in_app`."""
+
     @property
     def notifier(self) -> NotifierSettings: ...
-
-    def plugin_config(self, name: str) -> dict[str, Any]: ...

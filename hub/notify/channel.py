@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from hub.notify.actions import create_action_link
 from hub.notify.config import ChannelConfig
+from hub.store.writer import Command, Tx
 
 if TYPE_CHECKING:
-    from hub.ports import PluginHub
+    from hub.ports import NotifyPort
 
 
 class Channel(Protocol):
@@ -22,7 +23,7 @@ class Channel(Protocol):
 
 @dataclass
 class Delivery:
-    hub: PluginHub
+    hub: NotifyPort
     config: ChannelConfig
     base_url: str
 
@@ -36,3 +37,15 @@ class Delivery:
                 "headers": {"Content-Type": "application/json"}, "body": f'{{"token": "{token}"}}'}
 
     workspace_id: str = ""
+
+
+async def store_in_app(hub: NotifyPort, notification: dict[str, Any]) -> None:
+    """Store `notification` as a `notification.created` event, once (deduplicated by its id): `post_in_app`."""
+    event_id = f"{notification['id']}-inapp"
+
+    def run(tx: Tx) -> None:
+        tx.append("notification.created", {k: v for k, v in notification.items() if k != "workspaceId"},
+                  workspace_id=notification["workspaceId"], actor="hub", task_id=notification.get("taskId"),
+                  id=event_id)
+
+    await hub.execute(Command(run=run, dedupe_id=event_id, workspace_id=notification["workspaceId"]))

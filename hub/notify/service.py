@@ -21,7 +21,7 @@ import msgspec
 from hub.notify.channel import Channel, Delivery
 from hub.notify.compose import as_json, compose, kind_of
 from hub.notify.config import NotifyConfig, NotifyConfigError, load_notify_config, parse_notify
-from hub.ports import PluginHub, Plugins
+from hub.ports import HubCore, NotifyPort, PluginHub, Plugins
 from hub.protocol.envelope import new_id
 from hub.store.events import read_all
 from hub.store.queries import notifications
@@ -33,8 +33,9 @@ MAX_ATTEMPTS = 8
 BACKOFF_MAX_S = 300.0
 
 
-class NotifyHost(PluginHub, Protocol):
-    """What the notifier uses of the hub: what plugins get, and the plugin host (the channels' registrations)."""
+class NotifyHost(HubCore, PluginHub, NotifyPort, Protocol):
+    """What the notifier uses of the hub: the core, what plugins get (it is handed to `register_notifiers`), what
+    a channel's `Delivery` uses, and the plugin host (the channels' registrations)."""
 
     @property
     def plugins(self) -> Plugins: ...

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import hub
 from hub import api
+from hub.ports import PluginHub
 
 PLUGINS = Path(hub.__file__).parent / "plugins"
 
@@ -21,6 +23,18 @@ def test_every_public_name_is_importable_from_hub_and_documented() -> None:
     readme = (PLUGINS / "README.md").read_text()
     undocumented = [name for name in api.__all__ if f"`{name}" not in readme]
     assert undocumented == []
+
+
+def test_plugin_hub_offers_exactly_the_members_the_guide_documents() -> None:
+    """The type a hook's `hub` has is the promise: what the guide's "The hooks" lists, and no writer, bus or
+    command a plugin could reach past the public API with."""
+    readme = (PLUGINS / "README.md").read_text()
+    hooks_intro = readme.split("## The hooks", 1)[1].split("\n### ", 1)[0]
+    documented = set(re.findall(r"`(?:await )?hub\.([a-z_]+)", hooks_intro))
+    members = {name for cls in PluginHub.__mro__ if cls.__module__ == "hub.ports"
+               for name in vars(cls) if not name.startswith("_")}
+    assert documented == {"plugin_config", "settings", "public_url", "started", "read", "spawn"}
+    assert members == documented
 
 
 def test_import_hub_stays_light_and_an_unknown_name_is_an_error() -> None:
