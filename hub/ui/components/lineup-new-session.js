@@ -318,7 +318,7 @@ export class LineupNewSession extends LineupElement {
         <textarea class="first-message" rows="5" .value=${c.message} placeholder=${t('newSession.messagePlaceholder')}
           @input=${(e) => { c.message = e.target.value; this.requestUpdate(); }}></textarea></label>
       <div class="attach-row">
-        <label class="button small attach-button">${icon('attach')}<span>${t('newSession.attach')}</span>
+        <label class="button small ghost attach-button">${icon('attach')}<span>${t('newSession.attach')}</span>
           <input type="file" class="visually-hidden" multiple @change=${(e) => this._attach(e)}></label>
         ${this._attached.map((entry, index) => html`<span class="attached-file small">${icon('file')} ${entry.name}
           ${files ? html`<span class="muted">${files.formatSize(entry.size)}</span>` : ''}

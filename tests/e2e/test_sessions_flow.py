@@ -1,0 +1,173 @@
+"""Sessions from the phone (docs/sessions.md, docs/design.md#sessions) in real Chromium against a real hub.
+
+New session (agent → project → where → first message → Start) in a new git worktree; the agent's edit approved from
+its card, which shows the diff; Files changed; the full-screen diff; a line comment sent as a review; Stop and End;
+a hub restart keeps the session list true; axe-clean on every screen. The scripted ACP agent
+(tests/support/acp_agent.py) covers the flow at 1280×800 in Chinese and the remembered choices; claude-code-acp
+against the fake Anthropic API (as tests/integration/test_sessions_real.py) covers it at 390×844 (marked
+real_agent). Cost on 2 cores: about 25 s for the scripted test, 45–70 s for the real one (most of it Claude Code's
+start and turns).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
+from tests.e2e.flows import pending_card
+from tests.e2e.test_axe import assert_no_violations, axe_source
+from tests.integration.test_sessions import AGENT_SCRIPT, git, make_repo
+
+pytest.importorskip("acp", reason="sessions run agents through the acp runtime")
+
+TURN_S = 90_000  # ms: a real CLI's first turn on a slow machine
+
+
+def sessions_hub(hub_factory: Any, tmp_path: Path, agents_toml: list[str]) -> Any:
+    hub = hub_factory(start=False)
+    (hub.data_dir).mkdir(parents=True, exist_ok=True)
+    (hub.data_dir / "lineup.toml").write_text("\n".join([
+        "[sessions]", f"roots = [{json.dumps(str(tmp_path / 'code'))}]", *agents_toml, ""]))
+    return hub.start()
+
+
+def scripted_toml(tmp_path: Path) -> list[str]:
+    env = {"ACP_TEST_LOG": str(tmp_path / "acp-agent.jsonl"), "ACP_TEST_LOAD_SESSIONS": "1"}
+    return ["[sessions.agents.scripted]", 'name = "Scripted"',
+            f"command = [{json.dumps(sys.executable)}, {json.dumps(str(AGENT_SCRIPT))}]",
+            "env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items()) + " }", "init_timeout_s = 30"]
+
+
+def new_session(page: Page, agent: str, project: Path, branch: str, message: str, source: str, where: str) -> None:
+    """Inbox → New session → each step, axe-clean, → Start: the conversation opens."""
+    page.locator("lineup-inbox a.new-session").click()
+    steps = page.locator("lineup-new-session section.new-session")
+    expect(steps).to_have_attribute("data-step", "agent")
+    expect(steps.locator(".agent-pick")).not_to_have_count(0)
+    expect(steps.locator(".not-installed").first).to_contain_text("install")  # says how, not a dead button
+    assert_no_violations(page, source, f"{where}: New session, agent")
+    steps.locator(f".agent-pick[data-agent='{agent}']").click()
+    expect(steps).to_have_attribute("data-step", "project")
+    expect(steps.locator(".project-pick")).not_to_have_count(0)
+    assert_no_violations(page, source, f"{where}: New session, project")
+    steps.locator(f".project-pick[data-project='{project}']").click()
+    expect(steps).to_have_attribute("data-step", "where")
+    steps.locator(".where-choice[data-where='new_worktree'] input").check()
+    steps.locator(".branch-input").fill(branch)
+    assert_no_violations(page, source, f"{where}: New session, where")
+    steps.locator(".step-next").click()
+    if steps.get_attribute("data-step") == "settings":
+        expect(steps.locator(".mode-choice")).not_to_have_count(0)
+        steps.locator(".step-next").click()
+    expect(steps).to_have_attribute("data-step", "message")
+    expect(steps.locator(".summary-where")).to_contain_text(branch)
+    steps.locator(".first-message").fill(message)
+    assert_no_violations(page, source, f"{where}: New session, message")
+    steps.locator(".start-session").click()
+    expect(page.locator("lineup-session-bar .session-bar")).to_be_visible(timeout=20_000)
+
+
+def review_a_line(page: Page, path: str, line: int, text: str, source: str, where: str) -> None:
+    """Files changed (N) → the file → its diff → a comment on a line → Send review."""
+    files = page.locator("lineup-session-bar .files-changed")
+    expect(files).to_have_attribute("data-files", "1", timeout=20_000)
+    files.click()
+    changes = page.locator("lineup-session-changes")
+    expect(changes.locator(f".changed-file[data-path='{path}']")).to_be_visible()
+    assert_no_violations(page, source, f"{where}: files changed")
+    changes.locator(f".changed-file[data-path='{path}'] a").click()
+    viewer = page.locator("lineup-diff-viewer .diff-viewer")
+    expect(viewer).to_have_attribute("data-painted", "true")
+    row = viewer.locator(f".diff-line[data-side='new'][data-line='{line}']")
+    expect(row).to_have_attribute("data-kind", "add")
+    row.locator(".line-comment").click()
+    viewer.locator(".comment-text").fill(text)
+    viewer.locator(".comment-save").click()
+    expect(viewer.locator(".line-note")).to_contain_text(text)
+    assert_no_violations(page, source, f"{where}: diff viewer")
+    viewer.locator(".review-form .send-review").click()
+    expect(viewer.locator(".review-sent")).to_be_visible()
+    viewer.locator(".review-sent a").click()
+
+
+def stop_and_end(page: Page, source: str, where: str) -> None:
+    bar = page.locator("lineup-session-bar .session-bar")
+    expect(bar).to_have_attribute("data-status", "running", timeout=TURN_S)
+    bar.locator(".session-stop").click()
+    expect(bar).to_have_attribute("data-status", "idle", timeout=30_000)
+    bar.locator(".session-end").click()
+    dialog = page.locator("dialog.session-end-confirm")
+    expect(dialog).to_be_visible()
+    assert_no_violations(page, source, f"{where}: End's confirm")
+    dialog.locator(".session-end-confirm-button").click()
+    expect(bar).to_have_attribute("data-status", "ended", timeout=30_000)
+    expect(bar.locator(".session-stop")).to_have_count(0)
+    expect(bar.locator(".session-note")).to_contain_text("Ended from the app" if "zh" not in where else "已在应用中结束")
+
+
+def list_is_true_after_restart(hub: Any, page: Page, token: str, session_id: str, source: str, where: str) -> None:
+    hub.stop()
+    hub.start()
+    page.goto(hub.base + "/#/sessions")
+    rows = page.locator(f"lineup-sessions .session-row[data-session-id='{session_id}']")
+    expect(rows).to_have_count(1, timeout=20_000)  # never a ghost, never a duplicate
+    expect(rows).to_have_attribute("data-status", "ended")
+    assert len([s for s in api(hub, token, "GET", "/api/sessions") if s.get("sessionId") == session_id]) == 1
+    assert_no_violations(page, source, f"{where}: sessions after a restart")
+
+
+def open_app(open_page: Any, hub: Any, token: str, viewport: dict[str, int], locale: str = "en-US") -> Page:
+    page = open_page(hub, viewport=viewport, token=token, locale=locale)
+    page.emulate_media(reduced_motion="reduce")  # no colour mid-transition when axe switches schemes (test_axe.py)
+    expect(page.locator("lineup-inbox a.new-session")).to_be_visible(timeout=20_000)  # the owner, sessions on
+    return page
+
+
+def test_a_session_from_start_to_end_with_the_scripted_agent(hub_factory, open_page, tmp_path, shots) -> None:  # type: ignore[no-untyped-def]
+    """1280×800 in Chinese: the whole flow with the scripted agent, then the remembered choices make it two taps."""
+    source = axe_source()
+    repo = make_repo(tmp_path / "code" / "proj")
+    hub = sessions_hub(hub_factory, tmp_path, scripted_toml(tmp_path))
+    owner = create_owner(hub)
+    page = open_app(open_page, hub, owner.token, DESKTOP, locale="zh-CN")
+    started = time.monotonic()
+    new_session(page, "scripted", repo, "feature/notes", "edit notes.md hello\\nworld", source, "desktop zh")
+    card = pending_card(page.locator(".stream"))
+    expect(card.locator(".approves-diff .diff-add")).to_have_count(2, timeout=20_000)  # the diff, not JSON
+    shots(page, "01-edit-card")
+    card.locator("button[data-option]").first.click()
+    expect(page.locator(".stream .message.theirs").filter(has_text="edited notes.md")).to_be_visible(timeout=20_000)
+    worktree = tmp_path / "code" / "proj.worktrees" / "feature-notes"
+    assert (worktree / "notes.md").read_text() == "hello\nworld\n"
+    assert_no_violations(page, source, "desktop zh: the session's conversation")
+    review_a_line(page, "notes.md", 2, "Say it louder", source, "desktop zh")
+    expect(page.locator(".stream .message.mine").filter(has_text="notes.md:2")).to_be_visible(timeout=20_000)
+    page.locator("lineup-composer textarea").fill("wait")
+    page.locator("lineup-composer textarea").press("Enter")
+    stop_and_end(page, source, "desktop zh")
+    session = [s for s in api(hub, owner.token, "GET", "/api/sessions") if s.get("kind") == "hub"][0]
+    assert worktree.is_dir()  # End never deletes a worktree
+    print(f"FIGURE scripted flow in the browser: {time.monotonic() - started:.1f} s")
+
+    # The next session in this project: New session → "start like last time" → message → Start.
+    page.goto(hub.base + "/#/inbox")
+    page.locator("lineup-inbox a.new-session").click()
+    again = page.locator(f"lineup-new-session .again-pick[data-project='{repo}']")
+    expect(again).to_be_visible()
+    again.click()
+    steps = page.locator("lineup-new-session section.new-session")
+    expect(steps).to_have_attribute("data-step", "message")
+    expect(steps.locator(".summary-where")).to_contain_text("lineup/")  # a new worktree again, auto-named
+    steps.locator(".first-message").fill("hello again")
+    steps.locator(".start-session").click()
+    expect(page.locator(".stream .message.theirs").filter(has_text="you said hello again")).to_be_visible(timeout=20_000)
+    list_is_true_after_restart(hub, page, owner.token, session["sessionId"], source, "desktop zh")
+    shots(page, "02-sessions")
+    assert git(repo, "worktree", "list").count("proj.worktrees") == 2
