@@ -1,4 +1,4 @@
-"""Hostile drill (issue 15): every attack at once against one real hub, while the owner keeps working.
+"""Hostile drill (docs/security.md): every attack at once against one real hub, while the owner keeps working.
 
 Run: python -m bench.hostile [--seconds 60]
 

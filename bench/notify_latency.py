@@ -4,7 +4,7 @@ Runs a real hub (`lineup serve`) with a webhook channel pointed at a local recei
 loopback. For N approvals it records, on one clock (CLOCK_MONOTONIC is system-wide on Linux):
   - in-app: send time → the app receives the stored `notification.created`;
   - webhook: send time → the receiver gets the POST.
-Prints P50/P95/P99/max per channel. Target (shared issue 7): P95 under 50 ms on loopback.
+Prints P50/P95/P99/max per channel. Target (docs/notifications.md#latency): P95 under 50 ms on loopback.
 
     python -m bench.notify_latency [--count 200]
 """

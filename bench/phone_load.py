@@ -5,7 +5,7 @@ Run: python -m bench.phone_load [--runs 3] [--lighthouse-runs 3]
 A real hub on loopback (with a workspace, a paired agent and a few questions waiting, so the inbox has content),
 Debian's Chromium through Playwright with a phone's viewport, touch and user agent, and the DevTools protocol's
 network events: every response's encoded size (what crossed the wire, compressed) and whether it came from the
-network, the HTTP cache or the service worker. Targets (issue 17): cold load ≤ 150 KB on the wire, a repeat visit
+network, the HTTP cache or the service worker. Targets: cold load ≤ 150 KB on the wire, a repeat visit
 fetches no static file from the network; and, where the Lighthouse CLI is installed, Lighthouse mobile on a cold load
 of the same inbox (a profile holding the device's token, nothing cached; `--sign-in-link` adds a run through a
 one-time sign-in link, for information): performance ≥ 95, LCP ≤ 2.0 s, accessibility 100.

@@ -67,6 +67,7 @@ def create_app(settings: Settings, hub: Hub | None = None) -> Starlette:
     # Inside SecurityHeaders: a 413 has them too. A file upload's body may be larger (hub/web/files.py).
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes,
                        larger={("POST", files.ROUTE): (settings.max_file_bytes, FileTooLarge)})
-    app.add_middleware(HostCheck)  # DNS rebinding (issue 15 #7); inside SecurityHeaders: a 421 has them too
+    # DNS rebinding (docs/security.md#names-dns-rebinding); inside SecurityHeaders: a 421 has them too
+    app.add_middleware(HostCheck)
     app.add_middleware(SecurityHeaders)
     return app

@@ -250,10 +250,10 @@ def hook() -> None:
 from hub.connect.commands import register as _register_connect  # noqa: E402 - click commands, imported lazily inside
 
 _register_connect(connect, hook)
-from hub.connect.codex import register as _register_codex  # noqa: E402 - `lineup connect codex` (issue 16)
-from hub.connect.gemini import register as _register_gemini  # noqa: E402 - `lineup connect gemini` (issue 16)
-from hub.connect.hermes import register as _register_hermes  # noqa: E402 - `lineup connect hermes` (issue 30 B)
-from hub.connect.openclaw import register as _register_openclaw  # noqa: E402 - `lineup connect openclaw` (issue 32)
+from hub.connect.codex import register as _register_codex  # noqa: E402 - `lineup connect codex`
+from hub.connect.gemini import register as _register_gemini  # noqa: E402 - `lineup connect gemini`
+from hub.connect.hermes import register as _register_hermes  # noqa: E402 - `lineup connect hermes`
+from hub.connect.openclaw import register as _register_openclaw  # noqa: E402 - `lineup connect openclaw`
 
 _register_codex(connect, hook)
 _register_gemini(connect, hook)
@@ -543,7 +543,7 @@ def schema() -> None:
     click.echo(json.dumps(protocol_schema(), indent=2, ensure_ascii=False))
 
 
-# ---- `lineup relay`: the WuKongIM uplink (issue 8, docs/relay.md); the logic is in hub/relay/admin.py -----
+# ---- `lineup relay`: the WuKongIM uplink (docs/relay.md); the logic is in hub/relay/admin.py -----
 
 @main.group()
 def relay() -> None:
@@ -666,6 +666,6 @@ def relay_pair(uid: str, data_dir: Path | None, make_token: bool, device_flag: i
     click.echo(json.dumps(pairing(config, uid, workspace_id, token), ensure_ascii=False, indent=2))
 
 
-from hub.agents_add import agents as _agents  # noqa: E402 - `lineup agents add` (issue 16)
+from hub.agents_add import agents as _agents  # noqa: E402 - `lineup agents add` (docs/agents.md)
 
 main.add_command(_agents)

@@ -78,7 +78,8 @@ class Hub:
         self.setup_code: str | None = None
         self.sign_in_limiter = GuessLimiter(attempts=10, window_s=300)
         self.pairing_limiter = GuessLimiter(attempts=20, window_s=60)
-        self.login_limits = SignInLimits(per_source=10, per_account=20, hub_wide=100, window_s=300)  # issue 15 #8
+        # Passwords: per source, per account and hub-wide (docs/security.md#guessing).
+        self.login_limits = SignInLimits(per_source=10, per_account=20, hub_wide=100, window_s=300)
         self.agent_rate = AgentRateLimiter(settings.agent_events_per_second, settings.agent_event_burst)
         self.question_rate = AgentRateLimiter(settings.agent_questions_per_second, settings.agent_question_burst)
         self._write_conn: aiosqlite.Connection | None = None
@@ -93,7 +94,7 @@ class Hub:
         self.tool_router: ToolRouter
         self.handlers: dict[str, dict[str, Any]] = {}
         self.notifier: Notifier
-        self.relay = Uplink(self)  # the WuKongIM uplink (issue 8, docs/relay.md); idle unless [relay] is set
+        self.relay = Uplink(self)  # the WuKongIM uplink (docs/relay.md); idle unless [relay] is set
         self.started = False
         self.loop_lag_ms = 0.0
         self._lag_task: asyncio.Task[None] | None = None

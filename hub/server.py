@@ -77,7 +77,7 @@ AgentTls = tuple[socket.socket, ssl.SSLContext, Path]  # the listener, its conte
 
 
 def agent_tls_listener(settings: Settings, tls: tuple[Path, Path] | None, port: int) -> AgentTls | None:
-    """Beyond loopback over plain HTTP, agents get TLS by default (docs/design.md#security-baseline; issue 15 item 14):
+    """Beyond loopback over plain HTTP, agents get TLS by default (docs/design.md#security-baseline):
     a second listener on `agent_tls_port` (0: the hub's port + 1) serving the same app with the self-signed certificate,
     whose fingerprint the pairing command carries. `agent_tls = "off"` is the explicit choice of plain ws://."""
     if settings.agent_tls not in ("auto", "off"):
@@ -136,7 +136,7 @@ class HubServer(uvicorn.Server):
 
     def handle_exit(self, sig: int, frame: Any) -> None:
         # SIGTERM is how a service manager (or the packaging test) stops the hub: shut down gracefully and exit 0.
-        # uvicorn would re-raise the signal after its graceful shutdown, ending the process with -15 (issue 6).
+        # uvicorn would re-raise the signal after its graceful shutdown, ending the process with -15.
         if sig == signal.SIGTERM:
             self.should_exit = True
             return

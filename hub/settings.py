@@ -112,8 +112,8 @@ class Settings:
     # The newest committed events kept in memory (and at most 8 MiB of them) for receivers that resume at once;
     # replays from further back read the log. 0 turns it off.
     replay_window_events: int = 8192
-    # Limits against hostile clients (issue 15): HTTP bodies and heads, slow or idle connections, connections per
-    # address, streamed messages. A refused body is 413, a refused head 431 (400 when the parser finds it first),
+    # Limits against hostile clients (docs/security.md): HTTP bodies and heads, slow or idle connections, connections
+    # per address, streamed messages. A refused body is 413, a refused head 431 (400 when the parser finds it first),
     # a refused connection 429.
     max_body_bytes: int = 64 * 1024        # an HTTP request body above this is refused before it is read
     # Files agents and people upload (POST /api/files, docs/protocol.md "Files"): the one route whose body may pass

@@ -28,7 +28,7 @@ def needs_setup(conn: Any) -> bool:
 
     An owner the CLI made on a fresh hub (`lineup pair`, `lineup token`) has no password, so it leaves the setup
     open: the person's setup then claims that owner (hub/domain/accounts.py::create_owner) instead of locking
-    them out of a hub that only shows a sign-in page (issue 14).
+    them out of a hub that only shows a sign-in page.
     """
     return not people.has_password_user(conn, _PASSWORD_PREFIX)
 

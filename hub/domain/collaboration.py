@@ -129,7 +129,7 @@ def resume_task_if_unblocked(tx: Tx, actor: Actor, task_id: str | None, correlat
 def conversation_create(tx: Tx, actor: Actor, env: Envelope, p: P.ConversationCreate) -> None:
     conversation_id = env.conversationId or new_id("conv")
     ensure_new(tx, actor.workspace_id, "conversations", conversation_id, "conversation")
-    # An agent opens a conversation of its own (the MCP bridge, one per MCP session; issue 9): it is the member.
+    # An agent opens a conversation of its own (the MCP bridge, one per MCP session): it is the member.
     agent_ids = [actor.id] if actor.kind == "agent" else p.agentIds
     for agent_id in agent_ids:
         get_agent(tx, actor.workspace_id, agent_id)

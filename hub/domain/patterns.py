@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import re2  # google-re2: a pattern from an agent must never reach a backtracking engine (issue 15, item 1)
+import re2  # google-re2: a pattern from an agent must never reach a backtracking engine (docs/security.md#agents)
 
 from hub.protocol.errors import LapError
 

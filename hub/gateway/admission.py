@@ -8,9 +8,9 @@ Agents on other machines use the hub's TLS listener when it has one: its plain p
 
 A hub listening beyond loopback serves agents a TLS listener (hub/server.py, `agent_tls = "auto"`), and the
 pairing command carries its https address and certificate fingerprint. An agent that still comes to the plain
-port from another machine would send its credential and every message in clear on the LAN (issue 15 item 14):
-it is refused with the address to use instead. Plain ws:// for agents stays possible by an explicit
-`agent_tls = "off"`.
+port from another machine would send its credential and every message in clear on the LAN
+(docs/security.md#agents-transport): it is refused with the address to use instead. Plain ws:// for agents stays
+possible by an explicit `agent_tls = "off"`.
 
 Taken at the plain port all the same (docs/security.md, "Agents' transport"):
 

@@ -1,8 +1,8 @@
 """The hub's own tools (calculator, canvas, plugins' and apps' tools) as MCP tools."""
 
-# Seed 000 §6 maps a LineUp tool to an MCP server and each of its actions to an MCP tool: a `toolset` or `app`
-# tool becomes one MCP tool per action, named `<tool>_<action>` (an `action`-type tool keeps its own name), with
-# the action's JSON Schema as its inputSchema. The tools that ask the person (choice, confirm, input, review)
+# docs/design.md#tools-and-mcp maps a LineUp tool to an MCP server and each of its actions to an MCP tool: a `toolset`
+# or `app` tool becomes one MCP tool per action, named `<tool>_<action>` (an `action`-type tool keeps its own name),
+# with the action's JSON Schema as its inputSchema. The tools that ask the person (choice, confirm, input, review)
 # are left out: ask_choice, ask_approval, ask_input and request_review ask the same, and survive a restart.
 
 from __future__ import annotations

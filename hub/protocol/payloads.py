@@ -285,7 +285,7 @@ APP_INBOUND: dict[str, type[Payload]] = {
     "tool.result": ToolResult,
 }
 AGENT_INBOUND: dict[str, type[Payload]] = {
-    "conversation.create": ConversationCreate,  # the agent is its member (the MCP bridge's sessions, issue 9)
+    "conversation.create": ConversationCreate,  # the agent is its member (the MCP bridge's sessions)
     "message.create": MessageCreate,
     "message.delta": MessageDelta,
     "task.create": TaskCreate,

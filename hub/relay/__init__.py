@@ -1,4 +1,4 @@
-"""The WuKongIM uplink (issue 8): the hub and its people meet through WuKongIM when away from the LAN."""
+"""The WuKongIM uplink (docs/relay.md): the hub and its people meet through WuKongIM when away from the LAN."""
 
 from __future__ import annotations
 

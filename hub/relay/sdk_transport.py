@@ -45,7 +45,7 @@ class SdkTransport:
                                              device_flag=WKIMDeviceFlag(device_flag)), options)
         self._on_message = on_message
         self._ended: asyncio.Future[TransportError] = session_end()
-        # Listeners first (issue 8): a message pushed right after CONNECT must not find nobody listening —
+        # Listeners first (docs/relay.md): a message pushed right after CONNECT must not find nobody listening —
         # the SDK acknowledges a message whether or not anyone received it.
         self._client.on(WKIMEvent.MESSAGE, self._message)
         self._client.on(WKIMEvent.DISCONNECT, self._disconnected)

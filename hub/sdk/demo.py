@@ -52,8 +52,8 @@ class DemoAgent:
         raise Cancelled
 
     async def play(self, task: TaskHandle) -> None:
-        """Seed 002 §15, restart-safe: every step is done once per task, also when this agent was killed or
-        replaced mid-task and runs the task again (docs/sdk.md "Restart-safe handlers")."""
+        """docs/design.md#the-mvp-demo, restart-safe: every step is done once per task, also when this agent was killed
+        or replaced mid-task and runs the task again (docs/sdk.md "Restart-safe handlers")."""
         log.info("%s task %r (%s)", "resuming" if task.resumed else "working on", task.title, task.id)
         try:
             await task.accept()

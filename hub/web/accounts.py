@@ -89,8 +89,8 @@ async def setup(request: Request) -> JSONResponse:
         raise LapError("forbidden", "This hub is already set up.", hint="Sign in with the owner's account.")
     if not client_is_loopback(request):
         key = "setup:" + _client_key(request)
-        # Per address only (issue 15 #6): a hub-wide count let anyone's wrong codes refuse the owner's right one.
-        # The hub's own machine needs no code at all. Counted before it is compared (hub/auth/limits.py).
+        # Per address only (docs/security.md#guessing): a hub-wide count let anyone's wrong codes refuse the owner's
+        # right one. The hub's own machine needs no code at all. Counted before it is compared (hub/auth/limits.py).
         attempt = hub.sign_in_limiter.attempt(key)
         if attempt is None:
             return too_many("Too many wrong setup codes from this address.", hub.sign_in_limiter.retry_after(key))
@@ -178,7 +178,7 @@ async def create_pairing_code(request: Request) -> JSONResponse:
     command, code = accounts.create_pairing_code(actor, body.name, hub.settings.pairing_code_ttl_s,
                                                  body.replacesAgentId)
     result = await hub.execute(command)
-    # The agent may run on another machine: never a loopback address when the hub has another (issue 14).
+    # The agent may run on another machine: never a loopback address when the hub has another.
     # Its TLS listener when it has one, an https public_url, never an http one past TLS (hub/web/addresses.py).
     where = addresses.for_agents(request)
     commands = agent_commands(where.url, code, where.fingerprint)
@@ -211,8 +211,8 @@ async def pair(request: Request) -> JSONResponse:
     body = await json_body(request, PairRequest)
     key = "pair:" + _client_key(request)
     # Guessing is limited per address (20 a minute against 40 bits of code that expires in minutes); not
-    # hub-wide: then one address's wrong codes refused another host's right one (issue 15 #6). The hub's own
-    # machine and a loopback peer asking for another name (a rebound page) are two sources. Counted before the
+    # hub-wide: then one address's wrong codes refused another host's right one (docs/security.md#guessing). The hub's
+    # own machine and a loopback peer asking for another name (a rebound page) are two sources. Counted before the
     # code is checked (hub/auth/limits.py).
     attempt = hub.pairing_limiter.attempt(key)
     if attempt is None:
@@ -259,7 +259,7 @@ async def create_sign_in_link(request: Request) -> JSONResponse:
     actor = await require_user(request)
     await json_body(request, dict)
     hub = request.app.state.hub
-    # The phone needs an address it can reach, also when this app was opened on 127.0.0.1 (issue 14). A hub with
+    # The phone needs an address it can reach, also when this app was opened on 127.0.0.1. A hub with
     # none (listening on loopback only) answers with `otherDevices: false` and no QR code: the app says so.
     base, source = addresses.for_other_devices(request)
     command, code = accounts.create_sign_in_link(actor, hub.settings.pairing_code_ttl_s)

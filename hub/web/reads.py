@@ -18,8 +18,8 @@ from hub.store.queries.records import MessageRecord
 from hub.web import views
 from hub.web.auth import require_user
 
-# Every list is bounded (issue 15: a flood of questions made the inbox 102 MB); a task's parts beyond this
-# are left out of its detail, and the inbox says how many questions wait in all.
+# Every list is bounded (a flood of questions once made the inbox 102 MB: docs/security.md#agents); a task's parts
+# beyond this are left out of its detail, and the inbox says how many questions wait in all.
 DETAIL_PART_LIMIT = 500
 
 
@@ -109,8 +109,8 @@ async def task_detail(request: Request) -> JSONResponse:
 
 
 async def inbox(request: Request) -> JSONResponse:
-    """Seed 002 §6: waiting for me (the oldest `limit`, 50 by default, and how many in all), failed / needs
-    attention, recently completed. Child tasks show inside their parent, not here."""
+    """docs/design.md#inbox-and-task-lists: waiting for me (the oldest `limit`, 50 by default, and how many in all),
+    failed / needs attention, recently completed. Child tasks show inside their parent, not here."""
     actor = await require_user(request)
     ws = actor.workspace_id
     limit = _int_param(request, "limit", 50, low=1, high=200)

@@ -1,4 +1,4 @@
-"""The Agents screen lists the agents the hub can run itself (issue 16 #4): Claude Code, Codex and Gemini CLI,
+"""The Agents screen lists the agents the hub can run itself (docs/agents.md): Claude Code, Codex and Gemini CLI,
 each with the one `lineup agents add` command to run, copyable; the list is the hub's (/-/agent-presets.json)."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def test_agents_screen_lists_presets_with_their_command(hub, open_page, shots) -
     go(page, "Agents")
     section = page.locator(".agent-presets")
     expect(section.get_by_role("heading")).to_have_text(re.compile("Claude Code, Codex or Gemini CLI"))
-    # Written with the program this hub was started by and its folder (issue 17): `lineup` is not on PATH here.
+    # Written with the program this hub was started by and its folder: `lineup` is not on PATH here.
     prefix = f"{shlex.quote(sys.executable)} -m hub agents add"
     suffix = f"--dir ~/code/my-project --data-dir {shlex.quote(str(hub.data_dir))}"
     rows = section.locator(".agent-preset")

@@ -1,5 +1,5 @@
 """axe-core (the npm package, injected into the real page) finds no violation on any main screen of the app, at a
-phone's 390×844 and a desktop's 1280×800, in the light and the dark colour scheme (issue 17, "Accessible").
+phone's 390×844 and a desktop's 1280×800, in the light and the dark colour scheme.
 
 Each screen is checked in both schemes in turn, switched in place (Playwright's emulate_media), so a viewport's
 screens are reached once, not once per scheme."""

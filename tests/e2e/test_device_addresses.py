@@ -1,4 +1,4 @@
-"""Addresses for the other device (issue 14, scenario 5): with the app opened on 127.0.0.1, the phone's sign-in
+"""Addresses for the other device: with the app opened on 127.0.0.1, the phone's sign-in
 QR code and link and the agent's command carry the hub's LAN address, and they work from another machine; a hub
 listening on loopback only says so instead of showing a link no phone can open.
 
@@ -129,8 +129,8 @@ def test_phone_and_agent_get_the_lan_address_when_the_app_runs_on_loopback(  # t
     desk.get_by_role("button", name="Connect my agent").click()
     desk.get_by_role("button", name="Create a pairing code").click()
     command = desk.locator("lineup-connect-agent .command").inner_text()
-    # beyond loopback, agents get the hub's TLS listener (port + 1) and its certificate's pin (issue 15 item 14)
-    # (the program is the one the hub was started by: `python -m hub` here, issue 17)
+    # beyond loopback, agents get the hub's TLS listener (port + 1) and its certificate's pin
+    # (docs/security.md#agents-transport); the program is the one the hub was started by (`python -m hub` here)
     match = re.fullmatch(r"(?:lineup|\S+ -m hub) demo-agent --hub (\S+) --code (\S+) --fingerprint (\S+)", command.strip())
     assert match is not None and match.group(1) == f"https://{HUB_ADDRESS}:{PORT + 1}", command
     expect(desk.locator(".this-machine-only")).to_have_count(0)

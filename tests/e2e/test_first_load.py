@@ -1,4 +1,4 @@
-"""Issue 17, fast on a phone: the first reads start while the app's code loads (lib/early.js), each is asked for
+"""Fast on a phone: the first reads start while the app's code loads (lib/early.js), each is asked for
 once, and the screens that are not the first one load when first shown (lib/lazy.js)."""
 
 from __future__ import annotations
@@ -221,7 +221,7 @@ def _phone_inbox(hub, open_page, browser, owner, path: str, handler: Any) -> Any
 
 
 def test_a_question_names_its_task_before_the_task_list_has_loaded(hub, open_page, browser, demo_agents) -> None:  # type: ignore[no-untyped-def]
-    """The inbox paints from its own read; the task list comes after (issue 17). Walking through on a phone, the
+    """The inbox paints from its own read; the task list comes after. Walking through on a phone, the
     card first showed "Demo agent · 04:19:06" and the task's name only once the list arrived, the line growing
     under the reader's eyes: GET /api/inbox now says each question's `taskTitle`."""
     owner = create_owner(hub)

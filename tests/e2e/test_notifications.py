@@ -1,7 +1,7 @@
-"""Notifications in the app (issue 7): an agent's new question pops a toast, counts in the title and the inbox badge,
-buzzes where allowed and raises a browser notification whose click opens the task; a reload or a replay from the
-start of the log pops nothing again; two tabs show a notification once; the settings page shows the delivery log
-with each channel's last error, and its test button's notification arrives as a toast.
+"""Notifications in the app (docs/notifications.md): an agent's new question pops a toast, counts in the title and the
+inbox badge, buzzes where allowed and raises a browser notification whose click opens the task; a reload or a replay
+from the start of the log pops nothing again; two tabs show a notification once; the settings page shows the delivery
+log with each channel's last error, and its test button's notification arrives as a toast.
 
 The page is on 127.0.0.1, a secure context, so the Notification API is there: the context is granted the
 permission and an init script records every Notification the page constructs (and every vibration)."""

@@ -48,7 +48,7 @@ def test_a_failing_ui_module_is_named_and_the_app_works(hub, open_page) -> None:
 
 def test_sign_in_on_a_phone_with_a_qr_code_then_revoke_it(hub_factory, open_page, shots) -> None:  # type: ignore[no-untyped-def]
     # The test hub listens on loopback only, which no phone reaches: `public_url` says how this "phone" does
-    # (without it the app says the hub has no LAN address: tests/e2e/test_device_addresses.py, issue 14).
+    # (without it the app says the hub has no LAN address: tests/e2e/test_device_addresses.py).
     hub = hub_factory(start=False)
     hub.port = free_port()
     hub.data_dir.mkdir(parents=True, exist_ok=True)

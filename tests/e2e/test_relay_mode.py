@@ -1,4 +1,4 @@
-"""The app in relay mode (issue 8, docs/relay.md "The app in relay mode"), in Chromium against the fake WuKongIM.
+"""The app in relay mode (docs/relay.md "The app in relay mode"), in Chromium against the fake WuKongIM.
 
 The page reaches its hub through a doorway (a loopback TCP relay to the hub's port) that the test can close, like a
 phone leaving the home network, while the agent and the hub's uplink keep their own connections. On the LAN the

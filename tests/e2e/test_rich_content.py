@@ -1,4 +1,4 @@
-"""Rich, safe content (issue 17): agent Markdown rendered (tables, lists, highlighted code in a monospace font), hostile
+"""Rich, safe content: agent Markdown rendered (tables, lists, highlighted code in a monospace font), hostile
 Markdown inert, a unified diff in a review card shown as one, long messages folded, image artifacts previewed (never
 svg); and the conversation walkthrough items: it opens at its newest message, a new question is brought into view,
 the approval wording, risk badges only when the agent gave a risk, no notification rows in a task's timeline.

@@ -1,4 +1,4 @@
-"""Tool calls in the app (issue 5): an agent's calls show in its conversation as compact cards paired with their
+"""Tool calls in the app: an agent's calls show in its conversation as compact cards paired with their
 results ("Painter called calculator.add (a=2, b=3) → 5"), errors with their code and the word "Error"; a canvas is
 drawn by the canvas plugin's own element and grows live as the agent draws, a reload shows the same drawing (read
 back from the event log), closing it shows it closed; a person-facing tool (choice) is shown on its question's card,

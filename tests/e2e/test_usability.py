@@ -1,10 +1,11 @@
-"""Seed 002 §12.3, the usability test script, played in a real browser at desktop and phone sizes:
+"""The usability test script (docs/design.md#no-approval-by-accident), played in a real browser at desktop and phone
+sizes:
 
 1. connect a simulated agent and tell whether it is online;
 2. create "整理项目依赖并产出计划" as a task and find its current progress;
 3. handle a high-risk approval without opening any log;
 4. let the agent drop and come back, and tell whether the task must be restarted;
-5. (issue 14) answered while the agent is down, the restarted agent asks nothing twice: one card, each step once,
+5. answered while the agent is down, the restarted agent asks nothing twice: one card, each step once,
    no child left running, and the task finishes.
 """
 

@@ -1,4 +1,4 @@
-"""Issue 18 item 1, in a real Chromium against a real hub: the app's status names are the ones the hub put in its page
+"""In a real Chromium against a real hub: the app's status names are the ones the hub put in its page
 (hub/protocol/vocabulary.py), every one of them is shown with its word, and a name the app has no look for is shown
 neutral with its own name rather than a bare string key."""
 

@@ -1,4 +1,4 @@
-"""Issue 17's walkthrough, the items about layout and wording outside the conversation and its cards: each seen in
+"""The phone walkthrough's items about layout and wording outside the conversation and its cards: each seen in
 a real Chromium against a real hub and the real demo agent."""
 
 from __future__ import annotations
@@ -226,7 +226,8 @@ def test_commands_name_the_real_program_and_data_dir(hub, open_page, demo_agents
     page.get_by_role("button", name="Create a pairing code").click()
     expect(page.locator("lineup-connect-agent .command")).to_contain_text(f"{program} demo-agent --hub")
     assert "lineup demo-agent" not in page.locator("lineup-connect-agent .command").inner_text()
-    # The agents people already run are offered too, each with its own one command (seen missing walking issue 16).
+    # The agents people already run are offered too, each with its own one command (seen missing when walked through by
+    # hand).
     assert pairing["commands"]["claude-code"].startswith(f"{program} connect claude-code --dir ~/code/my-project --hub ")
     assert pairing["code"] in pairing["commands"]["claude-code"]
     # Codex takes LineUp's approval hook from the user's config only: the app's command says --user.

@@ -1,4 +1,4 @@
-"""`lineup agents add claude-code|codex|gemini` (issue 16 #4): the real CLI appends a valid `[[agents]]` entry to the
+"""`lineup agents add claude-code|codex|gemini` (docs/agents.md): the real CLI appends a valid `[[agents]]` entry to the
 hub's lineup.toml (what was there kept byte for byte), `lineup runtimes` lists it, and a hub started on that data
 folder runs it: here a stand-in `codex-acp` on PATH that is the scripted ACP agent, taken through a task."""
 

@@ -1,4 +1,4 @@
-"""Issue 17: the web app is installable, compressed and cached (hub/web/static_app.py), served by a real hub.
+"""The web app is installable, compressed and cached (hub/web/static_app.py), served by a real hub.
 
 index.html names every module and style sheet under `/v/<version>/` with a `modulepreload` for each module; those
 files are gzipped and cached for a year (`immutable`), carry `nosniff` but not the document-only policy headers;

@@ -1,5 +1,6 @@
-"""Seed 002 §15, the MVP demo, done by the REAL Claude Code CLI in a terminal (`claude -p`), connected with
-`lineup connect claude-code`, against a scripted fake Anthropic API (tests/support/fake_models/anthropic.py).
+"""The MVP demo (docs/design.md#the-mvp-demo), done by the REAL Claude Code CLI in a terminal (`claude -p`),
+connected with `lineup connect claude-code`, against a scripted fake Anthropic API
+(tests/support/fake_models/anthropic.py).
 
 What the person does is what tests/integration/test_mvp_demo.py does with raw sockets; the agent is Claude Code:
 its own task list (TaskCreate/TaskUpdate) becomes the task's steps and progress, its permission requests become

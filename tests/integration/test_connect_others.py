@@ -1,5 +1,5 @@
-"""`lineup connect codex` and `lineup connect gemini` (issue 16 #3) against a real hub: the CLI pairs, merges LineUp's
-MCP server and turn-finished hook into the agent's own config (the person's lines kept; --remove gives the file
+"""`lineup connect codex` and `lineup connect gemini` (docs/agents.md) against a real hub: the CLI pairs, merges
+LineUp's MCP server and turn-finished hook into the agent's own config (the person's lines kept; --remove gives the file
 back), and the hook a finished turn runs posts it as a succeeded task; the hub away, the hook still exits 0 at
 once. With the published Codex CLI (shared npm prefix), a real `codex exec` turn against the fake Responses API
 reaches the app through the `notify` program that `lineup connect codex` wrote."""

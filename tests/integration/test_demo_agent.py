@@ -1,7 +1,7 @@
 """The demo agent (`lineup demo-agent`) as a real process against a real hub, driven only from an app socket.
 
-Seed 002 §15: a task is accepted, reports progress and child tasks, asks a high-risk approval, continues on the
-answer, posts a result message and an artifact, and succeeds. It also obeys cancel, survives a network drop
+docs/design.md#the-mvp-demo: a task is accepted, reports progress and child tasks, asks a high-risk approval, continues
+on the answer, posts a result message and an artifact, and succeeds. It also obeys cancel, survives a network drop
 while it waits for the person, and stops with a clear error when its credential is revoked.
 """
 
@@ -259,7 +259,7 @@ async def test_it_stops_when_the_task_is_cancelled_during_the_approval(stage: St
 
 
 async def test_it_survives_a_network_drop_while_waiting_for_the_person(stage: Stage) -> None:
-    """Seed 002 §15 step 6: the agent drops, the app sees it, the answer given meanwhile is not lost, and
+    """docs/design.md#the-mvp-demo step 6: the agent drops, the app sees it, the answer given meanwhile is not lost, and
     nothing is done twice after the agent is back."""
     relay = await Relay(stage.hub.port).start()
     try:

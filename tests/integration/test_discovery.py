@@ -1,4 +1,4 @@
-"""LAN discovery (issue 6): what a real hub advertises over mDNS, who finds it, and that it stays where it is told.
+"""LAN discovery: what a real hub advertises over mDNS, who finds it, and that it stays where it is told.
 
 mDNS runs on loopback only here (`--mdns-interface 127.0.0.1`, `interfaces=["127.0.0.1"]`), except in the
 namespace test at the end, where a hub and a "phone" sit in two network namespaces of their own joined by a
@@ -559,7 +559,7 @@ def test_hub_told_to_use_loopback_sends_nothing_on_its_other_interface(lan: Lan,
 
 
 async def test_each_hub_announces_a_host_name_of_its_own_and_only_its_addresses(mdns_hubs: Any) -> None:
-    """Issue 17: hubs announced the machine's `<host>.local.`, so their addresses merged (with each other and with
+    """Hubs announced the machine's `<host>.local.`, so their addresses merged (with each other and with
     the system's responder): a hub was listed at addresses it does not listen on."""
     first, second = mdns_hubs(unique_name("Left")), mdns_hubs(unique_name("Right"), address="127.0.0.2")
     found = {f.properties["hubId"]: f for f in [await find(by_id(first.hub_id)), await find(by_id(second.hub_id))]}

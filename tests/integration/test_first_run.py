@@ -1,4 +1,4 @@
-"""First run in either order (issue 14, scenario 4): `lineup pair` / `lineup token` before anybody set the hub up
+"""First run in either order: `lineup pair` / `lineup token` before anybody set the hub up
 never lock the person out of the browser; the setup stays open and claims what the CLI made, agents included.
 
 Real processes: a `lineup serve` on a loopback port, the `lineup` CLI on the same data folder, HTTP as the app

@@ -1,4 +1,4 @@
-"""LineUp as a Hermes messaging platform (`lineup connect hermes`, issue 30 B), against a real hub.
+"""LineUp as a Hermes messaging platform (`lineup connect hermes`), against a real hub.
 
 Two layers. The bridge (`lineup hook hermes-bridge`, the process the Hermes plugin starts) is driven here as the
 plugin drives it, in JSON lines over its stdin/stdout: hostile lines, its cursor across restarts (nothing the

@@ -1,4 +1,4 @@
-"""`lineup mcp` (issue 9) as a real process, driven by the official MCP client over stdio, against a real hub.
+"""`lineup mcp` (docs/mcp.md) as a real process, driven by the official MCP client over stdio, against a real hub.
 
 The MCP side is `mcp`'s own stdio client session: it starts `python -m hub mcp --hub URL --code CODE
 --credential-file F` exactly as Claude Code or Codex would. The person is a raw app socket (LapClient) that

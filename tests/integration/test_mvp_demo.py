@@ -1,4 +1,4 @@
-"""Seed 002 §15, the MVP demo, end to end against a real hub with raw sockets (no SDK).
+"""The MVP demo (docs/design.md#the-mvp-demo), end to end against a real hub with raw sockets (no SDK).
 
 Steps: 1 set up a workspace; (2 pair an agent); 3 create a task, close the app and reopen it; 4 progress and a
 child task; 5 an approval answered from the inbox; 6 the agent drops, the app sees it, the agent resumes

@@ -1,4 +1,4 @@
-"""Issue 14: the agent side keeps every decision exactly once, across restarts, duplicate processes and re-pairing.
+"""The agent side keeps every decision exactly once, across restarts, duplicate processes and re-pairing.
 
 Real `lineup demo-agent` processes against a real hub, watched from an app socket: the connect command run twice
 (the newer process takes over, the older stops), the agent killed while its question waits (answered meanwhile,

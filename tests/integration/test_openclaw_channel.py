@@ -1,4 +1,4 @@
-"""LineUp as an OpenClaw channel (`lineup connect openclaw`, issue 32), against a real hub and a real OpenClaw.
+"""LineUp as an OpenClaw channel (`lineup connect openclaw`), against a real hub and a real OpenClaw.
 
 The real thing (marked real_agent): `openclaw` 2026.9.6 from npm run by Node 24 from npm, a Gateway on loopback with a
 scratch HOME (tests/support/openclaw_gateway.py, `tools.exec.mode: "ask"`), the fake chat-completions model (a

@@ -67,8 +67,8 @@ async def test_connect_and_close(team: Team) -> None:
 
 async def test_a_dropped_connection_is_not_a_sign_off(team: Team, fast_hub: HubProcess, lap: Connect) -> None:
     """A socket that ends without a close frame (a crash, a pulled cable) is `disconnected`: the app shows the
-    problem and says what to do; only a normal close is `signed_off` (seen walking issue 16: a Claude Code hook
-    agent showed a red "connection closed" problem after every normal session)."""
+    problem and says what to do; only a normal close is `signed_off` (seen walking through it by hand: a Claude Code
+    hook agent showed a red "connection closed" problem after every normal session)."""
     online = status_events(team.app, team.agent_id)
     transport = team.agent.ws.transport
     transport.abort()

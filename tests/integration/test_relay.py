@@ -1,7 +1,7 @@
-"""The WuKongIM uplink (issue 8) against a protocol-faithful fake WuKongIM, on loopback."""
+"""The WuKongIM uplink (docs/relay.md) against a protocol-faithful fake WuKongIM, on loopback."""
 # First the fake is shown faithful (the official SDK connects, sends and receives through it; on the v2 line the
-# SDK fails exactly as issue 8 reports), then the hub end to end: agent → hub → WuKongIM → a person answering by
-# text → the agent; disconnects on either side and a hub restart losing nothing and repeating nothing.
+# SDK fails exactly as seen against a real server), then the hub end to end: agent → hub → WuKongIM → a person answering
+# by text → the agent; disconnects on either side and a hub restart losing nothing and repeating nothing.
 
 from __future__ import annotations
 
@@ -268,7 +268,7 @@ def test_text_replies_are_read_in_english_and_chinese() -> None:
     assert textreply.parse(approval, "拒绝").response == {"optionId": "reject"}
     assert textreply.parse(approval, "同意。").response == {"optionId": "approve"}
     assert textreply.parse(approval, "Approve").response == {"optionId": "approve"}
-    assert textreply.parse(approval, "2 too risky").response is None  # issue 15: no answer read out of a sentence
+    assert textreply.parse(approval, "2 too risky").response is None  # no answer read out of a sentence
     assert textreply.parse(approval, "3").problem == "out_of_range"
     assert textreply.parse(approval, "maybe later").problem == "not_understood"
     choice = {"type": "choice", "title": "Which?", "multiple": True, "options": [
@@ -304,7 +304,7 @@ async def test_an_agent_asks_and_a_person_answers_by_text_through_wukongim(hub_f
         await alice.say("perhaps")
         assert "could not read that" in await alice.text("could not read")  # asked again
         await alice.say("1")
-        await alice.text("confirm 1")  # high risk: a second, explicit step (issue 15)
+        await alice.text("confirm 1")  # high risk: a second, explicit step (docs/security.md)
         await alice.say("confirm 1")
         resolved = await agent.event("interaction.resolved")
         assert resolved["payload"]["outcome"] == "answered" and resolved["payload"]["response"]["optionId"] == "approve"

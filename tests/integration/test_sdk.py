@@ -384,8 +384,8 @@ async def test_a_cursor_the_hub_does_not_know_starts_over_without_losing_a_task(
 
 
 async def test_a_cursor_of_another_agent_is_not_taken_over(world: World) -> None:
-    """Paired again with a fresh code, an agent gets a new identity but the same state file (seen walking issue 14):
-    the previous agent's cursor is not this one's; its own is kept, and the file names whose it is."""
+    """Paired again with a fresh code, an agent gets a new identity but the same state file (seen walking through it by
+    hand): the previous agent's cursor is not this one's; its own is kept, and the file names whose it is."""
     state = world.tmp / "shared.state.json"
     hub_state = await world.api.get("/api/state")
     state.write_text(json.dumps({"agentId": "agt_previous", "epoch": hub_state["epoch"], "lastSequence": 7}))
@@ -568,7 +568,7 @@ async def test_a_refused_envelope_raises_hub_error_with_the_code(world: World) -
 
 
 async def test_a_cap_only_the_person_lifts_raises_at_once_instead_of_hanging(world: World) -> None:
-    """Seen walking issue 15 by hand: the 101st waiting question made `send` retry `rate_limited` every second,
+    """Seen walking through it by hand: the 101st waiting question made `send` retry `rate_limited` every second,
     for ever and silently. Too fast is retried; 100 questions already waiting is the caller's error."""
     client = world.client()
     await client.start(timeout_s=10)

@@ -666,7 +666,7 @@ def register_tools():
 
 async def test_a_blocking_plugin_handler_does_not_stall_the_hub(hub_factory: Callable[..., HubProcess],
                                                                 lap: Connect) -> None:
-    """Issue 18: a synchronous handler runs in a worker thread, so other agents' envelopes are acked meanwhile."""
+    """A synchronous handler runs in a worker thread, so other agents' envelopes are acked meanwhile."""
     hub = hub_factory("hub", start=False)
     (hub.data_dir / "plugins").mkdir(parents=True)
     (hub.data_dir / "plugins" / "slow.py").write_text(SLOW)

@@ -1,4 +1,4 @@
-"""Issue 18 item 1: the app reads the protocol's vocabularies from the hub. The page a real hub serves carries them as
+"""The app reads the protocol's vocabularies from the hub. The page a real hub serves carries them as
 a JSON data block (no request of its own before the first paint), `GET /-/vocabulary.json` answers the same without
 a token, and both are exactly hub/protocol/vocabulary.py's."""
 

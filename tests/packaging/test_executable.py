@@ -1,4 +1,4 @@
-"""The single-file executable (issue 6), built by packaging/build.py and run as a person runs it.
+"""The single-file executable, built by packaging/build.py and run as a person runs it.
 
 A "desktop" gives the executable a home and a user data folder of its own, and a browser that only writes down
 what it was asked to open. The executable is started with no arguments and no terminal (a double-click), on a

@@ -1,4 +1,4 @@
-"""Issue 17: a normal install (a wheel, as `pip install .` or `pipx install .` makes it) serves the app.
+"""A normal install (a wheel, as `pip install .` or `pipx install .` makes it) serves the app.
 
 The wheel is built from the checkout, installed without `-e` into a fresh virtual environment (its dependencies
 come from the test environment's site-packages through a path entry, so nothing is downloaded but the build

@@ -1,4 +1,4 @@
-"""The access matrix (issue 10, docs/design.md#security-baseline): every HTTP route and every inbound event type, tried
+"""The access matrix (docs/design.md#security-baseline): every HTTP route and every inbound event type, tried
 with no credential, placeholder credentials, revoked ones, another workspace's, and an agent's where an app's is needed
 and the other way round. Every attempt is refused with the right status or code, and no answer tells workspace B
 whether an object of workspace A exists.

@@ -1,4 +1,4 @@
-"""Issue 15 item 14: a hub listening beyond loopback offers agents TLS by default.
+"""docs/security.md#agents-transport: a hub listening beyond loopback offers agents TLS by default.
 
 The hub and an agent's machine sit in two network namespaces joined by one veth pair (tests/security/
 test_lan_bind.py's `lan`), so the agent is really on another machine. The pairing command the app shows names the
@@ -88,7 +88,7 @@ def test_plain_agents_only_by_an_explicit_choice(lan: Lan, tmp_path: Path) -> No
     banner = start_hub(lan, tmp_path / "data", {"LINEUP_AGENT_TLS": "off"})
     assert "agents: TLS" not in banner, banner
     _, pairing = pairing_at_hub(lan)
-    # (the program is the one the hub was started by, issue 17: `python -m hub` here)
+    # (the program is the one the hub was started by: `python -m hub` here)
     assert str(pairing["command"]).endswith(f" demo-agent --hub http://{HUB_ADDRESS}:{PORT} --code {pairing['code']}")
     assert pairing["fingerprint"] is None
     refused = lan.run(lan.phone_ns, sys.executable, "-c", "import socket; socket.create_connection("

@@ -1,6 +1,6 @@
-"""The audit chain (issue 10): every stored event carries a SHA-256 chained to the previous one; `lineup db verify`
-finds an edited, deleted or reordered row in a real database file and names the first bad sequence; `lineup export`
-writes the log as JSON Lines with the chain, and a re-implementation written here from the documented formula
+"""The audit chain (docs/security.md): every stored event carries a SHA-256 chained to the previous one; `lineup db
+verify` finds an edited, deleted or reordered row in a real database file and names the first bad sequence; `lineup
+export` writes the log as JSON Lines with the chain, and a re-implementation written here from the documented formula
 (chain[n] = sha256(chain[n-1] + "\\n" + the row as compact JSON), chain[0] = 64 zeros) checks it.
 The chain's anchor (chain-anchor.json, written by the running hub) and a head kept elsewhere (`--anchor`) make the
 newest events deleted noticed too; a hub restarted on a shortened log does not move its anchor back.

@@ -1,7 +1,7 @@
-"""Guess limits count per source and never let one guesser refuse another's right code (issue 15 #6); password
-guesses also meet a per-account and a hub-wide ceiling that many addresses cannot multiply, while the person at
-the hub's own machine keeps a budget of their own (issue 15 #8). The real app and Hub, reached in-process with
-the client address and Host each request would have on a LAN."""
+"""Guess limits count per source and never let one guesser refuse another's right code (docs/security.md#guessing);
+password guesses also meet a per-account and a hub-wide ceiling that many addresses cannot multiply, while the person at
+the hub's own machine keeps a budget of their own (docs/security.md#guessing). The real app and Hub, reached in-process
+with the client address and Host each request would have on a LAN."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ async def pairing_code(hub: InProcessHub, token: str) -> str:
     return str(answer.json()["code"])
 
 
-# ---- issue 15 #6: codes --------------------------------------------------------------------------------------
+# ---- codes -------------------------------------------------------------------------------------------------------
 
 async def test_wrong_pairing_codes_from_one_host_do_not_refuse_another_hosts_right_code(
         tmp_path: Path, cheap_scrypt: None) -> None:
@@ -100,7 +100,7 @@ async def test_a_rebound_page_on_the_hubs_machine_does_not_spend_the_owners_pair
         assert await codes(hub, "127.0.0.1", "/api/pair", [{"code": good}]) == ["ok"]
 
 
-# ---- issue 15 #8: passwords -----------------------------------------------------------------------------------
+# ---- passwords ----------------------------------------------------------------------------------------------------
 
 async def test_password_guesses_from_many_addresses_meet_an_account_ceiling(tmp_path: Path,
                                                                            cheap_scrypt: None) -> None:
@@ -139,7 +139,7 @@ async def test_password_guesses_meet_a_hub_wide_ceiling_but_not_the_owners_machi
 
 
 def test_the_owners_machine_is_slowed_down_not_locked_out() -> None:
-    """Walking issue 15 by hand: 10 typos on the hub's own machine held the owner for 5 minutes, and the hint told
+    """Walking through by hand: 10 typos on the hub's own machine held the owner for 5 minutes, and the hint told
     them to sign in on the hub's own machine, where they were. There the wait is seconds; elsewhere minutes."""
     import time as clock
 

@@ -1,5 +1,5 @@
-"""Browser-facing hardening (issue 10): Origin checks against cross-site request forgery and cross-site WebSocket
-hijacking, DNS rebinding, security headers and a web app without inline script, path traversal on the static
+"""Browser-facing hardening (docs/security.md): Origin checks against cross-site request forgery and cross-site
+WebSocket hijacking, DNS rebinding, security headers and a web app without inline script, path traversal on the static
 routes, and guess limits whose lock-out cannot be used to lock the owner out.
 
 The guess-limit policy tested here (hub/web/accounts.py, hub/web/notifications.py, hub/web/auth.py::client_key):
@@ -136,7 +136,7 @@ async def test_dns_rebinding_does_not_make_a_web_page_the_hubs_own_machine(tmp_p
         ]
         async with httpx.AsyncClient(base_url=hub.base, timeout=30) as http:
             for headers in disguises:
-                if "Host" in headers:  # a foreign name is not answered at all (issue 15 #7, test_host_check.py)
+                if "Host" in headers:  # a foreign name is not answered at all (test_host_check.py)
                     assert (await http.get("/api/setup", headers=headers)).status_code == 421
                     continue
                 status = (await http.get("/api/setup", headers=headers)).json()
@@ -322,7 +322,7 @@ async def test_wrong_passwords_from_one_address_do_not_lock_the_owner_out_elsewh
             assert await codes(hub, f"127.0.0.{i + 2}", "/api/login", wrong[:1]) == ["unauthorized"]
         assert await codes(hub, "127.0.1.1", "/api/login", wrong[:1]) == ["rate_limited"]
         # By now the account has had 20 wrong passwords from the network: its own ceiling holds every address
-        # for a while (issue 15 #8, tests/security/test_guess_limits.py).
+        # for a while (tests/security/test_guess_limits.py).
         assert await codes(hub, "10.0.0.21", "/api/login", [right]) == ["rate_limited"]
 
 
@@ -350,7 +350,8 @@ async def test_setup_code_guesses_are_limited_per_address(
         assert hub.hub.setup_code not in {b["setupCode"] for b in wrong + placeholders}
         # No code, or a placeholder, from another machine: refused like any wrong code.
         assert await codes(hub, "192.168.1.50", "/api/setup", [dict(SETUP)] + placeholders) == ["unauthorized"] * 5
-        # Per address (10 wrong codes in 5 minutes); another address's right code still works (issue 15 #6) ...
+        # Per address (10 wrong codes in 5 minutes); another address's right code still works
+        # (docs/security.md#guessing) ...
         assert await codes(hub, "192.168.1.50", "/api/setup", wrong[:6]) == ["unauthorized"] * 5 + ["rate_limited"]
         assert await codes(hub, "192.168.1.50", "/api/setup", [{**SETUP, "setupCode": hub.hub.setup_code}]) == \
             ["rate_limited"]
@@ -367,7 +368,7 @@ async def test_pairing_guesses_are_limited_but_the_owner_can_still_pair_and_sign
             good = [(await local.post("/api/pairing-codes", json={}, headers=auth)).json()["code"] for _ in range(2)]
         wrong = [{"code": f"ZZZZ-{i:04d}"} for i in range(21)]
         assert await codes(hub, "10.0.0.66", "/api/pair", wrong) == ["unauthorized"] * 20 + ["rate_limited"]
-        # Per address only: another LAN address pairs with a right code (issue 15 #6) ...
+        # Per address only: another LAN address pairs with a right code (docs/security.md#guessing) ...
         assert await codes(hub, "10.0.0.20", "/api/pair", [{"code": good[0]}]) == ["ok"]
         # ... so does the hub's own machine, and the owner signs in and works from anywhere meanwhile.
         assert await codes(hub, "127.0.0.1", "/api/pair", [{"code": good[1]}]) == ["ok"]

@@ -1,6 +1,7 @@
-"""DNS rebinding (issue 15 #7): the hub answers only to its own names and to IP addresses. A page whose name was
-re-pointed at the hub's address sends that name as Host: plain HTTP gets 421 and the app's WebSocket handshake is
-refused, while every way the owner really reaches the hub keeps working. A real `lineup serve` on loopback."""
+"""DNS rebinding (docs/security.md#names-dns-rebinding): the hub answers only to its own names and to IP addresses. A
+page whose name was re-pointed at the hub's address sends that name as Host: plain HTTP gets 421 and the app's WebSocket
+handshake is refused, while every way the owner really reaches the hub keeps working. A real `lineup serve` on
+loopback."""
 
 from __future__ import annotations
 
@@ -74,7 +75,7 @@ def test_the_hubs_own_names_and_any_address_are_answered(served: ServedHub) -> N
 
 
 def test_two_host_headers_are_refused(served: ServedHub) -> None:
-    """Walking issue 15 by hand: `Host: 127.0.0.1` then `Host: evil.example` was answered (the first one read)."""
+    """Walking through by hand: `Host: 127.0.0.1` then `Host: evil.example` was answered (the first one read)."""
     import socket as sockets
 
     with sockets.create_connection(("127.0.0.1", served.port), timeout=5) as sock:

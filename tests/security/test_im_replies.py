@@ -1,4 +1,5 @@
-"""Issue 15 item 2: over the WuKongIM relay, IM text answers a question only when it is explicit.
+"""docs/security.md#im-text-replies-the-relay: over the WuKongIM relay, IM text answers a question only when it is
+explicit.
 
 A real hub process, a protocol-faithful fake WuKongIM (tests/support/fake_wukong.py) and a person on WuKongIM's
 official SDK: ordinary sentences while a question is open reach the agent as chat (and the person is told how to

@@ -1,5 +1,5 @@
 """A hub bound beyond loopback with no owner yet cannot be taken over from the network without the setup code
-(docs/design.md#security-baseline; issue 10): the hub and a "phone" sit in two network namespaces of their own, joined
+(docs/design.md#security-baseline): the hub and a "phone" sit in two network namespaces of their own, joined
 by one veth pair, so the phone is a really different machine as far as the hub can tell, and nothing leaves the test's
 own namespaces. Also tested over that real network: the guess limits lock the phone's address, never the owner at
 the hub's machine, and the live figures need a token from the LAN.

@@ -1,5 +1,6 @@
-"""Issue 15 item 11 against a real hub and a real SMTP server (aiosmtpd): an agent's name or a task's title with
-CR/LF in it can neither suppress the owner's mail notifications nor add a header (a Bcc) to them."""
+"""docs/security.md#what-the-relay-and-the-notification-channels-see, against a real hub and a real SMTP server
+(aiosmtpd): an agent's name or a task's title with CR/LF in it can neither suppress the owner's mail notifications nor
+add a header (a Bcc) to them."""
 
 from __future__ import annotations
 

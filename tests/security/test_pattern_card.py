@@ -1,4 +1,4 @@
-"""Issue 15 item 1 in the browser: the app never runs an agent's pattern (the browser's RegExp backtracks too).
+"""In the browser: the app never runs an agent's pattern (the browser's RegExp backtracks too).
 
 Real Chromium on the real app: an input card whose pattern is `(.|.)*Z` (exponential for a backtracking engine)
 is answered with a non-matching text; the tab stays responsive, the hub's refusal naming the pattern is shown on

@@ -1,4 +1,4 @@
-"""Issue 15 item 1 (ReDoS): an agent's `input` pattern can never freeze the hub.
+"""ReDoS (docs/security.md#agents): an agent's `input` pattern can never freeze the hub.
 
 A real `lineup serve`: patterns RE2 cannot run (backreferences, lookaround, too complex) are refused when asked, by
 `interaction.requested` and by the `input` human tool, with `invalid_payload` naming the pattern; patterns that are

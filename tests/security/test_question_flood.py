@@ -1,4 +1,4 @@
-"""Issue 15 item 5: one agent's flood of questions cannot lock the owner out.
+"""docs/security.md#agents: one agent's flood of questions cannot lock the owner out.
 
 A real `lineup serve`: an agent may have at most 100 questions waiting (the next is `rate_limited`), each at most
 64 KiB; the inbox sends the oldest 50 and the total, so its size stays bounded; revoking the agent cancels its

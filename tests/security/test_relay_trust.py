@@ -1,4 +1,4 @@
-"""Issue 15 item 12: the relay does not trust WuKongIM blindly.
+"""The relay does not trust WuKongIM blindly.
 
 A real hub process and a protocol-faithful fake WuKongIM (tests/support/fake_wukong.py) with a person on the
 official SDK: a person set `lap = false` cannot act as the LineUp app (no envelope runs, no replay of the workspace

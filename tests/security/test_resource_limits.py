@@ -1,4 +1,4 @@
-"""Issue 15 items 3 and 4 against a real `lineup serve`: request bodies are bounded before they are read, and
+"""Against a real `lineup serve`: request bodies are bounded before they are read, and
 connections that never finish a request, or too many from one address, cannot exhaust the hub.
 
 Items: 3 (a 50 MiB body to /api/login, with Content-Length and chunked, is refused and does not grow the hub's

@@ -1,4 +1,4 @@
-"""No secret in any log line or URL (issue 10, docs/design.md#minimal-logs).
+"""No secret in any log line or URL (docs/design.md#minimal-logs).
 
 One full run at debug level: setup (with the setup code), a wrong and a right sign-in, pairing (a code from the
 app and one from `lineup pair`, typed the way a person types it), agents over raw LAP and over the SDK, tasks, an

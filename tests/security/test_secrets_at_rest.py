@@ -1,6 +1,6 @@
-"""Issue 15 item 10: the database files are the owner's alone even in a folder others may read, a `lineup.toml`
-holding secrets that others may read is reported (and refused by the packaged app), and `lineup export` leaves the
-secret hashes out unless asked."""
+"""docs/security.md#files-at-rest: the database files are the owner's alone even in a folder others may read, a
+`lineup.toml` holding secrets that others may read is reported (and refused by the packaged app), and `lineup export`
+leaves the secret hashes out unless asked."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 15 item 9 in the browser: a sign-in link an agent put in an attachment (`/#signin=<code of another
+"""In the browser: a sign-in link an agent put in an attachment (`/#signin=<code of another
 workspace>`) does not silently sign the owner into that workspace. Real Chromium on the real app: the new tab
 asks first, naming the workspace the owner is in; keeping the session is the default (Escape) and leaves both the
 session and the link untouched; switching is an explicit choice. A protocol-relative link (`//host/x`) is shown

@@ -1,4 +1,4 @@
-"""Issue 15 item 13 against a real `lineup serve`: an agent cannot keep unfinished streamed messages in the hub's
+"""Against a real `lineup serve`: an agent cannot keep unfinished streamed messages in the hub's
 memory. Beyond `max_open_streams_per_agent` its least recently active stream is stored and closed; a stream idle
 for `stream_idle_s` is stored and closed; either way the text streamed so far is kept and the agent can go on."""
 

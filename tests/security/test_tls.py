@@ -1,6 +1,6 @@
-"""TLS (issue 10): `--tls-self-signed` makes a certificate once and shows its fingerprint; the SDK pins it, pairs and
-connects, and refuses another certificate (PinMismatch, before any secret is sent, and without a reconnect loop);
-plain HTTP is not served on the TLS port; `--tls-cert/--tls-key` serves a certificate the person made. Also: the
+"""TLS (docs/security.md): `--tls-self-signed` makes a certificate once and shows its fingerprint; the SDK pins it,
+pairs and connects, and refuses another certificate (PinMismatch, before any secret is sent, and without a reconnect
+loop); plain HTTP is not served on the TLS port; `--tls-cert/--tls-key` serves a certificate the person made. Also: the
 pin is checked on the very connection that carries the pairing code, not on a separate one a man in the middle
 could let through.
 """
@@ -295,7 +295,7 @@ async def test_the_pin_is_checked_on_the_connection_that_carries_the_code(tls_hu
 
 async def test_pairing_again_with_a_fresh_code_keeps_the_pin(tls_hub: ServedHub, tmp_path: Path) -> None:
     """A revoked agent told to run `… --code NEW-CODE` pairs again without typing the fingerprint again: the stored
-    credential's pin is reused for the same hub (walking issue 14 by hand, the suggested command failed here)."""
+    credential's pin is reused for the same hub (walked through by hand, the suggested command failed here)."""
     shown = tls_hub.wait_banner(FINGERPRINT).group(1)
     path = tmp_path / "agent.json"
     with owner_api(tls_hub) as api:

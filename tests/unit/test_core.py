@@ -81,7 +81,7 @@ async def test_stop_is_idempotent_and_a_stopped_hub_refuses_writes(tmp_path: Pat
     assert outcome.error is not None and outcome.error.code == "internal"
 
 
-# ---- one commit bus, and start/stop unwinding in reverse (issue 18 item 3) ---------------------------------
+# ---- one commit bus, and start/stop unwinding in reverse ---------------------------------
 
 STOPS = {"supervisor": ("hub.runtimes.supervisor.Supervisor", "stop"), "relay": ("hub.relay.uplink.Uplink", "stop"),
          "tool_router": ("hub.tools.router.ToolRouter", "stop"), "notifier": ("hub.notify.service.Notifier", "stop"),

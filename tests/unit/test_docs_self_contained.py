@@ -15,11 +15,13 @@ from hub.protocol import stored as S
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-# The team's specification files (the Chinese seeds and the four upper-case pages beside them) live outside the
-# checkout: a citation of one sends the reader somewhere they cannot follow. Upper case only, so that
-# docs/protocol.md is not taken for its namesake.
-OUTSIDE = re.compile(r"\bseed 00\d|\bseeds/|\b(?:QUALITY|PROTOCOL|DESIGN|STYLE)\.md|\.\./shared\b"
-                     r"|\bshared/(?:QUALITY|PROTOCOL|DESIGN|STYLE|seeds)")
+# The team's specification files (the Chinese seeds and the four upper-case pages beside them) and its issue tracker
+# live outside the checkout: a citation of one (a seed's section, an issue's number) sends the reader somewhere they
+# cannot follow. Any case, except the four pages' names: upper case only, so that docs/protocol.md is not taken for
+# its namesake.
+OUTSIDE = re.compile(r"\bseed 00\d|\bseeds/|\bissues? #?\d+|\.\./shared\b"
+                     r"|(?-i:\b(?:QUALITY|PROTOCOL|DESIGN|STYLE)\.md|\bshared/(?:QUALITY|PROTOCOL|DESIGN|STYLE))|\bshared/seeds",
+                     re.IGNORECASE)
 # A page and section of the docs, as code cites it ("docs/design.md#task-states"), and as docs/ links to itself.
 CITED_ANCHOR = re.compile(r"\bdocs/([\w-]+\.md)#([\w-]+)")
 RELATIVE_LINK = re.compile(r"\]\(([\w-]+\.md)#([\w-]+)\)")
@@ -96,6 +98,16 @@ def test_slug_follows_github() -> None:
     assert slug("Hello, welcome, resume") == "hello-welcome-resume"
     assert slug("The schema (`lineup schema`)") == "the-schema-lineup-schema"
     assert slug("An agent's unfinished work: `openTasks`") == "an-agents-unfinished-work-opentasks"
+
+
+def test_the_outside_pattern_catches_seeds_and_issues_in_any_case() -> None:
+    seed, issue = "Seed" + " 002 §15", "issue" + " 15"  # split, so this file does not cite them itself
+    for text in (seed, seed.lower(), issue + " #8", issue.capitalize() + " item 14: ...", "(" + issue + ")",
+                 "Issues" + " 14 and 15", "../" + "shared/x", "SHARED/se" + "eds/002.md", "see DESIGN" + ".md"):
+        assert OUTSIDE.search(text), text
+    for text in ("docs/" + "protocol.md", "[design.md](design.md#tools-and-mcp)", "github.com/o/r/issues/12",
+                 "reissue 3 codes", "tissue 4"):
+        assert not OUTSIDE.search(text), text
 
 
 def test_nothing_cites_a_document_outside_the_repository(texts: dict[Path, str]) -> None:

@@ -1,4 +1,4 @@
-"""Which of the hub's addresses another device can use (issue 14): never loopback, the default route's first."""
+"""Which of the hub's addresses another device can use: never loopback, the default route's first."""
 
 from __future__ import annotations
 

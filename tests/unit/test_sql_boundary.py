@@ -1,4 +1,4 @@
-"""SQL lives in hub/store/ (issue 18 item 1): a module outside it that is not on the allow-list may not gain SQL,
+"""SQL lives in hub/store/: a module outside it that is not on the allow-list may not gain SQL,
 and the allow-list of modules not yet moved can only shrink."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 HUB = Path(__file__).resolve().parents[2] / "hub"
 
-# Modules outside hub/store/ that still hold SQL (issue 18 item 1): none any more. Never add one: put a new
+# Modules outside hub/store/ that still hold SQL: none any more. Never add one: put a new
 # statement in hub/store/ (hub/store/queries/ for reads).
 NOT_YET_MOVED: frozenset[str] = frozenset()
 

@@ -1,4 +1,5 @@
-"""IM text replies (hub/relay/textreply.py): only an explicit reply answers a question (issue 15, item 2)."""
+"""IM text replies (hub/relay/textreply.py, docs/security.md#im-text-replies-the-relay): only an explicit reply
+answers a question."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ ANSWERS: list[tuple[dict[str, Any], str, dict[str, Any]]] = [
 ]
 
 NOT_ANSWERS: list[tuple[dict[str, Any], str, str]] = [
-    # The three phrases of issue 15, read as decisions before: now none is an answer.
+    # Three phrases once read as decisions: now none is an answer.
     (APPROVAL, "ok thanks, I will look later", "not_understood"),
     (APPROVAL, "yes but not now", "not_understood"),
     (APPROVAL, "No way… actually wait", "not_understood"),

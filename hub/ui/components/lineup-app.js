@@ -95,7 +95,8 @@ export class LineupApp extends LineupElement {
     this.token = readToken();
     this.api = createApi({ getToken: () => this.token, onUnauthorized: () => this.signOut('revoked') });
     this._tick = null;
-    this.pendingSignIn = null; // a sign-in link's code waiting for the person's answer (issue 15 #9)
+    // a sign-in link's code waiting for the person's answer (docs/security.md#what-each-credential-can-do)
+    this.pendingSignIn = null;
   }
 
   connectedCallback() {
@@ -124,8 +125,9 @@ export class LineupApp extends LineupElement {
       const code = decodeURIComponent(hash.slice('#signin='.length));
       history.replaceState(null, '', window.location.pathname + window.location.search);
       this.route = parseRoute('');
-      // A signed-in browser is never switched without asking (issue 15 #9): a link in an agent's artifact
-      // could sign it into another workspace and drop the person's own session. Asked once the session shows.
+      // A signed-in browser is never switched without asking (docs/security.md#what-each-credential-can-do): a link in
+      // an agent's artifact could sign it into another workspace and drop the person's own session. Asked once the
+      // session shows.
       if (this.token) this.pendingSignIn = code;
       else await this._redeemSignIn(code);
     }

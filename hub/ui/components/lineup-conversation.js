@@ -67,7 +67,7 @@ export class LineupConversation extends LineupElement {
         items.push({ key: `t:${task.id}`, kind: 'task', at: task.createdAt, task });
       }
     }
-    // A call that asked the person is shown on its question's card, not as a second card (issue 5).
+    // A call that asked the person is shown on its question's card, not as a second card.
     const asked = interactionCalls(state);
     const shown = new Set();
     for (const it of state.interactions) {

@@ -41,8 +41,8 @@ export function validateInput(spec, text) {
     return t('card.input.integer');
   }
   // `spec.pattern` comes from an agent and is never evaluated here: the browser's RegExp engine backtracks, so a
-  // pattern such as `(.|.)*Z` would freeze the tab while the person types (issue 15). The card shows the pattern
-  // as a hint; the hub checks the answer with RE2 (linear time, hub/domain/patterns.py) and its refusal, which
+  // pattern such as `(.|.)*Z` would freeze the tab while the person types (docs/security.md). The card shows the
+  // pattern as a hint; the hub checks the answer with RE2 (linear time, hub/domain/patterns.py) and its refusal, which
   // names the pattern, is shown under the card (`_submission`), with the answer kept for editing.
   return '';
 }
@@ -107,7 +107,8 @@ export class LineupInteractionCard extends LineupElement {
     const spec = this.interaction.spec || {};
     const approving = option.id !== 'reject' && option.style !== 'danger';
     if (approving && (this.interaction.risk || spec.risk) === 'high' && this.local.confirming !== option.id) {
-      // Seed 002 §12.3: a high-risk approval needs a second, explicit step, so it is never given by accident.
+      // docs/design.md#no-approval-by-accident: a high-risk approval needs a second, explicit step, so it is never
+      // given by accident.
       this.local.confirming = option.id;
       this.requestUpdate();
       requestAnimationFrame(() => this.querySelector('.confirm-approve')?.focus());

@@ -98,7 +98,7 @@ export class LineupTaskDetail extends LineupElement {
     </article>`;
   }
 
-  /** Seed 002 §12.3 task 4: after a disconnect, say plainly whether the task must be started again. */
+  /** docs/design.md#an-agent-that-goes-away: after a disconnect, say plainly whether the task must be started again. */
   _restartVerdict(task, agent, state) {
     const lost = task.connectionLostAt && !TERMINAL.has(task.status);
     const restart = html`<button class="button primary restart-button" @click=${() => this.emit('lineup-task-restart', { task })}>

@@ -1,4 +1,4 @@
-// The first reads, started while the app's modules load: the inbox's data need not wait for the code (issue 17).
+// The first reads, started while the app's modules load: the inbox's data need not wait for the code.
 // index.html runs this module first and alone; lib/api.js takes each early answer over once, for the same request.
 
 const TOKEN_KEY = 'lineup.token';

@@ -1,4 +1,4 @@
-// Custom elements whose code loads when first rendered: fewer requests before the inbox paints (issue 17).
+// Custom elements whose code loads when first rendered: fewer requests before the inbox paints.
 // An element rendered before its module arrives is empty until then; LineupElement takes over its properties.
 
 const PIECES = {
@@ -27,7 +27,7 @@ let shown = false;
 
 /** Run `fn` once the first screen (the inbox, or setup / sign-in) has been painted and the page is idle: what the
  * person does not see yet (the toasts' code, the tool activity's, the service worker's copy of every file) waits
- * instead of competing with the first paint for a phone's CPU and connections (issue 17's LCP). */
+ * instead of competing with the first paint for a phone's CPU and connections (the largest contentful paint). */
 export function afterFirstScreen(fn) {
   if (shown) fn();
   else afterShown.push(fn);

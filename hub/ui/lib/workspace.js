@@ -23,7 +23,7 @@ const LIST_READS = {
 /** The live layer's code: the connection (direct and relay), the tool calls, the state kept in relay mode, the
  * notifications (toasts, the browser's, which tab shows one). Loaded by start() once the first reads are on the
  * screen, not with the first screen: on a phone's few connections its files would otherwise come before the inbox's
- * data (issue 17's LCP). */
+ * data (the largest contentful paint). */
 async function loadLiveLayer() {
   await afterNextPaint();
   const [connection, tools, relayState, notifications] = await Promise.all([import('./hub-connection.js'),
@@ -199,7 +199,7 @@ export class Workspace {
           .then((detail) => ({ taskDetails: { ...this.state.taskDetails, [id]: detail } }))
           .catch((error) => ({ taskDetails: { ...this.state.taskDetails, [id]: failedDetail(this.state.taskDetails[id], error) } }))]);
       }
-      // Each answer is shown when it arrives (the inbox need not wait for the slowest read: issue 17's LCP).
+      // Each answer is shown when it arrives (the inbox need not wait for the slowest read).
       let failed = null;
       const failedKinds = [];
       await Promise.all(jobs.map(([kind, job]) => job.then((patch) => {
@@ -583,7 +583,7 @@ export class Workspace {
     return { id, done: this._liveReady.then((live) => live.send(type, payload, { ...fields, id }).done) };
   }
 
-  /** Seed 002 §7.2: with "track as task", task.create first, then the text as message.create for the agent. */
+  /** With "track as task", task.create first, then the text as message.create for the agent. */
   sendMessage({ conversationId, text, trackAsTask, targetAgentId, attachments = [] }) {
     const content = text.trim();
     if (!content && !attachments.length) return null;

@@ -67,8 +67,8 @@ TOOL_TYPES = {"tool.list", "tool.call", "tool.result"}
 
 def test_inbound_tables_follow_the_protocol_catalogue() -> None:
     assert APP_TO_HUB - TOOL_TYPES <= set(P.APP_INBOUND) <= APP_TO_HUB
-    # Extensions the protocol allows: an agent opens a conversation of its own (the MCP bridge, issue 9) and marks
-    # a named step of its task done (task.checkpoint, issue 14: restart-safe agents), and withdraws a question it
+    # Extensions the protocol allows: an agent opens a conversation of its own (the MCP bridge) and marks
+    # a named step of its task done (task.checkpoint: restart-safe agents), and withdraws a question it
     # no longer waits for (interaction.withdraw: the card must not stay approvable).
     assert AGENT_TO_HUB - TOOL_TYPES <= set(P.AGENT_INBOUND) <= AGENT_TO_HUB | {"conversation.create", "task.checkpoint",
                                                                                "interaction.withdraw"}

@@ -1,4 +1,4 @@
-"""Issue 18 item 1: each vocabulary (task statuses, interaction types and outcomes, risk levels, agent statuses) is
+"""Each vocabulary (task statuses, interaction types and outcomes, risk levels, agent statuses) is
 defined once, in hub/protocol/vocabulary.py; every other Python place uses that very object, and no copy of a list
 is left in hub/."""
 

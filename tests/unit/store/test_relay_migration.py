@@ -1,4 +1,4 @@
-"""Issue 18 item 1: the relay's tables are made by a migration (m009_relay_tables), no longer by the uplink on first
+"""The relay's tables are made by a migration (m009_relay_tables), no longer by the uplink on first
 use. A database where the old uplink already made them (a real SQLite file, made the old way, with rows) migrates
 cleanly: every row kept, the tables then exactly a new database's, and the relay's store works on them."""
 
