@@ -4,9 +4,8 @@ New session (agent → project → where → first message → Start) in a new g
 its card, which shows the diff; Files changed; the full-screen diff; a line comment sent as a review; Stop and End;
 a hub restart keeps the session list true; axe-clean on every screen. The scripted ACP agent
 (tests/support/acp_agent.py) covers the flow at 1280×800 in Chinese and the remembered choices; claude-code-acp
-against the fake Anthropic API (as tests/integration/test_sessions_real.py) covers it at 390×844 (marked
-real_agent). Cost on 2 cores: about 25 s for the scripted test, 45–70 s for the real one (most of it Claude Code's
-start and turns).
+against the fake Anthropic API (as tests/integration/test_sessions_real.py) covers it at 390×844 and 1280×800 (marked
+real_agent). Cost measured on 2 shared cores: about 16 s for the scripted test, 14 s for each real one.
 """
 
 from __future__ import annotations
@@ -171,3 +170,61 @@ def test_a_session_from_start_to_end_with_the_scripted_agent(hub_factory, open_p
     list_is_true_after_restart(hub, page, owner.token, session["sessionId"], source, "desktop zh")
     shots(page, "02-sessions")
     assert git(repo, "worktree", "list").count("proj.worktrees") == 2
+
+
+@pytest.mark.real_agent
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_a_claude_code_session(hub_factory, open_page, tmp_path, shots, viewport) -> None:  # type: ignore[no-untyped-def]
+    """390×844 and 1280×800 in English with claude-code-acp against the fake Anthropic API: the model writes a file (Write), the
+    card shows it as a diff, the review reaches the model quoted, Stop ends a slow turn, End stops the process."""
+    from tests.integration.test_real_agents import agent_root_pids, claude_agent
+    from tests.support.fake_models import text, tool
+
+    source = axe_source()
+    repo = make_repo(tmp_path / "code" / "proj")
+    worktree = tmp_path / "code" / "proj.worktrees" / "feature-notes"
+    home = tmp_path / "claude-home"
+    home.mkdir()
+    agent = claude_agent(home, worktree, [])
+    agent.model.script.add(
+        tool("Write", {"file_path": str(worktree / "notes.md"), "content": "hello\nworld\n"}, say="Writing it."),
+        text("I wrote notes.md."),
+        text("I will say it louder."),
+        text("Thinking for a long while...", delay_s=60))
+    try:
+        hub = sessions_hub(hub_factory, tmp_path, [
+            "[sessions.agents.claude-code]", "command = [" + ", ".join(json.dumps(p) for p in agent.command) + "]",
+            "env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in agent.env.items()) + " }",
+            "init_timeout_s = 60", "cancel_grace_s = 20"])
+        owner = create_owner(hub)
+        page = open_app(open_page, hub, owner.token, viewport)
+        where = "phone" if viewport == PHONE else "desktop"
+        started = time.monotonic()
+        new_session(page, "claude-code", repo, "feature/notes", "Write notes.md with two lines", source, where)
+        card = pending_card(page.locator(".stream"))
+        expect(card.locator(".approves-diff .diff-add")).to_have_count(2, timeout=TURN_S)  # the Write, as a diff
+        print(f"FIGURE claude-code in the browser: Start to the card {time.monotonic() - started:.1f} s")
+        assert not (worktree / "notes.md").exists()
+        shots(page, "01-write-card")
+        card.locator("button[data-option='allow_once']").click()
+        expect(page.locator(".stream .message.theirs").filter(has_text="I wrote notes.md.")).to_be_visible(timeout=TURN_S)
+        assert (worktree / "notes.md").read_text() == "hello\nworld\n"
+        shots(page, "02-conversation")
+        review_a_line(page, "notes.md", 2, "Say it louder", source, where)
+        expect(page.locator(".stream .message.theirs").filter(has_text="I will say it louder.")).to_be_visible(timeout=TURN_S)
+        asked = json.dumps(agent.model.main_requests()[-1].body)
+        assert "notes.md:2" in asked and "> world" in asked and "Say it louder" in asked
+        page.locator("lineup-composer textarea").fill("Think about it for a long time")
+        page.locator("lineup-composer textarea").press("Enter")
+        stop_and_end(page, source, where)
+        deadline = time.monotonic() + 20  # End stops the process: SIGTERM, then SIGKILL after its grace
+        while agent_root_pids(home) and time.monotonic() < deadline:
+            page.wait_for_timeout(100)
+        assert agent_root_pids(home) == []
+        assert worktree.is_dir() and (worktree / "notes.md").exists()
+        session_id = page.locator("lineup-session-bar .session-bar").get_attribute("data-session-id")
+        list_is_true_after_restart(hub, page, owner.token, str(session_id), source, where)
+        shots(page, "03-sessions")
+        print(f"FIGURE claude-code flow in the browser: {time.monotonic() - started:.1f} s")
+    finally:
+        agent.close()

@@ -70,18 +70,18 @@ export class LineupSessionBar extends LineupElement {
     return html`<div class="session-bar" data-kind="hub" data-status=${s.status} data-session-id=${s.sessionId}>
       <div class="session-bar-row">
         ${sessionStatusBadge(s)}
-        ${branch ? html`<span class="muted small mono session-branch">${branch}</span>` : ''}
-        ${usage ? html`<span class="muted small session-usage" data-usage="reported">${usage}</span>` : ''}
-      </div>
-      <div class="session-bar-row session-actions">
-        <a class="button small files-changed" href=${routeHref({ view: 'sessions', id: s.sessionId })}
-          data-files=${files ?? ''}>${icon('diff')}<span>${files == null ? t('session.filesChangedUnknown')
-            : tn('session.filesChanged', files)}</span>${this._changes?.totals ? html`<span class="diff-stat small"><span
-            class="diff-stat-add">+${this._changes.totals.added}</span> <span class="diff-stat-del">−${this._changes.totals.removed}</span></span>` : ''}</a>
+        <span class="muted small mono session-branch">${branch || ''}</span>
         ${s.canStop ? html`<button class="button small session-stop" ?disabled=${this._busy === 'stop'}
           @click=${() => this._act('stop')}>${icon('stop')}<span>${t('session.stop')}</span></button>` : ''}
         ${s.canEnd ? html`<button class="button small danger-outline session-end" ?disabled=${this._busy === 'end'}
           @click=${() => this._askEnd()}>${icon('close')}<span>${t('session.end')}</span></button>` : ''}
+      </div>
+      <div class="session-bar-row">
+        <a class="button small files-changed" href=${routeHref({ view: 'sessions', id: s.sessionId })}
+          data-files=${files ?? ''}>${icon('diff')}<span>${files == null ? t('session.filesChangedUnknown')
+            : tn('session.filesChanged', files)}</span>${files ? html`<span class="diff-stat small"><span
+            class="diff-stat-add">+${this._changes.totals.added}</span> <span class="diff-stat-del">−${this._changes.totals.removed}</span></span>` : ''}</a>
+        ${usage ? html`<span class="muted small session-usage" data-usage="reported">${usage}</span>` : ''}
       </div>
       ${s.note ? html`<p class="muted small session-note">${s.status === 'ended' ? t(`session.reason.${s.endReason || 'ended'}`) : s.note}</p>` : ''}
       ${this._error ? html`<p class="small tone-text-danger session-error" role="alert">${icon('warning')} ${errorWords(this._error)}</p>` : ''}
