@@ -108,7 +108,8 @@ def stop_and_end(page: Page, source: str, where: str) -> None:
     dialog.locator(".session-end-confirm-button").click()
     expect(bar).to_have_attribute("data-status", "ended", timeout=30_000)
     expect(bar.locator(".session-stop")).to_have_count(0)
-    expect(bar.locator(".session-note")).to_contain_text("Ended from the app" if "zh" not in where else "已在应用中结束")
+    ended = "已在应用中结束" if "zh" in where else "Ended from the app"
+    expect(bar.locator(".session-note")).to_contain_text(ended)
 
 
 def list_is_true_after_restart(hub: Any, page: Page, token: str, session_id: str, source: str, where: str) -> None:
@@ -166,7 +167,8 @@ def test_a_session_from_start_to_end_with_the_scripted_agent(hub_factory, open_p
     expect(steps.locator(".summary-where")).to_contain_text("lineup/")  # a new worktree again, auto-named
     steps.locator(".first-message").fill("hello again")
     steps.locator(".start-session").click()
-    expect(page.locator(".stream .message.theirs").filter(has_text="you said hello again")).to_be_visible(timeout=20_000)
+    reply = page.locator(".stream .message.theirs").filter(has_text="you said hello again")
+    expect(reply).to_be_visible(timeout=20_000)
     list_is_true_after_restart(hub, page, owner.token, session["sessionId"], source, "desktop zh")
     shots(page, "02-sessions")
     assert git(repo, "worktree", "list").count("proj.worktrees") == 2
@@ -175,8 +177,9 @@ def test_a_session_from_start_to_end_with_the_scripted_agent(hub_factory, open_p
 @pytest.mark.real_agent
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
 def test_a_claude_code_session(hub_factory, open_page, tmp_path, shots, viewport) -> None:  # type: ignore[no-untyped-def]
-    """390×844 and 1280×800 in English with claude-code-acp against the fake Anthropic API: the model writes a file (Write), the
-    card shows it as a diff, the review reaches the model quoted, Stop ends a slow turn, End stops the process."""
+    """390×844 and 1280×800 in English with claude-code-acp against the fake Anthropic API: the model writes a file
+    (Write), the card shows it as a diff, the review reaches the model quoted, Stop ends a slow turn, End stops the
+    process."""
     from tests.integration.test_real_agents import agent_root_pids, claude_agent
     from tests.support.fake_models import text, tool
 
@@ -207,11 +210,12 @@ def test_a_claude_code_session(hub_factory, open_page, tmp_path, shots, viewport
         assert not (worktree / "notes.md").exists()
         shots(page, "01-write-card")
         card.locator("button[data-option='allow_once']").click()
-        expect(page.locator(".stream .message.theirs").filter(has_text="I wrote notes.md.")).to_be_visible(timeout=TURN_S)
+        theirs = page.locator(".stream .message.theirs")
+        expect(theirs.filter(has_text="I wrote notes.md.")).to_be_visible(timeout=TURN_S)
         assert (worktree / "notes.md").read_text() == "hello\nworld\n"
         shots(page, "02-conversation")
         review_a_line(page, "notes.md", 2, "Say it louder", source, where)
-        expect(page.locator(".stream .message.theirs").filter(has_text="I will say it louder.")).to_be_visible(timeout=TURN_S)
+        expect(theirs.filter(has_text="I will say it louder.")).to_be_visible(timeout=TURN_S)
         asked = json.dumps(agent.model.main_requests()[-1].body)
         assert "notes.md:2" in asked and "> world" in asked and "Say it louder" in asked
         page.locator("lineup-composer textarea").fill("Think about it for a long time")
