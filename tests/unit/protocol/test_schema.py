@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -120,3 +121,13 @@ def test_the_whole_document_refuses_a_frame_no_direction_allows(published: dict[
     assert agent.is_valid(status) and not app.is_valid(status)
     assert not agent.is_valid({**hello, "workspaceId": "ws1"})
     assert app.is_valid({**status, "type": "x.custom", "payload": {}})
+
+
+def test_the_committed_schema_is_what_lineup_schema_prints() -> None:
+    """docs/lap-0.1.schema.json is `lineup schema`'s output, committed so a protocol change shows in review."""
+    committed = Path(__file__).resolve().parents[3] / "docs" / "lap-0.1.schema.json"
+    result = CliRunner().invoke(main, ["schema"])
+    assert result.exit_code == 0, result.output
+    assert committed.read_text() == result.output, (
+        "docs/lap-0.1.schema.json differs from `lineup schema`: if the protocol change is meant, regenerate it with "
+        "`lineup schema > docs/lap-0.1.schema.json` (or `python -m hub schema > ...`) and commit it")
