@@ -108,7 +108,6 @@ class Hub:
         self.tls_fingerprint: str | None = None  # SHA-256 of the certificate, for clients to pin
         self.agent_tls_port: int | None = None  # the TLS listener for agents (hub/server.py), for the pairing command
         self.advertiser: Advertiser | None = None
-        self.advertised_name: str | None = None
         self._name: str | None = None
 
     @property
@@ -274,7 +273,7 @@ class Hub:
     async def _advertise(self) -> None:
         assert self.advertiser is not None
         try:
-            self.advertised_name = await self.advertiser.start(self.name, self.discovery_properties())
+            await self.advertiser.start(self.name, self.discovery_properties())
         except Exception:  # discovery is a convenience; the hub serves without it
             log.exception("could not advertise the hub on the LAN (mDNS); it is still reachable by address")
 

@@ -19,20 +19,7 @@ from hub.settings import CONFIG_FILE
 
 log = logging.getLogger("lineup.files")
 
-OWNER_ONLY = 0o600
 SECRET_WORDS = ("password", "token", "secret", "headers", "api_key", "apikey")
-
-
-def owner_only(path: Path) -> None:
-    """chmod 0600 when the file exists and is not already (not on Windows: its modes are not POSIX)."""
-    if os.name == "nt":
-        return
-    try:
-        mode = stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        return
-    if mode != OWNER_ONLY:
-        os.chmod(path, OWNER_ONLY)
 
 
 def _secret_keys(table: dict[str, Any], where: str = "") -> list[str]:

@@ -50,7 +50,3 @@ class Outbox:
             future.set_exception(error)
         else:
             future.set_result(result or {})
-
-    def fail_all(self, error: BaseException) -> None:
-        for envelope_id in list(self._pending):
-            self.settle(envelope_id, error=error)
