@@ -130,7 +130,6 @@ export const lineupPlugin: ChannelPlugin<LineupAccount> = createChatChannelPlugi
           capability: CHANNEL_APPROVAL_NATIVE_RUNTIME_CONTEXT_CAPABILITY, context: { link }, abortSignal: ctx.abortSignal,
         });
         ctx.setStatus({ accountId, running: true, connected: link.client.connected, lastError: null });
-        log.info(`connected to ${link.credential.hubUrl} as agent ${link.agentId}`);
         try {
           await Promise.race([abortPromise(ctx.abortSignal), link.client.done]);
         } finally {

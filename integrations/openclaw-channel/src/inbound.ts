@@ -5,6 +5,7 @@
 
 import type { OpenClawConfig, PluginRuntime } from "openclaw/plugin-sdk/channel-core";
 import { resolveInboundRouteEnvelopeBuilderWithRuntime } from "openclaw/plugin-sdk/inbound-envelope";
+import { createMessageReceiptFromOutboundResults } from "openclaw/plugin-sdk/channel-outbound";
 
 import { CHANNEL_ID, CHANNEL_LABEL } from "./config.js";
 import { replyMessageId } from "./ids.js";
@@ -21,6 +22,37 @@ export function payloadText(payload: unknown): string {
   return out;
 }
 
+// Replies being handed to the hub, per conversation, until OpenClaw has recorded them as delivered. OpenClaw marks a
+// reply's delivery "unknown" just before handing it over and "delivered" once `deliver` returned; a message of the
+// person's that starts a turn in between finds the reply unconfirmed and makes OpenClaw post "I couldn't confirm
+// whether my previous reply reached this chat" (its pending-delivery notice). The person sees the reply as soon as the
+// hub stored it, before the hub's ack is back here, so a quick answer would often land in that window: it waits.
+const openReplies = new Map<string, Set<Promise<void>>>();
+const REPLY_SETTLE_WAIT_MS = 10_000; // at most: a reply whose ack never comes does not hold the conversation up
+
+function openReply(conversationId: string): () => void {
+  let close = (): void => {};
+  const settled = new Promise<void>((resolve) => { close = resolve; });
+  const open = openReplies.get(conversationId) ?? new Set<Promise<void>>();
+  open.add(settled);
+  openReplies.set(conversationId, open);
+  return () => {
+    close();
+    open.delete(settled);
+    if (open.size === 0 && openReplies.get(conversationId) === open) openReplies.delete(conversationId);
+  };
+}
+
+/** Resolves once OpenClaw has recorded the replies it is handing to this conversation (or after 10 s). */
+export async function repliesSettled(conversationId: string, timeoutMs = REPLY_SETTLE_WAIT_MS): Promise<void> {
+  const open = openReplies.get(conversationId);
+  if (!open?.size) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all([...open]),
+    new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); })]);
+  clearTimeout(timer);
+}
+
 export async function dispatchPersonMessage(params: {
   runtime: PluginRuntime;
   cfg: OpenClawConfig;
@@ -30,6 +62,7 @@ export async function dispatchPersonMessage(params: {
 }): Promise<void> {
   const { runtime, cfg, accountId, link, message } = params;
   const target = message.conversationId;
+  await repliesSettled(target);
   const { route, buildEnvelope } = resolveInboundRouteEnvelopeBuilderWithRuntime({
     cfg,
     channel: CHANNEL_ID,
@@ -71,34 +104,50 @@ export async function dispatchPersonMessage(params: {
     CommandAuthorized: true,
   });
   let replies = 0;
-  await runtime.channel.inbound.dispatchReply({
-    cfg,
-    channel: CHANNEL_ID,
-    accountId,
-    agentId: route.agentId,
-    routeSessionKey: route.sessionKey,
-    storePath,
-    ctxPayload,
-    recordInboundSession: runtime.channel.session.recordInboundSession,
-    dispatchReplyWithBufferedBlockDispatcher: runtime.channel.reply.dispatchReplyWithBufferedBlockDispatcher,
-    delivery: {
-      deliver: async (payload) => {
-        const content = payloadText(payload);
-        if (!content.trim()) return;
-        // The n-th reply to this message: the same id if OpenClaw says it again after a restart.
-        const id = replyMessageId(link.agentId, message.messageId, replies);
-        replies += 1;
-        await link.say(target, content, id);
+  // OpenClaw hands over one reply at a time and records it (onDelivered, onError) before the next.
+  const handing: Array<() => void> = [];
+  const settleOne = (): void => handing.shift()?.();
+  try {
+    await runtime.channel.inbound.dispatchReply({
+      cfg,
+      channel: CHANNEL_ID,
+      accountId,
+      agentId: route.agentId,
+      routeSessionKey: route.sessionKey,
+      storePath,
+      ctxPayload,
+      recordInboundSession: runtime.channel.session.recordInboundSession,
+      dispatchReplyWithBufferedBlockDispatcher: runtime.channel.reply.dispatchReplyWithBufferedBlockDispatcher,
+      delivery: {
+        deliver: async (payload) => {
+          const content = payloadText(payload);
+          if (!content.trim()) return { visibleReplySent: false };
+          // The n-th reply to this message: the same id if OpenClaw says it again after a restart.
+          const id = replyMessageId(link.agentId, message.messageId, replies);
+          replies += 1;
+          handing.push(openReply(target));
+          await link.say(target, content, id);
+          // The hub stored it (acked): OpenClaw records the reply as delivered, with the message's id.
+          return {
+            messageIds: [id], visibleReplySent: true, content,
+            receipt: createMessageReceiptFromOutboundResults({ results: [{ channel: CHANNEL_ID, messageId: id }],
+              kind: "text" }),
+          };
+        },
+        onDelivered: settleOne,
+        onError: (error) => {
+          settleOne();
+          link.log.warn(`OpenClaw's reply to LineUp message ${message.messageId} failed: ${String(error)}`);
+        },
       },
-      onError: (error) => {
-        link.log.warn(`OpenClaw's reply to LineUp message ${message.messageId} failed: ${String(error)}`);
+      replyPipeline: {},
+      record: {
+        onRecordError: (error) => {
+          link.log.warn(`OpenClaw could not record LineUp conversation ${target}: ${String(error)}`);
+        },
       },
-    },
-    replyPipeline: {},
-    record: {
-      onRecordError: (error) => {
-        link.log.warn(`OpenClaw could not record LineUp conversation ${target}: ${String(error)}`);
-      },
-    },
-  });
+    });
+  } finally {
+    for (const close of handing.splice(0)) close();
+  }
 }

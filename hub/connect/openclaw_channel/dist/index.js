@@ -3,7 +3,7 @@ const require = __lineupCreateRequire(import.meta.url);
 import {
   lineupPlugin,
   runtimeStore
-} from "./chunks/chunk-L4T7LJDY.js";
+} from "./chunks/chunk-NGKE76AL.js";
 import "./chunks/chunk-WKF5EYHC.js";
 
 // src/index.ts
