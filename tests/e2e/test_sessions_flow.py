@@ -232,3 +232,31 @@ def test_a_claude_code_session(hub_factory, open_page, tmp_path, shots, viewport
         print(f"FIGURE claude-code flow in the browser: {time.monotonic() - started:.1f} s")
     finally:
         agent.close()
+
+
+def test_a_2000_line_change_is_painted_without_a_long_task(hub_factory, open_page, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """390×844: a 2,000-line added file opens in the diff viewer a few hundred lines per frame: every line arrives,
+    and no task of the page takes a quarter of a second (one render of all of it did)."""
+    repo = make_repo(tmp_path / "code" / "proj")
+    hub = sessions_hub(hub_factory, tmp_path, scripted_toml(tmp_path))
+    owner = create_owner(hub)
+    # A request body is at most 64 KiB: short lines, every hundredth one long enough to wrap on a phone.
+    lines = "\\n".join(f"line {n}" + (" with many words to wrap" * 8 if n % 100 == 0 else "") for n in range(1, 2001))
+    started = api(hub, owner.token, "POST", "/api/sessions", {
+        "agent": "scripted", "project": str(repo), "message": f"edit big.txt {lines}"})
+    page = open_app(open_page, hub, owner.token, PHONE)
+    page.goto(hub.base + f"/#/conversations/{started['conversationId']}")
+    card = pending_card(page.locator(".stream"))
+    expect(card).to_have_count(1, timeout=20_000)
+    card.locator("button[data-option]").first.click()
+    expect(page.locator("lineup-session-bar .files-changed")).to_have_attribute("data-files", "1", timeout=20_000)
+    page.evaluate("() => { window.__longest = 0; new PerformanceObserver((list) => { for (const e of list.getEntries())"
+                  " window.__longest = Math.max(window.__longest, e.duration); }).observe({ type: 'longtask' }); }")
+    page.goto(hub.base + f"/#/sessions/{started['sessionId']}/diff?path=big.txt")
+    viewer = page.locator("lineup-diff-viewer .diff-viewer")
+    expect(viewer).to_have_attribute("data-painted", "true", timeout=20_000)
+    expect(viewer.locator(".diff-line[data-kind='add']")).to_have_count(2000)
+    assert viewer.evaluate("e => e.scrollWidth <= e.clientWidth + 1")  # wrapped: no sideways scrolling
+    longest = page.evaluate("() => window.__longest")
+    print(f"FIGURE the longest task while a 2,000-line diff was painted: {longest:.0f} ms")
+    assert longest < 250, longest

@@ -2,7 +2,7 @@
 // removed lines marked; put into the page a few hundred lines per frame (a 2,000-line change is never one long task);
 // a line takes a comment, and the comments go to the agent as one review.
 
-import { html } from '../vendor/lit-html/lit-html.js';
+import { html, render } from '../vendor/lit-html/lit-html.js';
 import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, tn } from '../lib/i18n.js';
@@ -10,7 +10,9 @@ import { routeHref } from '../lib/router.js';
 import { parseUnifiedDiff } from '../lib/diff.js';
 import { AGAINST, draftOf, errorWords, sessionApi, sessionById } from '../lib/sessions.js';
 
-// Lines put into the page per frame: measured about 8 ms a frame for 300 lines on a 4× slowed CPU.
+// Lines put into the page per frame. Each block of them is rendered into its own element once, so a frame costs one
+// block and a later render of the page (the app re-renders on every event) none: rendering all 2,000 lines as one
+// template cost a 300 ms task.
 const LINES_PER_FRAME = 300;
 const SIGN = { add: '+', del: '−', context: ' ', note: '' };
 
@@ -50,6 +52,7 @@ export class LineupDiffViewer extends LineupElement {
   }
 
   updated() {
+    this._paintBlocks();
     const key = `${this.sessionId}|${this.path}|${this.against || ''}`;
     if (!this.api || !this.path || key === this._readFor) return;
     this._readFor = key;
@@ -89,6 +92,34 @@ export class LineupDiffViewer extends LineupElement {
     step();
   }
 
+  /** Put the blocks shown but not yet in the page into it; with `all`, draw every block again (a comment changed). */
+  _paintBlocks(all = false) {
+    const box = this.querySelector('.diff-full');
+    if (!box) return;
+    if (box.dataset.for !== this._readFor) {
+      box.replaceChildren();
+      box.dataset.for = this._readFor;
+    }
+    const blocks = Math.ceil(this._shown / LINES_PER_FRAME);
+    for (let index = 0; index < blocks; index += 1) {
+      let block = box.children[index];
+      if (block && !all) continue;
+      if (!block) {
+        block = document.createElement('div');
+        block.className = 'diff-block';
+        box.append(block);
+      }
+      const from = index * LINES_PER_FRAME;
+      render(html`${this._rows.slice(from, from + LINES_PER_FRAME).map((row, at) => this._row(row, from + at))}`, block);
+    }
+  }
+
+  /** A comment was opened, added or removed: its block is drawn again (all blocks: it is rare, and one frame). */
+  _changed() {
+    this._paintBlocks(true);
+    this.requestUpdate();
+  }
+
   _comments() {
     return draftOf(this.sessionId).filter((c) => c.path === this.path);
   }
@@ -99,13 +130,13 @@ export class LineupDiffViewer extends LineupElement {
     if (text) draftOf(this.sessionId).push({ path: this.path, ...anchor(row), text });
     this._open = null;
     this._review = null;
-    this.requestUpdate();
+    this._changed();
   }
 
   _removeComment(comment) {
     const list = draftOf(this.sessionId);
     list.splice(list.indexOf(comment), 1);
-    this.requestUpdate();
+    this._changed();
   }
 
   async _sendReview(event) {
@@ -121,6 +152,7 @@ export class LineupDiffViewer extends LineupElement {
       comments.splice(0);
       event.target.reset();
       this._review = { status: 'sent' };
+      this._paintBlocks(true);
     } catch (error) {
       this._review = { status: 'error', error };
     }
@@ -143,13 +175,13 @@ export class LineupDiffViewer extends LineupElement {
         class="diff-sign">${row.kind === 'add' ? html`<span class="visually-hidden">${t('diff.added')}</span>` : ''}${row.kind === 'del'
           ? html`<span class="visually-hidden">${t('diff.removed')}</span>` : ''}<span aria-hidden="true">${SIGN[row.kind]}</span></span><span
         class="diff-text">${row.text}</span>${commentable ? html`<button type="button" class="line-comment" title=${label}
-        aria-expanded=${this._open === index ? 'true' : 'false'} @click=${() => { this._open = this._open === index ? null : index; this.requestUpdate(); }}>${icon('comment')}<span
+        aria-expanded=${this._open === index ? 'true' : 'false'} @click=${() => { this._open = this._open === index ? null : index; this._changed(); }}>${icon('comment')}<span
         class="visually-hidden">${label}</span></button>` : ''}</div>
       ${comments.map((c) => html`<div class="line-note small"><span class="prewrap">${c.text}</span>
         <button type="button" class="button small ghost" @click=${() => this._removeComment(c)}>${t('review.remove')}</button></div>`)}
       ${this._open === index ? html`<form class="line-comment-form" @submit=${(e) => this._saveComment(e, row)}>
         <label class="field"><span>${label}</span><textarea name="comment" rows="3" class="comment-text"></textarea></label>
-        <div class="dialog-actions"><button type="button" class="button small" @click=${() => { this._open = null; this.requestUpdate(); }}>${t('action.cancel')}</button>
+        <div class="dialog-actions"><button type="button" class="button small" @click=${() => { this._open = null; this._changed(); }}>${t('action.cancel')}</button>
           <button type="submit" class="button small primary comment-save">${t('review.addComment')}</button></div></form>` : ''}`;
   }
 
@@ -172,8 +204,8 @@ export class LineupDiffViewer extends LineupElement {
       ${file?.binary ? html`<p class="tone-box-neutral diff-binary">${t('changes.binaryNamed', { path: this.path })}</p>` : ''}
       ${file && !file.binary && !this._rows.length ? html`<p class="muted">${t('changes.noTextChange')}</p>` : ''}
       ${file?.truncated ? html`<p class="tone-box-waiting diff-truncated">${t('changes.diffTruncated')}</p>` : ''}
-      ${this._rows.length ? html`<div class="diff diff-full" role="group" aria-label=${t('diff.changes', { name: this.path })} aria-busy=${painting ? 'true' : 'false'}>
-        ${this._rows.slice(0, this._shown).map((row, index) => this._row(row, index))}</div>` : ''}
+      ${this._rows.length ? html`<div class="diff diff-full" role="group" aria-label=${t('diff.changes', { name: this.path })}
+        aria-busy=${painting ? 'true' : 'false'}></div>` : ''}
       <form class="review-form card" @submit=${(e) => this._sendReview(e)}>
         <h2 class="small-heading">${tn('review.heading', all.length)}</h2>
         <label class="field"><span>${t('review.summary')}</span><textarea name="summary" rows="2" class="review-summary"></textarea></label>

@@ -199,7 +199,8 @@ export class LineupNewSession extends LineupElement {
   // ---- the steps ------------------------------------------------------------------------------------------
 
   _agentStep() {
-    const agents = this._agents || [];
+    // The installed first: what can be tapped is at the thumb, the how-to-install rows below it.
+    const agents = [...(this._agents || [])].sort((a, b) => Number(b.installed) - Number(a.installed));
     const again = (this._projects?.projects || []).filter((p) => p.remembered?.agent
       && agents.some((a) => a.key === p.remembered.agent && a.installed)).slice(0, 3);
     const name = (key) => agents.find((a) => a.key === key)?.name || key;
