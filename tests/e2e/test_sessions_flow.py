@@ -234,7 +234,7 @@ def test_a_claude_code_session(hub_factory, open_page, tmp_path, shots, viewport
         agent.close()
 
 
-def test_a_2000_line_change_is_painted_without_a_long_task(hub_factory, open_page, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_2000_line_change_is_painted_in_blocks(hub_factory, open_page, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """390×844: a 2,000-line added file opens in the diff viewer a few hundred lines per frame, each block its own
     element rendered once: every line arrives, wrapped. The longest task is printed as a figure, not asserted: on two
     shared cores it swings with the load (194–1,269 ms measured), and it includes the conversation leaving the page
