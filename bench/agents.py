@@ -30,7 +30,7 @@ def cpu_s() -> float:
 
 
 class Agent:
-    def __init__(self, pool: "Agents", index: int, credential: str, conversation_id: str) -> None:
+    def __init__(self, pool: Agents, index: int, credential: str, conversation_id: str) -> None:
         self.pool = pool
         self.index = index
         self.credential = credential
@@ -90,9 +90,8 @@ class Agents:
                 self.duplicates += 1
             if entry[1] == "r":
                 self.ack_ns.append(time.monotonic_ns() - entry[0])
-        elif frame.type == "system.error":
-            if self.pending.pop(frame.payload.id or "", None) is not None:
-                self.errors[frame.payload.code or "?"] += 1
+        elif frame.type == "system.error" and self.pending.pop(frame.payload.id or "", None) is not None:
+            self.errors[frame.payload.code or "?"] += 1
 
     # ---- commands ------------------------------------------------------------------------------------
 
@@ -143,7 +142,7 @@ class Agents:
                 j += 1
                 burst += 1
             if burst == YIELD_EVERY:
-                max_buffer = max(max_buffer, max(a.client.write_buffer for a in self.agents if a.client))
+                max_buffer = max(max_buffer, *(a.client.write_buffer for a in self.agents if a.client))
                 await asyncio.sleep(0)
         send_wall = time.monotonic() - wall0
         drain_until = time.monotonic() + cmd.get("drainS", 10.0)

@@ -19,7 +19,7 @@ from bench.wsclient import WsClient
 
 
 class App:
-    def __init__(self, pool: "Apps") -> None:
+    def __init__(self, pool: Apps) -> None:
         self.pool = pool
         self.client: WsClient | None = None
         self.last_seq = 0

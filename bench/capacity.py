@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from bench.profiles import CAPACITY_P99_MS, CAPACITY_STEPS, capacity_step
 from bench.scenario import flatten, run_profile

@@ -21,7 +21,7 @@ import sys
 import time
 import uuid
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import websockets
@@ -35,7 +35,7 @@ JUNK: list[Any] = [None, True, False, 0, -1, 2**63, 1e308, float("nan"), "", " "
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def base_payload(type_: str, ctx: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -158,7 +158,7 @@ class Runner:
                 return None
             try:
                 frame = json.loads(await asyncio.wait_for(ws.recv(), left))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return None
             if frame.get("sequence") is None and frame["type"] in ANSWERS:
                 return frame  # stored events (with a sequence) and tool.call pushes are not answers
@@ -191,7 +191,7 @@ class Runner:
                 if answer["type"] == "system.error" and answer["payload"].get("code") == "internal":
                     self.counts["internal_error"] += 1
                     self.examples.append(f"internal: {label} {str(frame)[:300]}")
-            except (websockets.ConnectionClosed, asyncio.TimeoutError) as exc:
+            except (TimeoutError, websockets.ConnectionClosed) as exc:
                 code = getattr(ws, "close_code", None)
                 self.closes[f"{code}:{label.split(':')[0]}"] += 1
                 if code == 1008:
@@ -229,7 +229,7 @@ async def fuzz(target: HubTarget, fixture: Any, cases: int, connections: int, se
                               random.Random(seed * 1000 + i)))
     per = [cases // connections + (1 if i < cases % connections else 0) for i in range(connections)]
     stop_at = time.monotonic() + max_s
-    await asyncio.gather(*(r.run(n, stop_at) for r, n in zip(runners, per)))
+    await asyncio.gather(*(r.run(n, stop_at) for r, n in zip(runners, per, strict=False)))
     return runners
 
 

@@ -40,18 +40,18 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import websockets
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.report import Recorder  # noqa: E402
-from bench.stats import summarize_ns  # noqa: E402
-from tests.support.hubproc import free_port, run_cli  # noqa: E402 - the same real-process helpers as tests
-from tests.support.lap import LapClient, envelope  # noqa: E402
+from bench.report import Recorder
+from bench.stats import summarize_ns
+from tests.support.hubproc import free_port, run_cli
+from tests.support.lap import LapClient, envelope
 
 ROOT = Path(__file__).resolve().parents[1]
 PASSWORD = "correct horse battery staple"
@@ -181,7 +181,7 @@ async def slowloris(port: int, count: int, sources: list[str], window: Window) -
                 while window.open():
                     try:
                         data = await asyncio.wait_for(reader.read(4096), min(2.0, window.left() + 0.01))
-                    except asyncio.TimeoutError:
+                    except TimeoutError:
                         writer.write(b"a")  # one more byte of a header that never ends
                         continue
                     if data.startswith(b"HTTP/1.1 429"):
@@ -241,7 +241,7 @@ async def body_bombs(port: int, sources: list[str], size: int, window: Window) -
                 writer.write(chunk)
                 try:
                     await asyncio.wait_for(writer.drain(), 10)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     stats["stalled"] += 1
                     break
                 sent += len(chunk)
@@ -251,7 +251,7 @@ async def body_bombs(port: int, sources: list[str], size: int, window: Window) -
             stats["wholeBodySent"] += 1
         try:
             data = await asyncio.wait_for(answer, 10)
-        except (asyncio.TimeoutError, OSError):
+        except (TimeoutError, OSError):
             data = b""
         status = data.split(b" ", 2)[1].decode() if data.startswith(b"HTTP/1.1 ") else "closed"
         stats["statuses"][status] = stats["statuses"].get(status, 0) + 1
@@ -321,7 +321,7 @@ class OwnerApp:
         assert self.client is not None
         return self.history + self.client.frames
 
-    async def connect(self) -> "OwnerApp":
+    async def connect(self) -> OwnerApp:
         sequences = [f["sequence"] for f in self.history if f.get("sequence") is not None]
         self.client = await LapClient.connect(self.ws_base, "app", self.token,
                                               last_sequence=max(sequences) if sequences else None)
@@ -361,7 +361,7 @@ class OwnerApp:
             if self.client.closed.is_set():
                 await self.reconnect()
             await asyncio.sleep(0.05)
-        raise asyncio.TimeoutError("not seen")
+        raise TimeoutError("not seen")
 
     async def close(self) -> None:
         if self.client is not None:
@@ -531,7 +531,7 @@ async def drill(port: int, token: str, username: str, args: argparse.Namespace, 
             await asyncio.sleep(max(0.0, window.start + at * args.seconds - time.monotonic()))
             try:
                 done.append(await approval_end_to_end(clients["worker"], app, "c-worker", n))
-            except (asyncio.TimeoutError, AssertionError, ConnectionError) as exc:
+            except (TimeoutError, AssertionError, ConnectionError) as exc:
                 done.append({"ok": False, "error": f"{type(exc).__name__}: {exc}"[:200]})
         return done
 

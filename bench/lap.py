@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-from datetime import datetime, timezone
-from typing import Any, Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 import msgspec
 
@@ -58,14 +59,14 @@ decode_ack = msgspec.json.Decoder(AckIncoming).decode
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def new_id(prefix: str = "b") -> str:
     return f"{prefix}{os.urandom(8).hex()}"
 
 
-def envelope(type_: str, payload: dict[str, Any], *, id: str | None = None, workspace_id: str | None = None,
+def envelope(type_: str, payload: dict[str, Any], *, id: str | None = None, workspace_id: str | None = None,  # noqa: A002 - the protocol's field name
              conversation_id: str | None = None, occurred_at: str | None = None) -> bytes:
     env: dict[str, Any] = {"id": id or new_id(), "type": type_, "version": "0.1",
                            "occurredAt": occurred_at or now_iso(), "payload": payload}

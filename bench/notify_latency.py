@@ -25,13 +25,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.support.hubproc import HubProcess, pair_agent  # noqa: E402 - the same real-process helpers as tests
-from tests.support.lap import LapClient  # noqa: E402
+from tests.support.hubproc import HubProcess, pair_agent
+from tests.support.lap import LapClient
 
 
 def start_receiver(arrivals: dict[str, int]) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
             arrivals.setdefault(body.get("interactionId", ""), time.monotonic_ns())
             self.send_response(200)

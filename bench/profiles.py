@@ -18,7 +18,7 @@ class Profile:
     def offered(self) -> float:
         return self.agents * self.rate
 
-    def timed(self, run_s: float, warmup_s: float) -> "Profile":
+    def timed(self, run_s: float, warmup_s: float) -> Profile:
         return replace(self, run_s=run_s, warmup_s=warmup_s)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import threading
 import time
@@ -95,10 +96,8 @@ class Sampler:
     def _sample_resources(self) -> None:
         target = self.procs.get("target")
         if target is not None:
-            try:
+            with contextlib.suppress(psutil.Error):
                 self.resources.append((target.memory_info().rss, target.num_fds()))
-            except psutil.Error:
-                pass
 
     def _loop(self) -> None:
         with httpx.Client(timeout=2.0) as http:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
 import re
@@ -24,7 +25,7 @@ import statistics
 import sys
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import psutil
@@ -36,7 +37,7 @@ MARK = re.compile(r"soak\|(\d+)\|")
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def envelope(type_: str, payload: dict[str, Any], **fields: Any) -> str:
@@ -159,10 +160,8 @@ async def drive(agent: Peer, rate: float, stop_at: float) -> None:
         agent.stats.pending.add(env_id)
         agent.outstanding[env_id] = raw
         agent.stats.sent += 1
-        try:
+        with contextlib.suppress(websockets.ConnectionClosed, AttributeError):
             await agent.ws.send(raw)
-        except (websockets.ConnectionClosed, AttributeError):
-            pass
 
 
 def wal_bytes(target: HubTarget) -> int:
@@ -201,7 +200,8 @@ async def soak(target: HubTarget, fixture: Any, args: argparse.Namespace) -> tup
             next_sample += args.sample_seconds
             window, stats.latencies_ms = stats.latencies_ms, []
             window.sort()
-            pick = (lambda q: window[min(len(window) - 1, int(q * len(window)))] if window else float("nan"))
+            def pick(q):
+                return (window[min(len(window) - 1, int(q * len(window)))] if window else float("nan"))
             samples.append({"minute": round((now - started) / 60, 2), "rss_mb": proc.memory_info().rss / 2**20,
                             "fds": proc.num_fds(), "wal_mb": wal_bytes(target) / 2**20, "events": len(window),
                             "p50_ms": pick(0.5), "p99_ms": pick(0.99), "max_ms": window[-1] if window else float("nan")})

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 import statistics
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 
 def summarize_ns(samples: Iterable[int]) -> dict[str, float | int | None]:

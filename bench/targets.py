@@ -30,7 +30,7 @@ def bench_nice() -> int:
 def spawn(args: list[str], **kwargs: Any) -> subprocess.Popen[Any]:
     """Popen, with the bench's niceness applied in the child before exec, so every thread inherits it."""
     nice = bench_nice()
-    return subprocess.Popen(args, preexec_fn=(lambda: os.nice(nice)) if nice else None, **kwargs)
+    return subprocess.Popen(args, preexec_fn=(lambda: os.nice(nice)) if nice else None, **kwargs)  # noqa: PLW1509 - set before any thread starts: a process group the run can kill
 
 
 def free_port() -> int:
@@ -96,7 +96,7 @@ class Target:
     def command(self) -> list[str]:
         raise NotImplementedError
 
-    def start(self, timeout_s: float = 20.0) -> "Target":
+    def start(self, timeout_s: float = 20.0) -> Target:
         WORK_ROOT.mkdir(parents=True, exist_ok=True)
         self.log_path = self.log_path or WORK_ROOT / f"{self.name}-{self.port}.log"
         env = {**os.environ, "LINEUP_LOG_LEVEL": "warning"}
@@ -191,7 +191,7 @@ class HubTarget(Target):
         conversations = asyncio.run(self._create_conversations(workspace_id, [p["agentId"] for p in paired]))
         return Fixture(self.ws_url, self.app_token(), workspace_id,
                        [{"credential": p["credential"], "conversationId": c, "agentId": p["agentId"]}
-                        for p, c in zip(paired, conversations)])
+                        for p, c in zip(paired, conversations, strict=False)])
 
     async def _create_conversations(self, workspace_id: str, agent_ids: list[str]) -> list[str]:
         answers: dict[str, asyncio.Future[Any]] = {}

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import os
 import struct
-from typing import Callable
+from collections.abc import Callable
 
 try:
     from websockets.speedups import apply_mask  # C helper shipped with websockets
@@ -51,7 +52,7 @@ class WsClient(asyncio.Protocol):
 
     @classmethod
     async def connect(cls, host: str, port: int, path: str, on_text: Callable[[bytes], None],
-                      timeout_s: float = 10.0) -> "WsClient":
+                      timeout_s: float = 10.0) -> WsClient:
         loop = asyncio.get_running_loop()
         _, proto = await asyncio.wait_for(
             loop.create_connection(lambda: cls(host, port, path, on_text), host, port), timeout_s)
@@ -113,7 +114,7 @@ class WsClient(asyncio.Protocol):
     # ---- frames ------------------------------------------------------------------------------------------
 
     def _frame(self, fin: int, opcode: int, payload: bytes) -> None:
-        if opcode == OP_TEXT or opcode == OP_CONT:
+        if opcode in (OP_TEXT, OP_CONT):
             if not fin or self._fragments:
                 self._fragments.append(payload)
                 if not fin:
@@ -155,10 +156,8 @@ class WsClient(asyncio.Protocol):
     async def close(self, code: int = 1000, timeout_s: float = 2.0) -> None:
         if self.is_open:
             self._write(OP_CLOSE, code.to_bytes(2, "big"))
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self.closed), timeout_s)
-            except asyncio.TimeoutError:
-                pass
         if self.transport is not None:
             self.transport.close()
 

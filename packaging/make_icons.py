@@ -1,5 +1,6 @@
 """Render the app icon (hub/ui/icon.svg) to the PNG sizes a web app manifest and iOS need: `python packaging/make_icons.py` (output committed in hub/ui/icons/)."""
 from pathlib import Path
+
 from playwright.sync_api import sync_playwright
 
 svg = Path("hub/ui/icon.svg").read_text()

@@ -42,7 +42,7 @@ async def main(hub_url: str, code: str, credential_path: str) -> None:
         if not str(payload.get("content", "")).startswith("Stream"):
             return
         async with MessageStream(client, str(envelope["conversationId"]), None) as stream:
-            for word in "Streaming a long answer word by word so that it can be watched".split():
+            for word in ["Streaming", "a", "long", "answer", "word", "by", "word", "so", "that", "it", "can", "be", "watched"]:
                 await stream.write(word + " ")
                 await asyncio.sleep(0.3)
 

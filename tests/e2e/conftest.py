@@ -13,9 +13,10 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -49,7 +50,7 @@ def _require_browser() -> None:
 
 
 @pytest.fixture(scope="package")
-def browser() -> Iterator["Browser"]:
+def browser() -> Iterator[Browser]:
     """One Chromium for the e2e package. Package scope, not session: Playwright's sync API keeps an event loop
     running in the main thread while it is open, and pytest-asyncio's tests after this package need it gone."""
     _require_browser()
@@ -68,7 +69,7 @@ class PageProblems:
 
     errors: list[str] = field(default_factory=list)
 
-    def watch(self, page: "Page") -> None:
+    def watch(self, page: Page) -> None:
         page.on("pageerror", lambda error: self.errors.append(f"pageerror: {error}"))
         page.on("console", self._console)
 
@@ -78,7 +79,7 @@ class PageProblems:
             self.errors.append(f"csp: {text}")
 
 
-def wait_for_js(page: "Page", expression: str, timeout_ms: float = 10_000) -> Any:
+def wait_for_js(page: Page, expression: str, timeout_ms: float = 10_000) -> Any:
     """page.wait_for_function's job, polling with page.evaluate: wait_for_function re-evaluates its string in the
     page, which the app's CSP (script-src 'self', no 'unsafe-eval') refuses whenever the first check is not yet
     true (an EvalError, seen on a loaded machine); evaluate goes through the debugger protocol, which the CSP does
@@ -94,12 +95,12 @@ def wait_for_js(page: "Page", expression: str, timeout_ms: float = 10_000) -> An
 
 
 @pytest.fixture
-def shots(request: pytest.FixtureRequest) -> Callable[["Page", str], Path]:
+def shots(request: pytest.FixtureRequest) -> Callable[[Page, str], Path]:
     """`shots(page, "name")` saves a full-page screenshot under tests/e2e/artifacts/<test name>/."""
     folder = ARTIFACTS / re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name)
     folder.mkdir(parents=True, exist_ok=True)
 
-    def take(page: "Page", name: str) -> Path:
+    def take(page: Page, name: str) -> Path:
         path = folder / f"{name}.png"
         page.screenshot(path=str(path), animations="disabled")
         return path
@@ -108,13 +109,13 @@ def shots(request: pytest.FixtureRequest) -> Callable[["Page", str], Path]:
 
 
 @pytest.fixture
-def open_page(browser: "Browser") -> Iterator[Callable[..., "Page"]]:
+def open_page(browser: Browser) -> Iterator[Callable[..., Page]]:
     """`open_page(hub, viewport=DESKTOP, locale="en-US", token=None)`: a page of its own browser context."""
-    contexts: list["BrowserContext"] = []
+    contexts: list[BrowserContext] = []
     problems = PageProblems()
 
     def open_(hub: HubProcess, viewport: dict[str, int] = DESKTOP, locale: str = "en-US",
-              token: str | None = None, path: str = "/", context: "BrowserContext | None" = None) -> "Page":
+              token: str | None = None, path: str = "/", context: BrowserContext | None = None) -> Page:
         if context is None:
             context = browser.new_context(viewport=viewport, locale=locale, base_url=hub.base,
                                           service_workers="block")
@@ -171,7 +172,7 @@ class DemoAgent:
         self.log_path = folder / "demo-agent.log"
         self.proc: subprocess.Popen[str] | None = None
 
-    def start(self) -> "DemoAgent":
+    def start(self) -> DemoAgent:
         args = [sys.executable, "-m", "hub", "demo-agent", "--hub", self.hub.base, "--credential-file",
                 str(self.credential), "--step-seconds", str(self.step_s)]
         if not self.credential.exists():
@@ -222,7 +223,7 @@ def asker_agent(tmp_path: Path) -> Iterator[Callable[[HubProcess, str], subproce
     started: list[subprocess.Popen[str]] = []
 
     def start(hub: HubProcess, code: str) -> subprocess.Popen[str]:
-        log = open(tmp_path / "asker.log", "a")
+        log = open(tmp_path / "asker.log", "a")  # noqa: SIM115 - the agent process writes it while it runs
         proc = subprocess.Popen([sys.executable, "-m", "tests.e2e.asker_agent", hub.base, code,
                                  str(tmp_path / "asker.json")], stdout=log, stderr=subprocess.STDOUT, text=True,
                                 cwd=Path(__file__).parents[2])

@@ -11,7 +11,8 @@ tests/support/unchecked_links.py), a real agent on the SDK, real Chromium.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect

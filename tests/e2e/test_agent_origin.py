@@ -20,7 +20,7 @@ OPEN_SOCKET = """async (url) => await new Promise((resolve) => {
 
 
 class Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         body = b"<!doctype html><title>Another site</title><p>Another site"
         self.send_response(200)
         self.send_header("Content-Type", "text/html")

@@ -11,7 +11,6 @@ from concurrent.futures import ThreadPoolExecutor
 from playwright.sync_api import expect
 
 from hub.sdk import AgentClient, pair
-
 from tests.e2e.conftest import api, create_owner
 from tests.e2e.flows import connect_demo_agent, go, open_agent_conversation, send_task
 

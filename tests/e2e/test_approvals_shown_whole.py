@@ -10,7 +10,6 @@ question the agent withdraws turns into "withdrawn" on the open page and can no 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from playwright.sync_api import expect
 
@@ -23,7 +22,7 @@ TRICK = ("npm run lint " + "&& true " * 700
 TAIL = "read())'"
 
 
-def test_a_long_command_is_shown_whole_with_its_length_and_end(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+def test_a_long_command_is_shown_whole_with_its_length_and_end(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
     owner, agent = world
     conversation = agent.conversation("Lint")
     agent.ask(conversation, {"type": "approval", "title": "Run the linter?", "risk": "low",
@@ -54,7 +53,7 @@ def test_a_long_command_is_shown_whole_with_its_length_and_end(hub, open_page, w
     expect(page.locator(".interaction-card[data-status='answered']")).to_have_count(1)
 
 
-def test_an_edit_approval_shows_the_diff_not_json(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+def test_an_edit_approval_shows_the_diff_not_json(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
     owner, agent = world
     conversation = agent.conversation("Edit")
     diff = ("--- a/app/models.py\n+++ b/app/models.py\n@@ -10,3 +10,3 @@ class User:\n     id = Integer()\n"
@@ -79,7 +78,7 @@ def test_an_edit_approval_shows_the_diff_not_json(hub, open_page, world, shots) 
     shots(page, "01-edit-diff")
 
 
-def test_a_withdrawn_question_turns_into_withdrawn_and_cannot_be_approved(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+def test_a_withdrawn_question_turns_into_withdrawn_and_cannot_be_approved(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
     owner, agent = world
     conversation = agent.conversation("Terminal")
     question = agent.ask(conversation, {"type": "approval", "title": "Allow rm -rf build?", "risk": "high",
@@ -94,7 +93,7 @@ def test_a_withdrawn_question_turns_into_withdrawn_and_cannot_be_approved(hub, o
     expect(closed.locator("button[data-option]")).to_have_count(0)
 
 
-def test_an_agents_deadline_counts_down_on_the_card(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+def test_an_agents_deadline_counts_down_on_the_card(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
     """An agent that stops waiting after a fixed time (Hermes: 60 s) says so with `expiresAt`: the card counts down."""
     from datetime import UTC, datetime, timedelta
 

@@ -63,7 +63,7 @@ def open_question(page: Page, title: str) -> None:
     expect(pending_card(page).filter(has_text=title)).to_be_visible()
 
 
-def test_card_wording_details_and_review_order(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+def test_card_wording_details_and_review_order(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
     owner, agent = world
     conversation = agent.conversation("Release")
     agent.ask(conversation, {"type": "approval", "title": "Run the migration?", "impact": IMPACT,
@@ -79,7 +79,8 @@ def test_card_wording_details_and_review_order(hub, open_page, world, shots) -> 
         expect(approval).to_be_visible()
         # The details: labels in words, in the page's language; the type in words too.
         approval.locator(".card-details > summary").click()
-        label = lambda key: approval.locator(f".card-details dt[data-key='{key}']")  # noqa: E731
+        def label(key):
+            return approval.locator(f".card-details dt[data-key='{key}']")
         expect(label("claudeSession")).to_have_text("Claude Code session" if english else "Claude Code 会话")
         expect(label("toolCallId")).to_have_text("Tool call" if english else "工具调用")
         expect(label("migrationCount")).to_have_text("Migration count")  # an agent's own key, in words

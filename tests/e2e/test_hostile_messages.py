@@ -19,7 +19,8 @@ PerformanceObserver 'longtask' entries, observed from before the conversation op
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
@@ -100,10 +101,8 @@ def test_answer_given_offline_is_sent_after_reconnect(hub, open_page, demo_agent
     hub.start()
     # The app may reconnect on its own schedule before the click lands (the banner then goes, and its
     # button with it); "Retry now" only shortens the wait, so a click that finds no button is fine.
-    try:
+    with contextlib.suppress(PlaywrightTimeoutError):
         banner.get_by_role("button", name="Retry now").click(timeout=3_000)
-    except PlaywrightTimeoutError:
-        pass
     expect(banner).to_have_count(0, timeout=30_000)
     answered = page.locator(".stream .interaction-card")
     expect(answered).to_have_attribute("data-status", "answered", timeout=10_000)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Coroutine
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect

@@ -10,7 +10,7 @@ import time
 from playwright.sync_api import Route, expect
 
 from tests.e2e.conftest import PHONE, api, create_owner
-from tests.e2e.flows import go, open_agent_conversation
+from tests.e2e.flows import open_agent_conversation
 from tests.support.hubproc import free_port
 
 GOOD_MODULE = """

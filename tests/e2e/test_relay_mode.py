@@ -14,7 +14,8 @@ import asyncio
 import json
 import threading
 import time
-from typing import Any, Callable, Coroutine, Iterator, TypeVar
+from collections.abc import Callable, Coroutine, Iterator
+from typing import Any, TypeVar
 
 import httpx
 import pytest

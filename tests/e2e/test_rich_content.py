@@ -13,7 +13,8 @@ import base64
 import threading
 import time
 import uuid
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -79,7 +80,7 @@ index 3b18e51..a9c0f3d 100644
 +    email = Text(unique=True)
 +    plan = Text(default="free")
      created = DateTime()
- 
+
      def __str__(self):
 diff --git a/README.md b/README.md
 --- a/README.md

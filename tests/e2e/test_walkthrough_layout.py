@@ -13,7 +13,7 @@ import httpx
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
-from tests.e2e.flows import connect_demo_agent, go, open_agent_conversation, pending_card, send_task, sign_in
+from tests.e2e.flows import connect_demo_agent, go, open_agent_conversation, pending_card, send_task
 
 
 def box(page: Page, selector: str) -> dict[str, float]:

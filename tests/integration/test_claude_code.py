@@ -17,8 +17,9 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import psutil
 import pytest

@@ -16,8 +16,9 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -36,7 +37,7 @@ class DemoProcess:
         self.proc: subprocess.Popen[str] | None = None
         self.log_path = folder / "demo-agent.log"
 
-    def start(self, hub_url: str, code: str | None = None, step_s: float = 0.05) -> "DemoProcess":
+    def start(self, hub_url: str, code: str | None = None, step_s: float = 0.05) -> DemoProcess:
         args = [sys.executable, "-m", "hub", "demo-agent", "--hub", hub_url, "--credential-file",
                 str(self.credential_file), "--step-seconds", str(step_s)]
         if code is not None:

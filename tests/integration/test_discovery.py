@@ -19,9 +19,10 @@ import textwrap
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -58,7 +59,7 @@ class MdnsHub(HubProcess):
     def ws_base(self) -> str:
         return f"ws://{self.address}:{self.port}"
 
-    def start(self, timeout_s: float = 20.0, wait: bool = True) -> "MdnsHub":
+    def start(self, timeout_s: float = 20.0, wait: bool = True) -> MdnsHub:
         self.log_path = self.data_dir.parent / f"{self.data_dir.name}-hub.log"
         env = {**os.environ, "LINEUP_LOG_LEVEL": "info", **self.env}
         with open(self.log_path, "a") as log:

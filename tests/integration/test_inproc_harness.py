@@ -22,8 +22,8 @@ def test_a_socket_left_open_in_the_hub_loop_is_closed_at_stop_and_logged(tmp_pat
         async def leave_one_open() -> None:  # a connection nobody closes, as a forgotten client would leave
             held.append((await asyncio.open_connection("127.0.0.1", port))[1])
 
-        assert hub._loop is not None  # noqa: SLF001 - the hub's own loop, where its sockets live
-        asyncio.run_coroutine_threadsafe(leave_one_open(), hub._loop).result(10)  # noqa: SLF001
+        assert hub._loop is not None
+        asyncio.run_coroutine_threadsafe(leave_one_open(), hub._loop).result(10)
         accepted, _ = listener.accept()
         with accepted:
             hub.stop()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
-from pathlib import Path
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpx
 import pytest

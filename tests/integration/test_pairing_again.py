@@ -16,8 +16,16 @@ import logging
 
 import pytest
 
-from hub.sdk import (AgentClient, AuthError, Credential, ReplacedError, TaskHandle, load_credential, pair_or_load,
-                     save_credential)
+from hub.sdk import (
+    AgentClient,
+    AuthError,
+    Credential,
+    ReplacedError,
+    TaskHandle,
+    load_credential,
+    pair_or_load,
+    save_credential,
+)
 from hub.sdk.credentials import Replacement
 from tests.integration.test_sdk import QUICK_BACKOFF, World, eventually, world  # noqa: F401 - fixture
 from tests.support.hubproc import run_cli

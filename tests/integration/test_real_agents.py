@@ -16,22 +16,23 @@ import json
 import os
 import signal
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
 pytest.importorskip("acp", reason="the acp runtime needs the agent-client-protocol package")
 
-from tests.integration.conftest import Connect  # noqa: E402
-from tests.support.fake_models import Reply, Step, text, tool  # noqa: E402
-from tests.support.fake_models import gemini as gemini_api  # noqa: E402
-from tests.support.fake_models import openai_responses as openai_api  # noqa: E402
-from tests.support.fake_models.anthropic import FakeAnthropic  # noqa: E402
-from tests.support.hubproc import HubProcess  # noqa: E402
-from tests.support.lap import LapClient  # noqa: E402
-from tests.support.live import Api, eventually  # noqa: E402
+from tests.integration.conftest import Connect
+from tests.support.fake_models import Reply, Step, text, tool
+from tests.support.fake_models import gemini as gemini_api
+from tests.support.fake_models import openai_responses as openai_api
+from tests.support.fake_models.anthropic import FakeAnthropic
+from tests.support.hubproc import HubProcess
+from tests.support.lap import LapClient
+from tests.support.live import Api, eventually
 
 pytestmark = pytest.mark.real_agent
 

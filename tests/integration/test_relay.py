@@ -6,11 +6,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 import time
-from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
 from wukong_easy_sdk import WKIM, AuthOptions, WKIMDeviceFlag, WKIMError, WKIMEvent, WKIMOptions
@@ -54,7 +55,7 @@ class Person:
         self._new = asyncio.Event()
         self.client: Any = None
 
-    async def connect(self) -> "Person":
+    async def connect(self) -> Person:
         if self.fake.line == "compat":
             self.client = WKIM(self.fake.ws_url, AuthOptions(self.uid, self.token, device_flag=WKIMDeviceFlag.APP),
                                WKIMOptions(ping_interval=0.5, max_reconnect_attempts=0))
@@ -90,10 +91,8 @@ class Person:
             if time.monotonic() > deadline:
                 raise AssertionError(f"no text with {contains!r}; got {self.texts()}")
             self._new.clear()
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._new.wait(), max(0.05, deadline - time.monotonic()))
-            except asyncio.TimeoutError:
-                pass
 
     async def close(self) -> None:
         if self.client is not None:

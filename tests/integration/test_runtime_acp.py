@@ -5,27 +5,28 @@ socket; and, where npm can install it, a published ACP agent taken through `init
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 pytest.importorskip("acp", reason="the acp runtime needs the agent-client-protocol package")
 
-from hub.runtimes.base import AgentConfig  # noqa: E402
-from hub.sdk.client import AgentClient  # noqa: E402
-from hub.sdk.credentials import Credential  # noqa: E402
-from hub.plugins.runtimes.acp_runtime import AcpRuntime, TurnError  # noqa: E402
-from tests.integration.conftest import Connect  # noqa: E402
-from tests.support.hubproc import HubProcess  # noqa: E402
-from tests.support.lap import LapClient  # noqa: E402
-from tests.support.live import Api, eventually, of_type  # noqa: E402
+from hub.plugins.runtimes.acp_runtime import AcpRuntime, TurnError
+from hub.runtimes.base import AgentConfig
+from hub.sdk.client import AgentClient
+from hub.sdk.credentials import Credential
+from tests.integration.conftest import Connect
+from tests.support.hubproc import HubProcess
+from tests.support.lap import LapClient
+from tests.support.live import Api, eventually, of_type
 
 AGENT_SCRIPT = Path(__file__).resolve().parents[1] / "support" / "acp_agent.py"
 PUBLISHED_AGENT = "@zed-industries/claude-code-acp"

@@ -14,16 +14,30 @@ import stat
 import sys
 import time
 from collections import Counter
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any
 
 import httpx
 import pytest
 
-from hub.sdk import (AgentClient, AuthError, Credential, HubError, MessageStream, OutboxFull, Outcome, SdkError,
-                     TaskHandle, load_credential, pair, pair_or_load, save_credential)
+from hub.sdk import (
+    AgentClient,
+    AuthError,
+    Credential,
+    HubError,
+    MessageStream,
+    OutboxFull,
+    Outcome,
+    SdkError,
+    TaskHandle,
+    load_credential,
+    pair,
+    pair_or_load,
+    save_credential,
+)
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 
@@ -59,7 +73,7 @@ class Relay:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    async def start(self) -> "Relay":
+    async def start(self) -> Relay:
         self._server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
         self.port = self._server.sockets[0].getsockname()[1]
         return self
@@ -175,7 +189,7 @@ async def eventually(check: Callable[[], Any], timeout: float = 10.0, what: str 
 
 
 def iso_in(seconds: float) -> str:
-    return (datetime.now(timezone.utc) + timedelta(seconds=seconds)).isoformat().replace("+00:00", "Z")
+    return (datetime.now(UTC) + timedelta(seconds=seconds)).isoformat().replace("+00:00", "Z")
 
 
 def count(events: list[dict[str, Any]], type_: str, **match: Any) -> int:

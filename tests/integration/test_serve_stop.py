@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import signal
-from typing import Callable
+from collections.abc import Callable
 
 import httpx
 import pytest

@@ -87,4 +87,4 @@ def test_the_check_compares_the_documented_arguments(section: str, expected: lis
 
     fake.documented_hook = documented_hook  # type: ignore[attr-defined]
     found = problems(fake, section + "\n")
-    assert [p[:len(e)] for p, e in zip(found, expected)] == expected and len(found) == len(expected), found
+    assert [p[:len(e)] for p, e in zip(found, expected, strict=False)] == expected and len(found) == len(expected), found

@@ -16,8 +16,16 @@ from typing import Any
 import pytest
 import websockets
 
-from tests.support.drills import (answers_by_id, assert_db_check, assert_log_sound, assert_resumed_stream, log_rows,
-                                  make_workspace, stored_frames, wait_acks)
+from tests.support.drills import (
+    answers_by_id,
+    assert_db_check,
+    assert_log_sound,
+    assert_resumed_stream,
+    log_rows,
+    make_workspace,
+    stored_frames,
+    wait_acks,
+)
 from tests.support.lap import LapClient, envelope
 
 RUNS = 5
@@ -81,7 +89,7 @@ async def test_kill9_mid_stream_loses_no_acknowledged_event(hub_factory, run: in
     acked = [_acks(a) for a in agents]
     total_acked = sum(len(a) for a in acked)
     assert total_acked >= min(kill_after, 20), "the hub acknowledged too little before the kill to test anything"
-    assert any(len(s) > len(a) for s, a in zip(sent, acked)), "nothing was in flight at the kill"
+    assert any(len(s) > len(a) for s, a in zip(sent, acked, strict=False)), "nothing was in flight at the kill"
     app_seen = stored_frames(app.frames)
 
     # The crashed database, before anything touches it again.
@@ -115,11 +123,11 @@ async def test_kill9_mid_stream_loses_no_acknowledged_event(hub_factory, run: in
     # The agents reconnect and re-send everything they sent, with the same ids, in the same order.
     again = [await LapClient.connect(hub.ws_base, "agent", a["credential"], last_sequence=0, epoch=epoch)
              for a in space.agents]
-    for client, envelopes in zip(again, sent):
+    for client, envelopes in zip(again, sent, strict=False):
         for env in envelopes:
             await client.send_raw(env)
-    answers = [await wait_acks(client, [e["id"] for e in envelopes]) for client, envelopes in zip(again, sent)]
-    for agent_acks, agent_answers in zip(acked, answers):
+    answers = [await wait_acks(client, [e["id"] for e in envelopes]) for client, envelopes in zip(again, sent, strict=False)]
+    for agent_acks, agent_answers in zip(acked, answers, strict=False):
         for envelope_id, frame in agent_answers.items():
             assert frame["type"] == "system.ack", frame
             if envelope_id in agent_acks:  # acknowledged before the crash: the same sequence, a duplicate

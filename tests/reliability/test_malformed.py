@@ -14,7 +14,8 @@ import contextlib
 import itertools
 import json
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest

@@ -9,17 +9,24 @@ what arrives against the log read behind the hub's back: every event after the c
 from __future__ import annotations
 
 import asyncio
-import json
 import concurrent.futures
+import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import pytest
 
-from tests.support.drills import (assert_resumed_stream, log_rows, make_workspace, recipient_sequences, stored_frames,
-                                  wait_acks)
+from tests.support.drills import (
+    assert_resumed_stream,
+    log_rows,
+    make_workspace,
+    recipient_sequences,
+    stored_frames,
+    wait_acks,
+)
 from tests.support.hubproc import HubProcess, pair_agent
 from tests.support.lap import LapClient
 from tests.support.rawclient import RawClient

@@ -24,7 +24,7 @@ CONTENT = "s" * 8000          # ~8 KB events; a window of 4 keeps each writer ba
 SEND_CAP_BYTES = 40_000_000   # more than any socket buffers can hide; the drill fails if no eviction by then
 
 
-async def _stream_until(agent: LapClient, conversation_id: str, done: "asyncio.Future[None]",
+async def _stream_until(agent: LapClient, conversation_id: str, done: asyncio.Future[None],
                         sent: list[str]) -> None:
     """Post events with at most 4 unanswered until `done` resolves."""
     base = sum(1 for f in agent.frames if f["type"] in ("system.ack", "system.error"))

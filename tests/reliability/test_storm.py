@@ -47,7 +47,7 @@ async def test_apps_reconnecting_at_once_during_live_traffic_miss_nothing(hub: H
         for app in storm:
             await app.wait_for(lambda f: f.get("sequence") == head, timeout=30)
         rows = log_rows(space.db_path)
-        for app, cursor in zip(storm, cursors):
+        for app, cursor in zip(storm, cursors, strict=False):
             expected = [r["sequence"] for r in rows if r["workspaceId"] == app.workspace_id and cursor < r["sequence"] <= head]
             assert len(expected) >= BEHIND + LIVE
             assert_resumed_stream([f for f in app.frames if f.get("sequence", 0) <= head], expected)

@@ -11,6 +11,7 @@ Heartbeats are shortened to 1 s through LINEUP_HEARTBEAT_INTERVAL_S so each dril
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -27,8 +28,15 @@ import pytest
 
 from hub.sdk.client import AgentClient
 from hub.sdk.credentials import Credential
-from tests.support.drills import (Workspace, assert_db_check, log_rows, make_workspace, recipient_sequences,
-                                  stored_frames, wait_acks)
+from tests.support.drills import (
+    Workspace,
+    assert_db_check,
+    log_rows,
+    make_workspace,
+    recipient_sequences,
+    stored_frames,
+    wait_acks,
+)
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 
@@ -91,12 +99,10 @@ async def _pinger(client: LapClient, stop: asyncio.Event) -> None:
     while not stop.is_set():
         try:
             await client.send("system.ping", {})
-        except Exception:  # noqa: BLE001 - the socket went away; the drill looks at that itself
+        except Exception:  # noqa: BLE001 - whatever ends the wait, the drill goes on
             return
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), INTERVAL)
-        except asyncio.TimeoutError:
-            pass
 
 
 async def _post(app: LapClient, space: Workspace, n: int, tag: str) -> list[str]:
@@ -118,7 +124,7 @@ async def test_a_stopped_agent_goes_offline_after_two_intervals_and_returns_whol
     pinging = asyncio.create_task(_pinger(app, stop_ping))
     cred = {"hub_url": hub.base, "agent_id": agent_id, "workspace_id": paired["workspaceId"],
             "credential": paired["credential"]}
-    out = open(tmp_path / "agent.out", "w")
+    out = open(tmp_path / "agent.out", "w")  # noqa: SIM115 - the agent process writes it while it runs
     proc = subprocess.Popen([sys.executable, "-c", AGENT_SCRIPT, json.dumps(cred), str(tmp_path / "agent.state")],
                             stdout=out, stderr=subprocess.STDOUT, cwd=os.getcwd())
     try:

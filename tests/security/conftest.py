@@ -9,8 +9,9 @@ Workspace B ("Other") is the neighbour: an owner token (`lineup token --workspac
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import pytest

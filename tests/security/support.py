@@ -14,9 +14,10 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
+from typing import Any, TypeVar
 
 import httpx
 
@@ -64,7 +65,7 @@ class ServedHub:
     def ws_base(self) -> str:
         return f"{'wss' if self.tls else 'ws'}://{self.host}:{self.port}"
 
-    def start(self, timeout_s: float = 20.0) -> "ServedHub":
+    def start(self, timeout_s: float = 20.0) -> ServedHub:
         """Start it and return once it answers /-/health. Port 0 (the default): the hub binds a free port itself
         and records which (hub/serving.py), so no parallel test can take it in between; a restart reuses it."""
         env = {**os.environ, "LINEUP_LOG_LEVEL": "warning", **self.env}
@@ -162,7 +163,7 @@ class RecordingProxy:
         self._writers: set[asyncio.StreamWriter] = set()
         self._done: set[asyncio.Future[None]] = set()
 
-    async def start(self) -> "RecordingProxy":
+    async def start(self) -> RecordingProxy:
         self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
         self.port = self.server.sockets[0].getsockname()[1]
         return self

@@ -23,9 +23,10 @@ import re
 import socket
 import statistics
 import time
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import pytest

@@ -6,8 +6,7 @@ loopback."""
 from __future__ import annotations
 
 import socket
-from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 import httpx
 import pytest

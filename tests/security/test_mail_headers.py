@@ -5,7 +5,7 @@ add a header (a Bcc) to them."""
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 

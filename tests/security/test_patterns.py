@@ -54,7 +54,7 @@ async def test_a_pattern_re2_cannot_run_is_refused_when_asked_naming_it(team: Te
     assert (await team.api.get("/api/interactions"))["interactions"] == []
 
 
-async def probe_health(base: str, work: "asyncio.Future[Any]") -> list[float]:
+async def probe_health(base: str, work: asyncio.Future[Any]) -> list[float]:
     """GET /-/health again and again until `work` is done: each latency (an error or a 2 s wait fails the test)."""
     latencies: list[float] = []
     async with httpx.AsyncClient(base_url=base, timeout=2.0) as http:

@@ -27,8 +27,8 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from cryptography import x509

@@ -13,8 +13,18 @@ import json
 import sqlite3
 from typing import Any
 
-from tests.integration.test_relay import (HUB_UID, MANAGER, Person, agent_in_conversation, cli, connected, fakes,
-                                          relay_state, relay_toml, until)
+from tests.integration.test_relay import (
+    HUB_UID,
+    MANAGER,
+    Person,
+    agent_in_conversation,
+    cli,
+    connected,
+    fakes,
+    relay_state,
+    relay_toml,
+    until,
+)
 from tests.support.hubproc import HubProcess, run_cli
 
 __all__ = ["fakes"]  # the fixture, shared with tests/integration/test_relay.py

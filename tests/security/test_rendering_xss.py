@@ -10,8 +10,9 @@ no script ran (a canary), and the browser reported no CSP violation (nothing eve
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 

@@ -30,8 +30,8 @@ import websockets
 
 from hub.sdk import AgentClient, Credential, pair
 from tests.security.support import RecordingProxy, ServedHub
-from tests.support.lap import LapClient, envelope
 from tests.support.hubproc import run_cli
+from tests.support.lap import LapClient, envelope
 from tests.support.receivers import HttpReceiver
 
 PASSWORD, WRONG_PASSWORD = "Tr0ub4dor&3-horse-staple", "Tr0ub4dor&3-horse-stapel"

@@ -8,8 +8,6 @@ import base64
 from pathlib import PurePosixPath
 from urllib.parse import quote
 
-import pytest
-
 from tests.integration.conftest import Connect
 from tests.support.live import Api, pair
 

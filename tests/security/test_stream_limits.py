@@ -5,7 +5,8 @@ for `stream_idle_s` is stored and closed; either way the text streamed so far is
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import pytest

@@ -19,8 +19,9 @@ import ssl
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -56,7 +57,7 @@ def make_certificate(folder: Path, name: str, *, issuer: tuple[Any, x509.Name] |
     key = ec.generate_private_key(ec.SECP256R1())
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
     signer_key, signer_name = issuer if issuer else (key, subject)
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     builder = (x509.CertificateBuilder().subject_name(subject).issuer_name(signer_name).public_key(key.public_key())
                .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(hours=1))
                .not_valid_after(now + datetime.timedelta(days=2))
@@ -233,7 +234,7 @@ class PinStripper:
         self.port = 0
         self.server: asyncio.Server | None = None
 
-    async def start(self) -> "PinStripper":
+    async def start(self) -> PinStripper:
         self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
         self.port = self.server.sockets[0].getsockname()[1]
         return self
@@ -263,7 +264,7 @@ class PinStripper:
             writer.write(b"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: "
                          + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body)
             await writer.drain()
-        except (ConnectionError, ssl.SSLError, asyncio.IncompleteReadError, asyncio.TimeoutError):
+        except (TimeoutError, ConnectionError, ssl.SSLError, asyncio.IncompleteReadError):
             pass
         finally:
             writer.close()

@@ -224,7 +224,7 @@ class ScriptedAgent:
         statuses: list[Any] = ["pending"] * 3
 
         async def publish() -> None:
-            entries = [plan_entry(step, status=status) for step, status in zip(steps, statuses)]
+            entries = [plan_entry(step, status=status) for step, status in zip(steps, statuses, strict=False)]
             await conn.session_update(session_id=session_id, update=update_plan(entries))
 
         await publish()
@@ -267,7 +267,7 @@ class ScriptedAgent:
                 session_id=session_id, options=PERMISSION_OPTIONS,
                 tool_call=update_tool_call("call-push", title="git push", kind="execute", status="pending",
                                            raw_input={"command": "git push origin main"})), float(rest or 1))
-        except asyncio.TimeoutError:
+        except TimeoutError:
             record("permission/gave_up", sessionId=session_id)
             await self.conn.session_update(session_id=session_id, update=update_tool_call(
                 "call-push", status="failed", title="git push"))
@@ -278,7 +278,7 @@ class ScriptedAgent:
         await self.say(session_id, "Working until cancelled")
         try:
             await asyncio.wait_for(self.cancelled[session_id].wait(), 30)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return PromptResponse(stop_reason="end_turn")
         return PromptResponse(stop_reason="cancelled")
 
@@ -353,7 +353,7 @@ class ScriptedAgent:
         assert self.conn is not None
         relative, _, content = rest.partition(" ")
         target = os.path.join(os.getcwd(), relative)
-        old = open(target).read() if os.path.exists(target) else None
+        old = open(target).read() if os.path.exists(target) else None  # noqa: SIM115 - a one-line read in a test double
         new = content.replace("\\n", "\n") + "\n"
         call = f"call-edit-{self.sessions[session_id]}"
         diff = FileEditToolCallContent(type="diff", path=target, old_text=old, new_text=new)

@@ -16,7 +16,6 @@ import httpx
 from tests.support.hubproc import HubProcess, pair_agent, run_cli
 from tests.support.lap import LapClient
 
-
 # ---- the log as stored ------------------------------------------------------------------------------
 
 def log_rows(db_path: Path) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -71,7 +72,7 @@ class FakeWuKong:
 
     # ---- running ---------------------------------------------------------------------------------------
 
-    async def start(self) -> "FakeWuKong":
+    async def start(self) -> FakeWuKong:
         self._ws = await serve(self._serve, "127.0.0.1", 0, ping_interval=None, compression=None)
         self._http = await asyncio.start_server(self._http_conn, "127.0.0.1", 0)
         return self
@@ -125,7 +126,7 @@ class FakeWuKong:
                 return
             try:
                 first = await asyncio.wait_for(ws.recv(), 2.0)  # authenticate within 2 s or be dropped
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return
             if not await self._connect(conn, first):
                 return
@@ -267,10 +268,8 @@ class FakeWuKong:
         if frame is None:
             return
         for conn in [c for c in self.conns if c.uid == message.to_uid and c.authed]:
-            try:
+            with contextlib.suppress(websockets.ConnectionClosed):
                 await self._reply(conn, frame)
-            except websockets.ConnectionClosed:
-                pass
 
     # ---- HTTP API --------------------------------------------------------------------------------------
 

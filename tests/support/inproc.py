@@ -112,17 +112,17 @@ class InProcessHub:
             try:
                 self._server = build_server(self.settings, sock, out=out)  # type: ignore[arg-type]
                 # Ready once the hub's own on_listening has run, as `lineup serve` is once it prints its banner.
-                on_listening = self._server._on_listening  # noqa: SLF001
+                on_listening = self._server._on_listening
 
                 def listening_now() -> None:
                     on_listening()
                     listening.set()
 
-                self._server._on_listening = listening_now  # noqa: SLF001
+                self._server._on_listening = listening_now
                 with asyncio.Runner(loop_factory=_loop_factory()) as runner:
                     self._loop = runner.get_loop()
                     runner.run(_serve_then_settle(self._server, sock))
-            except BaseException as exc:  # noqa: BLE001 - reported by start() or stop()
+            except BaseException as exc:  # noqa: BLE001 - handed on to the test, which re-raises it
                 self._failure = exc
             finally:
                 sock.close()

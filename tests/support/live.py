@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import Any, Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import httpx
 import websockets
@@ -134,7 +135,7 @@ async def eventually(check: Callable[[], Awaitable[Any]], timeout: float = 5.0, 
 
 
 def iso_in(seconds: float) -> str:
-    return (datetime.now(timezone.utc) + timedelta(seconds=seconds)).isoformat().replace("+00:00", "Z")
+    return (datetime.now(UTC) + timedelta(seconds=seconds)).isoformat().replace("+00:00", "Z")
 
 
 def of_type(client: LapClient, type_: str, **match: Any) -> list[dict[str, Any]]:

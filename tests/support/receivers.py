@@ -35,7 +35,7 @@ class HttpReceiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 raw = self.rfile.read(length)
                 receiver.received.append(Received(self.path, {k.lower(): v for k, v in self.headers.items()},

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import sqlite3
 import warnings
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import AsyncIterator, Iterator
 
 import aiosqlite
 import pytest
 
 from hub.store import database
+from hub.store.events import StoredEvent
 from hub.store.migrations import migrate
 from hub.store.writer import Writer
 from tests.unit.scenario import World, WriterRig, executor, populate
@@ -20,7 +21,7 @@ from tests.unit.scenario import World, WriterRig, executor, populate
 # INTERNALERROR. Import it once here, warnings silenced, so a failing property test reports its example.
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
-    try:
+    try:  # noqa: SIM105 - an import, kept as the plain try it reads as
         import hypothesis.extra._patching  # noqa: F401
     except ImportError:
         pass

@@ -126,7 +126,7 @@ async def test_a_huge_line_is_skipped_to_its_newline_holding_at_most_a_chunk() -
     got = []
     while True:
         line = await reader.next()
-        biggest = max(biggest, len(reader._buffer))  # noqa: SLF001 - the bound is the point of the test
+        biggest = max(biggest, len(reader._buffer))
         if line is None:
             break
         got.append(line)
@@ -164,4 +164,4 @@ def test_the_plugin_and_the_sdk_agree_on_what_fits_on_a_card() -> None:
     tree = ast.parse((PLUGIN / "adapter.py").read_text())
     budget = next(node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
                   and any(isinstance(t, ast.Name) and t.id == "CARD_BUDGET_BYTES" for t in node.targets))
-    assert eval(compile(ast.Expression(budget), "adapter.py", "eval")) == approvals.CARD_BUDGET_BYTES  # noqa: S307
+    assert eval(compile(ast.Expression(budget), "adapter.py", "eval")) == approvals.CARD_BUDGET_BYTES  # noqa: S307 - the adapter's own constant expression, parsed from its source

@@ -17,7 +17,8 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from typing import Any, AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request as HttpRequest
@@ -25,7 +26,16 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from tests.support.fake_models import (
-    Reply, Request, Script, Step, Text, ThreadedServer, ToolCall, text, tool, wait_until,
+    Reply,
+    Request,
+    Script,
+    Step,
+    Text,
+    ThreadedServer,
+    ToolCall,
+    text,
+    tool,
+    wait_until,
 )
 
 SECRET_HEADERS = {"x-api-key", "authorization", "cookie"}
@@ -176,7 +186,7 @@ class FakeAnthropic:
     def close(self) -> None:
         self._server.close()
 
-    def __enter__(self) -> "FakeAnthropic":
+    def __enter__(self) -> FakeAnthropic:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -17,7 +17,8 @@ import asyncio
 import json
 import threading
 import time
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request as HttpRequest

@@ -177,5 +177,5 @@ class FakeChat:
                     "arguments": arguments[start:start + self.chunk_chars]}}]})
         yield chunk({}, "tool_calls" if call is not None else "stop")
         if usage is not None:
-            yield f"data: {json.dumps({'id': completion_id, 'object': 'chat.completion.chunk', 'created': 0, 'model': MODEL, 'choices': [], 'usage': usage})}\n\n".encode()  # noqa: E501
+            yield f"data: {json.dumps({'id': completion_id, 'object': 'chat.completion.chunk', 'created': 0, 'model': MODEL, 'choices': [], 'usage': usage})}\n\n".encode()
         yield b"data: [DONE]\n\n"

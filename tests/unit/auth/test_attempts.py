@@ -29,7 +29,7 @@ def test_a_right_secret_or_an_unrelated_error_gives_the_attempt_back() -> None:
     assert second is not None
     with pytest.raises(LapError), second.settled():
         raise LapError("storage_full", "disk full")  # the check never happened
-    assert len(limiter._recent("k")) == 0  # noqa: SLF001
+    assert len(limiter._recent("k")) == 0
 
 
 def test_a_wrong_secret_or_a_cancelled_check_stays_counted() -> None:

@@ -7,8 +7,17 @@ import re
 
 import pytest
 
-from hub.auth.secrets import (_CODE_ALPHABET, hash_password, new_pairing_code, new_setup_code, new_token,
-                              no_match_hash, normalize_pairing_code, token_hash, verify_password)
+from hub.auth.secrets import (
+    _CODE_ALPHABET,
+    hash_password,
+    new_pairing_code,
+    new_setup_code,
+    new_token,
+    no_match_hash,
+    normalize_pairing_code,
+    token_hash,
+    verify_password,
+)
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,17 @@ from hub.auth.secrets import token_hash
 from hub.protocol.envelope import decode_envelope
 from hub.protocol.errors import LapError
 from hub.store import database
-from hub.store.events import (AGENT_VIEW_TYPES, PAGE_SIZE, StoredEvent, head_sequence, public_payload, read_agent_after,
-                              read_all, read_all_with_recipients, read_workspace_after)
+from hub.store.events import (
+    AGENT_VIEW_TYPES,
+    PAGE_SIZE,
+    StoredEvent,
+    head_sequence,
+    public_payload,
+    read_agent_after,
+    read_all,
+    read_all_with_recipients,
+    read_workspace_after,
+)
 from hub.store.writer import Command, Tx
 from tests.unit.scenario import FAKE_PASSWORD_HASH, World, WriterRig
 

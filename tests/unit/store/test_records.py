@@ -140,7 +140,7 @@ def test_a_joined_record_names_only_columns_of_its_tables(fresh: sqlite3.Connect
 
 
 def _stored(conn: sqlite3.Connection, table: str) -> list[dict[str, object]]:
-    rows = conn.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall()  # noqa: S608 - a name of this file
+    rows = conn.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall()
     assert rows, f"the scenario left no {table}"
     return [dict(row) for row in rows]
 
@@ -222,7 +222,7 @@ def test_the_records_of_people_and_their_access_hold_what_their_rows_hold(popula
 
 
 def _insert(conn: sqlite3.Connection, table: str, **row: object) -> dict[str, object]:
-    conn.execute(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",  # noqa: S608
+    conn.execute(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
                  tuple(row.values()))
     return row
 

@@ -68,7 +68,7 @@ def shape(conn: sqlite3.Connection) -> dict[str, object]:
 
 def rows(conn: sqlite3.Connection) -> dict[str, list[tuple[object, ...]]]:
     # The table names are this file's own constants.
-    return {table: [tuple(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2")]  # noqa: S608
+    return {table: [tuple(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2")]
             for table in RELAY_TABLES}
 
 

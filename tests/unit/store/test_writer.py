@@ -197,7 +197,7 @@ async def test_disk_full_refuses_the_whole_batch_and_recovers_without_reopening(
     await setup.close()
     conn = await database.connect(db_path, max_pages=1)  # clamped to the current size: no page may be added
     published: list[list[StoredEvent]] = []
-    writer = Writer(conn, lambda events: published.append(events))
+    writer = Writer(conn, published.append)
     await writer.start()
     check = database.connect_sync(db_path)
     try:
@@ -231,7 +231,7 @@ async def test_hub_with_db_max_pages_reports_storage_full_then_recovers(tmp_path
         outcomes = await asyncio.gather(*futures)
         assert {o.error.code for o in outcomes if o.error} == {"storage_full"} and all(o.error for o in outcomes)
         assert await hub.read(lambda c: c.execute("SELECT COUNT(*) FROM events").fetchone()[0]) == 0
-        write_conn = hub._write_conn  # noqa: SLF001 - the brief: raise the limit on the live connection
+        write_conn = hub._write_conn
         assert write_conn is not None
         await database.run(write_conn, lambda c: c.execute("PRAGMA max_page_count = 1000000"))
         assert await hub.execute(big(0)) == "big-0"

@@ -22,7 +22,7 @@ __version__ = "1.2.3"
 CALLS: Counter[str] = Counter()            # hook name -> how many times the hub called it
 STARTUP: dict[str, Any] = {}               # what startup saw
 COMMITTED: list[dict[str, Any]] = []       # every committed event after_commit saw: sequence and type
-NOTIFIERS: list["Notifier"] = []
+NOTIFIERS: list[Notifier] = []
 RAISE_TITLE = "everyhook: raise in after_commit"
 
 
