@@ -177,7 +177,7 @@ def test_size_and_cold_start(executable: Built, double_clicked: Started, capsys:
     with capsys.disabled():
         print(f"\n[packaging] {executable.path.name}: {size_mb:.1f} MB (aim < {SIZE_BUDGET_MB:.0f} MB); cold start "
               f"to a healthy /-/health: {double_clicked.cold_start_s:.2f} s (aim < {COLD_START_AIM_S:.0f} s); "
-              f"built in {executable.build_s:.0f} s")
+              f"{'reused from the build cache' if executable.reused else 'built'} in {executable.build_s:.0f} s")
     assert size_mb < SIZE_BUDGET_MB
     assert double_clicked.cold_start_s < COLD_START_LIMIT_S
 
