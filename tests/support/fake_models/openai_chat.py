@@ -5,9 +5,10 @@ own besides the turn a test drives (OpenClaw's Gateway heartbeat and catalog ref
 approval reviewer), and OpenClaw adds an internal `user` message after the person's prompt:
 
 - a request offering no tools is a side call: answered with `side_text`;
-- the newest user message holding `RUN: <command>` (the rest of that line): if a `tool` message answers it
-  already, the reply is `DONE: <what the tool said>`; otherwise a call of the shell tool the request offers
-  (`exec` for OpenClaw, `terminal` for Hermes, …) with `{"command": <command>}`;
+- the newest user message holding `RUN: <command>` or `SAY: <text>` (the rest of that line): for `RUN`, if a
+  `tool` message answers it already, the reply is `DONE: <what the tool said>`, otherwise a call of the shell tool
+  the request offers (`exec` for OpenClaw, `terminal` for Hermes, …) with `{"command": <command>}`; for `SAY`,
+  `REPLY: <text>` (for agents that put a header of their own before the person's words, as OpenClaw does);
 - anything else: `REPLY: <the first line of the newest user message>`.
 
 Streamed as the real API does (`chat.completion.chunk` events, tool call arguments in pieces, the usage chunk
@@ -33,6 +34,7 @@ from tests.support.fake_models import Request, ThreadedServer
 SECRET_HEADERS = {"authorization", "x-api-key", "api-key", "cookie"}
 SHELL_TOOLS = ("exec", "terminal", "bash", "shell", "run_shell_command", "execute_command")
 RUN = re.compile(r"RUN: ([^\n]+)")
+SAY = re.compile(r"SAY: ([^\n]+)")
 MODEL = "fake-model"
 
 
@@ -64,6 +66,9 @@ def decide(body: dict[str, Any], side_text: str) -> tuple[str, dict[str, Any] | 
         message = messages[index]
         if message.get("role") != "user":
             continue
+        said = SAY.search(message_text(message))
+        if said is not None:  # newer than any RUN: the person moved on
+            return f"REPLY: {said[1].strip()[:200]}", None
         found = RUN.search(message_text(message))
         if found is None:
             continue

@@ -3,7 +3,7 @@ const require = __lineupCreateRequire(import.meta.url);
 import {
   lineupPlugin,
   runtimeStore
-} from "./chunks/chunk-NGKE76AL.js";
+} from "./chunks/chunk-EFNECARR.js";
 import "./chunks/chunk-WKF5EYHC.js";
 
 // src/index.ts

@@ -2785,6 +2785,20 @@ function resolvedElsewhere(decision, resolvedBy) {
   return `Answered in OpenClaw${who}: it ${DECIDED[decision] ?? "decided"}.`;
 }
 var EXPIRED_REASON = "OpenClaw stopped waiting for an answer (the approval expired) and did not run it.";
+var RESTARTED_REASON = "OpenClaw's Gateway stopped while this approval waited, and OpenClaw denies an approval it stops waiting on: the command did not run. Ask OpenClaw again if you still want it.";
+async function withdrawStaleCards(link) {
+  let ended = 0;
+  for (const [id, card] of [...link.state.cards]) {
+    if (card.state !== "pending" || card.boot === link.state.boot) continue;
+    try {
+      await link.withdraw(id, RESTARTED_REASON);
+      ended += 1;
+    } catch (error) {
+      link.log.warn(`could not end the card of OpenClaw approval ${card.approvalId}: ${String(error)}`);
+    }
+  }
+  return ended;
+}
 var nativeRuntime = createChannelApprovalNativeRuntimeAdapter({
   eventKinds: ["exec"],
   availability: {
@@ -3325,6 +3339,7 @@ var lineupPlugin = createChatChannelPlugin({
         });
         try {
           await started;
+          await withdrawStaleCards(link);
         } catch (error) {
           if (error instanceof AuthError || error instanceof ReplacedError || error instanceof PinMismatch) {
             await link.close();
