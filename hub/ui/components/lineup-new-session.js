@@ -1,6 +1,6 @@
 // New session (#/sessions/new), one step per screen for a phone in one hand: agent → project → where to work →
 // mode and model → first message → Start. A project's remembered choices (GET /api/sessions/projects) fill the steps,
-// so a session like the last one is two taps and the message (docs/design.md#new-session).
+// so a session like the last one is two taps and the message (docs/design.md#sessions).
 
 import { html } from '../vendor/lit-html/lit-html.js';
 import { LineupElement } from '../lib/element.js';
