@@ -46,6 +46,14 @@ export function replaceableAgents(agents, adapter) {
     .map((a, i) => [rank(a), i, a]).sort((x, y) => x[0] - y[0] || x[1] - y[1]).map(([, , a]) => a);
 }
 
+/** The adapter an agent of this runtime was paired with, when only one reports it ("mcp" is Codex's or Gemini's):
+    pairing it again with another adapter's command would make it another kind of agent. '' when not known, and the
+    person chooses. */
+export function adapterForRuntime(runtime) {
+  const matches = ADAPTERS.filter((kind) => RUNTIMES[kind].includes(runtime));
+  return matches.length === 1 ? matches[0] : '';
+}
+
 export class LineupConnectAgent extends LineupElement {
   static properties = ['pairing', 'agents', 'state', 'replaces'];
 
@@ -56,6 +64,17 @@ export class LineupConnectAgent extends LineupElement {
     this.rename = null;
     this.copied = '';
     this.replaces = '';  // the id of an existing agent the code pairs again ('' for a new agent)
+    this._adapterOf = '';  // the agent `adapter` was last chosen for
+  }
+
+  // An agent chosen to pair again ("Pair again", "Which agent is this?") brings its own adapter, or none to choose.
+  _followReplaced() {
+    if (!this.replaces) { this._adapterOf = ''; return; }
+    if (this.replaces === this._adapterOf) return;
+    const agent = (this.agents || []).find((a) => a.id === this.replaces);
+    if (!agent) return;
+    this._adapterOf = this.replaces;
+    this.adapter = adapterForRuntime(agent.runtime);
   }
 
   connectedCallback() {
@@ -80,6 +99,7 @@ export class LineupConnectAgent extends LineupElement {
 
   render() {
     const pairing = this.pairing;
+    this._followReplaced();
     return html`<section class="card connect-agent" aria-labelledby="connect-heading">
       <header class="section-head"><h2 id="connect-heading">${icon('plug')} ${t('agents.connect')}</h2>
         <button class="icon-button" @click=${() => this.emit('lineup-pairing-close')}>${icon('close')}<span class="visually-hidden">${t('action.close')}</span></button>
@@ -98,7 +118,7 @@ export class LineupConnectAgent extends LineupElement {
     return html`<form class="connect-intro" @submit=${(e) => this._start(e)}>
       <p>${t('connect.intro')}</p>
       <fieldset class="choices"><legend>${t('connect.adapter')}</legend>
-        ${ADAPTERS.map((kind) => html`<label class="choice"><input type="radio" name="adapter" value=${kind}
+        ${ADAPTERS.map((kind) => html`<label class="choice"><input type="radio" name="adapter" value=${kind} required
           .checked=${this.adapter === kind} @change=${() => { this.adapter = kind; this.requestUpdate(); }}>
           <span class="choice-text"><span class="choice-label">${t(`connect.adapter.${kind}`)}</span>
           <span class="muted small">${t(`connect.adapter.${kind}.hint`)}</span></span></label>`)}

@@ -1,0 +1,66 @@
+""""Connect my agent" and "Pair again" offer the command of the agent's own kind (a phone walkthrough's findings).
+
+Before: "Pair again" on an agent paired with the Python SDK kept the default adapter, "Demo agent", and told the person
+to run `lineup demo-agent --code …` on the agent's machine, which would have made it a demo agent. The real hub, agents
+paired over its real /api/pair with the runtime each adapter reports, Chromium at phone size.
+"""
+
+from __future__ import annotations
+
+import httpx
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import PHONE, api, create_owner
+from tests.support.hubproc import HubProcess
+
+
+def paired_agent(hub: HubProcess, token: str, name: str, runtime: str | None) -> str:
+    """An agent paired with a code, as the adapter of `runtime` would pair it (None: the protocol's default)."""
+    code = api(hub, token, "POST", "/api/pairing-codes", {})["code"]
+    body = {"code": code, "name": name, **({"runtime": runtime} if runtime else {})}
+    answer = httpx.post(hub.base + "/api/pair", json=body, timeout=10)
+    answer.raise_for_status()
+    return str(answer.json())
+
+
+def pair_again(page: Page, name: str) -> None:
+    if page.locator("lineup-connect-agent").count():
+        page.locator("lineup-connect-agent").get_by_role("button", name="Close").click()
+    page.locator(".agent-card").filter(has_text=name).get_by_role("button", name="Pair again").click()
+
+
+def test_pair_again_offers_the_adapter_of_the_agents_runtime(hub, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+    owner = create_owner(hub)
+    paired_agent(hub, owner.token, "SDK walker", "python-sdk")
+    paired_agent(hub, owner.token, "Claude helper", "claude-code")
+    paired_agent(hub, owner.token, "Mystery", None)  # "generic": no adapter reports it
+    paired_agent(hub, owner.token, "Codex or Gemini", "mcp")  # both report "mcp"
+    page = open_page(hub, viewport=PHONE, token=owner.token, path="/#/agents")
+    expect(page.locator(".agent-card")).to_have_count(4)
+    dialog = page.locator("lineup-connect-agent")
+
+    pair_again(page, "SDK walker")
+    expect(dialog.get_by_role("radio", name="Python SDK (generic)")).to_be_checked()
+    dialog.get_by_role("button", name="Create a pairing code").click()
+    expect(dialog.locator(".command")).to_contain_text("pair_or_load(")
+    expect(dialog.locator(".command")).not_to_contain_text("demo-agent")
+    shots(page, "01-sdk-snippet")
+
+    pair_again(page, "Claude helper")
+    expect(dialog.get_by_role("radio", name="Claude Code, in your terminal")).to_be_checked()
+    dialog.get_by_role("button", name="Create a pairing code").click()
+    expect(dialog.locator(".command")).to_contain_text("connect claude-code --dir")
+
+    for unknown in ("Mystery", "Codex or Gemini"):
+        pair_again(page, unknown)
+        expect(dialog.get_by_label("Which agent is this?")).to_have_value(
+            next(a["id"] for a in api(hub, owner.token, "GET", "/api/agents")["agents"] if a["name"] == unknown))
+        expect(dialog.locator('input[name="adapter"]:checked')).to_have_count(0)  # the person chooses
+        dialog.get_by_role("button", name="Create a pairing code").click()
+        # No code until an adapter is chosen: the form asks for one.
+        assert dialog.locator('input[name="adapter"]').first.evaluate("(radio) => radio.validity.valueMissing")
+        expect(dialog.locator(".pairing-code")).to_have_count(0)
+    dialog.get_by_role("radio", name="Codex CLI, in your terminal").check()
+    dialog.get_by_role("button", name="Create a pairing code").click()
+    expect(dialog.locator(".command")).to_contain_text("connect codex --user")
+    shots(page, "02-codex-chosen")
