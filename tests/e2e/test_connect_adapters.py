@@ -64,3 +64,17 @@ def test_pair_again_offers_the_adapter_of_the_agents_runtime(hub, open_page, sho
     dialog.get_by_role("button", name="Create a pairing code").click()
     expect(dialog.locator(".command")).to_contain_text("connect codex --user")
     shots(page, "02-codex-chosen")
+
+
+def test_the_new_code_is_in_view_on_a_phone(hub, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+    owner = create_owner(hub)
+    for n in range(3):  # agents below the panel make the page long, as a person's Agents page is
+        paired_agent(hub, owner.token, f"Agent {n}", "demo")
+    page = open_page(hub, viewport=PHONE, token=owner.token, path="/#/agents")
+    expect(page.locator(".agent-card")).to_have_count(3)
+    pair_again(page, "Agent 2")
+    dialog = page.locator("lineup-connect-agent")
+    dialog.get_by_role("button", name="Create a pairing code").click()
+    expect(dialog.locator(".pairing-code")).to_be_visible()
+    expect(dialog.locator(".pairing-code")).to_be_in_viewport(ratio=1)
+    shots(page, "01-code-in-view")

@@ -89,6 +89,15 @@ export class LineupConnectAgent extends LineupElement {
     clearInterval(this._timer);
   }
 
+  // A new code is what the person came for: on a phone the panel grows above and below the button they pressed, and
+  // the code ended up above the fold. Brought into view once per code (the countdown re-renders every second).
+  updated() {
+    const code = this.pairing?.status === 'waiting' ? this.pairing.code : '';
+    if (!code || code === this._shownCode) return;
+    this._shownCode = code;
+    this.querySelector('.pairing-code-row')?.scrollIntoView({ block: 'center' });
+  }
+
   _start(event) {
     event?.preventDefault();
     this.rename = null;
