@@ -194,6 +194,8 @@ CONNECT_COMMANDS = {
     "claude-code": "connect claude-code --dir ~/code/my-project",
     "codex": "connect codex --user",  # --user: only there does Codex take LineUp's approval hook (docs/agents.md)
     "gemini": "connect gemini --dir ~/code/my-project",
+    "hermes": "connect hermes",  # LineUp as a messaging platform of the person's `hermes gateway`
+    "openclaw": "connect openclaw",  # LineUp as a channel of the person's OpenClaw Gateway
 }
 
 

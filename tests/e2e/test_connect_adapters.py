@@ -7,6 +7,8 @@ paired over its real /api/pair with the runtime each adapter reports, Chromium a
 
 from __future__ import annotations
 
+import re
+
 import httpx
 from playwright.sync_api import Page, expect
 
@@ -78,3 +80,37 @@ def test_the_new_code_is_in_view_on_a_phone(hub, open_page, shots) -> None:  # t
     expect(dialog.locator(".pairing-code")).to_be_visible()
     expect(dialog.locator(".pairing-code")).to_be_in_viewport(ratio=1)
     shots(page, "01-code-in-view")
+
+
+def test_hermes_and_openclaw_are_adapters_with_their_commands(hub, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+    owner = create_owner(hub)
+    page = open_page(hub, viewport=PHONE, token=owner.token, path="/#/agents")
+    expect(page.locator("#agent-presets-heading")).to_have_text("Let the hub run your agent")  # it lists five
+    page.get_by_role("button", name="Connect my agent").click()
+    dialog = page.locator("lineup-connect-agent")
+    for label, words, afterwards in (
+            ("Hermes, your always-on gateway", "connect hermes", "Then restart hermes gateway."),
+            ("OpenClaw, your always-on Gateway", "connect openclaw",
+             "It needs Node 24 or newer; then restart the OpenClaw Gateway.")):
+        dialog.get_by_role("radio", name=label).check()
+        dialog.get_by_role("button", name="Create a pairing code").click()
+        code = dialog.locator(".pairing-code").inner_text().strip()
+        command = dialog.locator(".command").inner_text()
+        assert re.fullmatch(rf"\S+( -m hub)? {words} --hub https?://\S+ --code {code}( --fingerprint \S+)?",
+                            command.replace("\n", "")), command
+        expect(dialog.locator(".connect-afterwards")).to_have_text(afterwards)
+        shots(page, words.replace(" ", "-"))
+        dialog.get_by_role("button", name="Close").click()
+        page.get_by_role("button", name="Connect my agent").click()
+    # An agent the Hermes adapter paired is paired again with its command.
+    paired_agent(hub, owner.token, "Hermes", "hermes")
+    pair_again(page, "Hermes")
+    expect(dialog.get_by_role("radio", name="Hermes, your always-on gateway")).to_be_checked()
+
+
+def test_every_adapter_has_a_command_from_the_hub(hub) -> None:  # type: ignore[no-untyped-def]
+    owner = create_owner(hub)
+    pairing = api(hub, owner.token, "POST", "/api/pairing-codes", {})
+    for kind in ("hermes", "openclaw"):
+        assert pairing["commands"][kind].endswith(f" connect {kind} --hub {pairing['hubUrl']} --code {pairing['code']}"
+                                                  + (f" --fingerprint {pairing['fingerprint']}" if pairing["fingerprint"] else ""))

@@ -33,9 +33,12 @@ export function diagnosisBox(diagnosis, host) {
 
 // The hub answers a pairing code with the command for each (hub/web/accounts.py CONNECT_COMMANDS); the SDK gets a
 // snippet of Python instead.
-const ADAPTERS = ['demo', 'claude-code', 'codex', 'gemini', 'sdk'];
+const ADAPTERS = ['demo', 'claude-code', 'codex', 'gemini', 'hermes', 'openclaw', 'sdk'];
 // The runtimes each adapter's agent reports (hub/connect/*.py, hub/sdk/demo.py): its earlier agents are offered first.
-const RUNTIMES = { demo: ['demo'], 'claude-code': ['claude-code'], codex: ['mcp', 'codex'], gemini: ['mcp', 'gemini'], sdk: ['python-sdk'] };
+const RUNTIMES = { demo: ['demo'], 'claude-code': ['claude-code'], codex: ['mcp', 'codex'], gemini: ['mcp', 'gemini'],
+  hermes: ['hermes'], openclaw: ['openclaw'], sdk: ['python-sdk'] };
+// What to do once the command ran, for the adapters that connect a gateway already running (docs/agents.md).
+const AFTERWARDS = { hermes: 'connect.after.hermes', openclaw: 'connect.after.openclaw' };
 
 /** The agents a code may pair again (docs/protocol.md, pairing code `replacesAgentId`): every unrevoked agent of the
     workspace, the offline ones of the chosen adapter's runtime first, then the other offline ones, then the online. */
@@ -175,6 +178,7 @@ export class LineupConnectAgent extends LineupElement {
       <p>${this.adapter === 'sdk' ? t('connect.runSdk') : command.includes('--dir ') ? t('connect.runInProject') : t('connect.runCommand')}</p>
       <div class="command-box"><pre class="command" tabindex="0">${this.adapter === 'sdk' ? snippet : command}</pre>
         ${copyButton(this.adapter === 'sdk' ? snippet : command, t('connect.command'), this)}</div>
+      ${AFTERWARDS[this.adapter] ? html`<p class="small connect-afterwards">${t(AFTERWARDS[this.adapter])}</p>` : ''}
       ${this._transport(pairing)}
       <p class="waiting-line" role="status" aria-live="polite"><span class="spinner small" aria-hidden="true"></span>
         <span>${t('connect.waiting')}</span></p>
