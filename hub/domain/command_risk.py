@@ -40,6 +40,19 @@ INLINE_FLAGS = {"-c", "-e", "-E", "-r", "--eval", "-Command", "-command", "--com
 WRAPPERS = {"env", "nohup", "time", "nice", "ionice", "timeout", "stdbuf", "command", "builtin", "exec", "xargs",
             "watch", "strace", "ltrace", "chroot", "unbuffer", "caffeinate", "flock", "setsid", "taskset", "npx",
             "bunx", "pnpx"}
+# Words that run the word after them as another user: high themselves, and what they run is judged too (options
+# that take a value are skipped with it: `sudo -u deploy -E bash`).
+AS_USER_VALUE_OPTIONS = {
+    "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "--user", "--group", "--close-from",
+             "--chdir", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user"},
+    "doas": {"-u", "-C"},
+}
+# Database clients: SQL given to them that drops or empties tables (or changes every row) is high risk.
+DATABASE_CLIENTS = {"psql", "pgcli", "mysql", "mariadb", "mycli", "mysqlsh", "sqlite3", "sqlite", "litecli", "sqlcmd",
+                    "duckdb", "clickhouse-client", "clickhouse", "cockroach", "cqlsh", "snowsql", "bq"}
+DESTRUCTIVE_SQL = re.compile(r"\b(?:DROP\s+(?:TABLE|DATABASE|SCHEMA|VIEW|INDEX|USER|ROLE|COLUMN|OWNED|KEYSPACE)"
+                             r"|TRUNCATE)\b", re.IGNORECASE)
+WHOLE_TABLE_SQL = re.compile(r"\bDELETE\s+FROM\b|\bUPDATE\s+\S+\s+SET\b", re.IGNORECASE)
 WRAPPER_VALUE_OPTIONS = {"-n", "-s", "-k", "-u", "-g", "-c", "-p", "-I", "-L", "-P", "-d", "-E", "-a", "-o", "-i"}
 TEMPORARY = ("/tmp/", "/var/tmp/")  # noqa: S108 - compared against a command's redirect, never used as a file
 # Paths whose change is high risk wherever the agent works: its own permissions, shells' start-up files, keys.
@@ -48,37 +61,87 @@ SENSITIVE_PATHS = re.compile(
     r"|\.bashrc|\.bash_profile|\.profile|\.zshrc|\.zprofile|\.config/fish/|\.git/hooks/|\.git/config|\.npmrc|\.pypirc"
     r"|\.netrc|\.docker/config\.json|\.kube/config|\.env$)")
 # Inline code that reaches the network, runs other programs, deletes, or hides what it does.
+# Each sign's code names its reasons: code_<sign> ("runs python3 code that …") and text_<sign> (REASONS).
 CODE_SIGNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("uses the network", re.compile(
+    ("network", re.compile(
         r"urlopen|urllib|requests\.|http\.client|httpx|aiohttp|socket|fetch\s*\(|XMLHttpRequest|require\(\s*['\"]"
         r"(?:node:)?(?:https?|net|dgram|tls)['\"]|from\s+['\"](?:node:)?(?:https?|net)['\"]|LWP::|Net::|open-uri"
         r"|Net::HTTP|curl|wget|websocket", re.IGNORECASE)),
-    ("runs other programs", re.compile(
+    ("programs", re.compile(
         r"\bexec\s*\(|\beval\s*\(|__import__|subprocess|os\.system|os\.popen|os\.exec|os\.spawn|\bpty\b"
         r"|child_process|execSync|spawnSync|\bspawn\s*\(|\bsystem\s*\(|Popen|`[^`]+`|\bqx[{(/]|Runtime\.getRuntime"
         r"|Start-Process|Invoke-Expression|\biex\b")),
-    ("deletes files", re.compile(
+    ("deletes", re.compile(
         r"rmtree|os\.remove|os\.unlink|\bunlink|os\.rmdir|\brmdir|fs\.rm|rimraf|rmSync|Remove-Item|File\.delete"
         r"|FileUtils\.rm|\.unlink\(|truncate")),
-    ("decodes hidden code", re.compile(r"base64|b64decode|atob\s*\(|fromCharCode|codecs\.decode|\\x[0-9a-f]{2}.*"
+    ("hidden", re.compile(r"base64|b64decode|atob\s*\(|fromCharCode|codecs\.decode|\\x[0-9a-f]{2}.*"
                                        r"\\x[0-9a-f]{2}.*\\x[0-9a-f]{2}|marshal\.loads|zlib\.decompress",
                                        re.IGNORECASE)),
 )
 
 
+# Every reason as a code and its English text; {part} is the part of the command or the file it comes from. The
+# stored approval carries both (`riskReasonCodes` and `riskReasons`, docs/protocol.md): the app shows each code in the
+# person's language with its string `risk.reason.<code>` (hub/ui/lib/strings-en.js, strings-zh.js), and the English
+# text goes to chat relays and to apps that do not know a code.
+REASONS: dict[str, str] = {
+    "nested_too_deep": "nests shells too deep to follow",
+    "unparsed": "parts of it could not be parsed",
+    "too_long": "too long to parse fully",
+    "too_many_commands": "has more than {part} commands, too many to judge one by one",
+    "runtime_command": "runs a command chosen at run time ({part})",
+    "runtime_text": "{part} runs text chosen at run time",
+    "script": "runs the script {part}",
+    "deletes": "deletes or overwrites data ({part})",
+    "network": "uses the network ({part})",
+    "privilege": "changes permissions or runs as another user ({part})",
+    "system": "stops processes or changes the system ({part})",
+    "privilege_or_system": "changes permissions or the system ({part})",
+    "containers": "changes containers ({part})",
+    "database": "changes or deletes database data ({part})",
+    "runtime_code": "{part} runs code chosen at run time",
+    "inline_code": "runs inline {part} code",
+    "code_network": "runs {part} code that uses the network",
+    "code_programs": "runs {part} code that runs other programs",
+    "code_deletes": "runs {part} code that deletes files",
+    "code_hidden": "runs {part} code that decodes hidden code",
+    "text_network": "contains code that uses the network",
+    "text_programs": "contains code that runs other programs",
+    "text_deletes": "contains code that deletes files",
+    "text_hidden": "contains code that decodes hidden code",
+    "piped_code": "runs what is piped into {part}",
+    "runtime_file": "writes to a file chosen at run time",
+    "writes_sensitive": "writes to {part}",
+    "writes_outside": "writes outside the project ({part})",
+    "git_push": "changes a remote repository ({part})",
+    "discards_work": "discards work ({part})",
+    "deletes_files": "deletes files ({part})",
+    "registry": "publishes or changes a registry ({part})",
+    "packages": "installs or changes packages ({part})",
+    "changes_sensitive": "changes {part}",
+    "changes_outside": "changes a file outside the working folder ({part})",
+}
+
+
 @dataclass
 class Assessment:
-    """A risk level and the reasons for it, each naming the part of the command it comes from."""
+    """A risk level and the reasons for it, each naming the part of the command it comes from: `reasons` in English,
+    `codes` the same reasons as {"code", "part"?} for the app to show in the person's language (REASONS)."""
 
     level: RiskLevel = "low"
     reasons: list[str] = field(default_factory=list)
+    codes: list[dict[str, str]] = field(default_factory=list)
     seen: set[str] = field(default_factory=set, repr=False)  # the commands judged so far (each once)
 
-    def raise_to(self, level: RiskLevel, reason: str | None = None) -> None:
+    def raise_to(self, level: RiskLevel, code: str | None = None, part: str | None = None) -> None:
         if RISK_LEVELS.index(level) > RISK_LEVELS.index(self.level):
             self.level = level
-        if reason and reason not in self.reasons and len(self.reasons) < 12:
+        if code is None:
+            return
+        reason = REASONS[code].replace("{part}", part or "")
+        if reason not in self.reasons and len(self.reasons) < 12:
             self.reasons.append(reason)
+            self.codes.append({"code": code, "part": part} if part is not None else {"code": code})
 
 
 def higher(a: RiskLevel, b: RiskLevel) -> RiskLevel:
@@ -107,12 +170,12 @@ def _clip(text: str, size: int = 60) -> str:
 
 def _assess(command: str, found: Assessment, depth: int) -> None:
     if depth > MAX_DEPTH:
-        found.raise_to("high", "nests shells too deep to follow")
+        found.raise_to("high", "nested_too_deep")
         return
     source = command.encode("utf-8", "surrogatepass")
     tree = _parser().parse(source)
     if tree.root_node.has_error:
-        found.raise_to("medium", "parts of it could not be parsed")
+        found.raise_to("medium", "unparsed")
         _scan_words(command, found)
     budget = [MAX_NODES]
     _walk(tree.root_node, source, found, depth, budget)
@@ -153,7 +216,7 @@ def _walk(node: Any, source: bytes, found: Assessment, depth: int, budget: list[
     while True:
         budget[0] -= 1
         if budget[0] < 0:
-            found.raise_to("medium", "too long to parse fully")
+            found.raise_to("medium", "too_long")
             _scan_words(_text(node, source), found)
             return
         current = cursor.node
@@ -191,7 +254,7 @@ def _command(node: Any, source: bytes, found: Assessment, depth: int) -> None:
         return
     found.seen.add(text)
     if len(found.seen) > MAX_COMMANDS:
-        found.raise_to("high", f"has more than {MAX_COMMANDS} commands, too many to judge one by one")
+        found.raise_to("high", "too_many_commands", str(MAX_COMMANDS))
         return
     name, arguments = _words(node, source)
     _judge(name, arguments, found, depth, node, source)
@@ -200,12 +263,14 @@ def _command(node: Any, source: bytes, found: Assessment, depth: int) -> None:
 def _judge(name: str | None, arguments: list[str | None], found: Assessment, depth: int, node: Any,
            source: bytes) -> None:
     if name is None:
-        found.raise_to("high", "runs a command chosen at run time (" + _clip(_text(node, source), 40) + ")")
+        found.raise_to("high", "runtime_command", _clip(_text(node, source), 40))
         return
     base = _base(name)
     if not base:
         return
-    if base in WRAPPERS:
+    if base in WRAPPERS or base in AS_USER_VALUE_OPTIONS:
+        if base in AS_USER_VALUE_OPTIONS:
+            found.raise_to("high", "privilege", base)
         rest = _skip_wrapper_options(base, arguments)
         if rest:
             _judge(rest[0], rest[1:], found, depth, node, source)
@@ -213,20 +278,20 @@ def _judge(name: str | None, arguments: list[str | None], found: Assessment, dep
     if base in ("eval", "source", "."):
         code = " ".join(a for a in arguments if a is not None)
         if any(a is None for a in arguments):
-            found.raise_to("high", f"{base} runs text chosen at run time")
+            found.raise_to("high", "runtime_text", base)
         if base == "eval":
             _assess(code, found, depth + 1)
         else:
-            found.raise_to("medium", f"runs the script {_clip(code, 40)}")
+            found.raise_to("medium", "script", _clip(code, 40))
         return
     if base in DELETE:
-        found.raise_to("high", f"deletes or overwrites data ({base})")
+        found.raise_to("high", "deletes", base)
     elif base in NETWORK:
-        found.raise_to("high", f"uses the network ({base})")
+        found.raise_to("high", "network", base)
     elif base in PRIVILEGE:
-        found.raise_to("high", f"changes permissions or runs as another user ({base})")
+        found.raise_to("high", "privilege", base)
     elif base in SYSTEM:
-        found.raise_to("high", f"stops processes or changes the system ({base})")
+        found.raise_to("high", "system", base)
     elif base == "git":
         _git(arguments, found)
     elif base == "find":
@@ -237,11 +302,26 @@ def _judge(name: str | None, arguments: list[str | None], found: Assessment, dep
     elif base in SHELLS or _interpreter(base):
         _interpreter_call(base, arguments, found, depth)
     elif base in ("docker", "podman", "kubectl") and arguments and arguments[0] in CONTAINER_VERBS:
-        found.raise_to("high", f"changes containers ({base} {arguments[0]})")
+        found.raise_to("high", "containers", f"{base} {arguments[0]}")
+    elif base in DATABASE_CLIENTS:
+        for word in arguments:
+            if word is not None:
+                _sql(base, word, found)
+
+
+def _sql(base: str, text: str, found: Assessment) -> None:
+    """SQL for a database client: high when a statement drops or truncates, or deletes or updates without WHERE."""
+    for statement in text.split(";"):
+        if DESTRUCTIVE_SQL.search(statement) or (
+                WHOLE_TABLE_SQL.search(statement) and not re.search(r"\bWHERE\b", statement, re.IGNORECASE)):
+            found.raise_to("high", "database", base)
+            return
 
 
 def _skip_wrapper_options(wrapper: str, arguments: list[str | None]) -> list[str | None]:
+    """The wrapped command and its arguments: the wrapper's options (and their values) and env's NAME=value skipped."""
     rest = list(arguments)
+    value_options = AS_USER_VALUE_OPTIONS.get(wrapper, WRAPPER_VALUE_OPTIONS)
     while rest:
         word = rest[0]
         if word is None:
@@ -251,7 +331,7 @@ def _skip_wrapper_options(wrapper: str, arguments: list[str | None]) -> list[str
             continue
         if word.startswith("-"):
             rest.pop(0)
-            if word in WRAPPER_VALUE_OPTIONS and rest:
+            if word in value_options and rest:
                 rest.pop(0)
             continue
         if wrapper == "timeout" and re.fullmatch(r"[0-9.]+[smhd]?", word):
@@ -274,14 +354,14 @@ def _interpreter_call(base: str, arguments: list[str | None], found: Assessment,
         if word in INLINE_FLAGS and index + 1 < len(arguments):
             inline = arguments[index + 1]
             if inline is None:
-                found.raise_to("high", f"{base} runs code chosen at run time")
+                found.raise_to("high", "runtime_code", base)
                 return
             break
         # Short options run together end with the inline flag: bash -lc "…", python3 -Bc "…", perl -pe "…".
         if word is not None and re.fullmatch(r"-[a-zA-Z]*[cer]", word) and index + 1 < len(arguments):
             inline = arguments[index + 1]
             if inline is None:
-                found.raise_to("high", f"{base} runs code chosen at run time")
+                found.raise_to("high", "runtime_code", base)
                 return
             break
     if inline is None:
@@ -296,10 +376,10 @@ def _interpreter_call(base: str, arguments: list[str | None], found: Assessment,
 
 def _code(base: str, code: str, found: Assessment) -> None:
     """Inline code for an interpreter: medium, or high with a reason for each sign of danger in it."""
-    found.raise_to("medium", f"runs inline {base} code")
-    for reason, sign in CODE_SIGNS:
+    found.raise_to("medium", "inline_code", base)
+    for sign_code, sign in CODE_SIGNS:
         if sign.search(code):
-            found.raise_to("high", f"runs {base} code that {reason}")
+            found.raise_to("high", f"code_{sign_code}", base)
 
 
 def _pipeline(node: Any, source: bytes, found: Assessment, depth: int) -> None:
@@ -313,14 +393,17 @@ def _pipeline(node: Any, source: bytes, found: Assessment, depth: int) -> None:
         if name is None:
             continue
         base = _base(name)
-        if base in WRAPPERS:
+        for _ in range(MAX_DEPTH):  # through wrappers and `sudo`: curl … | sudo -E env X=1 bash
+            if base not in WRAPPERS and base not in AS_USER_VALUE_OPTIONS:
+                break
             rest = _skip_wrapper_options(base, arguments)
-            base = _base(rest[0]) if rest and rest[0] is not None else base
-            arguments = rest[1:]
+            if not rest or rest[0] is None:
+                break
+            base, arguments = _base(rest[0]), rest[1:]
         code_given = any(a in INLINE_FLAGS for a in arguments) or (base in ("awk", "gawk") and arguments)
         files_given = [a for a in arguments if a is not None and not a.startswith("-")]
         if (base in SHELLS or _interpreter(base)) and not code_given and (not files_given or "-s" in arguments):
-            found.raise_to("high", f"runs what is piped into {base}")
+            found.raise_to("high", "piped_code", base)
 
 
 def _redirect(node: Any, source: bytes, found: Assessment) -> None:
@@ -330,15 +413,15 @@ def _redirect(node: Any, source: bytes, found: Assessment) -> None:
         return
     target = _literal(destination, source)
     if target is None:
-        found.raise_to("high", "writes to a file chosen at run time")
+        found.raise_to("high", "runtime_file")
         return
     if target.isdigit() or target in ("/dev/null", "/dev/stdout", "/dev/stderr", "-"):
         return
     path = target.replace("~", "/~", 1) if target.startswith("~") else target
     if SENSITIVE_PATHS.search(path):
-        found.raise_to("high", f"writes to {_clip(target, 60)}")
+        found.raise_to("high", "writes_sensitive", _clip(target, 60))
     elif path.startswith("/") and not path.startswith(TEMPORARY):
-        found.raise_to("high", f"writes outside the project ({_clip(target, 60)})")
+        found.raise_to("high", "writes_outside", _clip(target, 60))
 
 
 def _heredoc(node: Any, source: bytes, found: Assessment) -> None:
@@ -356,6 +439,8 @@ def _heredoc(node: Any, source: bytes, found: Assessment) -> None:
             _assess(text, found, 1)
         elif _interpreter(base):
             _code(base, text, found)
+        elif base in DATABASE_CLIENTS:
+            _sql(base, text, found)
 
 
 def _git(arguments: list[str | None], found: Assessment) -> None:
@@ -363,18 +448,18 @@ def _git(arguments: list[str | None], found: Assessment) -> None:
     verb = next((w for w in words if not w.startswith("-")), "")
     rest = words[words.index(verb) + 1:] if verb in words else []
     if verb == "push":
-        found.raise_to("high", "changes a remote repository (git push)")
+        found.raise_to("high", "git_push", "git push")
     elif verb == "clean" or (verb == "reset" and "--hard" in rest) or (verb == "branch" and "-D" in rest) \
             or (verb in ("checkout", "restore") and ("--" in rest or "." in rest or "-f" in rest)) \
             or (verb == "stash" and rest[:1] in (["drop"], ["clear"])) or verb in ("filter-branch", "filter-repo"):
-        found.raise_to("high", f"discards work (git {verb})")
+        found.raise_to("high", "discards_work", f"git {verb}")
     elif verb in ("fetch", "pull", "clone", "submodule", "ls-remote"):
-        found.raise_to("medium", f"uses the network (git {verb})")
+        found.raise_to("medium", "network", f"git {verb}")
 
 
 def _find(arguments: list[str | None], found: Assessment, depth: int, node: Any, source: bytes) -> None:
     if "-delete" in arguments:
-        found.raise_to("high", "deletes files (find -delete)")
+        found.raise_to("high", "deletes_files", "find -delete")
     for index, word in enumerate(arguments):
         if word in ("-exec", "-execdir", "-ok", "-okdir"):
             command = []
@@ -389,10 +474,10 @@ def _find(arguments: list[str | None], found: Assessment, depth: int, node: Any,
 def _package_manager(base: str, arguments: list[str | None], found: Assessment) -> None:
     verb = next((a for a in arguments if a is not None and not a.startswith("-")), "")
     if verb in ("publish", "unpublish", "deprecate", "owner", "upload", "yank", "login", "adduser"):
-        found.raise_to("high", f"publishes or changes a registry ({base} {verb})")
+        found.raise_to("high", "registry", f"{base} {verb}")
     elif verb in ("install", "i", "add", "update", "upgrade", "ci", "exec", "dlx", "x", "run-script", "get",
                   "remove", "uninstall", "rm"):
-        found.raise_to("medium", f"installs or changes packages ({base} {verb})")
+        found.raise_to("medium", "packages", f"{base} {verb}")
 
 
 def _scan_words(text: str, found: Assessment) -> None:
@@ -400,14 +485,14 @@ def _scan_words(text: str, found: Assessment) -> None:
     for word in re.findall(r"[A-Za-z_][\w.+-]*", text):
         base = _base(word)
         if base in DELETE:
-            found.raise_to("high", f"deletes or overwrites data ({base})")
+            found.raise_to("high", "deletes", base)
         elif base in NETWORK:
-            found.raise_to("high", f"uses the network ({base})")
+            found.raise_to("high", "network", base)
         elif base in PRIVILEGE or base in SYSTEM:
-            found.raise_to("high", f"changes permissions or the system ({base})")
-    for reason, sign in CODE_SIGNS:
+            found.raise_to("high", "privilege_or_system", base)
+    for sign_code, sign in CODE_SIGNS:
         if sign.search(text):
-            found.raise_to("high", f"contains code that {reason}")
+            found.raise_to("high", f"text_{sign_code}")
 
 
 def assess_file_change(path: str, cwd: str | None) -> Assessment:
@@ -416,7 +501,7 @@ def assess_file_change(path: str, cwd: str | None) -> Assessment:
     found = Assessment(level="medium")
     normalized = path.replace("\\", "/")
     if SENSITIVE_PATHS.search(normalized):
-        found.raise_to("high", f"changes {_clip(path, 60)}")
+        found.raise_to("high", "changes_sensitive", _clip(path, 60))
         return found
     if cwd:
         root = PurePosixPath(cwd.replace("\\", "/"))
@@ -430,5 +515,5 @@ def assess_file_change(path: str, cwd: str | None) -> Assessment:
                 parts.append(part)
         resolved = PurePosixPath(*parts) if parts else PurePosixPath("/")
         if not resolved.is_relative_to(root):
-            found.raise_to("high", f"changes a file outside the working folder ({_clip(path, 60)})")
+            found.raise_to("high", "changes_outside", _clip(path, 60))
     return found

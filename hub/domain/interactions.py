@@ -54,6 +54,7 @@ def normalize_spec(spec: InteractionSpec, interaction_id: str, now: datetime,
         data["risk"] = higher(spec.risk, found.level)
         if found.reasons:
             data["riskReasons"] = found.reasons
+            data["riskReasonCodes"] = found.codes
     options = data.get("options", [])
     if spec.type == "approval" and not options:
         data["options"] = options = [dict(o) for o in DEFAULT_APPROVAL_OPTIONS]

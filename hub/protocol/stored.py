@@ -108,12 +108,21 @@ class StoredApprovalSubject(P.ApprovalSubject, kw_only=True):
     lines: int
 
 
+class RiskReasonCode(P.Payload):
+    """One reason for an approval's risk as a code the app translates (`risk.reason.<code>`), with the part of the
+    command or the file it names; hub/domain/command_risk.py REASONS lists the codes and their English text."""
+    code: str
+    part: str | None = None
+
+
 class StoredInteraction(P.InteractionSpec, kw_only=True):
     id: Id
     toolCall: dict[str, Any] | None = None  # asked for a human tool's call (hub/tools/handlers.py)
     approves: StoredApprovalSubject | None = None
-    # approval with `approves`: why the hub judged the risk it did (hub/domain/command_risk.py), for the card.
+    # approval with `approves`: why the hub judged the risk it did (hub/domain/command_risk.py), for the card:
+    # in English (chat relays, older apps), and the same reasons in the same order as codes to translate.
     riskReasons: list[str] | None = None
+    riskReasonCodes: list[RiskReasonCode] | None = None
 
 
 class StoredInteractionRequested(P.InteractionRequested, kw_only=True):

@@ -48,6 +48,22 @@ export function validateInput(spec, text) {
 }
 
 /** Why a cancelled question ended, from its response's cause (docs/protocol.md#interactions). */
+// The hub's reasons for a risk in the person's language: each code of `riskReasonCodes` through its string
+// `risk.reason.<code>` with the part it names; the hub's English text where the app has no string for the code (a
+// newer hub) or the approval has no codes (an older one). docs/protocol.md#what-an-approval-approves
+function riskReasons(spec) {
+  const english = spec.riskReasons || [];
+  const codes = Array.isArray(spec.riskReasonCodes) && spec.riskReasonCodes.length === english.length
+    ? spec.riskReasonCodes : [];
+  return english.map((text, index) => {
+    const code = codes[index]?.code;
+    if (typeof code !== 'string') return text;
+    const key = `risk.reason.${code}`;
+    const shown = t(`risk.reason.${code}`, { part: codes[index].part ?? '' });
+    return shown === key ? text : shown;
+  });
+}
+
 function closedBecause(response) {
   switch (response.cause) {
     case 'withdrawn': return response.reason ? t('card.decided.withdrawnWhy', { reason: response.reason })
@@ -168,7 +184,7 @@ export class LineupInteractionCard extends LineupElement {
       </header>
       <h3 class="card-title" id=${`${id}-title`}>${it.title}</h3>
       ${risk && spec.riskReasons?.length ? html`<p class="risk-reasons small" data-risk=${risk}>${t('card.riskReasons', {
-        reasons: spec.riskReasons.join('; ') })}</p>` : ''}
+        reasons: riskReasons(spec).join('; ') })}</p>` : ''}
       <section class="card-section why">
         <h4>${t('card.why')}</h4>
         ${spec.description ? html`<lineup-markdown class="card-text" .plain=${true} .source=${spec.description}></lineup-markdown>`
