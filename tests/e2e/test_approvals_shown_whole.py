@@ -75,6 +75,10 @@ def test_an_edit_approval_shows_the_diff_not_json(hub, open_page, world, shots) 
     expect(write.locator(".diff-line.diff-add .diff-text")).to_have_text(["one", "two"])  # the final newline ends "two"
     for card in (edit, write):
         assert "old_string" not in card.inner_text() and '{"' not in card.inner_text()
+    # A write's count is the new file's length: written, not "changed"; an edit's counts its old and new text.
+    expect(write.locator(".approves-end")).to_have_text("8 characters written, all shown above")
+    expect(edit.locator(".approves-end")).to_have_text(
+        f"{len('email = Text()') + 1 + len('email = Text(unique=True)')} characters changed, all shown above")
     shots(page, "01-edit-diff")
 
 

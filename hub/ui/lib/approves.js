@@ -70,13 +70,15 @@ function changeView(approves, uid, onReady) {
   if (!diffs) loadDiffs(onReady);
   const heading = approves.kind === 'write' ? t('approves.write', { path: approves.path })
     : t('approves.edit', { path: approves.path });
+  // The hub counts `length` (hub/domain/approvals.py subject_text): a write's whole new content, an edit's old and new
+  // text; counted the same here for an older hub. A write's characters are written, an edit's changed.
   const whole = approves.kind === 'write' ? approves.content
-    : (approves.edits || []).map((edit) => edit.new).join('\n');
+    : (approves.edits || []).map((edit) => `${edit.old}\n${edit.new}`).join('\n');
   return html`<section class="card-section approves" data-approves=${approves.kind} aria-labelledby=${`${uid}-approves`}>
     <h4 id=${`${uid}-approves`}>${heading}</h4>
     ${diffs ? html`<div class="review-content review-diff approves-diff">${diffs.diffView(changeFiles(approves))}</div>`
       : html`<p class="muted small"><span class="spinner small" aria-hidden="true"></span> ${t('app.loading')}</p>`}
-    <p class="approves-end small" data-length=${approves.length ?? String(whole ?? '').length}>${t('approves.changeSize', {
+    <p class="approves-end small" data-length=${approves.length ?? String(whole ?? '').length}>${t(approves.kind === 'write' ? 'approves.writeSize' : 'approves.changeSize', {
       chars: formatNumber(approves.length ?? String(whole ?? '').length) })}</p>
   </section>`;
 }

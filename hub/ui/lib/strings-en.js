@@ -278,6 +278,7 @@ export const en = {
   'approves.editOne': 'Edit {n}: this text is replaced',
   'approves.editAll': 'Edit {n}: every occurrence is replaced',
   'approves.changeSize': '{chars} characters changed, all shown above',
+  'approves.writeSize': '{chars} characters written, all shown above',
   'approves.confirm': 'You approve all {chars} characters of the command above, ending with: {end}',
   'card.riskReasons': 'Why: {reasons}',
   'card.decided.withdrawn': 'The agent withdrew this question',

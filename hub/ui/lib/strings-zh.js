@@ -278,6 +278,7 @@ export const zh = {
   'approves.editOne': '修改 {n}：替换这段文字',
   'approves.editAll': '修改 {n}：替换所有出现之处',
   'approves.changeSize': '共修改 {chars} 个字符，已全部显示在上方',
+  'approves.writeSize': '共写入 {chars} 个字符，已全部显示在上方',
   'approves.confirm': '你将批准上面命令的全部 {chars} 个字符，结尾为：{end}',
   'card.riskReasons': '原因：{reasons}',
   'card.decided.withdrawn': '智能体已撤回这个问题',
