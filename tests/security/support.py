@@ -1,6 +1,6 @@
-"""Helpers of the security tests: a hub process whose console (stdout) and log (stderr) are kept apart, an
-in-process hub reached through ASGI with any client address, a recording TCP proxy, and a runner for async set-up
-code in module-scoped fixtures.
+"""Helpers of the security tests: a served hub whose console (the banner) and log are kept apart, in this process
+by default and as `lineup serve` where a test needs a process; an in-process hub reached through ASGI with any client
+address, a recording TCP proxy, and a runner for async set-up code in module-scoped fixtures.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+import typing
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,8 +24,9 @@ import httpx
 
 from hub.app import create_app
 from hub.core import Hub
-from hub.settings import load_settings
+from hub.settings import ENV_PREFIX, Settings, load_settings
 from tests.support.hubproc import recorded_port, run_cli
+from tests.support.inproc import InProcessHub as ThreadHub
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,10 +38,20 @@ def run_async(make: Callable[[], Awaitable[T]]) -> T:
         return pool.submit(asyncio.run, make()).result()  # type: ignore[arg-type]
 
 
+def _settings_only(env: dict[str, str]) -> bool:
+    known = {ENV_PREFIX + name.upper() for name in typing.get_type_hints(Settings)}
+    return set(env) <= known
+
+
 @dataclass
 class ServedHub:
-    """`lineup serve` with extra arguments; stdout (the console banner a person reads) and stderr (the log) are
-    written to two files, so a test can tell what the hub shows its owner from what it logs."""
+    """A hub served by real uvicorn on a loopback port; the console banner a person reads and the log are written
+    to two files, so a test can tell what the hub shows its owner from what it logs.
+
+    In this process by default (tests/support/inproc.py, on a thread and loop of its own). `lineup serve` as a child
+    process (`process=True`, and whenever `args` or an environment variable the hub reads from os.environ are
+    given) where the test needs one: kill -9, the process's own limits, what the process writes to stdout/stderr
+    by any means (the secret-leak tests), command-line TLS options."""
 
     data_dir: Path
     args: list[str] = field(default_factory=list)
@@ -47,7 +59,13 @@ class ServedHub:
     host: str = "127.0.0.1"
     port: int = 0
     tls: bool = False
+    process: bool | None = None
     proc: subprocess.Popen[str] | None = None
+    thread_hub: ThreadHub | None = None
+
+    def __post_init__(self) -> None:
+        if self.process is None:
+            self.process = bool(self.args) or self.host != "127.0.0.1" or not _settings_only(self.env)
 
     @property
     def out_path(self) -> Path:
@@ -68,6 +86,14 @@ class ServedHub:
     def start(self, timeout_s: float = 20.0) -> ServedHub:
         """Start it and return once it answers /-/health. Port 0 (the default): the hub binds a free port itself
         and records which (hub/serving.py), so no parallel test can take it in between; a restart reuses it."""
+        if not self.process:
+            if self.thread_hub is None:
+                self.thread_hub = ThreadHub(self.data_dir, port=self.port, env=dict(self.env),
+                                            log_path=self.err_path, console_path=self.out_path)
+            self.thread_hub.env = dict(self.env)
+            self.thread_hub.start(timeout_s)
+            self.port = self.thread_hub.port
+            return self
         env = {**os.environ, "LINEUP_LOG_LEVEL": "warning", **self.env}
         with open(self.out_path, "a") as out, open(self.err_path, "a") as err:
             self.proc = subprocess.Popen(
@@ -95,6 +121,8 @@ class ServedHub:
         return self.out_path.read_text() if self.out_path.exists() else ""
 
     def log(self) -> str:
+        if self.thread_hub is not None:
+            return self.thread_hub.log()
         return self.err_path.read_text() if self.err_path.exists() else ""
 
     def wait_banner(self, pattern: str, timeout_s: float = 10.0) -> re.Match[str]:
@@ -107,6 +135,9 @@ class ServedHub:
         raise AssertionError(f"{pattern!r} not printed within {timeout_s} s:\n{self.banner()}")
 
     def stop(self, timeout_s: float = 15.0) -> None:
+        if self.thread_hub is not None:
+            self.thread_hub.stop(timeout_s)
+            return
         if self.proc is None or self.proc.poll() is not None:
             return
         self.proc.send_signal(signal.SIGTERM)

@@ -271,7 +271,7 @@ def test_a_log_rewritten_and_rechained_up_to_the_head_fails_against_the_anchor(r
 
 
 def test_the_running_hub_advances_the_anchor_and_a_crash_leaves_it_true(tmp_path: Path) -> None:
-    hub = ServedHub(tmp_path / "hub", env={"LINEUP_CHAIN_ANCHOR_INTERVAL_S": "0.2"}).start()
+    hub = ServedHub(tmp_path / "hub", env={"LINEUP_CHAIN_ANCHOR_INTERVAL_S": "0.2"}, process=True).start()  # kill -9
     try:
         owner = httpx.post(f"{hub.base}/api/setup", json={"username": "ada", "displayName": "Ada",
                                                           "password": PASSWORD, "workspaceName": "Alpha"}).json()

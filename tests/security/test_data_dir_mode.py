@@ -29,7 +29,7 @@ def test_an_existing_wide_folder_is_made_private_and_said_so(tmp_path: Path) -> 
     data = tmp_path / "data"
     data.mkdir()
     data.chmod(0o755)
-    hub = ServedHub(data).start()
+    hub = ServedHub(data, process=True).start()
     try:
         assert mode(data) == 0o700, oct(mode(data))
         hub.wait_banner(r"LineUp hub .* is running")
@@ -39,7 +39,7 @@ def test_an_existing_wide_folder_is_made_private_and_said_so(tmp_path: Path) -> 
     finally:
         hub.stop()
     # A restart finds it private: nothing to say.
-    hub = ServedHub(data).start()
+    hub = ServedHub(data, process=True).start()
     try:
         hub.wait_banner(r"(?s)is running.*is running")
         assert hub.banner().count("Made ") == 1, hub.banner()
@@ -49,7 +49,7 @@ def test_an_existing_wide_folder_is_made_private_and_said_so(tmp_path: Path) -> 
 
 def test_a_new_folder_is_made_private_silently(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    hub = ServedHub(data).start()
+    hub = ServedHub(data, process=True).start()
     try:
         assert mode(data) == 0o700, oct(mode(data))
         hub.wait_banner(r"LineUp hub .* is running")

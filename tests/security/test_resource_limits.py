@@ -34,7 +34,7 @@ BIG = 50 * 1024 * 1024
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[ServedHub]:
-    hub = ServedHub(tmp_path / "hub").start()
+    hub = ServedHub(tmp_path / "hub", process=True).start()  # its memory is measured by pid
     yield hub
     hub.stop()
 
@@ -273,7 +273,7 @@ def test_the_file_limit_is_raised_to_the_hard_limit_at_start(tmp_path: Path) -> 
     if hard != resource.RLIM_INFINITY and hard <= 256:
         pytest.skip("the hard limit leaves nothing to raise")
     with soft_file_limit(256):
-        hub = ServedHub(tmp_path / "hub").start()
+        hub = ServedHub(tmp_path / "hub", process=True).start()  # the process's own limit
     try:
         soft_now, _ = psutil.Process(hub.proc.pid).rlimit(psutil.RLIMIT_NOFILE)  # type: ignore[union-attr]
         assert soft_now > 256 and (soft_now == hard or hard == resource.RLIM_INFINITY)

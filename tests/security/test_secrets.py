@@ -140,7 +140,8 @@ async def full_run(hub: ServedHub, proxy: RecordingProxy, receiver: HttpReceiver
 
 async def test_no_secret_in_logs_urls_or_the_database(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     receiver = HttpReceiver()
-    hub = ServedHub(tmp_path / "hub", env={"LINEUP_LOG_LEVEL": "debug"})
+    hub = ServedHub(tmp_path / "hub", env={"LINEUP_LOG_LEVEL": "debug"},
+                    process=True)  # all the process writes, by any means, is searched
     hub.data_dir.mkdir(parents=True)
     (hub.data_dir / "lineup.toml").write_text(f'[notify.webhook]\nurl = "{receiver.url}/topic"\nformat = "ntfy"\n')
     hub.start()

@@ -75,7 +75,7 @@ def test_a_config_file_with_secrets_readable_by_others_is_reported_at_start(tmp_
     data.mkdir(mode=0o700)
     (data / "lineup.toml").write_text(CONFIG)
     (data / "lineup.toml").chmod(0o644)
-    hub = ServedHub(data).start()
+    hub = ServedHub(data, process=True).start()  # the password is searched in all the process writes
     hub.stop()
     log = hub.log()
     assert "lineup.toml holds secrets (notify.mail.password)" in log and "chmod 600" in log, log

@@ -58,6 +58,7 @@ class InProcessHub:
     port: int = 0  # 0: the system picks a free one at bind time, no pick-then-bind race
     env: dict[str, str] = field(default_factory=dict)
     log_path: Path | None = None
+    console_path: Path | None = None  # where the console banner goes; None: into the log, as HubProcess does
     settings: Settings | None = None
     _server: Any = None
     _thread: threading.Thread | None = None
@@ -97,7 +98,7 @@ class InProcessHub:
         environ.update({"LINEUP_LOG_LEVEL": "warning", **self.env})
         self.settings = load_settings({"data_dir": self.data_dir, "host": "127.0.0.1", "port": self.port,
                                        "mdns": False}, environ=environ)
-        self.log_path = self.data_dir.parent / f"{self.data_dir.name}-hub.log"
+        self.log_path = self.log_path or self.data_dir.parent / f"{self.data_dir.name}-hub.log"
         _add_quiet_sockets()
         sock = bind_socket("127.0.0.1", self.port)
         self.port = sock.getsockname()[1]  # kept: a restart serves on the same address, as a restarted process does
@@ -105,7 +106,7 @@ class InProcessHub:
         self._failure = None
 
         def out(line: str) -> None:  # the console banner; HubProcess writes stdout into the same log file
-            with open(self.log_path, "a", encoding="utf-8") as log:  # type: ignore[arg-type]
+            with open(self.console_path or self.log_path, "a", encoding="utf-8") as log:  # type: ignore[arg-type]
                 log.write(line + "\n")
 
         def run() -> None:
