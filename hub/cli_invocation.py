@@ -1,7 +1,9 @@
-"""How this hub was started, as a command a person can paste: the real program, and --data-dir when not the default."""
+"""How this hub was started, as a command a person can paste: the real program, and --data-dir (and for `serve`,
+--port) when not the default."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shlex
 import shutil
@@ -66,6 +68,15 @@ def data_dir_args(settings: Settings) -> str:
     return f"--data-dir {shlex.quote(str(settings.data_dir))}"
 
 
-def describe(settings: Settings) -> dict[str, str]:
-    """For /-/plugins.json: the app writes its commands with these (never a bare `lineup` that is not on PATH)."""
-    return {"program": program(), "dataDirArgs": data_dir_args(settings)}
+def port_args(port: int) -> str:
+    """`--port N` when the hub listens on another port than the default, so `lineup serve …` pasted to restart it
+    comes back where phones and agents reach it (without it, it came back on 9527)."""
+    default = next(f.default for f in dataclasses.fields(Settings) if f.name == "port")
+    return "" if not port or port == default else f"--port {port}"
+
+
+def describe(settings: Settings, port: int | None = None) -> dict[str, str]:
+    """For /-/plugins.json: the app writes its commands with these (never a bare `lineup` that is not on PATH);
+    `portArgs` for `lineup serve` only (`port`: the port the hub listens on, settings' when not given)."""
+    return {"program": program(), "dataDirArgs": data_dir_args(settings),
+            "portArgs": port_args(settings.port if port is None else port)}

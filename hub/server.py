@@ -285,9 +285,10 @@ def build_server(settings: Settings, sock: socket.socket, *, open_browser: bool 
             out("  on your phone (same Wi-Fi), scan:")
             print_qr(hub.lan_urls[0] + "/", out)
         else:
-            from hub.cli_invocation import data_dir_args, program
+            from hub.cli_invocation import data_dir_args, port_args, program
 
-            again = " ".join(part for part in (program(), "serve --host 0.0.0.0", data_dir_args(settings)) if part)
+            again = " ".join(part for part in (program(), "serve --host 0.0.0.0", port_args(port),
+                                               data_dir_args(settings)) if part)
             out("  only this machine can reach it (no LAN address): for a phone or an agent on another machine, "
                 f"run `{again}`")
         for line in admission.banner_lines(hub, whole_hub_tls=tls is not None):

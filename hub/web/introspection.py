@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import statistics
+from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -85,7 +86,7 @@ async def plugins(request: Request) -> JSONResponse:
                          "tools": sorted(hub.tools.hub_tools), "uiModules": ui_modules(hub),
                          # The command this hub was started with, for the commands the app shows (not on PATH
                          # after README's install). Here, not in a public answer: it names the person's folders.
-                         "cli": describe_cli(hub.settings)})
+                         "cli": describe_cli(hub.settings, urlsplit(hub.url).port if hub.url else None)})
 
 
 async def vocabulary(request: Request) -> JSONResponse:

@@ -151,6 +151,7 @@ def test_a_hub_on_loopback_only_says_it_has_no_lan_address(hub, open_page, shots
     notice = page.locator(".no-lan-address")
     expect(notice).to_be_visible()
     expect(notice).to_contain_text("it listens on this machine only")
+    expect(notice).to_contain_text(f"serve --host 0.0.0.0 --port {hub.port} --data-dir ")  # back on the same port
     expect(page.locator("figure.qr")).to_have_count(0)
     expect(page.locator(".sign-in-url")).to_have_count(0)
     shots(page, "01-no-lan-address")
@@ -160,5 +161,6 @@ def test_a_hub_on_loopback_only_says_it_has_no_lan_address(hub, open_page, shots
     page.get_by_role("button", name="Create a pairing code").click()
     expect(page.locator("lineup-connect-agent .command")).to_contain_text(f"--hub {hub.base} --code")
     expect(page.locator(".this-machine-only")).to_contain_text("run the command here")
+    expect(page.locator(".this-machine-only")).to_contain_text(f"serve --host 0.0.0.0 --port {hub.port} --data-dir ")
     shots(page, "02-this-machine-only")
 

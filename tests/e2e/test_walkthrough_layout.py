@@ -214,7 +214,8 @@ def test_commands_name_the_real_program_and_data_dir(hub, open_page, demo_agents
     # The test hub runs as `python -m hub serve --data-dir <tmp>`: neither `lineup` on PATH nor the default folder.
     cli = httpx.get(hub.base + "/-/plugins.json", timeout=10).json()["cli"]
     program = f"{shlex.quote(sys.executable)} -m hub"
-    assert cli == {"program": program, "dataDirArgs": f"--data-dir {shlex.quote(str(hub.data_dir))}"}
+    assert cli == {"program": program, "dataDirArgs": f"--data-dir {shlex.quote(str(hub.data_dir))}",
+                   "portArgs": f"--port {hub.port}"}  # for `serve` only: the test hub is not on 9527
     pairing = api(hub, owner.token, "POST", "/api/pairing-codes", {})
     assert pairing["command"].startswith(f"{program} demo-agent --hub ")
     page = open_page(hub, viewport=DESKTOP, token=owner.token)

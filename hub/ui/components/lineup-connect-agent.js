@@ -182,7 +182,7 @@ export class LineupConnectAgent extends LineupElement {
       ${this._transport(pairing)}
       <p class="waiting-line" role="status" aria-live="polite"><span class="spinner small" aria-hidden="true"></span>
         <span>${t('connect.waiting')}</span></p>
-      ${pairing.otherDevices === false ? html`<div class="tone-box-waiting this-machine-only" role="note"><p>${icon('warning')} ${t('connect.thisMachineOnly', { command: hubCommand(this.state, 'serve --host 0.0.0.0', { dataDir: true }) })}</p></div>`
+      ${pairing.otherDevices === false ? html`<div class="tone-box-waiting this-machine-only" role="note"><p>${icon('warning')} ${t('connect.thisMachineOnly', { command: hubCommand(this.state, 'serve --host 0.0.0.0', { dataDir: true, port: true }) })}</p></div>`
         : html`<p class="muted small">${t('connect.noInbound')}</p>`}`}
     </div>`;
   }

@@ -78,7 +78,7 @@ export class LineupSettings extends LineupElement {
       ${link?.status === 'creating' ? html`<p role="status"><span class="spinner small" aria-hidden="true"></span> ${t('app.loading')}</p>` : ''}
       ${link?.status === 'error' ? html`<p class="field-error" role="alert">${link.error?.message}</p>
         <button class="button" @click=${() => this.emit('lineup-sign-in-link-create')}>${t('action.tryAgain')}</button>` : ''}
-      ${unreachable ? html`<div class="tone-box-waiting no-lan-address" role="alert"><p>${icon('warning')} ${t('settings.noLanAddress', { command: hubCommand(this.state, 'serve --host 0.0.0.0', { dataDir: true }) })}</p></div>
+      ${unreachable ? html`<div class="tone-box-waiting no-lan-address" role="alert"><p>${icon('warning')} ${t('settings.noLanAddress', { command: hubCommand(this.state, 'serve --host 0.0.0.0', { dataDir: true, port: true }) })}</p></div>
         <button class="button" @click=${() => this.emit('lineup-sign-in-link-create')}>${t('action.tryAgain')}</button>` : ''}
       ${ready ? html`<div class="qr-block">
         ${remaining > 0 ? html`<figure class="qr" aria-label=${t('settings.qrLabel')}>${unsafeHTML(link.qrSvg)}</figure>` : ''}
