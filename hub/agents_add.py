@@ -227,7 +227,8 @@ def agents() -> None:
 @click.argument("preset", type=click.Choice(sorted(PRESETS)))
 @click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The project folder the agent works in (default: the hub's data folder).")
-@click.option("--name", default=None, help="The agent's name in the app (default: Claude Code, Codex, Gemini CLI).")
+@click.option("--name", default=None, help="The agent's name in the app (default: the preset's: "
+              + ", ".join(p.name for p in PRESETS.values()) + ").")
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the database and settings live (default: the user data folder).")
 @click.option("--node-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -270,5 +271,8 @@ def add(preset: str, folder: Path | None, name: str | None, data_dir: Path | Non
     click.echo(f"Added to {config_path}:\n\n{block}")
     for note in notes:
         click.echo(f"Note: {note}")
-    click.echo("Restart the hub (`lineup serve`) to start it; it then shows in the app's Agents screen, and "
+    from hub.cli_invocation import data_dir_args, program
+
+    serve = " ".join(part for part in (program(), "serve", data_dir_args(settings)) if part)  # this data folder's hub
+    click.echo(f"Restart the hub (`{serve}`) to start it; it then shows in the app's Agents screen, and "
                "its permission requests arrive as approval cards.")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -58,7 +59,8 @@ def test_add_codex_appends_an_entry_runtimes_lists(tmp_path: Path) -> None:
     (data / "lineup.toml").write_text(EXISTING)
     codex_acp = program(bin_dir, "codex-acp", "exit 0")
     done = run_cli(data, "agents", "add", "codex", "--dir", str(project), env=only_path(bin_dir))
-    assert "Restart the hub" in done.stdout
+    # The restart names the folder the entry went into: a bare `lineup serve` would start the default folder's hub.
+    assert f"Restart the hub (`{sys.executable} -m hub serve --data-dir {data}`)" in done.stdout, done.stdout
 
     text = (data / "lineup.toml").read_text()
     assert text.startswith(EXISTING)  # appended, never rewritten
@@ -73,6 +75,13 @@ def test_add_codex_appends_an_entry_runtimes_lists(tmp_path: Path) -> None:
     assert (data / "lineup.toml").read_text() == text
     run_cli(data, "agents", "add", "codex", "--name", 'Codex "two"', env=only_path(bin_dir))
     assert [a["name"] for a in agents_in(data)] == ["Mine", "Codex", 'Codex "two"']
+
+
+def test_the_help_names_every_presets_default_name() -> None:
+    shown = subprocess.run([sys.executable, "-m", "hub", "agents", "add", "--help"], capture_output=True, text=True,
+                           timeout=60, check=True).stdout
+    text = " ".join(shown.split())
+    assert "(default: the preset's: Claude Code, Codex, Gemini CLI, Hermes, OpenClaw)" in text, shown
 
 
 def test_npx_fallback_and_gemini_flag(tmp_path: Path) -> None:
