@@ -90,7 +90,7 @@ def test_answer_given_offline_is_sent_after_reconnect(hub, open_page, demo_agent
     hub.stop()
     banner = page.locator(".offline-banner")
     expect(banner).to_be_visible()
-    expect(banner).to_contain_text("Offline.")
+    expect(banner).to_contain_text("Can’t reach the hub.")
     card.get_by_role("button", name="Approve").click()
     card.get_by_role("button", name="Yes, approve").click()
     expect(card.locator(".submission")).to_contain_text("your answer is kept and sent when the connection is back")

@@ -23,6 +23,9 @@ function hubLost(connection) {
   return connection.status === 'offline' || (connection.status === 'connecting' && Boolean(connection.offlineSince));
 }
 
+// How long "Connected to the hub again." stays where the hub-down banner was.
+const BACK_SHOWN_MS = 4000;
+
 const TOKEN_KEY = 'lineup.token';
 // When this browser last reached its hub (shown while it cannot: issue "When something goes wrong", item 5).
 const REACHED_KEY = 'lineup.hub.lastReached';
@@ -589,7 +592,18 @@ export class LineupApp extends LineupElement {
       import('../lib/relay-view.js').then((view) => { relayView = view; this.requestUpdate(); }, () => {});
       return '';
     }
-    if (!hubLost(connection)) return '';
+    // Back from a lost hub: said quietly for a few seconds where the banner was, then gone.
+    if (!hubLost(connection)) {
+      if (this._hubWasLost) {
+        this._hubWasLost = false;
+        this._backUntil = Date.now() + BACK_SHOWN_MS;
+        setTimeout(() => this.requestUpdate(), BACK_SHOWN_MS + 50);
+      }
+      return (this._backUntil || 0) > Date.now() ? html`<div class="connection-back" role="status">${icon('online')}
+        <span>${t('connection.back')}</span></div>` : '';
+    }
+    this._hubWasLost = true;
+    this._backUntil = 0;
     const waiting = state.outboxSize;
     const retryIn = connection.nextRetryAt ? connection.nextRetryAt - Date.now() : 0;
     return html`<div class="offline-banner" role="status" data-connection=${connection.status}>

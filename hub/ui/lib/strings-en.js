@@ -37,7 +37,8 @@ export const en = {
 
   'connection.live': 'Live',
   'connection.connecting': 'Connecting…',
-  'connection.offline': 'Offline.',
+  'connection.offline': 'Can’t reach the hub.',
+  'connection.back': 'Connected to the hub again.',
   'connection.reconnecting': 'Reconnecting…',
   'connection.retryIn': 'Reconnecting in {time}.',
   'connection.retryNow': 'Retry now',

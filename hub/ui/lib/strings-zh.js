@@ -37,7 +37,8 @@ export const zh = {
 
   'connection.live': '已连接',
   'connection.connecting': '连接中…',
-  'connection.offline': '已离线。',
+  'connection.offline': '无法连接到 Hub。',
+  'connection.back': '已重新连接到 Hub。',
   'connection.reconnecting': '正在重新连接…',
   'connection.retryIn': '{time} 后重新连接。',
   'connection.retryNow': '立即重试',
