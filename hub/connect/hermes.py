@@ -322,7 +322,11 @@ def connect_hermes(hub_url: str | None, code: str | None, name: str, fingerprint
     if remove:
         _remove(folder, config)
         return
-    if not home.is_dir():
+    installed = shutil.which("hermes")
+    if not home.is_dir():  # refused before pairing: the code stays usable for the next run
+        if installed is None:
+            raise click.ClickException(f"Hermes is not installed: no `hermes` on PATH and no Hermes folder at {home}. "
+                                       f"{_install_hermes()}, then run this again (the pairing code was not used).")
         raise click.ClickException(f"No Hermes folder at {home}: run `hermes setup` first, or give --hermes-home "
                                    "(Hermes's $HERMES_HOME).")
     text = config.read_text(encoding="utf-8") if config.exists() else ""
@@ -338,10 +342,23 @@ def connect_hermes(hub_url: str | None, code: str | None, name: str, fingerprint
     click.echo(f"Hermes is connected to {credential.hub_url} as agent {credential.agent_id}.")
     click.echo(f"The LineUp platform plugin is in {folder} and enabled in {config} (plugins.enabled). Restart "
                "`hermes gateway` to start it; `--remove` takes it out again.")
+    if installed is None:
+        click.echo(f"Warning: no `hermes` program was found on PATH, so `hermes gateway` cannot start from here. If "
+                   f"Hermes is installed elsewhere, start its gateway from there; if not: {_install_hermes()}.",
+                   err=True)
     wait = approvals_timeout(merged)
     click.echo(f"Hermes waits {wait} s for an answer to an approval card (approvals.timeout in its config.yaml), "
                "then denies by itself" + (": for answering from your phone, 900 is more comfortable." if wait < 300
                                          else "."))
+
+
+def _install_hermes() -> str:
+    """How to install Hermes, as `lineup agents add hermes` says it (hub/agents_add.py): an environment of its own."""
+    from hub.agents_add import PRESETS
+
+    hermes = PRESETS["hermes"]
+    return (f"Install it in an environment of its own: `{hermes.install}` (or `uv tool install '{hermes.package}'`), "
+            "then `hermes setup` to choose its model")
 
 
 def _pair(hub_url: str | None, code: str | None, name: str, fingerprint: str | None,
