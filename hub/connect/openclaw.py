@@ -101,16 +101,26 @@ class OpenClaw:
         return found[1] if len(found) > 1 and done.returncode == 0 else ""
 
 
-def find_openclaw(program: str | None, node_dir: Path | None) -> OpenClaw:
-    from hub.agents_add import openclaw_node_path
+def find_openclaw(program: str | None, node_dir: Path | None, removing: bool = False) -> OpenClaw:
+    """The `openclaw` program with a Node 24.16+ first on its PATH; else every problem said at once (no openclaw, an
+    old Node), each with what to do. Removing runs `openclaw plugins uninstall` too, so it needs both."""
+    from hub.agents_add import openclaw_node
 
-    path = openclaw_node_path(node_dir)  # refuses a Node older than 24.16, saying what to do
-    search = path if path is not None else os.environ.get("PATH", "")
-    found = shutil.which(program or "openclaw", path=search)
+    path, node_problem = openclaw_node(node_dir)
+    found = shutil.which(program or "openclaw", path=path)
+    problems = []
+    if removing:
+        problems.append("Taking LineUp out runs `openclaw plugins uninstall lineup`: the plugin's install record and "
+                        "channels.lineup are in OpenClaw's own config, which only OpenClaw edits.")
     if not found:
-        raise click.ClickException("OpenClaw is not installed here (no `openclaw` on PATH): install it with "
-                                   "`npm install -g openclaw` (Node 24), or give --openclaw PATH.")
-    return OpenClaw(found, path)
+        problems.append("OpenClaw is not installed here (no `openclaw` on PATH): install it with "
+                        "`npm install -g openclaw` (with Node 24.16 or newer), or give --openclaw PATH.")
+    if node_problem is not None:
+        problems.append(f"{node_problem}: the `openclaw` commands this runs use it (your OpenClaw Gateway needs Node "
+                        "24 too).")
+    if found is None or node_problem is not None:
+        raise click.ClickException("\n".join(problems))
+    return OpenClaw(found, path if node_dir is not None else None)
 
 
 def channel_config(hub_url: str, credential_path: Path, forward: bool) -> dict[str, Any]:
@@ -161,7 +171,7 @@ def connect_openclaw(hub_url: str | None, code: str | None, name: str, fingerpri
                      credential_file: Path | None, forward_approvals: bool, program: str | None,
                      node_dir: Path | None, remove: bool) -> None:
     """Connect your OpenClaw Gateway: LineUp becomes one of its channels (conversations and exec approvals)."""
-    openclaw = find_openclaw(program, node_dir)
+    openclaw = find_openclaw(program, node_dir, removing=remove)
     if remove:
         _remove(openclaw)
         return

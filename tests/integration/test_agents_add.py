@@ -140,6 +140,20 @@ def test_openclaw_needs_node_24_and_says_what_else_it_needs(tmp_path: Path) -> N
     assert "Gateway does not answer" in done.stdout and "openclaw config set tools.exec.mode ask" in done.stdout
 
 
+def test_openclaw_not_installed_is_said_not_its_gateway(tmp_path: Path) -> None:
+    """Without openclaw the entry is written with npx (docs/agents.md), and the message says OpenClaw is not installed
+    and how to install it, instead of asking to start a Gateway that is not there (or running `npx gateway status`)."""
+    data, npx_dir, new_node = tmp_path / "data", tmp_path / "npx", tmp_path / "node24"
+    npx = program(npx_dir, "npx", 'echo "npx $*" >> "${0%/*}/ran"; exit 0')
+    program(new_node, "node", "echo v24.22.3")
+    done = run_cli(data, "agents", "add", "openclaw", "--node-dir", str(new_node), env=only_path(npx_dir))
+    [entry] = agents_in(data)
+    assert entry["command"] == [str(npx), "-y", "openclaw", "acp"]
+    said = " ".join(done.stdout.split())
+    assert "OpenClaw is not installed" in said and "npm install -g openclaw" in said, said
+    assert "Gateway does not answer" not in said and not (npx_dir / "ran").exists()  # no npx gateway status
+
+
 def test_a_file_that_cannot_take_the_entry_is_left_alone(tmp_path: Path) -> None:
     data, bin_dir = tmp_path / "data", tmp_path / "bin"
     data.mkdir()

@@ -61,3 +61,47 @@ def test_a_hermes_folder_without_hermes_on_path_connects_and_warns(hub: HubProce
     warning = " ".join(done.stderr.split())
     assert "Warning: no `hermes` program was found on PATH" in warning, warning
     assert "pipx install 'hermes-agent[acp]'" in warning
+
+
+def test_openclaw_on_an_old_node_says_every_problem_in_connects_words(hub: HubProcess, tmp_path: Path) -> None:
+    """Node 20 and no openclaw: both are said, and the Node advice is about the `openclaw` commands connect runs and
+    the Gateway, not about a hub running OpenClaw (that is `lineup agents add`). The code is not spent."""
+    home, old_node, bin_dir = tmp_path / "home", tmp_path / "node20", tmp_path / "bin"
+    home.mkdir()
+    program(old_node, "node", "echo v20.20.2")
+    code = hub.pairing_code()
+    refused = lineup(home, "connect", "openclaw", "--hub", hub.base, "--code", code, path=[old_node, bin_dir])
+    said = " ".join(refused.stderr.split())
+    assert refused.returncode != 0
+    assert "OpenClaw is not installed here" in said and "npm install -g openclaw" in said, said
+    assert "OpenClaw needs Node 24.16 or newer" in said and "node on PATH is 20.20" in said and "--node-dir" in said, said
+    assert "the hub runs OpenClaw" not in said and "OpenClaw Gateway needs Node 24" in said, said
+
+    # openclaw installed, Node still 20: only the Node is said; and the code still pairs (here a stand-in openclaw).
+    program(bin_dir, "openclaw", 'echo "openclaw $*" >> "${0%/*}/ran"; exit 0')
+    refused = lineup(home, "connect", "openclaw", "--hub", hub.base, "--code", code, path=[old_node, bin_dir])
+    assert refused.returncode != 0 and "not installed" not in refused.stderr
+    program(tmp_path / "node24", "node", "echo v24.22.3")
+    done = lineup(home, "connect", "openclaw", "--hub", hub.base, "--code", code, "--node-dir",
+                  str(tmp_path / "node24"), path=[old_node, bin_dir])
+    assert done.returncode == 0, done.stderr
+    assert "OpenClaw is connected" in done.stdout
+
+
+def test_openclaw_remove_says_it_needs_openclaw_uninstall(tmp_path: Path) -> None:
+    """--remove runs `openclaw plugins uninstall lineup` (OpenClaw's config is OpenClaw's to edit): on Node 20 it says
+    so instead of only asking for Node 24."""
+    home, old_node, bin_dir = tmp_path / "home", tmp_path / "node20", tmp_path / "bin"
+    home.mkdir()
+    program(old_node, "node", "echo v20.20.2")
+    program(bin_dir, "openclaw", 'echo "openclaw $*" >> "${0%/*}/ran"; exit 0')
+    refused = lineup(home, "connect", "openclaw", "--remove", path=[old_node, bin_dir])
+    said = " ".join(refused.stderr.split())
+    assert refused.returncode != 0
+    assert "Taking LineUp out runs `openclaw plugins uninstall lineup`" in said and "Node 24.16" in said, said
+    assert not (bin_dir / "ran").exists()
+    program(tmp_path / "node24", "node", "echo v24.22.3")
+    done = lineup(home, "connect", "openclaw", "--remove", "--node-dir", str(tmp_path / "node24"),
+                  path=[old_node, bin_dir])
+    assert done.returncode == 0, done.stderr
+    assert "openclaw plugins uninstall lineup --force" in (bin_dir / "ran").read_text()
