@@ -5,7 +5,7 @@ import { repeat } from '../vendor/lit-html/directives/repeat.js';
 import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, tn, formatTime } from '../lib/i18n.js';
-import { TERMINAL, taskStatusBadge, agentStatusBadge, progressBar, connectionLoss, deliveryNote, taskSummary } from '../lib/status.js';
+import { TERMINAL, taskStatusBadge, agentStatusBadge, progressBar, connectionLoss, deliveryNote, taskSummary, failureReason } from '../lib/status.js';
 import { interactionCard } from '../lib/cards.js';
 import { conversationOf, interactionCalls, toolItems } from '../lib/tool-calls.js';
 import { toolItem } from '../lib/tool-views.js';
@@ -245,8 +245,11 @@ export class LineupConversation extends LineupElement {
           @click=${() => this.emit('lineup-task-open', { taskId: task.id })}>
         <span class="task-chip-head">${icon('tasks')}<span class="task-chip-kind">${t('task.tracked')}</span>${taskStatusBadge(task)}</span>
         <span class="task-chip-title">${task.title}</span>
-        <span class="task-chip-progress">${progressBar(task.progress, t('task.progressOf', { title: task.title }))}
-          <span class="muted small">${task.progress ?? 0}%${taskSummary(task, state) ? ` · ${taskSummary(task, state)}` : ''}</span></span>
+        ${task.status === 'failed'
+          // Why it failed, on one line (clipped by its style; the whole text in the task): not the progress it had.
+          ? (failureReason(task) ? html`<span class="small tone-text-danger task-chip-error" title=${failureReason(task)}>${failureReason(task)}</span>` : '')
+          : html`<span class="task-chip-progress">${progressBar(task.progress, t('task.progressOf', { title: task.title }))}
+          <span class="muted small">${task.progress ?? 0}%${taskSummary(task, state) ? ` · ${taskSummary(task, state)}` : ''}</span></span>`}
         ${task.connectionLostAt && !TERMINAL.has(task.status)
           ? html`<span class="small tone-text-danger lost-line">${icon('offline')} ${this._lost(task, state)}</span>` : ''}
       </button></div>`;

@@ -6,7 +6,7 @@ import { html } from '../vendor/lit-html/lit-html.js';
 import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, formatTime, formatDateTime } from '../lib/i18n.js';
-import { TERMINAL, taskStatusBadge, agentStatusBadge, progressBar, isHubReachable, connectionLoss, deliveryNote, taskSummary } from '../lib/status.js';
+import { TERMINAL, taskStatusBadge, agentStatusBadge, progressBar, isHubReachable, connectionLoss, deliveryNote, taskSummary, failedSentence } from '../lib/status.js';
 import { artifactItem } from '../lib/artifacts.js';
 import { interactionCard } from '../lib/cards.js';
 import { timelineLines } from '../lib/timeline.js';
@@ -110,7 +110,7 @@ export class LineupTaskDetail extends LineupElement {
     if (task.status === 'failed' && task.error?.code === 'agent_unreachable') {
       [tone, verdict, body, action] = ['danger', t('restart.yes'), t('restart.unreachable', { time: formatDateTime(task.connectionLostAt) || '' }), restart];
     } else if (task.status === 'failed') {
-      [tone, verdict, body, action] = ['danger', t('restart.yes'), t('restart.failed', { code: task.error?.code || '', message: task.error?.message || '' }), restart];
+      [tone, verdict, body, action] = ['danger', t('restart.yes'), failedSentence(task), restart];
     } else if (task.status === 'cancelled') {
       [tone, verdict, body, action] = ['neutral', t('restart.cancelled'), t('restart.cancelledBody'), restart];
     } else if (task.status === 'succeeded') {

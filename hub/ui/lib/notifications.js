@@ -64,8 +64,12 @@ export function describe(note, state) {
         task: interaction && taskTitle ? t('notify.taskLine', { title: taskTitle }) : '',
       };
     case 'failed':
+    {
+      // Why, when the agent said (its error's message, else its code), on one line.
+      const why = String(task?.error?.message || task?.error?.code || '').replace(/\s+/g, ' ').trim();
       return { heading: taskTitle ? t('notify.failedHeading', { title: taskTitle }) : note.title || '',
-        text: t('notify.failedText', { agent }), task: '' };
+        text: why ? t('notify.failedTextWhy', { agent, why }) : t('notify.failedText', { agent }), task: '' };
+    }
     case 'succeeded':
       return { heading: taskTitle ? t('notify.succeededHeading', { title: taskTitle }) : note.title || '',
         text: t('notify.succeededText', { agent }), task: '' };

@@ -167,6 +167,19 @@ export function deliveryNote(interaction, state) {
  * A task's one-line summary for its progress line. The agent's last words ("Waiting for your approval") are stale
  * once the person answered and the agent has not had the answer yet: that is said instead.
  */
+/** Why a failed task failed, on one line: its error's message, else its code; '' when the agent said nothing. */
+export function failureReason(task) {
+  return String(task?.error?.message || task?.error?.code || '').replace(/\s+/g, ' ').trim();
+}
+
+/** "The task failed: {message} ({code})." without the code when the message already says it (or is the code). */
+export function failedSentence(task) {
+  const code = task?.error?.code || '';
+  const message = String(task?.error?.message || '').trim();
+  if (!message) return code ? t('restart.failedCode', { code }) : t('restart.failedNoReason');
+  return message.includes(code) ? t('restart.failedMessage', { message }) : t('restart.failed', { code, message });
+}
+
 export function taskSummary(task, state, interactions = null) {
   const asked = interactions || state.interactions?.filter((i) => i.taskId === task.id) || [];
   const waiting = asked.map((i) => undeliveredAnswer(i, state)).find(Boolean);
