@@ -73,3 +73,23 @@ def test_capabilities_in_words_and_chinese_diagnostics_in_chinese(hub, open_page
     for allowed in ("Demo agent", "demo", agent_id, hub.base, "Hub", re.search(r"LUA-[A-Z]\d+", text).group(0)):  # type: ignore[union-attr]
         text = text.replace(allowed, "")
     assert not re.search(r"[A-Za-z]{2,}", text), text
+
+
+def test_a_gateway_agents_next_step_is_to_start_its_gateway(hub, open_page) -> None:  # type: ignore[no-untyped-def]
+    """An agent paired by `lineup connect hermes|openclaw` lives in the person's gateway: offline, its next step is to
+    (re)start that gateway, not "start the adapter with the credential file" (there is no adapter to start)."""
+    from tests.support.hubproc import pair_agent
+
+    owner = create_owner(hub)
+    pair_agent(hub, owner.token, name="Hermes", runtime="hermes")
+    pair_agent(hub, owner.token, name="OpenClaw", runtime="openclaw")
+    page = open_page(hub, viewport=DESKTOP, token=owner.token, path="/#/agents")
+    hermes = page.locator(".agent-card", has_text="Hermes").locator("details.diagnostics")
+    openclaw = page.locator(".agent-card", has_text="OpenClaw").locator("details.diagnostics")
+    expect(hermes).to_contain_text("Start hermes gateway")
+    expect(openclaw).to_contain_text("Start the OpenClaw Gateway")
+    for card in (hermes, openclaw):
+        assert "credential file" not in card.inner_text()
+    chinese = open_page(hub, viewport=DESKTOP, token=owner.token, locale="zh-CN", path="/#/agents")
+    expect(chinese.locator(".agent-card", has_text="Hermes").locator("details.diagnostics")).to_contain_text(
+        "启动 hermes gateway")

@@ -20,12 +20,19 @@ export function agentDiagnosis(agent) {
   return diagnosis(reason, agent);
 }
 
+// Agents that live in a gateway the person runs (`lineup connect hermes|openclaw`): there is no adapter to start with a
+// credential file; the gateway is what to (re)start. Its next step for a connection that never came or went away.
+const GATEWAY_RUNTIMES = new Set(['hermes', 'openclaw']);
+const GATEWAY_REASONS = new Set(['never_connected', 'disconnected', 'hub_restarted']);
+
 function diagnosis(reason, agent) {
   const code = BY_REASON[reason];
+  const gateway = GATEWAY_RUNTIMES.has(agent.runtime) && GATEWAY_REASONS.has(reason) ? agent.runtime : null;
   return {
     code, reason,
     what: t(`diag.${reason}.what`),
-    next: t(`diag.${reason}.next`, { hub: window.location.origin }),
+    next: gateway ? t(`diag.gateway.${gateway}.next`, { hub: window.location.origin })
+      : t(`diag.${reason}.next`, { hub: window.location.origin }),
     text: `${code} agent=${agent.id} reason=${reason} runtime=${agent.runtime || '-'} version=${agent.agentVersion || '-'} `
       + `lastSeen=${agent.lastHeartbeatAt || '-'} hub=${window.location.origin}`,
   };

@@ -509,6 +509,8 @@ export const en = {
   'diag.hub_restarted.next': 'Adapters reconnect within 20 seconds. If it does not, restart the adapter.',
   'diag.revoked.what': 'This agent’s credential was revoked.',
   'diag.revoked.next': 'Pair it again with a new code.',
+  'diag.gateway.hermes.next': 'Start hermes gateway on its machine (LineUp is one of its platforms, added by `lineup connect hermes`), or restart it if it runs; it must reach {hub}.',
+  'diag.gateway.openclaw.next': 'Start the OpenClaw Gateway on its machine (`openclaw gateway run`, or `openclaw gateway restart` for the service); the LineUp channel in it must reach {hub}. `openclaw channels status` says why the channel did not start.',
   'diag.pairError.what': 'The pairing code could not be made: {message}',
   'diag.pairError.next': 'Check that you are still signed in and the hub is running, then try again.',
   'diag.pairExpired.what': 'No agent used the code within 10\u00a0minutes.',

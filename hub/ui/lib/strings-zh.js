@@ -509,6 +509,8 @@ export const zh = {
   'diag.hub_restarted.next': '适配器会在 20 秒内重连。如果没有，请重启适配器。',
   'diag.revoked.what': '这个智能体的凭据已被撤销。',
   'diag.revoked.next': '用新的配对码重新配对。',
+  'diag.gateway.hermes.next': '在它的机器上启动 hermes gateway（LineUp 是它的一个平台，由 `lineup connect hermes` 添加），如果已在运行就重启它；它需要能访问 {hub}。',
+  'diag.gateway.openclaw.next': '在它的机器上启动 OpenClaw Gateway（`openclaw gateway run`，服务方式用 `openclaw gateway restart`）；其中的 LineUp 频道需要能访问 {hub}。`openclaw channels status` 会说明频道为何没有启动。',
   'diag.pairError.what': '无法生成配对码：{message}',
   'diag.pairError.next': '确认你仍处于登录状态、Hub 正在运行，然后重试。',
   'diag.pairExpired.what': '10 分钟内没有智能体使用这个配对码。',
