@@ -185,11 +185,10 @@ export class LineupInteractionCard extends LineupElement {
       <h3 class="card-title" id=${`${id}-title`}>${it.title}</h3>
       ${risk && spec.riskReasons?.length ? html`<p class="risk-reasons small" data-risk=${risk}>${t('card.riskReasons', {
         reasons: riskReasons(spec).join('; ') })}</p>` : ''}
-      <section class="card-section why">
+      ${spec.description ? html`<section class="card-section why">
         <h4>${t('card.why')}</h4>
-        ${spec.description ? html`<lineup-markdown class="card-text" .plain=${true} .source=${spec.description}></lineup-markdown>`
-          : html`<p class="prewrap">${t(`card.whyDefault.${it.type}`)}</p>`}
-      </section>
+        <lineup-markdown class="card-text" .plain=${true} .source=${spec.description}></lineup-markdown>
+      </section>` : ''}
       ${approvesSection(spec.approves, this._uid(it), () => this.requestUpdate())}
       ${spec.impact ? html`<section class="card-section impact"><h4>${t('card.impact')}</h4><lineup-markdown class="card-text"
         .plain=${true} .source=${spec.impact}></lineup-markdown></section>` : ''}
