@@ -152,7 +152,7 @@ def test_breakpoints_900_and_640(hub, open_page, demo_agents, shots) -> None:  #
     topbar = page.locator(".topbar")
     expect(page.locator("#sidebar")).not_to_be_visible()
     expect(topbar.locator(".inbox-indicator .count")).to_have_text("1")
-    expect(topbar.locator(".inbox-indicator")).to_have_attribute("aria-label", re.compile("Inbox: 1 waiting"))
+    expect(topbar.locator(".inbox-indicator")).to_have_attribute("aria-label", re.compile("Inbox: 1 waiting for you, 0 failed"))
     expect(topbar.locator(".agent-indicator")).to_have_text(re.compile("Agent online"))
     menu = page.get_by_role("button", name="Menu")
     expect(menu).to_have_attribute("aria-expanded", "false")

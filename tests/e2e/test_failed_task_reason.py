@@ -58,3 +58,20 @@ def test_a_failed_task_says_why_in_its_chip_toast_and_detail(hub, open_page, wor
     page.goto("/#/tasks?task=task-charts")
     expect(page.locator("lineup-task-detail .restart-verdict")).to_contain_text(
         re.compile(re.escape(f"The task failed: {REASON} (renderer_oom).")))
+
+
+def test_the_inbox_badge_says_what_it_counts(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
+    """The badge counted 3 (two questions and a failed task) while its label said "3 waiting" and "Waiting for me"
+    said 2: its label and tooltip now name both parts (docs/design.md: the inbox's first two lists need the person)."""
+    owner, agent = world
+    conversation = agent.conversation("Chores")
+    for title in ("Run the tests?", "Push the branch?"):
+        agent.ask(conversation, {"type": "approval", "title": title, "risk": "low"})
+    start(agent, conversation, "task-broken", "Fix the build")
+    agent.send("task.status_changed", {"status": "failed", "error": {"code": "broken", "message": "It broke"}},
+               conversationId=conversation, taskId="task-broken")
+    page = open_page(hub, viewport=PHONE, token=owner.token, path="/#/inbox")
+    badge = page.locator(".inbox-indicator")
+    expect(badge.locator(".count")).to_have_text("3")
+    expect(badge).to_have_attribute("aria-label", re.compile(r"^Inbox: 2 waiting for you, 1 failed or needs attention"))
+    expect(badge).to_have_attribute("title", re.compile(r"^Inbox: 2 waiting for you, 1 failed or needs attention"))

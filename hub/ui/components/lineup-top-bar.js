@@ -5,7 +5,7 @@ import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, language, LANGUAGES } from '../lib/i18n.js';
 import { routeHref } from '../lib/router.js';
-import { inboxCount, unreadCount } from '../lib/inbox.js';
+import { inboxCount, inboxLists, unreadCount, waitingTotal } from '../lib/inbox.js';
 
 // Beside the app's other files, under the same version (cached for good; hub/web/static_app.py).
 const ICON = new URL('../icon.svg', import.meta.url).href;
@@ -20,6 +20,9 @@ export class LineupTopBar extends LineupElement {
     const online = agents.filter((a) => a.status === 'online').length;
     const count = inboxCount(state);
     const unread = unreadCount(state);
+    // The count adds the inbox's first two lists (docs/design.md#inbox-and-task-lists): its label names both.
+    const label = t('topbar.inboxLabel', { n: count, waiting: waitingTotal(state),
+      attention: inboxLists(state).needsAttention.length, unread });
     let agentWord;
     let agentTone;
     let agentIcon;
@@ -50,7 +53,7 @@ export class LineupTopBar extends LineupElement {
         <span class="workspace-name">${state.me?.workspace?.name || ''}</span></a>
       <span class="topbar-spacer"></span>
       <a class="topbar-item inbox-indicator" href=${routeHref({ view: 'inbox' })} data-count=${count}
-        aria-label=${t('topbar.inboxLabel', { n: count, unread })}>
+        aria-label=${label} title=${label}>
         ${icon('inbox')}<span class="topbar-word">${t('nav.inbox')}</span>
         <span class="count ${count ? 'count-active' : ''}" aria-hidden="true">${count}</span>
         ${unread ? html`<span class="unread-dot" aria-hidden="true"></span>` : ''}</a>

@@ -27,7 +27,7 @@ export const en = {
   'nav.settings': 'Settings',
 
   'topbar.menu': 'Menu',
-  'topbar.inboxLabel': 'Inbox: {n} waiting, {unread} unread',
+  'topbar.inboxLabel': 'Inbox: {waiting} waiting for you, {attention} failed or needs attention, {unread} unread',
   'topbar.noAgent': 'No agent',
   'topbar.agentOnline': 'Agent online',
   'topbar.agentOffline': 'Agent offline',

@@ -27,7 +27,7 @@ export const zh = {
   'nav.settings': '设置',
 
   'topbar.menu': '菜单',
-  'topbar.inboxLabel': '收件箱：{n} 项待处理，{unread} 项未读',
+  'topbar.inboxLabel': '收件箱：{waiting} 项等你处理，{attention} 项失败或需要关注，{unread} 项未读',
   'topbar.noAgent': '尚无 Agent',
   'topbar.agentOnline': 'Agent 在线',
   'topbar.agentOffline': 'Agent 离线',
