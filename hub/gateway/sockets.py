@@ -20,7 +20,7 @@ from hub.gateway.session import CLOSE_UNAUTHORIZED, CREDENTIAL_REPLACED, Session
 from hub.protocol import payloads as P
 from hub.protocol.actors import Actor
 from hub.protocol.envelope import Envelope, decode_envelope, system_frame
-from hub.protocol.errors import LapError
+from hub.protocol.errors import AGENT_PAIR_AGAIN_HINT, APP_SIGN_IN_HINT, LapError
 from hub.store import events as event_log
 from hub.store.open_tasks import open_tasks
 from hub.store.writer import Outcome
@@ -161,8 +161,9 @@ class SocketServer:
             actor = await (agent_actor(self.hub, hello.credential) if self.kind == "agent"
                            else app_actor(self.hub, hello.token))
             if actor is None:
-                err = LapError("unauthorized", "The credential is unknown or has been revoked." if self.kind == "agent"
-                               else "The token is unknown or has been revoked.")
+                err = (LapError("unauthorized", "The credential is unknown or has been revoked.",
+                                hint=AGENT_PAIR_AGAIN_HINT) if self.kind == "agent" else
+                       LapError("unauthorized", "The token is unknown or has been revoked.", hint=APP_SIGN_IN_HINT))
                 await self._send_raw("system.error", err.as_payload(env.id))
                 await self.ws.close(CLOSE_UNAUTHORIZED, "unauthorized")
                 return None, None

@@ -24,6 +24,12 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "internal": (500, "The hub hit an unexpected error; resend the same envelope, and report it if it repeats."),
 }
 
+# `unauthorized` said to whom it is: an app's token is a signed-in device (the way back is signing in), an agent's
+# credential a pairing (the way back is a fresh code). The default hint above names both, for where it is not known.
+APP_SIGN_IN_HINT = "Sign in again in the app (or open a new sign-in link from the hub's owner)."
+AGENT_PAIR_AGAIN_HINT = ("Pair the agent again with a fresh pairing code (the app's \"Connect my agent\", or "
+                         "`lineup pair`).")
+
 
 class LapError(Exception):
     """A refusal that reaches the client as `system.error` or an HTTP error body.

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from hub.auth.lookup import app_actor
 from hub.gateway.admission import origin_allowed
 from hub.protocol.actors import Actor
-from hub.protocol.errors import LapError
+from hub.protocol.errors import APP_SIGN_IN_HINT, LapError
 from hub.web.errors import BodyTooLarge
 
 
@@ -20,10 +20,10 @@ async def require_user(request: Request) -> Actor:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token:
-        raise LapError("unauthorized", "Sign in first: send `Authorization: Bearer <token>`.")
+        raise LapError("unauthorized", "Sign in first: send `Authorization: Bearer <token>`.", hint=APP_SIGN_IN_HINT)
     actor = await app_actor(request.app.state.hub, token.strip())
     if actor is None:
-        raise LapError("unauthorized", "The token is unknown or has been revoked.")
+        raise LapError("unauthorized", "The token is unknown or has been revoked.", hint=APP_SIGN_IN_HINT)
     return actor
 
 
