@@ -230,8 +230,11 @@ async def pair(request: Request) -> JSONResponse:
 
 async def list_agents(request: Request) -> JSONResponse:
     actor = await require_user(request)
-    rows = await request.app.state.hub.read(lambda c: agent_rows.agents_of_workspace(c, actor.workspace_id))
-    agents = [views.agent(r) for r in rows]
+    rows, paired = await request.app.state.hub.read(
+        lambda c: (agent_rows.agents_of_workspace(c, actor.workspace_id),
+                   agent_rows.newest_pairings(c, actor.workspace_id)))
+    # pairedAt: the newest pairing (an agent paired again keeps its id and createdAt, and gets a new credential).
+    agents = [{**views.agent(r), "pairedAt": paired.get(r.id, r.created_at)} for r in rows]
     # The stored time changes only with the status (connect, disconnect): an online agent's last sign of life is
     # its newest heartbeat, kept in memory by presence (writing every heartbeat would be a write per ping).
     heartbeats = request.app.state.hub.presence.last_heartbeat_wall

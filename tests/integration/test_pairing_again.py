@@ -112,6 +112,8 @@ async def _online_only(world: World, agent_id: str) -> bool:
 async def test_a_code_made_for_an_agent_pairs_it_again_without_its_file(world: World) -> None:
     """The credential file is lost (another machine, a wiped folder): the app makes a code for that agent."""
     agent_id = world.credential.agent_id
+    before = next(a for a in (await world.api.get("/api/agents"))["agents"] if a["id"] == agent_id)
+    assert before["pairedAt"] == before["createdAt"]
     made = await world.api.post("/api/pairing-codes", {"replacesAgentId": agent_id})
     assert made.status_code == 201, made.text
     assert made.json()["replacesAgentId"] == agent_id
@@ -124,6 +126,9 @@ async def test_a_code_made_for_an_agent_pairs_it_again_without_its_file(world: W
     world.clients.append(client)
     await client.start(timeout_s=10)
     assert await eventually(lambda: _online_only(world, agent_id), what="one agent, online") is True
+    # The agent list says when it paired again (what the app's diagnostics show as "Paired"), its creation kept.
+    after = next(a for a in (await world.api.get("/api/agents"))["agents"] if a["id"] == agent_id)
+    assert after["createdAt"] == before["createdAt"] and after["pairedAt"] > before["pairedAt"], after
     # The code is still single use, and an unknown agent gets no code at all.
     spent = await world.api.post("/api/pair", {"code": code})
     assert (spent.status_code, spent.json()["error"]["code"]) == (401, "unauthorized")

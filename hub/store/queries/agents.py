@@ -28,3 +28,10 @@ def live_agent(conn: sqlite3.Connection, agent_id: str, workspace_id: str) -> Ag
     """The unrevoked agent with this id in this workspace."""
     return fetch_one(conn, AgentRecord, f"{_AGENTS} WHERE id = ? AND workspace_id = ? AND revoked_at IS NULL",
                      (agent_id, workspace_id))
+
+
+def newest_pairings(conn: sqlite3.Connection, workspace_id: str) -> dict[str, str]:
+    """Agent id -> when it last paired (its newest credential): later than its creation once it paired again."""
+    rows = conn.execute("SELECT agent_id, MAX(created_at) FROM credentials WHERE workspace_id = ? GROUP BY agent_id",
+                        (workspace_id,)).fetchall()
+    return {str(agent_id): str(at) for agent_id, at in rows}

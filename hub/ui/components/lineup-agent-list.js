@@ -151,7 +151,9 @@ export class LineupAgentList extends LineupElement {
             <dd class="offline-since">${formatDateTime(lastStatusChange(agent.id, state).at)}</dd>` : ''}
           ${agent.lastHeartbeatAt ? html`<dt>${t('agents.lastSignOfLife')}</dt>
             <dd class="last-sign-of-life">${formatDateTime(agent.lastHeartbeatAt)}</dd>` : ''}
-          <dt>${t('agents.pairedAt')}</dt><dd>${formatDateTime(agent.createdAt)}</dd>
+          <dt>${t('agents.pairedAt')}</dt><dd class="paired-at">${formatDateTime(agent.pairedAt || agent.createdAt)}</dd>
+          ${agent.pairedAt && agent.pairedAt !== agent.createdAt ? html`<dt>${t('agents.firstPairedAt')}</dt>
+            <dd class="first-paired-at">${formatDateTime(agent.createdAt)}</dd>` : ''}
           <dt>${t('card.detail.id')}</dt><dd class="mono">${agent.id}</dd>
         </dl>
       </details>

@@ -445,6 +445,7 @@ export const en = {
   'agents.activeTasks.one': '{n} active task',
   'agents.activeTasks.other': '{n} active tasks',
   'agents.pairedAt': 'Paired',
+  'agents.firstPairedAt': 'First paired',
   'agents.versionIs': 'version {version}',
   'agents.presets': 'Let the hub run your agent',
   'agents.presetsIntro': 'On the hub’s machine, run the command for your agent (with your project folder), then restart the hub. The agent shows here, and asks you before it runs anything that needs permission.',

@@ -445,6 +445,7 @@ export const zh = {
   'agents.activeTasks.one': '{n} 个进行中的任务',
   'agents.activeTasks.other': '{n} 个进行中的任务',
   'agents.pairedAt': '配对时间',
+  'agents.firstPairedAt': '首次配对',
   'agents.versionIs': '版本 {version}',
   'agents.presets': '让 Hub 运行你的 Agent',
   'agents.presetsIntro': '在 Hub 所在的机器上运行对应 Agent 的命令（换成你的项目文件夹），然后重启 Hub。Agent 会出现在这里，执行需要权限的操作前会先问你。',
