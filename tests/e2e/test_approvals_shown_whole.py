@@ -126,3 +126,25 @@ def test_a_chinese_card_says_why_in_chinese(hub, open_page, world) -> None:  # t
     expect(reasons).to_contain_text("更改或删除数据库数据（psql）")
     assert not re.search(r"[A-Za-z]{4,}", reasons.inner_text().replace("bash", "").replace("curl", "")
                          .replace("sudo", "").replace("psql", "")), reasons.inner_text()
+
+
+def test_a_2000_line_write_card_paints_its_diff_a_block_at_a_time(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
+    """A 2,000-line file on an approval card goes into the page 300 lines a frame, each block once (drawn as one
+    template it was one long task while the card waited), and every line of it is there to read."""
+    owner, agent = world
+    conversation = agent.conversation("Big write")
+    content = "".join(f"line {n}\n" for n in range(1, 2001))
+    agent.ask(conversation, {"type": "approval", "title": "Write big.txt?",
+                             "approves": {"kind": "write", "path": "big.txt", "content": content}})
+    page = open_conversation(open_page, hub, owner.token, conversation, viewport=PHONE)
+    card = pending_card(page)
+    lines = card.locator("lineup-diff-lines[data-complete]")
+    expect(lines).to_have_count(1, timeout=20_000)
+    assert lines.locator(":scope > .diff-block").count() == 7  # 2,000 lines and the header, 300 a block
+    expect(card.locator(".diff-line.diff-add")).to_have_count(2000)
+    expect(card.locator(".diff-line.diff-add .diff-text").last).to_have_text("line 2000")
+    # Painted once: the card drawn again (another event in the conversation) keeps the same blocks.
+    first = lines.locator(":scope > .diff-block").first.evaluate("el => { el.dataset.mark = 'kept'; return 1; }")
+    agent.say(conversation, "Another message")
+    expect(page.locator(".message").filter(has_text="Another message")).to_have_count(1)
+    assert first == 1 and lines.locator(":scope > .diff-block[data-mark='kept']").count() == 1

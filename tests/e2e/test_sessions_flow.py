@@ -238,7 +238,7 @@ def test_a_2000_line_change_is_painted_in_blocks(hub_factory, open_page, tmp_pat
     """390×844: a 2,000-line added file opens in the diff viewer a few hundred lines per frame, each block its own
     element rendered once: every line arrives, wrapped. The longest task is printed as a figure, not asserted: on two
     shared cores it swings with the load (194–1,269 ms measured), and it includes the conversation leaving the page
-    with its 2,000-line edit card (that card renders its diff whole: lib/approves.js)."""
+    with its 2,000-line edit card (whose diff is painted in blocks too, lib/diff.js)."""
     repo = make_repo(tmp_path / "code" / "proj")
     hub = sessions_hub(hub_factory, tmp_path, scripted_toml(tmp_path))
     owner = create_owner(hub)

@@ -42,9 +42,18 @@ function commandView(approves, uid) {
   </section>`;
 }
 
+// The parsed files per `approves` object: the card is drawn again on every event, and a long diff's rows are painted
+// a block per frame (lib/diff.js) only when they are new, so the same card must hand over the same files.
+const filesOf = new WeakMap();
+
+function changeFiles(approves) {
+  if (!filesOf.has(approves)) filesOf.set(approves, parseChange(approves));
+  return filesOf.get(approves);
+}
+
 /** The files for the diff view: the agent's unified diff, else the content as added lines or each edit's
  * old and new text. */
-function changeFiles(approves) {
+function parseChange(approves) {
   if (approves.diff) {
     const parsed = diffs.parseUnifiedDiff(approves.diff);
     if (parsed) return parsed;

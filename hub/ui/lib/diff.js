@@ -1,6 +1,6 @@
 // A unified diff (git diff, diff -u) as files, hunks and +/- lines, and its view: text only, never HTML.
 
-import { html } from '../vendor/lit-html/lit-html.js';
+import { html, render } from '../vendor/lit-html/lit-html.js';
 import { t } from './i18n.js';
 
 const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$/;
@@ -91,6 +91,81 @@ function fileName(file) {
 }
 
 const SIGN = { add: '+', del: '−', context: ' ', note: '' };
+// Past this many lines a file's rows go into the page a block per frame (DiffLines below): a 2,000-line file change
+// on an approval card drawn as one template was one long task on a phone, while the card waits to be answered.
+const LINES_PER_BLOCK = 300;
+
+function lineView(line) {
+  return html`<div class="diff-line diff-${line.kind} mono" data-kind=${line.kind}><span
+    class="diff-num" aria-hidden="true">${line.oldLine ?? ''}</span><span class="diff-num" aria-hidden="true">${line.newLine ?? ''}</span><span
+    class="diff-sign">${line.kind === 'add' ? html`<span class="visually-hidden">${t('diff.added')}</span>` : ''}${line.kind === 'del'
+      ? html`<span class="visually-hidden">${t('diff.removed')}</span>` : ''}<span aria-hidden="true">${SIGN[line.kind]}</span></span><span
+    class="diff-text">${line.text}</span></div>`;
+}
+
+function rowView(row) {
+  return row.hunk !== undefined ? html`<div class="diff-hunk-head mono">${row.hunk}</div>` : lineView(row);
+}
+
+function rowsOf(file) {
+  const rows = [];
+  for (const hunk of file.hunks) {
+    rows.push({ hunk: hunk.header });
+    rows.push(...hunk.lines);
+  }
+  return rows;
+}
+
+/** A long file's rows, LINES_PER_BLOCK of them a frame, each block rendered once into an element of its own (the
+ * app re-renders the card on every event: the blocks already in the page cost nothing then). `data-complete` once
+ * every row is in. */
+class DiffLines extends HTMLElement {
+  set rows(rows) {
+    if (rows === this._rows) return;
+    this._rows = rows;
+    this._painted = 0;
+    this.replaceChildren();
+    this.removeAttribute('data-complete');
+    if (this.isConnected) this._schedule();
+  }
+
+  connectedCallback() {
+    if (this._rows && this._painted < this._rows.length) this._schedule();
+  }
+
+  disconnectedCallback() {
+    cancelAnimationFrame(this._frame);
+    this._frame = null;
+  }
+
+  _schedule() {
+    if (this._frame) return;
+    const step = () => {
+      this._frame = null;
+      if (!this.isConnected) return;
+      const block = document.createElement('div');
+      block.className = 'diff-block';
+      render(html`${this._rows.slice(this._painted, this._painted + LINES_PER_BLOCK).map(rowView)}`, block);
+      this.append(block);
+      this._painted = Math.min(this._rows.length, this._painted + LINES_PER_BLOCK);
+      if (this._painted < this._rows.length) this._frame = requestAnimationFrame(step);
+      else this.setAttribute('data-complete', '');
+    };
+    step();  // the first block at once: a short diff looks no different, a long one starts where it should
+  }
+}
+if (!customElements.get('lineup-diff-lines')) customElements.define('lineup-diff-lines', DiffLines);
+
+// Rows are kept per file object, so a re-render of the same card hands the element the same array (no repaint).
+const rowsByFile = new WeakMap();
+
+function bodyView(file) {
+  const count = file.hunks.reduce((sum, hunk) => sum + hunk.lines.length, 0);
+  if (count <= LINES_PER_BLOCK) return file.hunks.map((hunk) => html`<div class="diff-hunk-head mono">${hunk.header}</div>
+    ${hunk.lines.map(lineView)}`);
+  if (!rowsByFile.has(file)) rowsByFile.set(file, rowsOf(file));
+  return html`<lineup-diff-lines .rows=${rowsByFile.get(file)}></lineup-diff-lines>`;
+}
 
 /** The diff view of parsed files (parseUnifiedDiff). */
 export function diffView(files) {
@@ -99,11 +174,6 @@ export function diffView(files) {
     <header class="diff-file-head"><span class="diff-file-name mono">${fileName(file)}</span>
       <span class="diff-stat"><span class="diff-stat-add">+${file.added}</span> <span class="diff-stat-del">−${file.removed}</span></span></header>
     <div class="diff-body" tabindex="0" role="group" aria-label=${t('diff.changes', { name: fileName(file) })}>
-      ${file.hunks.map((hunk) => html`<div class="diff-hunk-head mono">${hunk.header}</div>
-        ${hunk.lines.map((line) => html`<div class="diff-line diff-${line.kind} mono" data-kind=${line.kind}><span
-          class="diff-num" aria-hidden="true">${line.oldLine ?? ''}</span><span class="diff-num" aria-hidden="true">${line.newLine ?? ''}</span><span
-          class="diff-sign">${line.kind === 'add' ? html`<span class="visually-hidden">${t('diff.added')}</span>` : ''}${line.kind === 'del'
-            ? html`<span class="visually-hidden">${t('diff.removed')}</span>` : ''}<span aria-hidden="true">${SIGN[line.kind]}</span></span><span
-          class="diff-text">${line.text}</span></div>`)}`)}
+      ${bodyView(file)}
     </div></section>`)}</div>`;
 }
