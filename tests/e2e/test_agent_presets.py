@@ -19,7 +19,7 @@ def test_agents_screen_lists_presets_with_their_command(hub, open_page, shots) -
     page = open_page(hub, token=owner.token)
     go(page, "Agents")
     section = page.locator(".agent-presets")
-    expect(section.get_by_role("heading")).to_have_text(re.compile("Claude Code, Codex or Gemini CLI"))
+    expect(section.get_by_role("heading")).to_have_text(re.compile("Let the hub run your agent"))
     # Written with the program this hub was started by and its folder: `lineup` is not on PATH here.
     prefix = f"{shlex.quote(sys.executable)} -m hub agents add"
     suffix = f"--dir ~/code/my-project --data-dir {shlex.quote(str(hub.data_dir))}"

@@ -17,7 +17,7 @@ def test_the_banner_names_the_hub_and_says_when_it_is_back(hub, open_page, shots
     expect(page.locator(".connection-indicator")).to_have_attribute("data-connection", "live")
     hub.stop()
     banner = page.locator(".offline-banner")
-    expect(banner).to_contain_text(re.compile(r"Can’t reach the hub\.\s+(Reconnecting…|Reconnecting in \d+:\d\d\.)"))
+    expect(banner).to_contain_text(re.compile(r"Can’t reach the hub\.\s+(Reconnecting…|Reconnecting in\s\d+:\d\d\.)"))
     expect(banner).not_to_contain_text("Offline")
     shots(page, "01-hub-unreachable")
     hub.start()
