@@ -5,13 +5,14 @@ It runs `python -m pytest -p no:cacheprovider` with CI=true (nothing skips) and 
 count includes Chromium and agent processes that /usr/bin/time misses (they are not waited for by the test run);
 the machine should be otherwise idle. Linux only.
 
-Then the durations check: every test file whose tests took more than FILE_LIMIT_S in all (setup, call and teardown,
-from pytest's JUnit report), longest first; a file over the limit that LONG_FILES does not name, with the reason it
-may be long, is flagged NEW: a change that made a file that long should say why here (or make it shorter).
+Then the durations check: each test file's time (setup, call and teardown of its tests, from pytest's JUnit report)
+against bench/suite-durations.json, and every file that now adds more than FILE_LIMIT_S (a new file: takes more
+than that in all) is flagged. `--save-durations` (before the pytest arguments) makes this run's times the baseline.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -23,22 +24,8 @@ from pathlib import Path
 
 TICK = os.sysconf("SC_CLK_TCK")
 FILE_LIMIT_S = 10.0
-# Files allowed over FILE_LIMIT_S, and why: real agent CLIs, real browsers, builds and drills that are long by nature.
-LONG_FILES = {
-    "tests/integration/test_openclaw_channel.py": "a real OpenClaw Gateway per test, lineup connect openclaw, npm",
-    "tests/integration/test_hermes_openclaw_acp.py": "real Hermes and OpenClaw over ACP; Hermes's own 60 s give-up",
-    "tests/integration/test_hermes_platform.py": "a real hermes gateway with LineUp as its platform",
-    "tests/integration/test_real_agents.py": "Claude Code, Codex and Gemini CLIs against fake model servers",
-    "tests/integration/test_codex_terminal.py": "interactive Codex under tmux",
-    "tests/integration/test_sessions_real.py": "sessions with the real claude-code-acp",
-    "tests/integration/test_typescript_sdk.py": "the TypeScript SDK's own npm test against real hubs",
-    "tests/integration/test_discovery.py": "mDNS announcements and their timeouts in network namespaces",
-    "tests/packaging/test_executable.py": "the PyInstaller build (0 s when cached) and the executable's starts",
-    "tests/packaging/test_wheel.py": "a wheel built and installed into a fresh environment",
-    "tests/e2e/test_sessions_flow.py": "the whole sessions flow in Chromium with claude-code-acp, at two sizes",
-    "tests/e2e/test_hostile_messages.py": "hostile messages of 256 KiB painted in Chromium",
-    "tests/reliability/test_kill9.py": "kill -9 loops on a real hub process",
-}
+# Each file's seconds in a run this check compares with (`python -m bench.suite --save-durations` writes it).
+BASELINE = Path(__file__).with_name("suite-durations.json")
 
 
 def file_totals(report: Path) -> dict[str, float]:
@@ -55,13 +42,16 @@ def file_totals(report: Path) -> dict[str, float]:
     return dict(totals)
 
 
-def durations_report(totals: dict[str, float]) -> list[str]:
+def durations_report(totals: dict[str, float], baseline: dict[str, float]) -> list[str]:
+    """One line per file that now takes more than FILE_LIMIT_S longer than in the baseline (a new file: more than
+    FILE_LIMIT_S in all), longest growth first."""
+    grown = {path: seconds - baseline.get(path, 0.0) for path, seconds in totals.items()}
     lines = []
-    for path, seconds in sorted(totals.items(), key=lambda item: -item[1]):
-        if seconds <= FILE_LIMIT_S:
+    for path, more in sorted(grown.items(), key=lambda item: -item[1]):
+        if more <= FILE_LIMIT_S:
             break
-        why = LONG_FILES.get(path)
-        lines.append(f"  {seconds:6.1f} s  {path}" + (f"  ({why})" if why else "  NEW: over 10 s, not in LONG_FILES"))
+        was = f"{baseline[path]:.1f} s before" if path in baseline else "a new file"
+        lines.append(f"  +{more:5.1f} s  {path}: {totals[path]:.1f} s, {was}")
     return lines
 
 
@@ -74,11 +64,14 @@ def cpu_counters() -> tuple[int, int]:
 
 
 def main() -> None:
+    arguments = sys.argv[1:]
+    save = "--save-durations" in arguments[:1]
+    arguments = arguments[1:] if save else arguments
     busy0, steal0 = cpu_counters()
     started = time.monotonic()
     report = Path(tempfile.mkdtemp(prefix="lineup-suite-")) / "junit.xml"
     result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", f"--junitxml={report}",
-                             "-o", "junit_duration_report=total", *sys.argv[1:]],
+                             "-o", "junit_duration_report=total", *arguments],
                             check=False, env={**os.environ, "CI": "true"})
     wall = time.monotonic() - started
     busy1, steal1 = cpu_counters()
@@ -87,10 +80,14 @@ def main() -> None:
     print(f"suite: exit {result.returncode}, {minutes:.0f}:{seconds:04.1f} wall, {busy:.0f} CPU-s busy "
           f"({busy / wall * 100:.0f} % of one core), {(steal1 - steal0) / TICK:.0f} s stolen by the host")
     if report.exists():
-        lines = durations_report(file_totals(report))
-        new = sum("NEW:" in line for line in lines)
-        print(f"files over {FILE_LIMIT_S:.0f} s: {len(lines)}, {new} flagged NEW")
+        totals = file_totals(report)
+        baseline = json.loads(BASELINE.read_text()) if BASELINE.exists() else {}
+        lines = durations_report(totals, baseline)
+        print(f"files adding more than {FILE_LIMIT_S:.0f} s against {BASELINE.name}: {len(lines)}")
         print("\n".join(lines))
+        if save:
+            BASELINE.write_text(json.dumps({k: round(v, 1) for k, v in sorted(totals.items())}, indent=0) + "\n")
+            print(f"saved this run's times to {BASELINE}")
     sys.exit(result.returncode)
 
 
