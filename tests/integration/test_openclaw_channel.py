@@ -111,7 +111,9 @@ async def connected(hub: Any, setup: Setup, lap: Connect, *extra: str) -> App:
     agent_id = load_credential(setup.credential).agent_id
     app = await App.open(lap, hub, hub.token(), agent_id, conversation="conv_oc1")
     started = time.monotonic()
-    setup.gateway.start()
+    # In a thread: the test's event loop keeps the app's socket alive meanwhile (blocked for the Gateway's 15-30 s
+    # start, the socket's keepalive closed it with 1011 in a loaded full run).
+    await asyncio.to_thread(setup.gateway.start)
     await online(app, setup.gateway)
     print(f"FIGURE Gateway start to the channel online: {time.monotonic() - started:.1f} s")
     return app
@@ -174,8 +176,8 @@ async def test_a_message_asks_on_a_card_and_the_answer_decides(hub_factory: Any,
     said = agent_messages(app, "conv_oc1")
     assert len(said) == 2 and all(text.startswith("DONE:") for text in said), said
 
-    setup.gateway.stop()
-    out = setup.lineup("connect", "openclaw", "--remove", "--openclaw", str(setup.gateway.binary))
+    await asyncio.to_thread(setup.gateway.stop)
+    out = await asyncio.to_thread(setup.lineup, "connect", "openclaw", "--remove", "--openclaw", str(setup.gateway.binary))
     assert "Removed the LineUp channel" in out and "stays paired" in out, out
     assert "lineup" not in setup.gateway.config().get("channels", {})
     assert not (setup.gateway.home / ".openclaw" / "extensions" / "lineup").exists()
@@ -220,10 +222,10 @@ async def test_forwarded_approvals_of_other_sessions_and_answers_given_in_opencl
                             cwd=setup.gateway.work, env=setup.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         card = await app.card(TURN_S, start)
-        pending = json.loads(setup.gateway.openclaw("approvals", "pending", "--json").stdout)
+        pending = json.loads((await asyncio.to_thread(setup.gateway.openclaw, "approvals", "pending", "--json")).stdout)
         ids = [a.get("id") for a in pending.get("approvals", []) if isinstance(a, dict)]
         assert len(ids) == 1, pending
-        setup.gateway.openclaw("approvals", "resolve", str(ids[0]), "deny")
+        await asyncio.to_thread(setup.gateway.openclaw, "approvals", "resolve", str(ids[0]), "deny")
         ended = await app.ended(card["id"], 60)
         assert ended["outcome"] == "cancelled" and ended["response"]["cause"] == "withdrawn", ended
         assert ended["response"]["reason"].startswith("Answered in OpenClaw") and "denied it" in \
@@ -248,9 +250,9 @@ async def test_restarting_the_gateway_posts_nothing_twice_and_asks_nothing_twice
     waiting = setup.gateway.work / "waiting.txt"
     await app.say(f"RUN: touch {waiting}")
     card = await app.card(TURN_S)
-    print(f"FIGURE Gateway stop with a turn waiting on a card: {setup.gateway.stop():.1f} s")
+    print(f"FIGURE Gateway stop with a turn waiting on a card: {await asyncio.to_thread(setup.gateway.stop):.1f} s")
     restarted = time.monotonic()
-    setup.gateway.start()
+    await asyncio.to_thread(setup.gateway.start)
     await online(app, setup.gateway)
     print(f"FIGURE Gateway restart to the channel online again: {time.monotonic() - restarted:.1f} s")
     # OpenClaw denies the approval it stops waiting on: the card ends, saying so (as the Gateway shuts down; after a
