@@ -42,7 +42,11 @@ def connect_demo_agent(hub: HubProcess, owner: Owner, demo_agents: Callable[...,
 
 def open_agent_conversation(page: Page, phone: bool = False) -> None:
     go(page, "Agents", phone)
-    page.locator(".agent-card").first.get_by_role("button", name="Message").click()
+    # The agents list is read after the page opens: on a loaded run (a full suite beside real agents) that took over
+    # the 10 s a click waits, once.
+    message = page.locator(".agent-card").first.get_by_role("button", name="Message")
+    expect(message).to_be_visible(timeout=30_000)
+    message.click()
     expect(page.locator("lineup-composer textarea")).to_be_visible()
 
 
