@@ -8,7 +8,7 @@ import { resolveInboundRouteEnvelopeBuilderWithRuntime } from "openclaw/plugin-s
 import { createMessageReceiptFromOutboundResults } from "openclaw/plugin-sdk/channel-outbound";
 
 import { CHANNEL_ID, CHANNEL_LABEL } from "./config.js";
-import { replyMessageId } from "./ids.js";
+import { noteMessageId, replyMessageId } from "./ids.js";
 import type { HubLink, PersonMessage } from "./link.js";
 
 /** The text of one reply payload (media is not passed on: LineUp shows the text; a media URL is named). */
@@ -53,6 +53,19 @@ export async function repliesSettled(conversationId: string, timeoutMs = REPLY_S
   clearTimeout(timer);
 }
 
+// About 30 s of tries (0.5, 1, 2, 4, 4, … s apart) while OpenClaw's state database is held by another of its processes.
+const CONTENTION_TRIES = 10;
+
+function isContention(error: unknown): boolean {
+  const name = error instanceof Error ? `${error.name} ${error.message}` : String(error);
+  return /Contention|another OpenClaw process owns/i.test(name);
+}
+
+function clipError(error: unknown): string {
+  const said = error instanceof Error ? error.message : String(error);
+  return said.length > 200 ? `${said.slice(0, 200)}…` : said;
+}
+
 export async function dispatchPersonMessage(params: {
   runtime: PluginRuntime;
   cfg: OpenClawConfig;
@@ -63,51 +76,52 @@ export async function dispatchPersonMessage(params: {
   const { runtime, cfg, accountId, link, message } = params;
   const target = message.conversationId;
   await repliesSettled(target);
-  const { route, buildEnvelope } = resolveInboundRouteEnvelopeBuilderWithRuntime({
-    cfg,
-    channel: CHANNEL_ID,
-    accountId,
-    peer: { kind: "group" as const, id: target },
-    runtime: runtime.channel,
-    sessionStore: cfg.session?.store,
-  });
-  const { storePath, body } = buildEnvelope({
-    channel: CHANNEL_LABEL,
-    from: message.authorName,
-    timestamp: message.occurredAtMs,
-    body: message.text,
-  });
-  const ctxPayload = runtime.channel.reply.finalizeInboundContext({
-    Body: body,
-    BodyForAgent: message.text,
-    RawBody: message.text,
-    CommandBody: message.text,
-    From: target,
-    To: target,
-    SessionKey: route.sessionKey,
-    AccountId: route.accountId ?? accountId,
-    ChatType: "group",
-    WasMentioned: true,
-    ConversationLabel: `LineUp ${target}`,
-    GroupSubject: `LineUp ${target}`,
-    NativeChannelId: target,
-    SenderName: message.authorName,
-    SenderId: message.authorId,
-    Provider: CHANNEL_ID,
-    Surface: CHANNEL_ID,
-    MessageSid: message.messageId,
-    MessageSidFull: message.messageId,
-    Timestamp: message.occurredAtMs,
-    OriginatingChannel: CHANNEL_ID,
-    OriginatingTo: target,
-    // The hub lets only the workspace's people write here: they may use OpenClaw's commands (/new, /approve, …).
-    CommandAuthorized: true,
-  });
   let replies = 0;
   // OpenClaw hands over one reply at a time and records it (onDelivered, onError) before the next.
   const handing: Array<() => void> = [];
   const settleOne = (): void => handing.shift()?.();
-  try {
+  // Everything that reads OpenClaw's state is in here, so a try that found it held starts again from the top.
+  const dispatch = async (): Promise<void> => {
+    const { route, buildEnvelope } = resolveInboundRouteEnvelopeBuilderWithRuntime({
+      cfg,
+      channel: CHANNEL_ID,
+      accountId,
+      peer: { kind: "group" as const, id: target },
+      runtime: runtime.channel,
+      sessionStore: cfg.session?.store,
+    });
+    const { storePath, body } = buildEnvelope({
+      channel: CHANNEL_LABEL,
+      from: message.authorName,
+      timestamp: message.occurredAtMs,
+      body: message.text,
+    });
+    const ctxPayload = runtime.channel.reply.finalizeInboundContext({
+      Body: body,
+      BodyForAgent: message.text,
+      RawBody: message.text,
+      CommandBody: message.text,
+      From: target,
+      To: target,
+      SessionKey: route.sessionKey,
+      AccountId: route.accountId ?? accountId,
+      ChatType: "group",
+      WasMentioned: true,
+      ConversationLabel: `LineUp ${target}`,
+      GroupSubject: `LineUp ${target}`,
+      NativeChannelId: target,
+      SenderName: message.authorName,
+      SenderId: message.authorId,
+      Provider: CHANNEL_ID,
+      Surface: CHANNEL_ID,
+      MessageSid: message.messageId,
+      MessageSidFull: message.messageId,
+      Timestamp: message.occurredAtMs,
+      OriginatingChannel: CHANNEL_ID,
+      OriginatingTo: target,
+      // The hub lets only the workspace's people write here: they may use OpenClaw's commands (/new, /approve, …).
+      CommandAuthorized: true,
+    });
     await runtime.channel.inbound.dispatchReply({
       cfg,
       channel: CHANNEL_ID,
@@ -147,6 +161,28 @@ export async function dispatchPersonMessage(params: {
         },
       },
     });
+  };
+  try {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await dispatch();
+        return;
+      } catch (error) {
+        // OpenClaw's state database is briefly owned by another of its processes or workers (seen as a Gateway starts:
+        // its start-up maintenance holds it for seconds): nothing of this message was taken, so it is handed again.
+        // Once a reply went out, or after CONTENTION_TRIES, never again: the person is told instead.
+        if (replies === 0 && isContention(error) && attempt < CONTENTION_TRIES) {
+          await new Promise((resolve) => setTimeout(resolve, Math.min(4000, 500 * 2 ** (attempt - 1))));
+          continue;
+        }
+        link.log.warn(`OpenClaw could not take LineUp message ${message.messageId}: ${String(error)}`);
+        if (replies === 0) {
+          await link.say(target, `OpenClaw could not take this message (${clipError(error)}). Send it again.`,
+            noteMessageId(link.agentId, "not-taken", message.messageId));
+        }
+        return;
+      }
+    }
   } finally {
     for (const close of handing.splice(0)) close();
   }

@@ -3,7 +3,7 @@ const require = __lineupCreateRequire(import.meta.url);
 import {
   lineupPlugin,
   runtimeStore
-} from "./chunks/chunk-EFNECARR.js";
+} from "./chunks/chunk-E7QOKBF5.js";
 import "./chunks/chunk-WKF5EYHC.js";
 
 // src/index.ts

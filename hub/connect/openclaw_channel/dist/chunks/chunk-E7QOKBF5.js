@@ -2960,54 +2960,63 @@ async function repliesSettled(conversationId, timeoutMs = REPLY_SETTLE_WAIT_MS) 
   ]);
   clearTimeout(timer);
 }
+var CONTENTION_TRIES = 10;
+function isContention(error) {
+  const name = error instanceof Error ? `${error.name} ${error.message}` : String(error);
+  return /Contention|another OpenClaw process owns/i.test(name);
+}
+function clipError(error) {
+  const said = error instanceof Error ? error.message : String(error);
+  return said.length > 200 ? `${said.slice(0, 200)}\u2026` : said;
+}
 async function dispatchPersonMessage(params) {
   const { runtime, cfg, accountId, link, message } = params;
   const target = message.conversationId;
   await repliesSettled(target);
-  const { route, buildEnvelope } = resolveInboundRouteEnvelopeBuilderWithRuntime({
-    cfg,
-    channel: CHANNEL_ID,
-    accountId,
-    peer: { kind: "group", id: target },
-    runtime: runtime.channel,
-    sessionStore: cfg.session?.store
-  });
-  const { storePath, body } = buildEnvelope({
-    channel: CHANNEL_LABEL,
-    from: message.authorName,
-    timestamp: message.occurredAtMs,
-    body: message.text
-  });
-  const ctxPayload = runtime.channel.reply.finalizeInboundContext({
-    Body: body,
-    BodyForAgent: message.text,
-    RawBody: message.text,
-    CommandBody: message.text,
-    From: target,
-    To: target,
-    SessionKey: route.sessionKey,
-    AccountId: route.accountId ?? accountId,
-    ChatType: "group",
-    WasMentioned: true,
-    ConversationLabel: `LineUp ${target}`,
-    GroupSubject: `LineUp ${target}`,
-    NativeChannelId: target,
-    SenderName: message.authorName,
-    SenderId: message.authorId,
-    Provider: CHANNEL_ID,
-    Surface: CHANNEL_ID,
-    MessageSid: message.messageId,
-    MessageSidFull: message.messageId,
-    Timestamp: message.occurredAtMs,
-    OriginatingChannel: CHANNEL_ID,
-    OriginatingTo: target,
-    // The hub lets only the workspace's people write here: they may use OpenClaw's commands (/new, /approve, …).
-    CommandAuthorized: true
-  });
   let replies = 0;
   const handing = [];
   const settleOne = () => handing.shift()?.();
-  try {
+  const dispatch = async () => {
+    const { route, buildEnvelope } = resolveInboundRouteEnvelopeBuilderWithRuntime({
+      cfg,
+      channel: CHANNEL_ID,
+      accountId,
+      peer: { kind: "group", id: target },
+      runtime: runtime.channel,
+      sessionStore: cfg.session?.store
+    });
+    const { storePath, body } = buildEnvelope({
+      channel: CHANNEL_LABEL,
+      from: message.authorName,
+      timestamp: message.occurredAtMs,
+      body: message.text
+    });
+    const ctxPayload = runtime.channel.reply.finalizeInboundContext({
+      Body: body,
+      BodyForAgent: message.text,
+      RawBody: message.text,
+      CommandBody: message.text,
+      From: target,
+      To: target,
+      SessionKey: route.sessionKey,
+      AccountId: route.accountId ?? accountId,
+      ChatType: "group",
+      WasMentioned: true,
+      ConversationLabel: `LineUp ${target}`,
+      GroupSubject: `LineUp ${target}`,
+      NativeChannelId: target,
+      SenderName: message.authorName,
+      SenderId: message.authorId,
+      Provider: CHANNEL_ID,
+      Surface: CHANNEL_ID,
+      MessageSid: message.messageId,
+      MessageSidFull: message.messageId,
+      Timestamp: message.occurredAtMs,
+      OriginatingChannel: CHANNEL_ID,
+      OriginatingTo: target,
+      // The hub lets only the workspace's people write here: they may use OpenClaw's commands (/new, /approve, …).
+      CommandAuthorized: true
+    });
     await runtime.channel.inbound.dispatchReply({
       cfg,
       channel: CHANNEL_ID,
@@ -3049,6 +3058,28 @@ async function dispatchPersonMessage(params) {
         }
       }
     });
+  };
+  try {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await dispatch();
+        return;
+      } catch (error) {
+        if (replies === 0 && isContention(error) && attempt < CONTENTION_TRIES) {
+          await new Promise((resolve) => setTimeout(resolve, Math.min(4e3, 500 * 2 ** (attempt - 1))));
+          continue;
+        }
+        link.log.warn(`OpenClaw could not take LineUp message ${message.messageId}: ${String(error)}`);
+        if (replies === 0) {
+          await link.say(
+            target,
+            `OpenClaw could not take this message (${clipError(error)}). Send it again.`,
+            noteMessageId(link.agentId, "not-taken", message.messageId)
+          );
+        }
+        return;
+      }
+    }
   } finally {
     for (const close of handing.splice(0)) close();
   }
