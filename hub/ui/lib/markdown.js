@@ -297,7 +297,10 @@ class LineupMarkdown extends HTMLElement {
       this._noteElement.textContent = t(note);
       if (this.firstChild !== this._noteElement) this.prepend(this._noteElement);
     } else this._noteElement?.remove();
+    // Both said again by _done once these items are in: a text shown first and replaced by its formatted form (or
+    // growing) kept "all" from before while the new items were still going in, and a reader took it for done.
     delete this.dataset.rendered;
+    delete this.dataset.painted;
   }
 
   _hasMore() {
