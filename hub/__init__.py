@@ -11,8 +11,8 @@ import importlib.util
 from typing import TYPE_CHECKING, Any
 
 from hub.hookspecs import hookimpl
+from hub.version import __version__
 
-__version__ = "0.1.0"
 PROTOCOL_VERSION = "0.1"
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """`lineup agents add claude-code|codex|gemini|hermes|openclaw`: the `[[agents]]` entry for a known agent, and the
 presets list."""
 
-# The hub runs these agents itself through the `acp` runtime (hub/plugins/runtimes/acp), so their permission requests
+# The hub runs these agents itself through the `acp` runtime (hub/acp), so their permission requests
 # become approval cards. People should not have to write TOML for that: this module knows each preset's ACP
 # command, finds it on PATH (or falls back to `npx -y <package>`), and appends one well-formed `[[agents]]`
 # table to the hub's lineup.toml. The file is only ever appended to, after the whole result was parsed: comments,
@@ -36,7 +36,7 @@ class Preset:
     args: tuple[str, ...] = ()
     install: str = ""   # how a person installs the program for good
     registry: str = "npm"
-    # Options of the acp runtime written into the entry (hub/plugins/runtimes/acp: permission_timeout_s, ...).
+    # Options of the acp runtime written into the entry (hub/acp: permission_timeout_s, ...).
     options: tuple[tuple[str, str | int], ...] = ()
 
 

@@ -264,7 +264,7 @@ class SessionHost:
 
     async def _resume(self, live: Live) -> None:
         """Start the process and load the session (session/load); when it cannot continue, end it saying why."""
-        from hub.plugins.runtimes.acp import TurnError
+        from hub.acp import TurnError
 
         session = live.runtime.sessions.get(live.conversation_id)
         try:
@@ -280,7 +280,7 @@ class SessionHost:
 
     async def _warm(self, live: Live) -> None:
         """Start a new session's process and ACP session at once, so the first message finds it ready."""
-        from hub.plugins.runtimes.acp import TurnError
+        from hub.acp import TurnError
 
         session = live.runtime.sessions.get(live.conversation_id)
         try:

@@ -13,15 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from hub.plugins.runtimes.acp import AcpRuntime, TurnError
-from hub.plugins.runtimes.acp.attachments import takes
-from hub.plugins.runtimes.acp.observer import SessionObserver
+from hub.acp import AcpRuntime, TurnError
+from hub.acp.attachments import takes
+from hub.acp.observer import SessionObserver
 from hub.runtimes.base import AgentConfig
 from hub.sessions.agents import current_of, models_of, modes_of
 from hub.store.queries.records import SessionRecord
 
 if TYPE_CHECKING:
-    from hub.plugins.runtimes.acp.process import AgentProcess
+    from hub.acp.process import AgentProcess
     from hub.sdk import AgentClient
     from hub.sessions.agents import SessionAgent
 

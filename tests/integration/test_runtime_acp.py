@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("acp", reason="the acp runtime needs the agent-client-protocol package")
 
-from hub.plugins.runtimes.acp_runtime import AcpRuntime, TurnError
+from hub.acp import AcpRuntime, TurnError
 from hub.runtimes.base import AgentConfig
 from hub.sdk.client import AgentClient
 from hub.sdk.credentials import Credential

@@ -57,15 +57,22 @@ def imported_modules(path: Path) -> list[str]:
     return found
 
 
+# The one built-in that reaches below the API, and why: the `acp` runtime is the hub's own ACP client, which sessions
+# from the phone drive as well, so it lives in the core (hub/acp/) and the runtimes plugin only registers it.
+BUILTIN_EXCEPTIONS = {("hub.plugins.runtimes", "hub.acp")}
+
+
 def test_the_builtin_plugins_import_only_the_public_api() -> None:
     """The built-ins show the way: `hub`, `hub.sdk`, and their own package; nothing internal."""
     offenders = []
     files = sorted(PLUGINS.rglob("*.py"))
-    assert len(files) > 20
+    assert len(files) > 10
     for path in files:
         own = "hub.plugins." + path.relative_to(PLUGINS).parts[0].removesuffix(".py")
         for module in imported_modules(path):
             if module.split(".")[0] != "hub" or module in ("hub", "hub.sdk") or module.startswith(own):
+                continue
+            if (own, module) in BUILTIN_EXCEPTIONS:
                 continue
             offenders.append(f"{path.relative_to(PLUGINS)}: {module}")
     assert offenders == []

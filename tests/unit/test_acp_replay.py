@@ -7,8 +7,8 @@ from pathlib import Path
 
 import acp
 
-from hub.plugins.runtimes.acp.replay import REPLY_TAIL_CHARS, HistoryReplay
-from hub.plugins.runtimes.acp.sessions import SessionMap
+from hub.acp.replay import REPLY_TAIL_CHARS, HistoryReplay
+from hub.acp.sessions import SessionMap
 
 
 def test_the_replay_ends_when_the_text_after_the_last_user_message_reaches_the_last_reply() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from acp.schema import PermissionOption, ToolCallUpdate
 
-from hub.plugins.runtimes.acp.permission import approval_card
-from hub.plugins.runtimes.acp.text import plain_title
+from hub.acp.permission import approval_card
+from hub.acp.text import plain_title
 
 
 def test_a_command_titled_as_one_code_span_loses_its_backticks() -> None:

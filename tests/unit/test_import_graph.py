@@ -146,7 +146,6 @@ ARCHITECTURE = HUB.parent / "docs" / "architecture.md"
 OWED = {
     ("hub.pluginhost", "hub.plugins"): "the built-ins are found by importing their package (pluginhost/loader.py), "
                                         "not loaded by path like a user's plugins folder",
-    ("hub.sessions", "hub.plugins"): "sessions drive the built-in acp runtime's process and observer directly",
     ("hub.ports", "hub.pluginhost"): "`PluginFailure` (ports.Plugins.failures) lives in pluginhost/loader.py",
 }
 

@@ -15,8 +15,9 @@ def _create_subprocess(config: AgentConfig, client: Any) -> Any:
 
 
 def _create_acp(config: AgentConfig, client: Any) -> Any:
-    # Imported only when an ACP agent is configured: the package (pydantic) costs half a second to import.
-    from hub.plugins.runtimes.acp_runtime import AcpRuntime
+    # Imported only when an ACP agent is configured: the package (pydantic) costs half a second to import. The ACP
+    # client is the hub's own (hub/acp/): sessions from the phone drive it too.
+    from hub.acp import AcpRuntime
 
     return AcpRuntime(config, client)
 

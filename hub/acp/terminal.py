@@ -7,7 +7,7 @@ import signal
 
 from acp.schema import TerminalExitStatus
 
-from hub.plugins.runtimes.acp.process import killpg
+from hub.acp.process import killpg
 
 
 class Terminal:

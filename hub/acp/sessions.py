@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING
 
 import acp
 
-from hub.plugins.runtimes.acp.errors import TurnError
-from hub.plugins.runtimes.acp.process import wait_event
-from hub.plugins.runtimes.acp.replay import LATE_REPLAY_WAIT_S, REPLY_TAIL_CHARS, HistoryReplay
+from hub.acp.errors import TurnError
+from hub.acp.process import wait_event
+from hub.acp.replay import LATE_REPLAY_WAIT_S, REPLY_TAIL_CHARS, HistoryReplay
 
 if TYPE_CHECKING:
-    from hub.plugins.runtimes.acp.observer import SessionObserver
-    from hub.plugins.runtimes.acp.process import AgentProcess
-    from hub.plugins.runtimes.acp.turn import Turn
+    from hub.acp.observer import SessionObserver
+    from hub.acp.process import AgentProcess
+    from hub.acp.turn import Turn
 
 log = logging.getLogger("lineup.runtimes.acp")
 

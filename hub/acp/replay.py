@@ -7,7 +7,7 @@ from typing import Any
 
 from acp.schema import AgentMessageChunk, UserMessageChunk
 
-from hub.plugins.runtimes.acp.text import content_text
+from hub.acp.text import content_text
 
 REPLY_TAIL_CHARS = 500     # of the last reply, kept per session: enough to recognise its replay
 LATE_REPLAY_WAIT_S = 5.0   # the most a prompt waits for a replay that has not reached the last reply

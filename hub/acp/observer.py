@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hub.plugins.runtimes.acp.errors import TurnError
-    from hub.plugins.runtimes.acp.process import AgentProcess
+    from hub.acp.errors import TurnError
+    from hub.acp.process import AgentProcess
 
 
 class SessionObserver:

@@ -11,21 +11,21 @@ from typing import TYPE_CHECKING, Any, Protocol
 import acp
 from acp.schema import PromptResponse
 
-from hub.plugins.runtimes.acp.attachments import prompt_blocks
-from hub.plugins.runtimes.acp.errors import TurnError
-from hub.plugins.runtimes.acp.process import wait_event
-from hub.plugins.runtimes.acp.sessions import Session
-from hub.plugins.runtimes.acp.text import clip, last_line
-from hub.plugins.runtimes.acp.turn import Turn
+from hub.acp.attachments import prompt_blocks
+from hub.acp.errors import TurnError
+from hub.acp.process import wait_event
+from hub.acp.sessions import Session
+from hub.acp.text import clip, last_line
+from hub.acp.turn import Turn
 from hub.sdk import HubError, TaskHandle
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from hub.plugins.runtimes.acp.config import AcpOptions
-    from hub.plugins.runtimes.acp.observer import SessionObserver
-    from hub.plugins.runtimes.acp.process import AgentProcess
-    from hub.plugins.runtimes.acp.sessions import SessionMap
+    from hub.acp.config import AcpOptions
+    from hub.acp.observer import SessionObserver
+    from hub.acp.process import AgentProcess
+    from hub.acp.sessions import SessionMap
     from hub.sdk import AgentClient
 
 log = logging.getLogger("lineup.runtimes.acp")

@@ -19,12 +19,12 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from hub.plugins.runtimes.acp.permission import TooLarge, answer, approval_card, cancelled
-from hub.plugins.runtimes.acp.text import clip, content_text, plain_title
+from hub.acp.permission import TooLarge, answer, approval_card, cancelled
+from hub.acp.text import clip, content_text, plain_title
 from hub.sdk import ChildTask, HubError, MessageStream, Outcome, TaskHandle, stable_id
 
 if TYPE_CHECKING:
-    from hub.plugins.runtimes.acp.config import AcpOptions
+    from hub.acp.config import AcpOptions
     from hub.sdk import AgentClient
 
 log = logging.getLogger("lineup.runtimes.acp")

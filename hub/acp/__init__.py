@@ -1,4 +1,7 @@
-"""The `acp` runtime: drives an Agent Client Protocol agent (Gemini CLI, claude-code-acp, codex-acp) over stdio.
+"""The ACP client: drives an Agent Client Protocol agent (Gemini CLI, claude-code-acp, codex-acp) over stdio.
+
+It is the hub's own, below the plugins: the built-in `acp` runtime (plugins/runtimes/) registers it, and sessions
+from the phone (hub/sessions/) drive it directly. An agent configured with the `acp` runtime:
 
 ```toml
 [[agents]]
@@ -45,7 +48,7 @@ The history a load replays is not shown; an agent that answers the load before i
 
 from __future__ import annotations
 
-from hub.plugins.runtimes.acp.errors import TurnError
-from hub.plugins.runtimes.acp.runtime import AcpRuntime
+from hub.acp.errors import TurnError
+from hub.acp.runtime import AcpRuntime
 
 __all__ = ["AcpRuntime", "TurnError"]

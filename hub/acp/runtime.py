@@ -9,14 +9,14 @@ from pathlib import Path
 
 from acp.schema import ClientCapabilities, FileSystemCapabilities
 
-from hub import AgentConfig
-from hub.plugins.runtimes.acp.client import HubClient
-from hub.plugins.runtimes.acp.config import read_options
-from hub.plugins.runtimes.acp.errors import TurnError
-from hub.plugins.runtimes.acp.observer import SessionObserver
-from hub.plugins.runtimes.acp.process import AgentProcess
-from hub.plugins.runtimes.acp.scheduler import TurnScheduler
-from hub.plugins.runtimes.acp.sessions import Session, SessionMap
+from hub.acp.client import HubClient
+from hub.acp.config import read_options
+from hub.acp.errors import TurnError
+from hub.acp.observer import SessionObserver
+from hub.acp.process import AgentProcess
+from hub.acp.scheduler import TurnScheduler
+from hub.acp.sessions import Session, SessionMap
+from hub.runtimes.base import AgentConfig
 from hub.sdk import AgentClient
 
 log = logging.getLogger("lineup.runtimes.acp")

@@ -25,15 +25,15 @@ from acp.schema import (
     WriteTextFileResponse,
 )
 
-from hub.plugins.runtimes.acp.permission import cancelled
-from hub.plugins.runtimes.acp.terminal import Terminal
+from hub.acp.permission import cancelled
+from hub.acp.terminal import Terminal
 
 if TYPE_CHECKING:
-    from hub import AgentConfig
-    from hub.plugins.runtimes.acp.config import AcpOptions
-    from hub.plugins.runtimes.acp.observer import SessionObserver
-    from hub.plugins.runtimes.acp.sessions import SessionMap
-    from hub.plugins.runtimes.acp.turn import Turn
+    from hub.acp.config import AcpOptions
+    from hub.acp.observer import SessionObserver
+    from hub.acp.sessions import SessionMap
+    from hub.acp.turn import Turn
+    from hub.runtimes.base import AgentConfig
 
 
 class ClientRuntime(Protocol):

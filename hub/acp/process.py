@@ -16,8 +16,8 @@ from typing import Any
 import acp
 from acp.schema import ClientCapabilities, Implementation, InitializeResponse, NewSessionResponse
 
-from hub import __version__
-from hub.plugins.runtimes.acp.errors import TurnError
+from hub.acp.errors import TurnError
+from hub.version import __version__
 
 log = logging.getLogger("lineup.runtimes.acp")
 

@@ -16,7 +16,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from hub.plugins.runtimes.acp.text import clip, content_text
+from hub.acp.text import clip, content_text
 from hub.sdk import Outcome, approvals
 
 # ACP permission option kinds → how the approval card shows them.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hub import AgentConfig, RuntimeConfigError
+from hub.runtimes.base import AgentConfig, RuntimeConfigError
 
 DEFAULT_MAX_REPLY_CHARS = 200_000       # a message is at most 256 KiB of text
 
