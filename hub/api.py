@@ -1,7 +1,7 @@
 """The public plugin API: everything a plugin may import, in one list (`__all__`); the rest of `hub` is internal.
 
 Plugins import these from `hub` (`from hub import hookimpl, ToolError`) and agent-side things from `hub.sdk`.
-hub/plugins/README.md explains each; the built-in plugins in hub/plugins/ use nothing else.
+plugins/README.md explains each; the built-in plugins in plugins/ use nothing else.
 """
 
 from __future__ import annotations

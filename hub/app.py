@@ -28,9 +28,14 @@ from hub.web.static_app import AppFiles
 
 
 def ui_dir() -> Path:
-    """The web app's folder: inside the package (hub/ui), in a checkout, a wheel and a PyInstaller bundle alike."""
+    """The web app's folder: hub/ui inside an installed package (a wheel) and a PyInstaller bundle, the top-level
+    ui/ beside hub/ in a checkout (setup.py maps it into the package when it is built)."""
     bundle = getattr(sys, "_MEIPASS", None)
-    return Path(bundle) / "hub" / "ui" if bundle else Path(__file__).resolve().parent / "ui"
+    if bundle:
+        return Path(bundle) / "hub" / "ui"
+    package = Path(__file__).resolve().parent
+    installed = package / "ui"
+    return installed if (installed / "index.html").is_file() else package.parent / "ui"
 
 
 def create_app(settings: Settings, hub: Hub | None = None) -> Starlette:

@@ -91,7 +91,7 @@ class NotifierSettings(Protocol):
 class PluginHub(Protocol):
     """The `hub` every hook is given (hub/hookspecs.py): what a plugin may use of it, and nothing more.
 
-    Exactly what hub/plugins/README.md documents under "The hooks" (tests/plugins/test_public_api.py holds the two
+    Exactly what plugins/README.md documents under "The hooks" (tests/plugins/test_public_api.py holds the two
     to each other): no writer, no commit bus, no commands; everything a plugin writes goes through the public API.
     hub/core.py's `Hub` satisfies it. Typing plugins against this instead of the Hub itself keeps the plugin API
     (hub/api.py, hub/hookspecs.py, the notifiers' `Delivery`) from importing the core back.

@@ -1,9 +1,9 @@
-"""Render the app icon (hub/ui/icon.svg) to the PNG sizes a web app manifest and iOS need: `python packaging/make_icons.py` (output committed in hub/ui/icons/)."""
+"""Render the app icon (ui/icon.svg) to the PNG sizes a web app manifest and iOS need: `python packaging/make_icons.py` (output committed in ui/icons/)."""
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-svg = Path("hub/ui/icon.svg").read_text()
+svg = Path("ui/icon.svg").read_text()
 # The plain icon fills its square (rounded corners); the maskable one keeps the mark inside the 80 % safe zone
 # on a full-bleed background, since launchers crop maskable icons to their own shape.
 maskable = svg.replace('<rect width="32" height="32" rx="8" fill="#356ae6"/>',
@@ -17,6 +17,6 @@ with sync_playwright() as p:
         page = browser.new_page(viewport={"width": size, "height": size})
         page.set_content(f'<html><body style="margin:0;background:transparent">'
                          f'<div style="width:{size}px;height:{size}px">{source.replace("<svg ", f"<svg width={size} height={size} ")}</div></body></html>')
-        page.screenshot(path=f"hub/ui/icons/{name}", omit_background=True, clip={"x": 0, "y": 0, "width": size, "height": size})
+        page.screenshot(path=f"ui/icons/{name}", omit_background=True, clip={"x": 0, "y": 0, "width": size, "height": size})
         page.close()
     browser.close()

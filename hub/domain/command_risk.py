@@ -82,7 +82,7 @@ CODE_SIGNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 # Every reason as a code and its English text; {part} is the part of the command or the file it comes from. The
 # stored approval carries both (`riskReasonCodes` and `riskReasons`, docs/protocol.md): the app shows each code in the
-# person's language with its string `risk.reason.<code>` (hub/ui/lib/strings-en.js, strings-zh.js), and the English
+# person's language with its string `risk.reason.<code>` (ui/lib/strings-en.js, strings-zh.js), and the English
 # text goes to chat relays and to apps that do not know a code.
 REASONS: dict[str, str] = {
     "nested_too_deep": "nests shells too deep to follow",

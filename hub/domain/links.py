@@ -1,7 +1,7 @@
 """Addresses an agent puts into the hub (an artifact's `url`, a review attachment's `url`): judged on the parsed URL,
 when stored, so the app never has to guess what a string means (security issue item 10).
 
-What is stored, and what the app does with it (hub/ui/lib/artifacts.js judges again, on the browser's own parse):
+What is stored, and what the app does with it (ui/lib/artifacts.js judges again, on the browser's own parse):
 
 - `http://` and `https://` with a host: another site's page, opened in a new tab naming that site's host, or this
   hub's page when the parsed origin is the hub's. No user name or password in it (`https://hub@evil.example/`

@@ -1,4 +1,4 @@
-"""Whether a text is a unified diff the app can show: the app's own parser's rules (hub/ui/lib/diff.js), on the hub."""
+"""Whether a text is a unified diff the app can show: the app's own parser's rules (ui/lib/diff.js), on the hub."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def claims_diff(text: str) -> bool:
 
 def diff_problem(text: str) -> str | None:
     """Why `text` is not a unified diff the app can show (None: it is one). The rules of the app's own parser
-    (hub/ui/lib/diff.js parseUnifiedDiff), which shows anything it cannot parse as plain text: file headers
+    (ui/lib/diff.js parseUnifiedDiff), which shows anything it cannot parse as plain text: file headers
     (`diff --git`, or `---` then `+++`), hunks whose lines match their header's counts, text between files."""
     lines = text.replace("\r\n", "\n").split("\n")
     have_file = False

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from hub import plugins as builtin_plugins
-
-# Built-in features are ordinary plugins (docs/style.md#the-core-is-built-from-its-own-hooks).
+# Built-in features are ordinary plugins (docs/style.md#the-core-is-built-from-its-own-hooks), in the package
+# hub.plugins: the folder plugins/ at the top of a checkout, plugins/ once installed (setup.py maps it).
+BUILTIN_PACKAGE = "hub.plugins"
 BUILTIN_PLUGINS = ("runtimes", "notifiers", "calculator", "canvas", "choice", "confirm", "input", "review")
 
 
@@ -75,7 +75,7 @@ def folder_plugins(folder: Path) -> list[PluginSource]:
 
 def load(source: PluginSource) -> ModuleType:
     if source.origin == "builtin":
-        return importlib.import_module(f"{builtin_plugins.__name__}.{source.name}")
+        return importlib.import_module(f"{BUILTIN_PACKAGE}.{source.name}")
     assert source.path is not None
     return _import_path(source.name, source.path)
 
@@ -94,10 +94,17 @@ def describe_failure(source: PluginSource, exc: BaseException) -> PluginFailure:
     return PluginFailure(source.name, source.origin, f"{type(exc).__name__}: {exc}{where}")
 
 
+def builtin_folder() -> Path:
+    """Where the built-ins are, found as the import system finds them (no import of the package itself)."""
+    spec = importlib.util.find_spec(BUILTIN_PACKAGE)
+    assert spec is not None and spec.origin is not None, "the hub is installed without its built-in plugins"
+    return Path(spec.origin).parent
+
+
 def searched_folders(user_dir: Path | None, extra_dirs: Iterable[Path] = ()) -> list[tuple[str, Path]]:
     """The folders plugins are looked for in, in load order, by role, with their real paths (symlinks and `~`
     resolved), so `lineup plugins` can tell an author exactly where to put a file."""
-    folders = [("built-in", Path(builtin_plugins.__file__).parent)]
+    folders = [("built-in", builtin_folder())]
     if user_dir is not None:
         folders.append(("your folder", user_dir))
     folders.extend(("--plugins-dir", folder) for folder in extra_dirs)

@@ -23,7 +23,7 @@ REPORT = """# Migration report
 """
 
 
-# The app's composer sends a plain message unless "Track as task" is ticked (hub/ui/components/lineup-composer.js);
+# The app's composer sends a plain message unless "Track as task" is ticked (ui/components/lineup-composer.js);
 # the demo only works on tasks, so it says how to give it one (Markdown: messages are shown as Markdown).
 NOT_A_TASK = ("This is a plain message, not a task, so I only answer it. To have me work on it (progress, a "
               "question for you, a result you can open), tick **Track as task** under the message box before you "

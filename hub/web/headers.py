@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 # img-src blob:: the app shows an uploaded image from a blob: URL it made of the bytes it fetched with its token
-# (hub/ui/lib/files.js): an <img src> cannot carry the Authorization header.
+# (ui/lib/files.js): an <img src> cannot carry the Authorization header.
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
        "connect-src 'self'{relay}; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 HEADERS = [

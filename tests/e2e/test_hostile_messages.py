@@ -10,8 +10,8 @@ fails here, and a loaded run of cut-up work does not.
 Before: a 256K-character `a_a_a_…` message held the page 38.8 s every time its conversation opened (marked on the
 main thread), thousands of nested `>` overflowed marked's stack (an uncaught RangeError), a 100,000-line message took
 23 s in the app's own "does this need Markdown?" check, and 200 ordinary Markdown messages were formatted in one task.
-Now marked and highlight.js run in a worker with a time budget (hub/ui/lib/markdown-worker.js, markdown-render.js) and
-the text goes into the page a few pieces per frame (hub/ui/lib/markdown.js).
+Now marked and highlight.js run in a worker with a time budget (ui/lib/markdown-worker.js, markdown-render.js) and
+the text goes into the page a few pieces per frame (ui/lib/markdown.js).
 
 A real hub, a real agent on the SDK sending the messages, real Chromium; long tasks are the browser's own
 PerformanceObserver 'longtask' entries, observed from before the conversation opens until its text is on the screen.

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from hub.protocol import vocabulary
 
-UI = Path(__file__).parents[2] / "hub" / "ui"
+UI = Path(__file__).parents[2] / "ui"
 
 
 def keys_of(dictionary: Path) -> set[str]:

@@ -36,7 +36,7 @@ def test_index_preloads_every_module_under_one_version(hub: HubProcess) -> None:
     versions = set(re.findall(r'"/v/([0-9a-f]{12})/', page.text))
     assert len(versions) == 1, versions
     preloads = re.findall(r'<link rel="modulepreload" href="/v/[0-9a-f]{12}/([^"]+)">', page.text)
-    ui = Path(__file__).resolve().parents[2] / "hub" / "ui"
+    ui = Path(__file__).resolve().parents[2] / "ui"
     shipped = {p.relative_to(ui).as_posix() for p in ui.rglob("*.js")}
     assert set(preloads) <= shipped and len(preloads) == len(set(preloads))
     # What the inbox needs before it runs, also through a minified vendor line (repeat.js → directive.js) ...
@@ -69,7 +69,7 @@ def test_versioned_files_are_compressed_and_kept_for_good(hub: HubProcess) -> No
     assert script.status_code == 200
     assert script.headers["cache-control"] == "public, max-age=31536000, immutable"
     assert script.headers["content-encoding"] == "gzip" and script.headers["content-type"].startswith("text/javascript")
-    raw = (Path(__file__).resolve().parents[2] / "hub" / "ui" / "lib" / "workspace.js").read_bytes()
+    raw = (Path(__file__).resolve().parents[2] / "ui" / "lib" / "workspace.js").read_bytes()
     assert script.content == raw and int(script.headers["content-length"]) < len(raw) / 2  # httpx decoded it
     assert script.headers["x-content-type-options"] == "nosniff"
     assert "content-security-policy" not in script.headers and "x-lineup-subresource" not in script.headers

@@ -132,7 +132,7 @@ def register_tools():
 
 async def test_a_tool_file_dropped_into_the_plugins_folder_is_listed_and_called(hub_factory: Callable[..., HubProcess],
                                                                                lap: Connect) -> None:
-    """hub/plugins/README.md's one-file example, as a user would add it: into <data dir>/plugins/, then start."""
+    """plugins/README.md's one-file example, as a user would add it: into <data dir>/plugins/, then start."""
     hub = hub_factory("hub", start=False)
     (hub.data_dir / "plugins").mkdir(parents=True)
     (hub.data_dir / "plugins" / "dice.py").write_text(DICE)

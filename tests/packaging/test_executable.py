@@ -216,7 +216,7 @@ def test_dropped_in_user_plugin_is_loaded(double_clicked: Started, desktop: Desk
     assert rows.get("drop_in_csv") == {"name": "drop_in_csv", "origin": f"folder:{desktop.data_dir / 'plugins'}",
                                        "version": "1.2.3", "hooks": ["startup"]}, listing
     assert "drop_in_csv" not in [failure["name"] for failure in listing["failures"]]
-    assert {"calculator", "canvas", "choice", "confirm", "input", "review", "runtimes"} <= set(rows)
+    assert {"calculator", "canvas", "choice", "confirm", "input", "review", "runtimes", "notifiers"} <= set(rows)
     assert (desktop.data_dir / "drop-in-ran.csv").read_text().strip() == "a,b"
 
 

@@ -1,4 +1,4 @@
-"""Every hook in hub/hookspecs.py has a docstring and a `### `<hook>(` section in hub/plugins/README.md, and back."""
+"""Every hook in hub/hookspecs.py has a docstring and a `### `<hook>(` section in plugins/README.md, and back."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from hub import hookspecs
 
-README = Path(__file__).resolve().parents[2] / "hub" / "plugins" / "README.md"
+README = Path(__file__).resolve().parents[2] / "plugins" / "README.md"
 SECTION = re.compile(r"^### `(\w+)\(([^)]*)\)`", re.MULTILINE)
 
 
@@ -35,12 +35,12 @@ def problems(module: ModuleType, readme: str) -> list[str]:
         if not (fn.__doc__ or "").strip():
             found.append(f"hook {name} has no docstring in hub/hookspecs.py")
         if name not in sections:
-            found.append(f"hook {name} has no `### `{name}(` section in hub/plugins/README.md")
+            found.append(f"hook {name} has no `### `{name}(` section in plugins/README.md")
         elif sections[name] != list(inspect.signature(fn).parameters):
-            found.append(f"hub/plugins/README.md documents {name}({', '.join(sections[name])}) but the spec takes "
+            found.append(f"plugins/README.md documents {name}({', '.join(sections[name])}) but the spec takes "
                          f"({', '.join(inspect.signature(fn).parameters)})")
     for name in sorted(set(sections) - set(specs)):
-        found.append(f"hub/plugins/README.md documents `{name}(`, which is not a hook in hub/hookspecs.py")
+        found.append(f"plugins/README.md documents `{name}(`, which is not a hook in hub/hookspecs.py")
     return found
 
 
@@ -76,7 +76,7 @@ def test_the_check_notices_a_missing_section_a_missing_docstring_and_a_stale_one
 
 @pytest.mark.parametrize("section, expected", [
     ("### `documented_hook(hub)`", []),
-    ("### `documented_hook(hub, events)`", ["hub/plugins/README.md documents documented_hook(hub, events)"]),
+    ("### `documented_hook(hub, events)`", ["plugins/README.md documents documented_hook(hub, events)"]),
 ])
 def test_the_check_compares_the_documented_arguments(section: str, expected: list[str]) -> None:
     fake = ModuleType("fake_hookspecs")

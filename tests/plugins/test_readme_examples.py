@@ -1,4 +1,4 @@
-"""Every example in hub/plugins/README.md runs: each ```python block is a file (`# file: name.py`), the plugin
+"""Every example in plugins/README.md runs: each ```python block is a file (`# file: name.py`), the plugin
 files are imported and the test files' `test_*` functions run against hub.testing's in-process hub."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[2] / "hub" / "plugins" / "README.md"
+README = Path(__file__).resolve().parents[2] / "plugins" / "README.md"
 BLOCK = re.compile(r"^```(python|toml)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 MARKER = re.compile(r"^# file: ([a-z_][a-z0-9_]*)\.py\n")
 

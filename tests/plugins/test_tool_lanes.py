@@ -1,7 +1,7 @@
 """One slow tool delays only its own caller (hub/tools/router.py's lanes), and calls on one instance stay in order.
 
 Found walking through the plugin guide as a new author: a plain function that blocks (`time.sleep`, a slow HTTP
-request) ran in a thread as hub/plugins/README.md says, but the router worked every call of every agent one at a
+request) ran in a thread as plugins/README.md says, but the router worked every call of every agent one at a
 time, so another agent's `calculator` waited until the blocking call was over (up to its 30 s timeout).
 """
 

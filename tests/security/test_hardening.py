@@ -231,7 +231,7 @@ class InlineScriptFinder(HTMLParser):
 async def test_the_app_needs_no_inline_script(served: ServedHub) -> None:
     """The CSP forbids inline script, so the app must not use any: the page served and every HTML file of ui/."""
     pages = {"/ (served)": httpx.get(served.base + "/").text}
-    pages.update({str(p.relative_to(ROOT)): p.read_text() for p in (ROOT / "hub" / "ui").rglob("*.html")})
+    pages.update({str(p.relative_to(ROOT)): p.read_text() for p in (ROOT / "ui").rglob("*.html")})
     for name, html in pages.items():
         finder = InlineScriptFinder()
         finder.feed(html)

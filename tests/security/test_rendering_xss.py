@@ -1,5 +1,5 @@
 """The app's rendering of agent content stays inert: the real Markdown renderer (marked + DOMPurify,
-hub/ui/lib/markdown-render.js), the diff view (lib/diff.js) and the artifact preview rule (lib/artifacts.js), run
+ui/lib/markdown-render.js), the diff view (lib/diff.js) and the artifact preview rule (lib/artifacts.js), run
 in Chromium on the hub's own page, under its real Content-Security-Policy, against a list of known XSS vectors.
 
 What is checked on every output: no element outside the allow-list, no event-handler or style attribute, no URL

@@ -27,11 +27,11 @@ def load_build(root: Path) -> ModuleType:
 def tree(tmp_path: Path) -> Path:
     """A copy of what the build reads, small enough to change freely."""
     root = tmp_path / "src"
-    (root / "hub" / "ui").mkdir(parents=True)
-    (root / "packaging").mkdir()
+    for folder in ("hub", "ui", "plugins", "packaging"):
+        (root / folder).mkdir(parents=True)
     shutil.copy(ROOT / "packaging" / "build.py", root / "packaging" / "build.py")
     (root / "hub" / "core.py").write_text("X = 1\n")
-    (root / "hub" / "ui" / "app.js").write_text("let x = 1;\n")
+    (root / "ui" / "app.js").write_text("let x = 1;\n")
     (root / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     return root
 
@@ -45,8 +45,10 @@ def test_the_hash_follows_every_input_and_nothing_else(tree: Path) -> None:
     assert build.input_hash() == first  # compiled files are not inputs
     seen = {first}
     for change in (lambda: (tree / "hub" / "core.py").write_text("X = 2\n"),
-                   lambda: (tree / "hub" / "ui" / "app.js").write_text("let x = 2;\n"),
-                   lambda: (tree / "hub" / "ui" / "new.css").write_text("a{}"),
+                   lambda: (tree / "ui" / "app.js").write_text("let x = 2;\n"),
+                   lambda: (tree / "ui" / "new.css").write_text("a{}"),
+                   lambda: (tree / "plugins" / "dice.py").write_text("X = 1\n"),
+                   lambda: (tree / "setup.py").write_text("# the package map\n"),
                    lambda: (tree / "pyproject.toml").write_text("[project]\nname = 'y'\n"),
                    lambda: (tree / "packaging" / "lineup.spec").write_text("# spec\n")):
         change()

@@ -131,13 +131,13 @@ def test_what_sudo_runs_is_judged_too() -> None:
 
 def test_every_reason_has_a_code_the_app_translates() -> None:
     """riskReasonCodes are riskReasons as codes, in the same order; the app has each code's string in English (the
-    hub's own text) and in Chinese (hub/ui/lib/strings-*.js `risk.reason.<code>`), so a Chinese card says why in
+    hub's own text) and in Chinese (ui/lib/strings-*.js `risk.reason.<code>`), so a Chinese card says why in
     Chinese."""
     found = assess_command("curl -s https://x | sh; psql -c 'DROP TABLE t'; git push")
     assert [c["code"] for c in found.codes] == ["piped_code", "network", "database", "git_push"]
     assert found.reasons == [REASONS[c["code"]].replace("{part}", c.get("part", "")) for c in found.codes]
     assert found.codes[1] == {"code": "network", "part": "curl"}
-    ui = Path(__file__).resolve().parents[3] / "hub" / "ui" / "lib"
+    ui = Path(__file__).resolve().parents[3] / "ui" / "lib"
     english = dict(re.findall(r"^\s*'risk\.reason\.([a-z_]+)': '(.*)',$", (ui / "strings-en.js").read_text(), re.M))
     chinese = dict(re.findall(r"^\s*'risk\.reason\.([a-z_]+)': '(.*)',$", (ui / "strings-zh.js").read_text(), re.M))
     assert english == REASONS

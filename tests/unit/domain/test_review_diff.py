@@ -1,5 +1,5 @@
 """A review whose content starts as a unified diff must be one (hub/domain/interactions.py `diff_problem`): the app
-shows a diff as a diff (hub/ui/lib/diff.js parseUnifiedDiff) and anything it cannot parse as plain text, so a
+shows a diff as a diff (ui/lib/diff.js parseUnifiedDiff) and anything it cannot parse as plain text, so a
 malformed diff is refused to the agent instead of reaching the person as a wall of +/- text."""
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def test_text_that_does_not_start_as_a_diff_is_never_refused(text: str) -> None:
 
 
 # The app's own parser cases (tests/e2e/test_rich_content.py DIFF_CASES, run there in the browser on
-# hub/ui/lib/diff.js): the hub accepts exactly the texts the app shows as a diff.
+# ui/lib/diff.js): the hub accepts exactly the texts the app shows as a diff.
 APP_CASES: list[tuple[str, bool]] = [
     ("--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n", True),
     ("--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n", True),

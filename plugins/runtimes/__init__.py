@@ -9,7 +9,7 @@ from hub import AgentConfig, RuntimeSpec, hookimpl
 
 
 def _create_subprocess(config: AgentConfig, client: Any) -> Any:
-    from hub.plugins.runtimes.subprocess_runtime import SubprocessRuntime
+    from .subprocess_runtime import SubprocessRuntime
 
     return SubprocessRuntime(config, client)
 

@@ -9,15 +9,15 @@ from hub import hookimpl, notify_channel_options
 
 @hookimpl
 def register_notifiers(hub: Any) -> list[Any]:
-    from hub.plugins.notifiers.inapp import InAppChannel
+    from .inapp import InAppChannel
 
     channels: list[Any] = [InAppChannel()]
     if notify_channel_options(hub, "webhook").get("url"):
-        from hub.plugins.notifiers.webhook import WebhookChannel
+        from .webhook import WebhookChannel
 
         channels.append(WebhookChannel())
     if notify_channel_options(hub, "mail").get("host"):
-        from hub.plugins.notifiers.mail import MailChannel  # imports aiosmtplib: only when mail is configured
+        from .mail import MailChannel  # imports aiosmtplib: only when mail is configured
 
         channels.append(MailChannel())
     return channels
