@@ -90,7 +90,7 @@ class Setup:
         return out
 
 
-async def online(app: App, gateway: Gateway, timeout: float = 90) -> float:
+async def online(app: App, gateway: Gateway, timeout: float = 180) -> float:  # 41.5 s on a busy CI runner
     started = time.monotonic()
     try:
         await app.socket.wait_for(lambda f: f["type"] == "agent.status_changed" and f.get("sequence")

