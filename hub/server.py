@@ -14,7 +14,7 @@ import ssl
 import sys
 import urllib.request
 import webbrowser
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +105,7 @@ class HubServer(uvicorn.Server):
     def __init__(self, config: uvicorn.Config, on_listening: Callable[[], Any],
                  agent_tls: AgentTls | None = None, on_stopped: Callable[[], Any] | None = None) -> None:
         super().__init__(config)
+        self.hub: Hub | None = None  # set by build_server
         self._on_listening = on_listening
         self._on_stopped = on_stopped
         self._agent_tls = agent_tls
@@ -251,13 +252,16 @@ def serve(settings: Settings, *, open_browser: bool = False, out: Callable[[str]
 
 
 def build_server(settings: Settings, sock: socket.socket, *, open_browser: bool = False,
-                 out: Callable[[str], Any] = print) -> HubServer:
+                 out: Callable[[str], Any] = print, plugins: Mapping[str, Any] | None = None,
+                 ready: Callable[[], Any] | None = None) -> HubServer:
     """The hub, its app and the uvicorn server for a bound socket (port 0 allowed: the bound port is used).
-    `serve` runs it in the main thread; the tests run it in a thread of their own (tests/support/inproc.py)."""
+    `serve` runs it in the main thread; `hub.testing.running_hub` in a test's loop (TestHub, the suite's hubs).
+    `plugins` are registered after the built-ins, as a plugins folder is; `ready` is called once the hub is
+    listening and has said so (what `lineup serve`'s banner means). The server's `hub` is the Hub it serves."""
     port = sock.getsockname()[1]
     tls = tls_files(settings)
     urls = urls_for(settings.host, port, "https" if tls else "http")
-    hub = Hub(settings)
+    hub = Hub(settings, plugins=dict(plugins or {}))
     if tls is not None:
         from hub.tls import fingerprint
 
@@ -303,6 +307,10 @@ def build_server(settings: Settings, sock: socket.socket, *, open_browser: bool 
             sys.stdout.flush()
         if open_browser:
             webbrowser.open(urls[0])
+        if ready is not None:
+            ready()
 
-    return HubServer(uvicorn_config(app, settings, tls), on_listening, agent_tls,
-                     on_stopped=lambda: serving.forget(settings.data_dir))
+    server = HubServer(uvicorn_config(app, settings, tls), on_listening, agent_tls,
+                       on_stopped=lambda: serving.forget(settings.data_dir))
+    server.hub = hub
+    return server

@@ -16,20 +16,132 @@ event loop, with its data (SQLite included) in a temporary folder; it registers 
 built-ins, as a hub registers a plugins folder, and connects one agent with the SDK (`hub.sdk.AgentClient`),
 paired as every agent is. `call_tool` sends a `tool.call` as that agent and returns the `result` (a call answered
 with an error raises `hub.sdk.ToolCallError`, with `.code`). Nothing here depends on the hub's own test suite.
+
+`running_hub(settings)` is the one builder of a running hub below it: `hub/server.py::build_server` (what `lineup
+serve` runs) served in the current event loop until the block ends. TestHub uses it; so do the hub's own tests, in a
+thread of their own (tests/support/inproc.py), and a process only where a test needs one (`lineup serve`, which
+builds the same server).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import socket
 import tempfile
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hub.sdk import AgentClient, ToolCallError, pair
 
-__all__ = ["TestHub", "ToolCallError"]
+if TYPE_CHECKING:
+    from hub.core import Hub
+    from hub.server import HubServer
+    from hub.settings import Settings
+
+__all__ = ["RunningHub", "TestHub", "ToolCallError", "running_hub"]
+
+log = logging.getLogger("lineup")
+
+
+@dataclass
+class RunningHub:
+    """A hub served by `running_hub`: the Hub, its uvicorn server, where it listens, and the task serving it."""
+
+    hub: Hub
+    server: HubServer
+    url: str
+    port: int
+    serving: asyncio.Task[None]
+
+    async def stopped(self) -> None:
+        """Until the server has stopped (someone set `server.should_exit`, or it failed)."""
+        await asyncio.shield(self.serving)
+
+
+@contextlib.asynccontextmanager
+async def running_hub(settings: Settings, sock: socket.socket | None = None, *,
+                      plugins: Mapping[str, Any] | None = None, out: Callable[[str], Any] = log.debug,
+                      start_timeout_s: float = 30.0, stop_timeout_s: float = 15.0) -> AsyncIterator[RunningHub]:
+    """The hub `lineup serve` builds (hub/server.py::build_server), served in this event loop on `sock` (or on a
+    socket bound to settings.host/port, 0 for a free one) from when it listens until the block ends. `out` takes
+    the console banner. A hub that fails to start raises why; one that does not stop raises too."""
+    from hub.server import bind_socket, build_server
+
+    own_socket = sock is None
+    sock = sock if sock is not None else bind_socket(settings.host, settings.port)
+    try:
+        listening = asyncio.Event()
+        server = build_server(settings, sock, out=out, plugins=plugins, ready=listening.set)
+        serving = asyncio.create_task(_serve_then_settle(server, sock), name=f"lineup-hub-{settings.data_dir.name}")
+        waiter = asyncio.create_task(listening.wait())
+        try:
+            await asyncio.wait({serving, waiter}, timeout=start_timeout_s, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
+        try:
+            if not listening.is_set():
+                if serving.done():
+                    serving.result()  # raises why the hub did not start
+                    raise RuntimeError("the hub stopped before it listened (its log says why)")
+                raise RuntimeError(f"the hub did not listen within {start_timeout_s:g} s")
+            assert server.hub is not None and server.hub.url is not None  # both set once it listens
+            yield RunningHub(server.hub, server, server.hub.url, sock.getsockname()[1], serving)
+        finally:
+            await _stop(server, serving, stop_timeout_s)
+    finally:
+        if own_socket:
+            sock.close()
+
+
+async def _stop(server: HubServer, serving: asyncio.Task[None], timeout_s: float) -> None:
+    """uvicorn's graceful shutdown (what SIGTERM does to `lineup serve`); its forced one if that hangs."""
+    server.should_exit = True
+    for _ in range(2):
+        done, _ = await asyncio.wait({serving}, timeout=timeout_s)
+        if done:
+            serving.result()
+            return
+        server.force_exit = True
+    raise RuntimeError(f"the hub did not stop within {2 * timeout_s:g} s")
+
+
+async def _serve_then_settle(server: HubServer, sock: socket.socket) -> None:
+    """uvicorn's serve, then a few turns of the loop: a transport closes its socket in a callback of the loop's
+    next turns, and a loop closed before those run leaves the sockets (a browser's, an agent's) to the garbage
+    collector, which warns in whatever test runs then."""
+    try:
+        await server.serve(sockets=[sock])
+    except SystemExit as exit_:  # uvicorn's answer to a start-up that failed; it has logged why
+        raise RuntimeError(f"the hub's start-up failed (uvicorn exit status {exit_.code}); its log says why") from None
+    for _ in range(3):
+        await asyncio.sleep(0)
+    left = _open_transports()
+    for transport in left:
+        # What the end of a `lineup serve` process does to every socket it still holds. Said in the hub's log, so
+        # that a test which leaves one can be found.
+        log.warning("test hub: a socket was still open at stop (%s -> %s); closed",
+                    transport.get_extra_info("sockname"), transport.get_extra_info("peername"))
+        transport.abort()
+    if left:
+        for _ in range(3):
+            await asyncio.sleep(0)
+
+
+def _open_transports() -> list[asyncio.Transport]:
+    """The transports still registered with this loop's selector (reading or writing): asyncio keeps no other list."""
+    selector = getattr(asyncio.get_running_loop(), "_selector", None)
+    found: dict[int, asyncio.Transport] = {}
+    for key in list(selector.get_map().values()) if selector is not None else []:
+        for handle in key.data or ():
+            owner = getattr(getattr(handle, "_callback", None), "__self__", None)
+            if isinstance(owner, asyncio.Transport) and not owner.is_closing():
+                found[id(owner)] = owner
+    return list(found.values())
 
 
 def _plugin_name(plugin: Any) -> str:
@@ -81,9 +193,6 @@ class TestHub:
         await self._exit.aclose()
 
     async def _start(self) -> None:
-        from hub.app import create_app
-        from hub.core import Hub
-        from hub.server import HubServer, bind_socket, uvicorn_config
         from hub.settings import load_settings, with_changes
 
         if self._data_dir is None:
@@ -92,33 +201,8 @@ class TestHub:
         settings = load_settings({"data_dir": self._data_dir / "hub", "host": "127.0.0.1", "port": 0, "mdns": False,
                                   "log_level": "warning", **self._overrides}, environ={})
         settings = with_changes(settings, plugin_configs={**settings.plugin_configs, **self._config})
-        sock = bind_socket("127.0.0.1", 0)
-        self._exit.callback(sock.close)
-        port = sock.getsockname()[1]
-        self.url = f"http://127.0.0.1:{port}"
-        self.hub = Hub(settings, plugins=self._named)
-        listening = asyncio.Event()
-
-        def on_listening() -> None:
-            self.hub.on_listening(self.url, port, ["127.0.0.1"])
-            listening.set()
-
-        server = HubServer(uvicorn_config(create_app(settings, self.hub), settings), on_listening)
-        serving = asyncio.create_task(server.serve(sockets=[sock]), name="lineup-testing-hub")
-
-        async def stop_server() -> None:
-            server.should_exit = True
-            async with asyncio.timeout(15):
-                await asyncio.shield(serving)
-
-        self._exit.push_async_callback(stop_server)
-        waiter = asyncio.create_task(listening.wait())
-        await asyncio.wait({serving, waiter}, timeout=30, return_when=asyncio.FIRST_COMPLETED)
-        if not listening.is_set():
-            waiter.cancel()
-            if serving.done():
-                serving.result()  # raises why the hub did not start
-            raise RuntimeError("the test hub did not start within 30 s")
+        running = await self._exit.enter_async_context(running_hub(settings, plugins=self._named))
+        self.hub, self.url = running.hub, running.url
         self.agent = await self._connect_agent()
 
     async def _connect_agent(self) -> AgentClient:

@@ -157,7 +157,7 @@ class ServedHub:
 # ---- an in-process hub, reached with any client address ------------------------------------------------------
 
 @dataclass
-class InProcessHub:
+class AsgiHub:
     """The real ASGI app and Hub in this process; `client(address)` is an httpx client whose requests arrive from
     that address (scope["client"]), so policies that depend on the caller's address can be tested without a LAN."""
 
@@ -170,11 +170,11 @@ class InProcessHub:
 
 
 @contextlib.asynccontextmanager
-async def in_process_hub(data_dir: Path) -> AsyncIterator[InProcessHub]:
+async def asgi_hub(data_dir: Path) -> AsyncIterator[AsgiHub]:
     hub = Hub(load_settings({"data_dir": data_dir, "mdns": False}, environ={}))
     app = create_app(hub.settings, hub)
     async with app.router.lifespan_context(app):  # runs hub.start(): plugins and their routes are loaded
-        yield InProcessHub(hub, app)
+        yield AsgiHub(hub, app)
 
 
 # ---- a TCP proxy that records the request line of every HTTP request passing through -------------------------

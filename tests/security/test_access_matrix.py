@@ -25,7 +25,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 
 from hub.protocol import payloads as P
 from tests.security.conftest import PASSWORD, World
-from tests.security.support import in_process_hub, normalised
+from tests.security.support import asgi_hub, normalised
 from tests.support.hubproc import pair_agent
 from tests.support.lap import LapClient, envelope
 
@@ -102,7 +102,7 @@ STATIC_MOUNTS = {"": "the web app (ui/)", "/plugins/{name}/static": "a plugin's 
 
 async def walk_routes(tmp_path: Path) -> tuple[set[tuple[str, str]], set[str], set[str]]:
     """(method, path) of every HTTP route, every socket path and every mount of a started hub."""
-    async with in_process_hub(tmp_path / "walk") as served:
+    async with asgi_hub(tmp_path / "walk") as served:
         http: set[tuple[str, str]] = set()
         sockets: set[str] = set()
         mounts: set[str] = set()
@@ -325,7 +325,7 @@ async def test_secret_in_body_routes_refuse_placeholders_and_other_secrets(world
 
 async def test_loopback_or_app_routes_need_a_token_from_anywhere_else(tmp_path: Path) -> None:
     """/-/metrics and /-/plugins.json: free on the hub's own machine, an app token from any other address."""
-    async with in_process_hub(tmp_path / "hub") as served:
+    async with asgi_hub(tmp_path / "hub") as served:
         local = served.client("127.0.0.1", host="127.0.0.1:9527")
         async with local:
             owner = (await local.post("/api/setup", json={"username": "ada", "displayName": "Ada",

@@ -20,7 +20,7 @@ import pytest
 from hub.auth import secrets as secret_functions
 from hub.web import accounts as account_routes
 from tests.security.conftest import PASSWORD
-from tests.security.support import InProcessHub, in_process_hub
+from tests.security.support import AsgiHub, asgi_hub
 
 SETUP = {"username": "ada", "displayName": "Ada", "password": PASSWORD, "workspaceName": "Alpha"}
 LOCAL_HOST = "127.0.0.1:9527"
@@ -63,7 +63,7 @@ def checks(monkeypatch: pytest.MonkeyPatch) -> CountedChecks:
     return counted
 
 
-async def post(hub: InProcessHub, address: str, path: str, body: dict[str, Any],
+async def post(hub: AsgiHub, address: str, path: str, body: dict[str, Any],
                token: str | None = None) -> tuple[str, dict[str, str]]:
     """(error code or "ok", response headers) of one POST from `address`."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -74,14 +74,14 @@ async def post(hub: InProcessHub, address: str, path: str, body: dict[str, Any],
     return code, dict(response.headers)
 
 
-async def burst(hub: InProcessHub, address: str, path: str, bodies: list[dict[str, Any]],
+async def burst(hub: AsgiHub, address: str, path: str, bodies: list[dict[str, Any]],
                 addresses: list[str] | None = None) -> list[tuple[str, dict[str, str]]]:
     """Every body POSTed at once (from `address`, or each from its own of `addresses`)."""
     froms = addresses or [address] * len(bodies)
     return list(await asyncio.gather(*(post(hub, a, path, b) for a, b in zip(froms, bodies, strict=True))))
 
 
-async def owner(hub: InProcessHub) -> str:
+async def owner(hub: AsgiHub) -> str:
     code, _ = await post(hub, "127.0.0.1", "/api/setup", SETUP)
     assert code == "ok"
     async with hub.client("127.0.0.1", host=LOCAL_HOST) as local:
@@ -100,7 +100,7 @@ def tally(answers: list[tuple[str, dict[str, str]]]) -> dict[str, int]:
 
 async def test_simultaneous_wrong_passwords_from_one_address_are_checked_at_most_the_limit(
         tmp_path: Path, cheap_scrypt: None, checks: CountedChecks) -> None:
-    async with in_process_hub(tmp_path / "hub") as hub:
+    async with asgi_hub(tmp_path / "hub") as hub:
         await owner(hub)
         checks.calls = 0
         answers = await burst(hub, "10.0.0.66", "/api/login", [{"username": "ada", "password": "guess"}] * BURST)
@@ -119,7 +119,7 @@ async def test_simultaneous_wrong_passwords_from_one_address_are_checked_at_most
 
 async def test_right_passwords_give_their_attempt_back(tmp_path: Path, cheap_scrypt: None) -> None:
     """Counting before checking keeps today's rule: a sign-in that succeeds is not a failure."""
-    async with in_process_hub(tmp_path / "hub") as hub:
+    async with asgi_hub(tmp_path / "hub") as hub:
         await owner(hub)
         right = {"username": "ada", "password": PASSWORD}
         assert tally(await burst(hub, "10.0.0.8", "/api/login", [right] * 8)) == {"ok": 8}
@@ -133,7 +133,7 @@ async def test_password_hashes_run_a_few_at_a_time_hub_wide(tmp_path: Path, chec
     """60 wrong passwords at once from 60 addresses for 60 accounts: no per-address or per-account limit is near,
     so only the hub-wide cap on hashing stands between them and 60 scrypt hashes of 32 MiB each (full cost here).
     Before: as many ran at once as the default thread pool has threads (6 on a 2-core machine)."""
-    async with in_process_hub(tmp_path / "hub") as hub:
+    async with asgi_hub(tmp_path / "hub") as hub:
         bodies = [{"username": f"user{i}", "password": "guess"} for i in range(BURST)]
         addresses = [f"10.0.4.{i + 1}" for i in range(BURST)]
         answers = await burst(hub, "", "/api/login", bodies, addresses)
@@ -157,7 +157,7 @@ async def test_password_hashes_run_a_few_at_a_time_hub_wide(tmp_path: Path, chec
 
 async def test_simultaneous_wrong_pairing_codes_are_checked_at_most_the_limit(tmp_path: Path,
                                                                                 cheap_scrypt: None) -> None:
-    async with in_process_hub(tmp_path / "hub") as hub:
+    async with asgi_hub(tmp_path / "hub") as hub:
         token = await owner(hub)
         answers = await burst(hub, "10.0.0.66", "/api/pair", [{"code": f"ZZZZ-{i:04d}"} for i in range(BURST)])
         counts = tally(answers)
@@ -171,7 +171,7 @@ async def test_simultaneous_wrong_pairing_codes_are_checked_at_most_the_limit(tm
 
 async def test_simultaneous_wrong_sign_in_links_are_checked_at_most_the_limit(tmp_path: Path,
                                                                                 cheap_scrypt: None) -> None:
-    async with in_process_hub(tmp_path / "hub") as hub:
+    async with asgi_hub(tmp_path / "hub") as hub:
         await owner(hub)
         answers = await burst(hub, "10.0.0.66", "/api/sign-in-links/redeem",
                               [{"code": f"lu_link_wrong{i}"} for i in range(BURST)])
@@ -181,7 +181,7 @@ async def test_simultaneous_wrong_sign_in_links_are_checked_at_most_the_limit(tm
 
 async def test_simultaneous_wrong_action_links_are_checked_at_most_the_limit(tmp_path: Path,
                                                                                cheap_scrypt: None) -> None:
-    async with in_process_hub(tmp_path / "hub") as hub:
+    async with asgi_hub(tmp_path / "hub") as hub:
         await owner(hub)
         answers = await burst(hub, "10.0.0.66", "/api/actions", [{"token": f"wrong-{i}"} for i in range(BURST)])
         counts = tally(answers)
@@ -190,7 +190,7 @@ async def test_simultaneous_wrong_action_links_are_checked_at_most_the_limit(tmp
 
 async def test_simultaneous_wrong_setup_codes_are_checked_at_most_the_limit(tmp_path: Path,
                                                                               cheap_scrypt: None) -> None:
-    async with in_process_hub(tmp_path / "hub") as hub:
+    async with asgi_hub(tmp_path / "hub") as hub:
         setup_code = hub.hub.setup_code
         assert setup_code is not None
         wrong = [{**SETUP, "setupCode": f"{i:08d}"} for i in range(BURST + 1) if f"{i:08d}" != setup_code][:BURST]

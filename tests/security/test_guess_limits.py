@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.security.conftest import PASSWORD
-from tests.security.support import InProcessHub, in_process_hub
+from tests.security.support import AsgiHub, asgi_hub
 
 SETUP = {"username": "ada", "displayName": "Ada", "password": PASSWORD, "workspaceName": "Alpha"}
 LOCAL_HOST = "127.0.0.1:9527"
@@ -25,7 +25,7 @@ def cheap_scrypt(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(secrets, "_SCRYPT_N", 2**8)
 
 
-async def post(hub: InProcessHub, address: str, path: str, body: dict[str, Any], host: str | None = None,
+async def post(hub: AsgiHub, address: str, path: str, body: dict[str, Any], host: str | None = None,
                token: str | None = None) -> tuple[str, dict[str, str]]:
     """(error code or "ok", response headers) of one POST from `address`, asking for the hub by `host`."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -37,12 +37,12 @@ async def post(hub: InProcessHub, address: str, path: str, body: dict[str, Any],
         dict(response.headers)
 
 
-async def codes(hub: InProcessHub, address: str, path: str, bodies: list[dict[str, Any]],
+async def codes(hub: AsgiHub, address: str, path: str, bodies: list[dict[str, Any]],
                 host: str | None = None) -> list[str]:
     return [(await post(hub, address, path, body, host))[0] for body in bodies]
 
 
-async def owner(hub: InProcessHub) -> str:
+async def owner(hub: AsgiHub) -> str:
     code, _ = await post(hub, "127.0.0.1", "/api/setup", SETUP)
     assert code == "ok"
     async with hub.client("127.0.0.1", host=LOCAL_HOST) as local:
@@ -50,7 +50,7 @@ async def owner(hub: InProcessHub) -> str:
     return str(answer.json()["token"])
 
 
-async def pairing_code(hub: InProcessHub, token: str) -> str:
+async def pairing_code(hub: AsgiHub, token: str) -> str:
     async with hub.client("127.0.0.1", host=LOCAL_HOST) as local:
         answer = await local.post("/api/pairing-codes", json={}, headers={"Authorization": f"Bearer {token}"})
     return str(answer.json()["code"])
@@ -60,7 +60,7 @@ async def pairing_code(hub: InProcessHub, token: str) -> str:
 
 async def test_wrong_pairing_codes_from_one_host_do_not_refuse_another_hosts_right_code(
         tmp_path: Path, cheap_scrypt: None) -> None:
-    async with in_process_hub(tmp_path / "hub") as hub:
+    async with asgi_hub(tmp_path / "hub") as hub:
         token = await owner(hub)
         good = await pairing_code(hub, token)
         wrong = [{"code": f"ZZZZ-{i:04d}"} for i in range(21)]
@@ -72,7 +72,7 @@ async def test_wrong_pairing_codes_from_one_host_do_not_refuse_another_hosts_rig
 
 
 async def test_wrong_setup_codes_do_not_refuse_the_real_owners_code(tmp_path: Path, cheap_scrypt: None) -> None:
-    async with in_process_hub(tmp_path / "hub") as hub:
+    async with asgi_hub(tmp_path / "hub") as hub:
         setup_code = hub.hub.setup_code
         wrong = [{**SETUP, "setupCode": f"{i:08d}"} for i in range(11) if f"{i:08d}" != setup_code]
         for address in ("192.168.1.51", "192.168.1.52"):
@@ -89,7 +89,7 @@ async def test_a_rebound_page_on_the_hubs_machine_does_not_spend_the_owners_pair
     """A page of evil.example re-pointed at 127.0.0.1: loopback peer, its own name as Host, a matching Origin.
     (Item 7 refuses such a Host outright; here the limits must hold by themselves, so the page is given a Host
     the hub accepts but that is not a loopback name: an IP literal of another machine.)"""
-    async with in_process_hub(tmp_path / "hub") as hub:
+    async with asgi_hub(tmp_path / "hub") as hub:
         token = await owner(hub)
         good = await pairing_code(hub, token)
         wrong = [{"code": f"ZZZZ-{i:04d}"} for i in range(21)]
@@ -104,7 +104,7 @@ async def test_a_rebound_page_on_the_hubs_machine_does_not_spend_the_owners_pair
 
 async def test_password_guesses_from_many_addresses_meet_an_account_ceiling(tmp_path: Path,
                                                                            cheap_scrypt: None) -> None:
-    async with in_process_hub(tmp_path / "hub") as hub:
+    async with asgi_hub(tmp_path / "hub") as hub:
         await owner(hub)
         wrong = {"username": "ada", "password": "guess"}
         # 5 wrong passwords from each of 4 addresses: none reaches its own limit of 10 ...
@@ -124,7 +124,7 @@ async def test_password_guesses_from_many_addresses_meet_an_account_ceiling(tmp_
 
 async def test_password_guesses_meet_a_hub_wide_ceiling_but_not_the_owners_machine(tmp_path: Path,
                                                                                   cheap_scrypt: None) -> None:
-    async with in_process_hub(tmp_path / "hub") as hub:
+    async with asgi_hub(tmp_path / "hub") as hub:
         await owner(hub)
         # 100 wrong passwords for 50 made-up accounts from 50 addresses: no address, no account near its limit.
         for i in range(50):

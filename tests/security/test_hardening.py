@@ -34,7 +34,7 @@ import websockets
 from starlette.routing import Route
 
 from tests.security.conftest import PASSWORD
-from tests.security.support import InProcessHub, ServedHub, in_process_hub
+from tests.security.support import AsgiHub, ServedHub, asgi_hub
 from tests.support.lap import envelope
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,7 +59,7 @@ def owner_token(hub: ServedHub) -> str:
 # ---- Origin: CSRF and cross-site WebSocket hijacking --------------------------------------------------------
 
 async def post_routes(tmp_path: Path) -> list[str]:
-    async with in_process_hub(tmp_path / "walk") as hub:
+    async with asgi_hub(tmp_path / "walk") as hub:
         return sorted(r.path for r in hub.app.routes if isinstance(r, Route) and "POST" in (r.methods or ()))
 
 
@@ -290,14 +290,14 @@ def cheap_scrypt(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(secrets, "_SCRYPT_N", 2**8)
 
 
-async def setup_owner(hub: InProcessHub) -> dict[str, str]:
+async def setup_owner(hub: AsgiHub) -> dict[str, str]:
     async with hub.client("127.0.0.1", host="127.0.0.1:9527") as local:
         answer = await local.post("/api/setup", json=SETUP)
         assert answer.status_code == 201, answer.text
         return dict(answer.json())
 
 
-async def codes(hub: InProcessHub, address: str, path: str, bodies: list[dict[str, Any]]) -> list[str]:
+async def codes(hub: AsgiHub, address: str, path: str, bodies: list[dict[str, Any]]) -> list[str]:
     """The error code (or "ok") of each POST, sent from `address` (asking for the hub by its loopback name when
     the address is a loopback one, as a browser on the hub's machine does)."""
     async with hub.client(address, host="127.0.0.1:9527" if address.startswith("127.") else None) as client:
@@ -306,7 +306,7 @@ async def codes(hub: InProcessHub, address: str, path: str, bodies: list[dict[st
 
 async def test_wrong_passwords_from_one_address_do_not_lock_the_owner_out_elsewhere(tmp_path: Path,
                                                                                      cheap_scrypt: None) -> None:
-    async with in_process_hub(tmp_path / "hub") as hub:
+    async with asgi_hub(tmp_path / "hub") as hub:
         await setup_owner(hub)
         wrong = [{"username": "ada", "password": f"guess-{i}"} for i in range(11)]
         assert await codes(hub, "10.0.0.66", "/api/login", wrong) == ["unauthorized"] * 10 + ["rate_limited"]
@@ -345,7 +345,7 @@ async def test_forwarding_headers_do_not_mint_new_addresses(tmp_path: Path) -> N
 
 async def test_setup_code_guesses_are_limited_per_address(
         tmp_path: Path, cheap_scrypt: None) -> None:
-    async with in_process_hub(tmp_path / "hub") as hub:
+    async with asgi_hub(tmp_path / "hub") as hub:
         wrong = [{**SETUP, "setupCode": f"{i:08d}"} for i in range(11)]
         placeholders = [{**SETUP, "setupCode": c} for c in ("", " ", "null", "00000000")]
         assert hub.hub.setup_code not in {b["setupCode"] for b in wrong + placeholders}
@@ -362,7 +362,7 @@ async def test_setup_code_guesses_are_limited_per_address(
 
 async def test_pairing_guesses_are_limited_but_the_owner_can_still_pair_and_sign_in(
         tmp_path: Path, cheap_scrypt: None) -> None:
-    async with in_process_hub(tmp_path / "hub") as hub:
+    async with asgi_hub(tmp_path / "hub") as hub:
         owner = await setup_owner(hub)
         auth = {"Authorization": f"Bearer {owner['token']}"}
         async with hub.client("127.0.0.1") as local:
@@ -378,7 +378,7 @@ async def test_pairing_guesses_are_limited_but_the_owner_can_still_pair_and_sign
 
 async def test_sign_in_link_and_action_link_guesses_are_limited_per_address(
         tmp_path: Path, cheap_scrypt: None) -> None:
-    async with in_process_hub(tmp_path / "hub") as hub:
+    async with asgi_hub(tmp_path / "hub") as hub:
         owner = await setup_owner(hub)
         async with hub.client("127.0.0.1") as local:
             auth = {"Authorization": f"Bearer {owner['token']}"}
@@ -394,7 +394,7 @@ async def test_sign_in_link_and_action_link_guesses_are_limited_per_address(
 
 async def test_a_wrong_username_takes_as_long_as_a_wrong_password(tmp_path: Path) -> None:
     """Otherwise the time of the answer tells which usernames exist (the message is the same for both)."""
-    async with in_process_hub(tmp_path / "hub") as hub:
+    async with asgi_hub(tmp_path / "hub") as hub:
         await setup_owner(hub)
 
         async def timed(address: str, username: str) -> float:

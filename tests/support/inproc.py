@@ -1,9 +1,10 @@
 """The real hub served by real uvicorn on a loopback port, in a thread of this test process (no `lineup serve`).
 
 Same interface as tests/support/hubproc.py's HubProcess (data_dir, port, base, ws_base, start, stop, token,
-pairing_code, log), and the same parts: hub/server.py's `build_server` (the Hub, the Starlette app, uvicorn with its
-connection guard), a socket bound on port 0, real SQLite in the test's folder. The server runs on an event loop of
-its own in its own thread, so a test may block on sync httpx calls or use its own loop meanwhile. `token()` and
+pairing_code, log), and the same parts: `hub.testing.running_hub`, the one builder of a running hub (hub/server.py's
+`build_server`: the Hub, the Starlette app, uvicorn with its connection guard, as `lineup serve` builds it), a
+socket bound on port 0, real SQLite in the test's folder. It runs on an event loop of its own in a thread of its
+own, so a test may block on sync httpx calls or use its own loop meanwhile. `token()` and
 `pairing_code()` run the domain commands `lineup token` / `lineup pair` run, through the CLI's own `_run_command`.
 
 What needs a real process (kill -9, SIGSTOP, signals, env vars read by the hub from os.environ, the packaged
@@ -29,6 +30,7 @@ from hub.settings import ENV_PREFIX, Settings, load_settings
 from tests.support.clicommands import cli_pairing_code, cli_token
 
 HUB_LOGGERS = ("lineup", "uvicorn.error")
+STOP_TIMEOUT_S = 15.0  # each of uvicorn's two shutdown stages
 
 
 class _ThreadLog(logging.FileHandler):
@@ -89,40 +91,41 @@ class InProcessHub:
         return self._thread is not None and self._thread.is_alive()
 
     def start(self, timeout_s: float = 20.0) -> InProcessHub:
-        from hub.server import bind_socket, build_server
+        from hub.server import bind_socket
+        from hub.testing import running_hub
 
         assert not self.running, "already running"
         self._check_env()  # a test may have changed `env` since (a restart with a new setting)
         # As HubProcess: LINEUP_* of the test's environment, the log level at warning, then the test's own env.
         environ = {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIX)}
         environ.update({"LINEUP_LOG_LEVEL": "warning", **self.env})
-        self.settings = load_settings({"data_dir": self.data_dir, "host": "127.0.0.1", "port": self.port,
-                                       "mdns": False}, environ=environ)
+        settings = self.settings = load_settings({"data_dir": self.data_dir, "host": "127.0.0.1", "port": self.port,
+                                                  "mdns": False}, environ=environ)
         self.log_path = self.log_path or self.data_dir.parent / f"{self.data_dir.name}-hub.log"
         _add_quiet_sockets()
         sock = bind_socket("127.0.0.1", self.port)
         self.port = sock.getsockname()[1]  # kept: a restart serves on the same address, as a restarted process does
         listening = threading.Event()
-        self._failure = None
+        self._server, self._failure = None, None
 
         def out(line: str) -> None:  # the console banner; HubProcess writes stdout into the same log file
             with open(self.console_path or self.log_path, "a", encoding="utf-8") as log:  # type: ignore[arg-type]
                 log.write(line + "\n")
 
+        async def serve() -> None:
+            # Ready once the hub has said it listens, as `lineup serve` is once it prints its banner; served until
+            # stop() sets should_exit (running_hub's own stop then finds it stopped). A hub that does not listen
+            # within timeout_s is stopped by running_hub, which says why.
+            async with running_hub(settings, sock, out=out, start_timeout_s=timeout_s) as running:
+                self._server = running.server
+                listening.set()
+                await running.stopped()
+
         def run() -> None:
             try:
-                self._server = build_server(self.settings, sock, out=out)  # type: ignore[arg-type]
-                # Ready once the hub's own on_listening has run, as `lineup serve` is once it prints its banner.
-                on_listening = self._server._on_listening
-
-                def listening_now() -> None:
-                    on_listening()
-                    listening.set()
-
-                self._server._on_listening = listening_now
                 with asyncio.Runner(loop_factory=_loop_factory()) as runner:
                     self._loop = runner.get_loop()
-                    runner.run(_serve_then_settle(self._server, sock))
+                    runner.run(serve())
             except BaseException as exc:  # noqa: BLE001 - handed on to the test, which re-raises it
                 self._failure = exc
             finally:
@@ -132,7 +135,7 @@ class InProcessHub:
         self._thread = threading.Thread(target=run, name=f"lineup-hub-{self.data_dir.name}", daemon=True)
         self._attach_log(self._thread)
         self._thread.start()
-        if not listening.wait(timeout_s):
+        if not listening.wait(timeout_s + 2 * STOP_TIMEOUT_S):  # running_hub's start deadline, then its stop
             self.stop()
             raise RuntimeError(f"hub did not answer within {timeout_s} s:\n{self.log()}")
         if not self.running or self._server is None or not self._server.started:
@@ -166,14 +169,14 @@ class InProcessHub:
             self._handler.flush()
         return self.log_path.read_text() if self.log_path and self.log_path.exists() else ""
 
-    def stop(self, timeout_s: float = 15.0) -> int | None:
+    def stop(self, timeout_s: float = STOP_TIMEOUT_S) -> int | None:
         """uvicorn's graceful shutdown (what SIGTERM does to `lineup serve`); 0 as the process's exit code."""
         if self._thread is None:
             return None
         if self._server is not None:
             self._server.should_exit = True
         self._thread.join(timeout_s)
-        if self._thread.is_alive():  # stuck: force uvicorn's second-stage exit, then wait for the thread
+        if self._thread.is_alive() and self._server is not None:  # stuck: force uvicorn's second stage, then wait
             self._server.force_exit = True
             self._thread.join(timeout_s)
         alive = self._thread.is_alive()
@@ -215,37 +218,6 @@ class InProcessHub:
     def pairing_code(self, name: str | None = None, workspace: str | None = None) -> str:
         """What `lineup pair` prints (tests/support/clicommands.py)."""
         return cli_pairing_code(self.data_dir, name, workspace)
-
-
-async def _serve_then_settle(server: Any, sock: Any) -> None:
-    """uvicorn's serve, then a few turns of the loop: a transport closes its socket in a callback of the loop's
-    next turns, and a loop closed before those run leaves the sockets (a browser's, an agent's) to the garbage
-    collector, which warns in whatever test runs then."""
-    await server.serve(sockets=[sock])
-    for _ in range(3):
-        await asyncio.sleep(0)
-    left = _open_transports()
-    for transport in left:
-        # What the end of a `lineup serve` process does to every socket it still holds. Said in the hub's log, so
-        # that a test which leaves one can be found.
-        logging.getLogger("lineup").warning("in-process hub: a socket was still open at stop (%s -> %s); closed",
-                                            transport.get_extra_info("sockname"), transport.get_extra_info("peername"))
-        transport.abort()
-    if left:
-        for _ in range(3):
-            await asyncio.sleep(0)
-
-
-def _open_transports() -> list[asyncio.Transport]:
-    """The transports still registered with this loop's selector (reading or writing): asyncio keeps no other list."""
-    selector = getattr(asyncio.get_running_loop(), "_selector", None)
-    found: dict[int, asyncio.Transport] = {}
-    for key in list(selector.get_map().values()) if selector is not None else []:
-        for handle in key.data or ():
-            owner = getattr(getattr(handle, "_callback", None), "__self__", None)
-            if isinstance(owner, asyncio.Transport) and not owner.is_closing():
-                found[id(owner)] = owner
-    return list(found.values())
 
 
 def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop]:
