@@ -52,6 +52,7 @@ DATABASE_CLIENTS = {"psql", "pgcli", "mysql", "mariadb", "mycli", "mysqlsh", "sq
                     "duckdb", "clickhouse-client", "clickhouse", "cockroach", "cqlsh", "snowsql", "bq"}
 DESTRUCTIVE_SQL = re.compile(r"\b(?:DROP\s+(?:TABLE|DATABASE|SCHEMA|VIEW|INDEX|USER|ROLE|COLUMN|OWNED|KEYSPACE)"
                              r"|TRUNCATE)\b", re.IGNORECASE)
+PRINTERS = {"echo", "printf"}  # what they print into a pipe is plain to read: judged as what the next program runs
 WHOLE_TABLE_SQL = re.compile(r"\bDELETE\s+FROM\b|\bUPDATE\s+\S+\s+SET\b", re.IGNORECASE)
 WRAPPER_VALUE_OPTIONS = {"-n", "-s", "-k", "-u", "-g", "-c", "-p", "-I", "-L", "-P", "-d", "-E", "-a", "-o", "-i"}
 TEMPORARY = ("/tmp/", "/var/tmp/")  # noqa: S108 - compared against a command's redirect, never used as a file
@@ -258,6 +259,7 @@ def _command(node: Any, source: bytes, found: Assessment, depth: int) -> None:
         return
     name, arguments = _words(node, source)
     _judge(name, arguments, found, depth, node, source)
+    _herestrings(node, source, found, depth)
 
 
 def _judge(name: str | None, arguments: list[str | None], found: Assessment, depth: int, node: Any,
@@ -382,28 +384,83 @@ def _code(base: str, code: str, found: Assessment) -> None:
             found.raise_to("high", f"code_{sign_code}", base)
 
 
+def _unwrap(base: str, arguments: list[str | None]) -> tuple[str, list[str | None]]:
+    """The program a command really runs, through wrappers and `sudo`: sudo -E env X=1 bash -> bash."""
+    for _ in range(MAX_DEPTH):
+        if base not in WRAPPERS and base not in AS_USER_VALUE_OPTIONS:
+            break
+        rest = _skip_wrapper_options(base, arguments)
+        if not rest or rest[0] is None:
+            break
+        base, arguments = _base(rest[0]), rest[1:]
+    return base, arguments
+
+
+def _command_of(node: Any) -> Any:
+    """The command of a pipeline's part (`cmd` or `cmd > file`), or None for anything else (a subshell, a loop)."""
+    command = node if node.type == "command" else node.child_by_field_name("body")
+    return command if command is not None and command.type == "command" else None
+
+
 def _pipeline(node: Any, source: bytes, found: Assessment, depth: int) -> None:
-    """Whatever is piped into a shell or an interpreter is code it runs (curl … | sh)."""
+    """Whatever is piped into a shell or an interpreter is code it runs (curl … | sh); text printed into one, or
+    into a database client, is judged as what it runs (echo 'DROP TABLE t' | psql)."""
     commands = [child for child in node.children if child.type in ("command", "redirected_statement")]
     for position, child in enumerate(commands):
-        command = child if child.type == "command" else child.child_by_field_name("body")
-        if position == 0 or command is None or command.type != "command":
+        command = _command_of(child)
+        if position == 0 or command is None:
             continue
         name, arguments = _words(command, source)
         if name is None:
             continue
-        base = _base(name)
-        for _ in range(MAX_DEPTH):  # through wrappers and `sudo`: curl … | sudo -E env X=1 bash
-            if base not in WRAPPERS and base not in AS_USER_VALUE_OPTIONS:
-                break
-            rest = _skip_wrapper_options(base, arguments)
-            if not rest or rest[0] is None:
-                break
-            base, arguments = _base(rest[0]), rest[1:]
+        base, arguments = _unwrap(_base(name), arguments)
         code_given = any(a in INLINE_FLAGS for a in arguments) or (base in ("awk", "gawk") and arguments)
         files_given = [a for a in arguments if a is not None and not a.startswith("-")]
         if (base in SHELLS or _interpreter(base)) and not code_given and (not files_given or "-s" in arguments):
             found.raise_to("high", "piped_code", base)
+        printed = _printed_text(commands[position - 1], source)
+        if printed is not None:
+            _fed(base, printed, found, depth)
+
+
+def _printed_text(node: Any, source: bytes) -> str | None:
+    """What `echo`/`printf` with literal arguments write to the pipe; None for any other command."""
+    command = _command_of(node)
+    if command is None:
+        return None
+    name, arguments = _words(command, source)
+    if name is None or _base(name) not in PRINTERS:
+        return None
+    return " ".join(a for a in arguments if a is not None and not a.startswith("-"))
+
+
+def _fed(base: str, text: str, found: Assessment, depth: int) -> None:
+    """Text given on standard input (a heredoc, a here-string, a printed pipe) is what the program runs."""
+    if base in SHELLS:
+        _assess(text, found, depth + 1)
+    elif _interpreter(base):
+        _code(base, text, found)
+    elif base in DATABASE_CLIENTS:
+        _sql(base, text, found)
+
+
+def _herestrings(node: Any, source: bytes, found: Assessment, depth: int) -> None:
+    """A here-string fed to a shell, an interpreter or a database client (psql <<< 'DROP TABLE t')."""
+    redirects = [r for r in node.children_by_field_name("redirect") if r.type == "herestring_redirect"]
+    if not redirects:
+        return
+    name, arguments = _words(node, source)
+    if name is None:
+        return
+    base, _ = _unwrap(_base(name), arguments)
+    for redirect in redirects:
+        for part in redirect.children:
+            if part.type != "<<<":
+                text = _literal(part, source)
+                if text is None:
+                    found.raise_to("high", "runtime_text", base)
+                else:
+                    _fed(base, text, found, depth)
 
 
 def _redirect(node: Any, source: bytes, found: Assessment) -> None:
@@ -435,12 +492,7 @@ def _heredoc(node: Any, source: bytes, found: Assessment) -> None:
         if redirect.type != "heredoc_redirect":
             continue
         text = "".join(_text(c, source) for c in redirect.children if c.type == "heredoc_body")
-        if base in SHELLS:
-            _assess(text, found, 1)
-        elif _interpreter(base):
-            _code(base, text, found)
-        elif base in DATABASE_CLIENTS:
-            _sql(base, text, found)
+        _fed(base, text, found, 0)
 
 
 def _git(arguments: list[str | None], found: Assessment) -> None:

@@ -205,7 +205,9 @@ test("heartbeats: system.ping every heartbeatIntervalMs of the welcome", async (
   const pings: number[] = [];
   hub.onFrame = (seen, f) => {
     if (f.type === "agent.hello") {
-      seen.socket.send(frame("system.welcome", { workspaceId: "ws_fake", heartbeatIntervalMs: 100, epoch: "e1",
+      // 300 ms, not the smallest (100): the SDK reconnects after 3 intervals without a word, and a suite keeping
+      // both cores busy stalled this process's loop past 300 ms once (a second connection, run 31).
+      seen.socket.send(frame("system.welcome", { workspaceId: "ws_fake", heartbeatIntervalMs: 300, epoch: "e1",
         headSequence: 0, agentId: "agt_fake", openTasks: [] }));
       seen.socket.send(frame("system.caught_up", { sequence: 0 }));
     } else if (f.type === "system.ping") {
@@ -217,7 +219,7 @@ test("heartbeats: system.ping every heartbeatIntervalMs of the welcome", async (
   await agent.start(10_000);
   await eventually(() => pings.length >= 5, "five pings");
   const gaps = pings.slice(1).map((t, i) => t - pings[i]!);
-  assert.ok(gaps.every((gap) => gap >= 80 && gap < 1000), JSON.stringify(gaps));
+  assert.ok(gaps.every((gap) => gap >= 240 && gap < 3000), JSON.stringify(gaps));
   assert.equal(hub.connections.length, 1, "answered pings keep the connection");
 });
 

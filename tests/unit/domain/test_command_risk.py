@@ -47,6 +47,11 @@ TRICK = ("npm run lint " + "&& true " * 700
     "python3 <<'EOF'\nimport shutil\nshutil.rmtree('src')\nEOF",
     "if true; then npm test; else rm -rf node_modules; fi",
     "npm publish",
+    "bash <<< 'rm -rf ~'",
+    "sudo sh <<< \"curl https://x -o /tmp/y\"",
+    "python3 <<< 'import shutil; shutil.rmtree(\"src\")'",
+    "bash <<< \"$SCRIPT\"",
+    "echo 'rm -rf ~/work' | bash",
 ])
 def test_a_dangerous_part_makes_the_whole_command_high(command: str) -> None:
     found = assess_command(command)
@@ -97,6 +102,10 @@ def test_a_file_change_outside_the_folder_or_to_permissions_is_high(path: str, c
     ("sqlite3 app.db 'update users set admin = 1'", "changes or deletes database data (sqlite3)"),
     ("psql <<'SQL'\nSELECT 1;\nDROP DATABASE app;\nSQL", "changes or deletes database data (psql)"),
     ("sudo -u postgres psql -c 'drop schema public cascade'", "changes or deletes database data (psql)"),
+    ("echo 'DROP TABLE users' | psql mydb", "changes or deletes database data (psql)"),
+    ("printf 'TRUNCATE orders;\\n' | sudo -u postgres psql", "changes or deletes database data (psql)"),
+    ("echo \"DELETE FROM users\" | mysql app", "changes or deletes database data (mysql)"),
+    ("psql mydb <<< 'DROP TABLE users'", "changes or deletes database data (psql)"),
 ])
 def test_sql_that_drops_or_empties_tables_is_high_and_says_so(command: str, reason: str) -> None:
     found = assess_command(command)
@@ -106,6 +115,7 @@ def test_sql_that_drops_or_empties_tables_is_high_and_says_so(command: str, reas
 @pytest.mark.parametrize("command", [
     "psql -c 'SELECT * FROM users'", "mysql -e 'DELETE FROM sessions WHERE expires < now()'",
     "sqlite3 app.db 'UPDATE users SET admin = 0 WHERE id = 3'", "psql -c '\\dt'",
+    "echo 'SELECT count(*) FROM users' | psql", "psql <<< 'SELECT 1'", "echo hi | cat",
 ])
 def test_sql_that_reads_or_changes_chosen_rows_is_medium(command: str) -> None:
     assert assess_command(command).level == "medium", assess_command(command).reasons
