@@ -445,7 +445,7 @@ def _fed(base: str, text: str, found: Assessment, depth: int) -> None:
 
 
 def _herestrings(node: Any, source: bytes, found: Assessment, depth: int) -> None:
-    """A here-string fed to a shell, an interpreter or a database client (psql <<< 'DROP TABLE t')."""
+    """A here-string fed to a shell, an interpreter or a database client (psql <<< 'drop table t')."""
     redirects = [r for r in node.children_by_field_name("redirect") if r.type == "herestring_redirect"]
     if not redirects:
         return
