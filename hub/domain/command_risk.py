@@ -404,7 +404,7 @@ def _command_of(node: Any) -> Any:
 
 def _pipeline(node: Any, source: bytes, found: Assessment, depth: int) -> None:
     """Whatever is piped into a shell or an interpreter is code it runs (curl … | sh); text printed into one, or
-    into a database client, is judged as what it runs (echo 'DROP TABLE t' | psql)."""
+    into a database client, is judged as what it runs (echo 'drop table t' | psql)."""
     commands = [child for child in node.children if child.type in ("command", "redirected_statement")]
     for position, child in enumerate(commands):
         command = _command_of(child)
