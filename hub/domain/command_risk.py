@@ -4,8 +4,9 @@ A keyword list over the text labelled `npm run lint && true … ; python3 -c '�
 (docs/security.md#what-an-approval-shows). Here the command is parsed with tree-sitter's Bash grammar
 and every command in it is judged on its own: each part of `;`, `&&`, `||` and pipes, `$(…)`, backticks and
 process substitutions, the string given to `sh -c` / `bash -c` / `eval` (parsed again), the code given to
-`python -c`, `node -e`, `perl -e` … or fed to them by a heredoc, and whatever is piped into a shell or an
-interpreter. The level is never lower than what any part alone would get; each reason names the part.
+`python -c`, `node -e`, `perl -e` … or fed to them by a heredoc or a here-string, whatever is piped into a shell
+or an interpreter, and SQL given to a database client (its arguments, a heredoc, a here-string, what the pipe's
+earlier parts hold). The level is never lower than what any part alone would get; each reason names the part.
 """
 
 from __future__ import annotations
@@ -50,8 +51,12 @@ AS_USER_VALUE_OPTIONS = {
 # Database clients: SQL given to them that drops or empties tables (or changes every row) is high risk.
 DATABASE_CLIENTS = {"psql", "pgcli", "mysql", "mariadb", "mycli", "mysqlsh", "sqlite3", "sqlite", "litecli", "sqlcmd",
                     "duckdb", "clickhouse-client", "clickhouse", "cockroach", "cqlsh", "snowsql", "bq"}
-DESTRUCTIVE_SQL = re.compile(r"\b(?:DROP\s+(?:TABLE|DATABASE|SCHEMA|VIEW|INDEX|USER|ROLE|COLUMN|OWNED|KEYSPACE)"
+DESTRUCTIVE_SQL = re.compile(r"\b(?:DROP\s+(?:(?:TEMP|TEMPORARY|MATERIALIZED|FOREIGN)\s+)?"
+                             r"(?:TABLE|DATABASE|SCHEMA|VIEW|INDEX|USER|ROLE|COLUMN|OWNED|KEYSPACE|FUNCTION|PROCEDURE"
+                             r"|SEQUENCE|EXTENSION|TRIGGER|TYPE|DOMAIN|POLICY)"
                              r"|TRUNCATE)\b", re.IGNORECASE)
+# Removed before looking for WHERE (`DELETE FROM t -- WHERE …` has none); not before the rest: `--command=…`.
+SQL_COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.DOTALL)
 PRINTERS = {"echo", "printf"}  # what they print into a pipe is plain to read: judged as what the next program runs
 WHOLE_TABLE_SQL = re.compile(r"\bDELETE\s+FROM\b|\bUPDATE\s+\S+\s+SET\b", re.IGNORECASE)
 WRAPPER_VALUE_OPTIONS = {"-n", "-s", "-k", "-u", "-g", "-c", "-p", "-I", "-L", "-P", "-d", "-E", "-a", "-o", "-i"}
@@ -229,7 +234,7 @@ def _walk(node: Any, source: bytes, found: Assessment, depth: int, budget: list[
         elif kind == "file_redirect":
             _redirect(current, source, found)
         elif kind == "redirected_statement":
-            _heredoc(current, source, found)
+            _heredoc(current, source, found, depth)
         if cursor.goto_first_child():
             continue
         while not cursor.goto_next_sibling():
@@ -306,16 +311,15 @@ def _judge(name: str | None, arguments: list[str | None], found: Assessment, dep
     elif base in ("docker", "podman", "kubectl") and arguments and arguments[0] in CONTAINER_VERBS:
         found.raise_to("high", "containers", f"{base} {arguments[0]}")
     elif base in DATABASE_CLIENTS:
-        for word in arguments:
-            if word is not None:
-                _sql(base, word, found)
+        # The command's own text, quotes and expansions included: `psql -c "DROP TABLE $T"` drops whatever $T is.
+        _sql(base, _text(node, source), found)
 
 
 def _sql(base: str, text: str, found: Assessment) -> None:
     """SQL for a database client: high when a statement drops or truncates, or deletes or updates without WHERE."""
     for statement in text.split(";"):
-        if DESTRUCTIVE_SQL.search(statement) or (
-                WHOLE_TABLE_SQL.search(statement) and not re.search(r"\bWHERE\b", statement, re.IGNORECASE)):
+        if DESTRUCTIVE_SQL.search(statement) or (WHOLE_TABLE_SQL.search(statement) and not re.search(
+                r"\bWHERE\b", SQL_COMMENT.sub(" ", statement), re.IGNORECASE)):
             found.raise_to("high", "database", base)
             return
 
@@ -405,8 +409,8 @@ def _command_of(node: Any) -> Any:
 def _pipeline(node: Any, source: bytes, found: Assessment, depth: int) -> None:
     """Whatever is piped into a shell or an interpreter is code it runs (curl … | sh); text printed into one, or
     into a database client, is judged as what it runs (echo 'drop table t' | psql)."""
-    commands = [child for child in node.children if child.type in ("command", "redirected_statement")]
-    for position, child in enumerate(commands):
+    parts = [child for child in node.children if child.is_named]  # commands, `{ … }`, `( … )`; not the `|`s
+    for position, child in enumerate(parts):
         command = _command_of(child)
         if position == 0 or command is None:
             continue
@@ -418,9 +422,36 @@ def _pipeline(node: Any, source: bytes, found: Assessment, depth: int) -> None:
         files_given = [a for a in arguments if a is not None and not a.startswith("-")]
         if (base in SHELLS or _interpreter(base)) and not code_given and (not files_given or "-s" in arguments):
             found.raise_to("high", "piped_code", base)
-        printed = _printed_text(commands[position - 1], source)
+        printed = _printed_text(parts[position - 1], source)
         if printed is not None:
             _fed(base, printed, found, depth)
+        if base in DATABASE_CLIENTS:  # every earlier part, `{ echo …; }` and `( … )` included
+            _piped_sql(base, [_text(part, source) for part in parts[:position]],
+                       any(_has_expansion(part) for part in parts[:position]), found)
+
+
+def _receiver(command: Any, source: bytes) -> str | None:
+    """The program a pipe's later part really runs (through wrappers), when it reads the pipe rather than code of
+    its own (`bash`, not `bash -c '…'` or `python3 script.py`); None otherwise."""
+    name, arguments = _words(command, source)
+    if name is None:
+        return None
+    base, arguments = _unwrap(_base(name), arguments)
+    code_given = any(a in INLINE_FLAGS for a in arguments)
+    files_given = [a for a in arguments if a is not None and not a.startswith("-")]
+    if (base in SHELLS or _interpreter(base)) and (code_given or (files_given and "-s" not in arguments)):
+        return None
+    return base
+
+
+def _piped_sql(base: str, upstream: list[str], chosen_at_run_time: bool, found: Assessment) -> None:
+    """SQL reaching a database client through a pipe: the text of the pipe's earlier parts is judged as SQL
+    (`echo 'drop table t' | cat | psql`, `{ echo …; } | psql`); text built at run time, or by printf's formats and
+    echo's escapes, cannot be read from the card, so it is high as eval of run-time text is."""
+    text = re.sub(r"\\[nt]", " ", "\n".join(upstream))  # printf's and echo -e's line breaks and tabs
+    _sql(base, text, found)
+    if chosen_at_run_time or re.search(r"\bprintf\b.*(?:%|\\[^nt])|\becho\s+-\w*e.*\\|\$'", text, re.DOTALL):
+        found.raise_to("high", "runtime_text", base)
 
 
 def _printed_text(node: Any, source: bytes) -> str | None:
@@ -432,6 +463,11 @@ def _printed_text(node: Any, source: bytes) -> str | None:
     if name is None or _base(name) not in PRINTERS:
         return None
     return " ".join(a for a in arguments if a is not None and not a.startswith("-"))
+
+
+def _runs_text(base: str) -> bool:
+    """Programs that run what they are given on standard input: shells, interpreters, database clients."""
+    return base in SHELLS or _interpreter(base) or base in DATABASE_CLIENTS
 
 
 def _fed(base: str, text: str, found: Assessment, depth: int) -> None:
@@ -457,10 +493,10 @@ def _herestrings(node: Any, source: bytes, found: Assessment, depth: int) -> Non
         for part in redirect.children:
             if part.type != "<<<":
                 text = _literal(part, source)
-                if text is None:
-                    found.raise_to("high", "runtime_text", base)
-                else:
+                if text is not None:
                     _fed(base, text, found, depth)
+                elif _runs_text(base):  # `read a b <<< "$LINE"` only reads it
+                    found.raise_to("high", "runtime_text", base)
 
 
 def _redirect(node: Any, source: bytes, found: Assessment) -> None:
@@ -481,19 +517,32 @@ def _redirect(node: Any, source: bytes, found: Assessment) -> None:
         found.raise_to("high", "writes_outside", _clip(target, 60))
 
 
-def _heredoc(node: Any, source: bytes, found: Assessment) -> None:
-    """A heredoc fed to a shell or an interpreter is code it runs."""
+def _heredoc(node: Any, source: bytes, found: Assessment, depth: int) -> None:
+    """A heredoc is what its command runs when that is a shell, an interpreter or a database client, and so is
+    it for every program the heredoc's line pipes it into (`cat <<EOF | bash`)."""
     body = node.child_by_field_name("body")
     if body is None or body.type != "command":
         return
-    name, _ = _words(body, source)
-    base = _base(name or "")
+    name, arguments = _words(body, source)
+    base, _ = _unwrap(_base(name or ""), arguments)
     for redirect in node.children_by_field_name("redirect"):
         if redirect.type != "heredoc_redirect":
             continue
         text = "".join(_text(c, source) for c in redirect.children if c.type == "heredoc_body")
-        _fed(base, text, found, 0)
-
+        piped_into: list[str] = []
+        for part in redirect.children:
+            if part.type == "herestring_redirect":  # `cmd <<EOF <<< '…'`: the last redirection is what it reads
+                for word in part.children:
+                    literal = _literal(word, source) if word.type != "<<<" else None
+                    if literal is not None:
+                        _fed(base, literal, found, depth)
+            if part.type == "pipeline":
+                piped_into += [r for c in part.children if c.type == "command" and (r := _receiver(c, source))]
+        _fed(base, text, found, depth)
+        for receiver in piped_into:
+            if receiver in SHELLS or _interpreter(receiver):
+                found.raise_to("high", "piped_code", receiver)
+            _fed(receiver, text, found, depth)
 
 def _git(arguments: list[str | None], found: Assessment) -> None:
     words = [a for a in arguments if a is not None]
@@ -545,6 +594,9 @@ def _scan_words(text: str, found: Assessment) -> None:
     for sign_code, sign in CODE_SIGNS:
         if sign.search(text):
             found.raise_to("high", f"text_{sign_code}")
+    client = next((w for w in re.findall(r"[\w.+-]+", text) if _base(w) in DATABASE_CLIENTS), None)
+    if client is not None:
+        _sql(client, text, found)
 
 
 def assess_file_change(path: str, cwd: str | None) -> Assessment:
