@@ -66,29 +66,37 @@ class RunningHub:
 @contextlib.asynccontextmanager
 async def running_hub(settings: Settings, sock: socket.socket | None = None, *,
                       plugins: Mapping[str, Any] | None = None, out: Callable[[str], Any] = log.debug,
-                      start_timeout_s: float = 30.0, stop_timeout_s: float = 15.0) -> AsyncIterator[RunningHub]:
+                      start_timeout_s: float = 30.0, stop_timeout_s: float = 15.0,
+                      owns_loop: bool = False) -> AsyncIterator[RunningHub]:
     """The hub `lineup serve` builds (hub/server.py::build_server), served in this event loop on `sock` (or on a
     socket bound to settings.host/port, 0 for a free one) from when it listens until the block ends. `out` takes
-    the console banner. A hub that fails to start raises why; one that does not stop raises too."""
+    the console banner. A hub that fails to start raises why; one that does not stop raises too. `owns_loop`: the
+    loop is the hub's alone (a thread of its own), so every socket still open in it at stop is closed, as the end
+    of a `lineup serve` process closes them; never in a loop the caller shares."""
     from hub.server import bind_socket, build_server
 
     own_socket = sock is None
     sock = sock if sock is not None else bind_socket(settings.host, settings.port)
     try:
         listening = asyncio.Event()
-        server = build_server(settings, sock, out=out, plugins=plugins, ready=listening.set)
-        serving = asyncio.create_task(_serve_then_settle(server, sock), name=f"lineup-hub-{settings.data_dir.name}")
+        server = _built(lambda: build_server(settings, sock, out=out, plugins=plugins, ready=listening.set))
+        serving = asyncio.create_task(_serve_then_settle(server, sock, owns_loop),
+                                      name=f"lineup-hub-{settings.data_dir.name}")
         waiter = asyncio.create_task(listening.wait())
         try:
             await asyncio.wait({serving, waiter}, timeout=start_timeout_s, return_when=asyncio.FIRST_COMPLETED)
         finally:
             waiter.cancel()
+        if not listening.is_set():
+            if serving.done():
+                serving.result()  # raises why the hub did not start
+                raise RuntimeError("the hub stopped before it listened (its log says why)")
+            # uvicorn's start-up does not look at should_exit: the serving task is cancelled, not asked.
+            serving.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(serving, stop_timeout_s)
+            raise RuntimeError(f"the hub did not listen within {start_timeout_s:g} s")
         try:
-            if not listening.is_set():
-                if serving.done():
-                    serving.result()  # raises why the hub did not start
-                    raise RuntimeError("the hub stopped before it listened (its log says why)")
-                raise RuntimeError(f"the hub did not listen within {start_timeout_s:g} s")
             assert server.hub is not None and server.hub.url is not None  # both set once it listens
             yield RunningHub(server.hub, server, server.hub.url, sock.getsockname()[1], serving)
         finally:
@@ -96,6 +104,14 @@ async def running_hub(settings: Settings, sock: socket.socket | None = None, *,
     finally:
         if own_socket:
             sock.close()
+
+
+def _built(build: Callable[[], HubServer]) -> HubServer:
+    """build_server's server; what `lineup serve` would exit with (a TLS file missing, a port taken) raised."""
+    try:
+        return build()
+    except SystemExit as refused:
+        raise RuntimeError(f"the hub cannot start: {refused.code}") from None
 
 
 async def _stop(server: HubServer, serving: asyncio.Task[None], timeout_s: float) -> None:
@@ -110,17 +126,17 @@ async def _stop(server: HubServer, serving: asyncio.Task[None], timeout_s: float
     raise RuntimeError(f"the hub did not stop within {2 * timeout_s:g} s")
 
 
-async def _serve_then_settle(server: HubServer, sock: socket.socket) -> None:
+async def _serve_then_settle(server: HubServer, sock: socket.socket, owns_loop: bool) -> None:
     """uvicorn's serve, then a few turns of the loop: a transport closes its socket in a callback of the loop's
     next turns, and a loop closed before those run leaves the sockets (a browser's, an agent's) to the garbage
-    collector, which warns in whatever test runs then."""
+    collector, which warns in whatever test runs then. Only a loop the hub owns is swept for sockets left open."""
     try:
         await server.serve(sockets=[sock])
     except SystemExit as exit_:  # uvicorn's answer to a start-up that failed; it has logged why
         raise RuntimeError(f"the hub's start-up failed (uvicorn exit status {exit_.code}); its log says why") from None
     for _ in range(3):
         await asyncio.sleep(0)
-    left = _open_transports()
+    left = _open_transports() if owns_loop else []
     for transport in left:
         # What the end of a `lineup serve` process does to every socket it still holds. Said in the hub's log, so
         # that a test which leaves one can be found.

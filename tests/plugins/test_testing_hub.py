@@ -55,3 +55,48 @@ async def test_a_hub_that_cannot_start_says_why(tmp_path: Path, caplog: pytest.L
             pytest.fail("a hub whose data folder cannot exist must not be served")
     assert "its log says why" in str(failed.value)
     assert "Not a directory" in caplog.text  # the log: uvicorn's record of the lifespan's failure
+
+
+@pytest.mark.asyncio
+async def test_a_test_hub_stopping_leaves_the_callers_own_connections_open(tmp_path: Path) -> None:
+    async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(await reader.readline())
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(echo, "127.0.0.1", 0)
+    async with server:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.sockets[0].getsockname()[1])
+        async with TestHub(data_dir=tmp_path):
+            pass  # the hub's stop may close its own sockets, never one of the test's loop
+        writer.write(b"still here\n")
+        await writer.drain()
+        assert await asyncio.wait_for(reader.readline(), 10) == b"still here\n"
+        writer.close()
+        await writer.wait_closed()
+
+
+@pytest.mark.asyncio
+async def test_a_hub_that_does_not_listen_in_time_says_so_without_waiting_for_a_stop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hub.server import HubServer
+
+    async def stuck(self: HubServer, sockets: object = None) -> None:
+        await asyncio.sleep(3600)  # a start-up that never ends: uvicorn does not look at should_exit meanwhile
+
+    monkeypatch.setattr(HubServer, "startup", stuck)
+    settings = load_settings({"data_dir": tmp_path / "hub", "host": "127.0.0.1", "port": 0, "mdns": False},
+                             environ={})
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(RuntimeError, match="did not listen within 1 s"):
+        async with running_hub(settings, start_timeout_s=1, stop_timeout_s=20):
+            pytest.fail("it never listened")
+    assert asyncio.get_running_loop().time() - started < 15  # not the two 20 s stop stages
+
+
+@pytest.mark.asyncio
+async def test_what_lineup_serve_would_exit_with_is_an_error_here(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError, match="the hub cannot start"):
+        async with TestHub(data_dir=tmp_path, settings={"tls_cert": str(tmp_path / "missing.pem"),
+                                                        "tls_key": str(tmp_path / "missing.key")}):
+            pytest.fail("a hub without its TLS files must not be served")

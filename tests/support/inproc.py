@@ -116,7 +116,7 @@ class InProcessHub:
             # Ready once the hub has said it listens, as `lineup serve` is once it prints its banner; served until
             # stop() sets should_exit (running_hub's own stop then finds it stopped). A hub that does not listen
             # within timeout_s is stopped by running_hub, which says why.
-            async with running_hub(settings, sock, out=out, start_timeout_s=timeout_s) as running:
+            async with running_hub(settings, sock, out=out, start_timeout_s=timeout_s, owns_loop=True) as running:
                 self._server = running.server
                 listening.set()
                 await running.stopped()
