@@ -93,8 +93,7 @@ async def running_hub(settings: Settings, sock: socket.socket | None = None, *,
                 raise RuntimeError("the hub stopped before it listened (its log says why)")
             # uvicorn's start-up does not look at should_exit: the serving task is cancelled, not asked.
             serving.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await asyncio.wait_for(serving, stop_timeout_s)
+            await asyncio.wait({serving}, timeout=stop_timeout_s)  # wait() never raises what serving raised
             raise RuntimeError(f"the hub did not listen within {start_timeout_s:g} s")
         try:
             assert server.hub is not None and server.hub.url is not None  # both set once it listens

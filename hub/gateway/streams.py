@@ -145,14 +145,28 @@ class Streams:
                     del self.by_agent[agent]
         return stream
 
-    async def _close(self, key: StreamKey) -> None:
-        """Store what the stream holds and drop it from memory (a later delta reopens it from what was stored)."""
-        stream = self._forget(key)
+    async def _close(self, key: StreamKey, *, idle_since: float | None = None) -> None:
+        """Store what the stream holds and drop it from memory (a later delta reopens it from what was stored).
+
+        Stored first, forgotten after: while the text is being written the stream stays open, so a reader finds
+        the text in memory or in the store, and a delta arriving meanwhile extends the open stream instead of
+        reopening it from a store that does not hold the text yet. With `idle_since`, a stream that such a delta
+        made active again stays open."""
+        stream = self.open.get(key)
         if stream is None:
             return
-        # The message cannot be saved any more (completed meanwhile, or its conversation is gone).
-        with contextlib.suppress(LapError):
-            await self._save(key[1], stream)
+        while True:
+            try:
+                await self._save(key[1], stream)
+            except LapError:
+                break  # it cannot be saved any more (completed meanwhile, or its conversation is gone)
+            if self.open.get(key) is not stream:
+                return  # completed or closed while it was written
+            if idle_since is not None and stream.last_active != idle_since:
+                return  # a delta came while it was written: no longer idle
+            if stream.saved_length == len(stream.content):
+                break
+        self._forget(key)
 
     async def _save(self, message_id: str, stream: Stream) -> None:
         stream.last_saved = asyncio.get_running_loop().time()
@@ -169,7 +183,7 @@ class Streams:
             if self.open.get(key) is not stream:
                 continue
             if idle_s > 0 and now - stream.last_active >= idle_s:
-                await self._close(key)
+                await self._close(key, idle_since=stream.last_active)
             elif (stream.saved_length != len(stream.content)
                   and now - stream.last_saved >= self.hub.settings.stream_snapshot_s):
                 try:
