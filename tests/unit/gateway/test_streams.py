@@ -45,7 +45,7 @@ def delta_envelope(offset: int, text: str) -> tuple[Envelope, MessageDelta]:
     payload: dict[str, Any] = {"messageId": "m1", "offset": offset, "text": text}
     env = Envelope(id="d1", type="message.delta", version=PROTOCOL_VERSION, occurredAt="2026-01-01T00:00:00Z",
                    payload=payload, conversationId="c1")
-    return env, MessageDelta("m1", offset, text)
+    return env, MessageDelta(messageId="m1", offset=offset, text=text)
 
 
 async def test_an_idle_stream_stays_open_until_its_text_is_stored() -> None:
