@@ -35,3 +35,15 @@ def test_files_that_grew_by_more_than_10_s_are_flagged(tmp_path: Path, monkeypat
     assert durations_report(totals, {**baseline, "tests/packaging/test_executable.py": 19.0}) == [
         "  + 11.0 s  tests/packaging/test_executable.py: 30.0 s, 19.0 s before",
         "  + 10.5 s  tests/unit/test_build_cache.py: 10.5 s, a new file"]
+
+
+def test_file_cpu_runs_each_file_alone_and_reports_its_exit_code_and_cpu(tmp_path: Path) -> None:
+    from bench.file_cpu import measure
+
+    passing = tmp_path / "test_passes.py"
+    passing.write_text("def test_spins():\n    assert sum(range(2_000_000)) > 0\n")
+    failing = tmp_path / "test_fails.py"
+    failing.write_text("def test_fails():\n    assert False\n")
+    code, cpu, wall = measure(str(passing))
+    assert code == 0 and cpu > 0 and wall > 0
+    assert measure(str(failing))[0] == 1
