@@ -94,6 +94,8 @@ async def running_hub(settings: Settings, sock: socket.socket | None = None, *,
             # uvicorn's start-up does not look at should_exit: the serving task is cancelled, not asked.
             serving.cancel()
             await asyncio.wait({serving}, timeout=stop_timeout_s)  # wait() never raises what serving raised
+            if serving.done() and not serving.cancelled():
+                serving.exception()  # retrieved, so asyncio does not log it as never retrieved
             raise RuntimeError(f"the hub did not listen within {start_timeout_s:g} s")
         try:
             assert server.hub is not None and server.hub.url is not None  # both set once it listens
