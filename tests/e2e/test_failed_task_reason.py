@@ -30,6 +30,9 @@ def test_a_failed_task_says_why_in_its_chip_toast_and_detail(hub, open_page, wor
     chip = page.locator(".task-chip[data-task-id='task-charts']")
     expect(chip).to_contain_text("About to crash")  # running: its progress
     page.goto("/#/agents")  # elsewhere: the failure is told in a toast (none covers a conversation that shows it)
+    # Live before the failure is sent: a notification that arrives during the socket's catch-up is a replay and pops
+    # nothing, by design (the page's reads had already drawn the chip; the run of 2026-12-05 sent it in that window).
+    expect(page.locator(".connection-indicator")).to_have_attribute("data-connection", "live")
     agent.send("task.status_changed", {"status": "failed", "error": {"code": "renderer_oom", "message": REASON}},
                conversationId=conversation, taskId="task-charts")
     toast = page.locator(".toast[data-kind='failed']")
