@@ -9,6 +9,7 @@ Skipped when Hermes is not installed, except in CI (CI set)."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import textwrap
 from pathlib import Path
@@ -170,6 +171,12 @@ def test_the_plugin_gives_answers_in_hermes_order_and_never_late(tmp_path: Path)
     (home / "config.yaml").write_text("approvals:\n  mode: manual\n")
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "HERMES_HOME": str(home),
            "HERMES_DISABLE_LAZY_INSTALLS": "1"}
-    done = subprocess.run([str(python), "-c", SCRIPT, str(PLUGIN)], capture_output=True, text=True, env=env,
+    # A copy, as `lineup connect hermes` installs one: the plugin keeps its bridge's log beside itself, and a run from
+    # the source folder left hub/connect/hermes_plugin/bridge.log in the checkout (which the executable's build
+    # cache hashes, so every full run rebuilt it).
+    plugin = tmp_path / "plugins" / "lineup"
+    shutil.copytree(PLUGIN, plugin, ignore=shutil.ignore_patterns("__pycache__", "*.log", "lineup.json"))
+    done = subprocess.run([str(python), "-c", SCRIPT, str(plugin)], capture_output=True, text=True, env=env,
                           cwd=tmp_path, timeout=120, check=False)
     assert done.returncode == 0 and done.stdout.strip().endswith("OK"), done.stdout + done.stderr
+    assert (plugin / "bridge.log").exists() and not (PLUGIN / "bridge.log").exists()  # beside the copy only
