@@ -47,3 +47,16 @@ def test_file_cpu_runs_each_file_alone_and_reports_its_exit_code_and_cpu(tmp_pat
     code, cpu, wall = measure(str(passing))
     assert code == 0 and cpu > 0 and wall > 0
     assert measure(str(failing))[0] == 1
+
+
+def test_cpu_per_test_tables_sum_each_file_and_folder_most_first() -> None:
+    from bench.cpu_per_test import tables
+
+    workers = [{"tests": {"tests/e2e/test_a.py::one": [3.0, 5.0], "tests/e2e/test_a.py::two": [1.5, 2.0],
+                          "tests/unit/test_b.py::x": [0.25, 0.5]}, "between": 2.0},
+               {"tests": {"tests/integration/test_c.py::y": [4.0, 9.0]}, "between": 1.0}]
+    out = tables(workers).splitlines()
+    assert out[0] == "9 CPU-s in tests, 3 outside them (start-up, collection)"
+    assert [line.split() for line in out[2:5]] == [["4.5", "tests/e2e"], ["4.0", "tests/integration"],
+                                                   ["0.2", "tests/unit"]]
+    assert out[6].split() == ["4.5", "CPU-s", "7.0", "s", "tests/e2e/test_a.py"]
