@@ -310,9 +310,15 @@ async def test_restarting_the_gateway_posts_nothing_twice_and_asks_nothing_twice
 
 @pytest.mark.real_agent
 def test_removing_the_channel_takes_it_out_of_openclaw_and_the_agent_stays_paired(channel: Channel) -> None:
-    """Last in the file: the shared Gateway's channel is taken out."""
+    """Last in the file: connected again without forwarding (the person turning it off; the shared set-up has it on),
+    then the shared Gateway's channel is taken out."""
     setup = channel.setup
     setup.gateway.stop()
+    out = setup.lineup("connect", "openclaw", "--credential-file", str(setup.credential), "--openclaw",
+                       str(setup.gateway.binary))
+    assert f"as agent {channel.agent_id}" in out, out  # the same agent: its credential is reused, not paired anew
+    assert setup.gateway.config()["channels"]["lineup"] == {
+        "enabled": True, "hub": channel.hub.base, "credentialFile": str(setup.credential), "forwardApprovals": False}
     out = setup.lineup("connect", "openclaw", "--remove", "--openclaw", str(setup.gateway.binary))
     assert "Removed the LineUp channel" in out and "stays paired" in out, out
     assert "lineup" not in setup.gateway.config().get("channels", {})
