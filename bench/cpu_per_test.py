@@ -11,6 +11,7 @@ bench/results/cpu-per-test/<worker>.json. Without a writable cpuacct hierarchy t
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import os
 import sys
@@ -49,6 +50,10 @@ class Meter:
         RESULTS.mkdir(parents=True, exist_ok=True)
         self.between += self.usage() - self.last
         (RESULTS / f"{self.worker}.json").write_text(json.dumps({"tests": self.tests, "between": self.between}))
+        # Out of the group and the group gone (it stays, harmlessly empty-handed, if a child outlived the run).
+        (CPUACCT / "cgroup.procs").write_text(str(os.getpid()))
+        with contextlib.suppress(OSError):
+            self.group.rmdir()
 
 
 def pytest_configure(config: pytest.Config) -> None:
