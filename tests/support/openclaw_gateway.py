@@ -114,6 +114,12 @@ class Gateway:
             time.sleep(0.2)
         raise AssertionError(f"the OpenClaw Gateway did not listen within {LISTEN_S:g} s:\n{self.tail()}")
 
+    def terminate(self) -> None:
+        """SIGTERM to the Gateway, as a service manager's stop sends it; it then drains its active work and exits."""
+        if self.process is not None and self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)
+
     def stop(self, grace: float = STOP_GRACE_S) -> float:
         """End the Gateway and everything it started (its process group): SIGTERM, then SIGKILL after `grace`
         seconds; returns how long that took. OpenClaw's own shutdown drains active work for up to 315 s (a turn
@@ -122,8 +128,7 @@ class Gateway:
         if process is None:
             return 0.0
         if process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
+            self.terminate()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(grace)
         # Also when the Gateway itself has exited: what it started (its spawn broker, exec children) goes too.
