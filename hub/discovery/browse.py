@@ -6,10 +6,16 @@ import asyncio
 import os
 from dataclasses import dataclass
 
-from zeroconf import IPVersion, ServiceStateChange, Zeroconf
+from zeroconf import DNSQuestionType, IPVersion, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from hub.discovery import SERVICE_TYPE
+
+# Every question asks for answers by multicast (QM). zeroconf's default first question asks for a unicast answer
+# (QU), sent to port 5353 of the asker's address; that port is shared by every mDNS socket of the machine (avahi, a
+# hub running beside us, another browser), and the kernel hands such an answer to one of them only, so a browse
+# could miss a hub that answered. A multicast answer reaches every socket.
+_ASK = DNSQuestionType.QM
 
 
 @dataclass(frozen=True)
@@ -54,13 +60,13 @@ async def discover(timeout_s: float = 3.0, interfaces: list[str] | None = None) 
         elif state_change is ServiceStateChange.Removed:
             names.discard(name)
 
-    browser = AsyncServiceBrowser(zeroconf.zeroconf, [SERVICE_TYPE], handlers=[on_change])
+    browser = AsyncServiceBrowser(zeroconf.zeroconf, [SERVICE_TYPE], handlers=[on_change], question_type=_ASK)
     try:
         await asyncio.sleep(timeout_s)
         found = []
         for name in sorted(names):
             info = AsyncServiceInfo(SERVICE_TYPE, name)
-            if not await info.async_request(zeroconf.zeroconf, 1500):
+            if not await info.async_request(zeroconf.zeroconf, 1500, question_type=_ASK):
                 continue
             properties = {k.decode(): (v or b"").decode() for k, v in (info.properties or {}).items()}
             label = name[: -len(SERVICE_TYPE) - 1] if name.endswith("." + SERVICE_TYPE) else name

@@ -331,6 +331,58 @@ async def test_lineup_discover_lists_name_addresses_port_and_version(mdns_hubs: 
     assert [name, "127.0.0.1", str(hub.port), "0.1.0", f"http://127.0.0.1:{hub.port}"] in rows
 
 
+class QuestionTap:
+    """A socket in the mDNS group on loopback that keeps every question asked there: (name, asks for unicast)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        self.sock.bind(("224.0.0.251", 5353))
+        self.sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
+                             socket.inet_aton("224.0.0.251") + socket.inet_aton("127.0.0.1"))
+        self.sock.settimeout(0.1)
+        self.questions: list[tuple[str, bool]] = []
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        from zeroconf._protocol.incoming import DNSIncoming
+        while not self.stopped.is_set():
+            try:
+                data, _ = self.sock.recvfrom(9000)
+            except TimeoutError:
+                continue
+            message = DNSIncoming(data)
+            if message.is_query():
+                self.questions.extend((q.name, q.unicast) for q in message.questions)
+
+    def close(self) -> None:
+        self.stopped.set()
+        self.thread.join(5)
+        self.sock.close()
+
+
+async def test_lineup_discover_asks_for_answers_every_socket_receives(mdns_hubs: Any) -> None:
+    """Each question `lineup discover` asks wants a multicast answer. A unicast one (zeroconf's default for a first
+    question) goes to port 5353 of the asker's address, which every mDNS socket of the machine shares (avahi, a
+    hub beside it), and the kernel gives it to one of them only: under load a 2 s `lineup discover` missed a hub."""
+    hub = mdns_hubs(unique_name())
+    found = await find(by_id(hub.hub_id))
+    tap = QuestionTap()
+    try:
+        assert [f.name for f in await discover(1.5, LOOPBACK) if f.properties.get("hubId") == hub.hub_id] \
+            == [found.name]
+    finally:
+        tap.close()
+    ours = [(name, unicast) for name, unicast in tap.questions
+            if name in (SERVICE_TYPE, f"{found.name}.{SERVICE_TYPE}")]
+    # The browse's questions (the hub's own records usually come with its answer, so the look-up asks nothing).
+    assert SERVICE_TYPE in {name for name, _ in ours}, tap.questions
+    assert [q for q in ours if q[1]] == [], ours
+
+
 async def test_sdk_pairs_with_a_discovered_hub_without_an_address(mdns_hubs: Any, tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """pair_or_load(None, code, path): the agent finds the one hub on the LAN (here: loopback) and pairs."""
