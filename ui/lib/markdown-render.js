@@ -13,6 +13,10 @@ import DOMPurify from '../vendor/dompurify/purify.es.js';
 
 /** How long the worker may take over one message before it is ended and the message shown as text. */
 export const FORMAT_BUDGET_MS = 1500;
+/** How long a new worker may take to load its code (marked, highlight.js) before it is taken as broken. The budget
+ * above runs only once it has: on a slow phone or a busy machine loading alone can take longer than 1.5 s, and the
+ * first message would have been shown as "too complex to format" for it. */
+const LOAD_LIMIT_MS = 20000;
 
 const TAGS = ['a', 'p', 'br', 'hr', 'strong', 'em', 'del', 's', 'code', 'pre', 'span', 'blockquote', 'ul', 'ol', 'li',
   'table', 'thead', 'tbody', 'tr', 'th', 'td', 'div', 'input'];
@@ -70,6 +74,7 @@ const PIPELINE = 8; // jobs sent ahead, so the worker does not wait for the page
 const waiting = []; // jobs not yet sent, in the order they were asked for
 const sent = []; // jobs the worker has, in the order it answers them
 let worker = null;
+let workerReady = false; // it has said its code is loaded
 let timer = 0;
 let timed = null; // the job the timer runs for
 let nextId = 1;
@@ -125,12 +130,19 @@ function known(key, source) {
 
 function startWorker() {
   try {
+    workerReady = false;
     worker = new Worker(WORKER_URL, { type: 'module', name: 'lineup-markdown' });
   } catch {
     worker = null;
     return;
   }
   worker.addEventListener('message', (event) => {
+    if (event.data?.ready) {
+      workerReady = true;
+      timed = null; // the job at the head gets its whole budget from now
+      armTimer();
+      return;
+    }
     if (event.data?.id !== sent[0]?.id) return;
     finish(sent.shift(), event.data.error ? { failed: 'error' } : { blocks: event.data.blocks });
     pump();
@@ -165,12 +177,19 @@ function pump() {
     sent.push(job);
     worker.postMessage({ id: job.id, source: job.source });
   }
-  // The budget of the job at the head: from when the one before it was answered (or it was sent).
+  armTimer();
+}
+
+/** The budget of the job at the head: from when the one before it was answered (or it was sent), once the worker has
+ * loaded its code; before that, the limit on loading. */
+function armTimer() {
   const head = sent[0] || null;
   if (head === timed) return;
   clearTimeout(timer);
   timed = head;
-  if (head) timer = setTimeout(() => fail({ failed: 'timeout' }), FORMAT_BUDGET_MS);
+  if (!head) return;
+  timer = workerReady ? setTimeout(() => fail({ failed: 'timeout' }), FORMAT_BUDGET_MS)
+    : setTimeout(() => fail({ failed: 'error' }), LOAD_LIMIT_MS);
 }
 
 /**

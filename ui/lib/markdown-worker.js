@@ -4,7 +4,7 @@
 // time budget. The HTML is not trusted because of where it was made: the page sanitises every block with DOMPurify
 // before it reaches the document.
 //
-// Asked `{ id, source }`, it answers `{ id, blocks }` (one entry per top-level Markdown block, in order) or
+// It says `{ ready: true }` once loaded. Asked `{ id, source }`, it answers `{ id, blocks }` (one entry per top-level Markdown block, in order) or
 // `{ id, error }`. A block is `{ html, chars, lines, elements }`, or `{ text, code, chars, lines }` when its HTML would
 // be too big or too deep to put into the page in one go (a 2,000-row table, a list nested 500 deep): the page shows
 // that block as plain text.
@@ -122,4 +122,6 @@ if (typeof WorkerGlobalScope !== 'undefined' && self instanceof WorkerGlobalScop
     }
     self.postMessage(answer);
   });
+  // Said once its code (marked, highlight.js) has loaded: the page's time budget for a message runs from here.
+  self.postMessage({ ready: true });
 }
