@@ -100,6 +100,7 @@ function keyOf(text) {
 }
 
 function remember(key, source, answer) {
+  if (answer.failed === 'load') return; // the worker's fault, not the message's: asked again when shown again
   if (answer.failed) {
     failures.delete(key);
     failures.set(key, answer);
@@ -136,7 +137,9 @@ function startWorker() {
     worker = null;
     return;
   }
+  const started = worker; // events of a worker ended since are not this one's
   worker.addEventListener('message', (event) => {
+    if (started !== worker) return;
     if (event.data?.ready) {
       workerReady = true;
       timed = null; // the job at the head gets its whole budget from now
@@ -149,7 +152,7 @@ function startWorker() {
   });
   worker.addEventListener('error', (event) => {
     event.preventDefault?.();
-    if (sent.length) fail({ failed: 'error' });
+    if (started === worker && sent.length) fail({ failed: workerReady ? 'error' : 'load' });
   });
 }
 
@@ -189,12 +192,13 @@ function armTimer() {
   timed = head;
   if (!head) return;
   timer = workerReady ? setTimeout(() => fail({ failed: 'timeout' }), FORMAT_BUDGET_MS)
-    : setTimeout(() => fail({ failed: 'error' }), LOAD_LIMIT_MS);
+    : setTimeout(() => fail({ failed: 'load' }), LOAD_LIMIT_MS);
 }
 
 /**
  * Ask for `source` formatted: `{ answer, promise, cancel }`. `answer` is there at once when it was made before;
- * otherwise the promise resolves with `{ blocks }` (see lib/markdown-worker.js) or `{ failed: 'timeout' | 'error' }`.
+ * otherwise the promise resolves with `{ blocks }` (see lib/markdown-worker.js) or `{ failed: 'timeout' | 'error' |
+ * 'load' }` ('load': the worker did not load its code; not remembered, so the message is asked again later).
  * `cancel()` drops a request not yet sent (one the worker has finishes within its budget; its answer is kept).
  * Requests are sent in the order they are made (lib/markdown.js asks for the newest message first).
  */
