@@ -4,10 +4,10 @@
 // time budget. The HTML is not trusted because of where it was made: the page sanitises every block with DOMPurify
 // before it reaches the document.
 //
-// It says `{ ready: true }` once loaded. Asked `{ id, source }`, it answers `{ id, blocks }` (one entry per top-level Markdown block, in order) or
-// `{ id, error }`. A block is `{ html, chars, lines, elements }`, or `{ text, code, chars, lines }` when its HTML would
-// be too big or too deep to put into the page in one go (a 2,000-row table, a list nested 500 deep): the page shows
-// that block as plain text.
+// It says `{ ready: true }` once loaded. Asked `{ id, source }`, it answers `{ id, blocks }` (one entry per top-level
+// Markdown block, in order) or `{ id, error }`. A block is `{ html, chars, lines, elements }`, or
+// `{ text, code, chars, lines }` when its HTML would be too big or too deep to put into the page in one go (a
+// 2,000-row table, a list nested 500 deep): the page shows that block as plain text.
 
 import { Marked, Renderer } from '../vendor/marked/marked.esm.js';
 import hljs from '../vendor/highlight/core.min.js';

@@ -118,7 +118,8 @@ let renderer = null; // lib/markdown-render.js once loaded
 let loading = null;
 
 function load() {
-  loading ??= import('./markdown-render.js').then((module) => { renderer = module; return module; });
+  loading ??= import('./markdown-render.js').then((module) => { renderer = module; return module; },
+    (error) => { loading = null; throw error; }); // a failed load is tried again by the next message that needs it
   return loading;
 }
 
@@ -252,7 +253,7 @@ class LineupMarkdown extends HTMLElement {
       load().then(ask).catch(() => {
         if (request.done) return;
         request.done = true;
-        this._show('text', textItems(text), 'markdown.asText', text);
+        this._show('text', textItems(text), 'markdown.notLoaded', text);
       });
     }
     if (request.done) return; // known already
@@ -264,8 +265,10 @@ class LineupMarkdown extends HTMLElement {
   _answer(text, answer) {
     if (text !== this._source) return;
     const show = this._looking ? this._setItems : this._show; // inside _step (its work goes on), or from an answer
-    if (!answer.blocks) show.call(this, 'text', textItems(text), 'markdown.asText', text);
-    else {
+    // 'load': the worker could not load its code, which says nothing of this message (and is asked again later).
+    if (!answer.blocks) {
+      show.call(this, 'text', textItems(text), answer.failed === 'load' ? 'markdown.notLoaded' : 'markdown.asText', text);
+    } else {
       const items = markdownItems(answer.blocks);
       show.call(this, 'markdown', items, items.some((item) => item.kind === 'text') ? 'markdown.partlyText' : null, text);
     }

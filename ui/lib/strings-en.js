@@ -170,6 +170,7 @@ export const en = {
   'message.showMore': 'Show more',
   'message.showLess': 'Show less',
   'markdown.asText': 'Shown as plain text: this message is too long or too complex to format.',
+  'markdown.notLoaded': 'Shown as plain text: formatting could not be loaded. Open the conversation again to try again.',
   'markdown.partlyText': 'Parts of this message are shown as plain text: they are too large to format.',
   'diff.file': 'Changes to {name}',
   'diff.changes': 'Lines changed in {name}',

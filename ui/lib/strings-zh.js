@@ -170,6 +170,7 @@ export const zh = {
   'message.showMore': '展开全文',
   'message.showLess': '收起',
   'markdown.asText': '以纯文本显示：这条消息太长或太复杂，无法排版。',
+  'markdown.notLoaded': '以纯文本显示：排版组件未能加载。重新打开对话即可再试。',
   'markdown.partlyText': '这条消息的部分内容以纯文本显示：内容太大，无法排版。',
   'diff.file': '{name} 的改动',
   'diff.changes': '{name} 中改动的行',
