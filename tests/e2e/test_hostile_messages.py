@@ -1,11 +1,12 @@
 """One agent message must never freeze the app (security issue item 9): whatever an agent sends, the page's main
 thread is never held long, and the text stays there to read.
 
-The target, no task over 200 ms (docs/quality.md P1), is measured by `python -m bench.page_responsiveness` on a quiet
-machine (bench/README.md: none over 51 ms). Here, sharing two cores with four other test workers, tasks of 225 to
-350 ms were seen with the work cut up as it should be, so these tests hold the page to LIMIT_MS, 1 s: what uncut
-work took on these messages before (1 s to 42 s, and 434 ms for 200 ordinary messages, which only the bench catches)
-fails here, and a loaded run of cut-up work does not.
+The target, no task over 200 ms (docs/quality.md P1), is measured in wall time by `python -m bench.page_responsiveness`
+on a quiet machine (bench/README.md: none over 51 ms). These tests hold every task of the page's main thread to the
+same 200 ms in CPU time, from Chromium's trace (tests/e2e/main_thread.py): a suite run shares two cores with other
+browsers and real agents, and wall time there counted the machine's load (a 1,006 ms task, run 49, where the same
+test's tasks took at most 37 ms of CPU with four busy loops beside it). What uncut work took on these messages before
+(1 s to 42 s, and 434 ms for 200 ordinary messages) is over it.
 
 Before: a 256K-character `a_a_a_…` message held the page 38.8 s every time its conversation opened (marked on the
 main thread), thousands of nested `>` overflowed marked's stack (an uncaught RangeError), a 100,000-line message took
@@ -13,8 +14,8 @@ main thread), thousands of nested `>` overflowed marked's stack (an uncaught Ran
 Now marked and highlight.js run in a worker with a time budget (ui/lib/markdown-worker.js, markdown-render.js) and
 the text goes into the page a few pieces per frame (ui/lib/markdown.js).
 
-A real hub, a real agent on the SDK sending the messages, real Chromium; long tasks are the browser's own
-PerformanceObserver 'longtask' entries, observed from before the conversation opens until its text is on the screen.
+A real hub, a real agent on the SDK sending the messages, real Chromium; tasks are seen from before the conversation
+opens until its text is on the screen.
 """
 
 from __future__ import annotations
@@ -24,21 +25,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import create_owner, wait_for_js
+from tests.e2e.main_thread import MainThreadTasks
 from tests.e2e.test_rich_content import Agent
 from tests.support.hubproc import HubProcess
 
-LIMIT_MS = 1000  # a loaded run's ceiling (see above); the 200 ms target is bench/page_responsiveness.py's
+LIMIT_MS = 200  # CPU time of one main-thread task (docs/quality.md P1)
 TEXT = 256 * 1024  # the longest message the hub takes
-
-OBSERVE = """() => {
-  window.__longTasks = [];
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) window.__longTasks.push(Math.round(entry.duration));
-  }).observe({ type: 'longtask' });
-}"""
 
 # (name, the message): each one took seconds on the page's thread, or broke the renderer, before.
 HOSTILE = [
@@ -62,22 +57,24 @@ def world(hub: HubProcess) -> Iterator[tuple[Any, Agent]]:
     agent.close()
 
 
-def open_watched(open_page: Any, hub: HubProcess, token: str, agent: Agent, conversation: str) -> Page:
-    """The app opened on another conversation, the long-task observer started, then the conversation opened (as a
-    person taps it): every task from there on is seen."""
+def open_watched(open_page: Any, browser: Browser, hub: HubProcess, token: str, agent: Agent,
+                 conversation: str) -> tuple[Page, MainThreadTasks]:
+    """The app opened on another conversation, Chromium's trace started, then the conversation opened (as a person
+    taps it): every task from there on is seen."""
     quiet = agent.conversation("Quiet")
     agent.say(quiet, "Nothing here")
     page = open_page(hub, token=token, path=f"/#/conversations/{quiet}")
     expect(page.locator(".message.theirs").filter(has_text="Nothing here")).to_be_visible()
-    page.evaluate(OBSERVE)
+    tasks = MainThreadTasks(browser).start()
     page.evaluate(f"location.hash = '#/conversations/{conversation}'")
-    return page
+    return page, tasks
 
 
-def long_tasks(page: Page) -> list[int]:
-    """The tasks over LIMIT_MS so far, once the browser is idle (entries reach the observer in a task of their own)."""
+def assert_no_long_task(page: Page, tasks: MainThreadTasks) -> None:
+    """No task of the page's main thread took over LIMIT_MS of CPU, once the page is idle (what it was doing, done)."""
     page.evaluate("() => new Promise((done) => requestIdleCallback(() => done(), { timeout: 2000 }))")
-    return [ms for ms in page.evaluate("window.__longTasks") if ms > LIMIT_MS]
+    over = tasks.over(LIMIT_MS)
+    assert over == [], f"tasks over {LIMIT_MS} ms of CPU on the page's main thread: {over}"
 
 
 def shown_text(body: Any) -> str:
@@ -104,18 +101,17 @@ def settled(body: Any, timeout_s: float = 30) -> str:
 
 
 @pytest.mark.parametrize(("name", "message"), HOSTILE, ids=[name for name, _ in HOSTILE])
-def test_a_hostile_message_never_holds_the_page(hub, open_page, world, shots, name, message) -> None:  # type: ignore[no-untyped-def]
+def test_a_hostile_message_never_holds_the_page(hub, open_page, browser, world, shots, name, message) -> None:  # type: ignore[no-untyped-def]
     owner, agent = world
     assert len(message) <= TEXT
     conversation = agent.conversation(f"Hostile {name}")
     agent.say(conversation, message)
     agent.say(conversation, "The **newest** message")
-    page = open_watched(open_page, hub, owner.token, agent, conversation)
+    page, tasks = open_watched(open_page, browser, hub, owner.token, agent, conversation)
     newest = page.locator(".message.theirs lineup-markdown").filter(has_text="The newest message")
     expect(newest.locator("strong")).to_have_text("newest", timeout=20_000)
     message_box = page.locator(".message.theirs").filter(has_text="START")
     expect(message_box.get_by_text("START", exact=False).first).to_be_visible(timeout=20_000)
-    assert long_tasks(page) == [], f"tasks over {LIMIT_MS} ms on the page's thread: {long_tasks(page)}"
     # Folded (it is long): opened, all of it comes into the page, a little per frame.
     message_box.get_by_role("button", name="Show more").click()
     expect(message_box.get_by_text("END", exact=False).last).to_be_visible(timeout=30_000)
@@ -125,7 +121,7 @@ def test_a_hostile_message_never_holds_the_page(hub, open_page, world, shots, na
         assert shown_text(body) == "".join(message.split())
         expect(body.locator(".md-note")).to_be_visible()
     shots(page, name)
-    assert long_tasks(page) == [], f"tasks over {LIMIT_MS} ms on the page's thread: {long_tasks(page)}"
+    assert_no_long_task(page, tasks)
 
 
 def test_a_worker_slow_to_load_its_code_still_formats_the_first_message(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
@@ -180,7 +176,7 @@ def test_a_worker_that_cannot_load_says_so_and_the_message_is_formatted_once_it_
     expect(body.locator(".md-note")).to_have_count(0)
 
 
-def test_hundreds_of_messages_open_without_a_long_task(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_hundreds_of_messages_open_without_a_long_task(hub, open_page, browser, world, shots) -> None:  # type: ignore[no-untyped-def]
     owner, agent = world
     conversation = agent.conversation("Busy")
     for n in range(180):
@@ -189,7 +185,7 @@ def test_hundreds_of_messages_open_without_a_long_task(hub, open_page, world, sh
     for n in range(10):
         agent.say(conversation, f"Slow {n} " + "a_" * 3000)  # each a fraction of a second in marked
     agent.say(conversation, "The **newest** message")
-    page = open_watched(open_page, hub, owner.token, agent, conversation)
+    page, tasks = open_watched(open_page, browser, hub, owner.token, agent, conversation)
     newest = page.locator(".message.theirs lineup-markdown").filter(has_text="The newest message")
     expect(newest).to_have_attribute("data-rendered", "markdown", timeout=20_000)
     expect(newest).to_be_in_viewport()
@@ -201,10 +197,10 @@ def test_hundreds_of_messages_open_without_a_long_task(hub, open_page, world, sh
     expect(first).to_have_attribute("data-rendered", "markdown")
     expect(first.locator("table td").first).to_have_text("0")
     shots(page, "busy")
-    assert long_tasks(page) == [], f"tasks over {LIMIT_MS} ms on the page's thread: {long_tasks(page)}"
+    assert_no_long_task(page, tasks)
 
 
-def test_a_conversation_of_the_longest_messages_opens_without_a_long_task(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
+def test_a_conversation_of_the_longest_messages_opens_without_a_long_task(hub, open_page, browser, world) -> None:  # type: ignore[no-untyped-def]
     """150 messages of 256 Ki characters, alike but for their last characters (V8 hashes a string that long by its
     length alone: a cache keyed by the text made every lookup compare them all, a 1 s task)."""
     owner, agent = world
@@ -212,7 +208,7 @@ def test_a_conversation_of_the_longest_messages_opens_without_a_long_task(hub, o
     for n in range(150):
         agent.say(conversation, "a_" * ((TEXT - 8) // 2) + f" {n:06d}!")
     agent.say(conversation, "The **newest** message")
-    page = open_watched(open_page, hub, owner.token, agent, conversation)
+    page, tasks = open_watched(open_page, browser, hub, owner.token, agent, conversation)
     newest = page.locator(".message.theirs lineup-markdown").filter(has_text="The newest message")
     # 38 MiB of text to paint a few pieces a frame: a CI run sharing its cores with real agents took longer than
     # the 30 s first allowed (a wait, not the measure: the measure is the long tasks below).
@@ -220,10 +216,10 @@ def test_a_conversation_of_the_longest_messages_opens_without_a_long_task(hub, o
     wait_for_js(page, "document.querySelectorAll('.message.theirs lineup-markdown[data-painted]').length === 151",
                 timeout_ms=90_000)
     expect(page.locator(".message.theirs").filter(has_text="a_a_a_").first).to_be_visible()
-    assert long_tasks(page) == [], f"tasks over {LIMIT_MS} ms on the page's thread: {long_tasks(page)}"
+    assert_no_long_task(page, tasks)
 
 
-def test_a_long_task_description_opens_a_little_at_a_time(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
+def test_a_long_task_description_opens_a_little_at_a_time(hub, open_page, browser, world) -> None:  # type: ignore[no-untyped-def]
     owner, agent = world
     conversation = agent.conversation("Work")
     description = "FIRST\n" + "ab\n" * 85000 + "LAST"
@@ -231,7 +227,7 @@ def test_a_long_task_description_opens_a_little_at_a_time(hub, open_page, world)
                taskId="task-big-plan")
     page = open_page(hub, token=owner.token, path="/#/inbox")
     expect(page.locator("lineup-inbox")).to_be_visible()
-    page.evaluate(OBSERVE)
+    tasks = MainThreadTasks(browser).start()
     page.evaluate("location.hash = '#/tasks?task=task-big-plan'")
     details = page.locator("lineup-task-detail details").filter(has_text="What was asked")
     details.locator("summary").click()
@@ -239,4 +235,4 @@ def test_a_long_task_description_opens_a_little_at_a_time(hub, open_page, world)
     text = details.evaluate("""el => [...el.children].filter((c) => c.localName !== 'summary')
         .map((c) => c.innerText).join('')""")
     assert "".join(str(text).split()) == "".join(description.split())
-    assert long_tasks(page) == [], f"tasks over {LIMIT_MS} ms on the page's thread: {long_tasks(page)}"
+    assert_no_long_task(page, tasks)

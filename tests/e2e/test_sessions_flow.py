@@ -21,6 +21,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
 from tests.e2e.flows import pending_card
+from tests.e2e.main_thread import MainThreadTasks
 from tests.e2e.test_axe import assert_no_violations, axe_source
 from tests.integration.test_sessions import AGENT_SCRIPT, git, make_repo
 
@@ -234,11 +235,13 @@ def test_a_claude_code_session(hub_factory, open_page, tmp_path, shots, viewport
         agent.close()
 
 
-def test_a_2000_line_change_is_painted_in_blocks(hub_factory, open_page, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_2000_line_change_is_painted_in_blocks(hub_factory, open_page, browser, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """390×844: a 2,000-line added file opens in the diff viewer a few hundred lines per frame, each block its own
-    element rendered once: every line arrives, wrapped. The longest task is printed as a figure, not asserted: on two
-    shared cores it swings with the load (194–1,269 ms measured), and it includes the conversation leaving the page
-    with its 2,000-line edit card (whose diff is painted in blocks too, lib/diff.js)."""
+    element rendered once: every line arrives, wrapped. The longest main-thread task is printed as a figure, not
+    asserted: in wall time it swung with the load on two shared cores (194–1,269 ms); in CPU time (Chromium's trace,
+    tests/e2e/main_thread.py) it is 128–141 ms, quiet or beside four busy loops, too near the 200 ms bound to hold on
+    a slower machine. It includes the conversation leaving the page with its 2,000-line edit card (whose diff is
+    painted in blocks too, lib/diff.js)."""
     repo = make_repo(tmp_path / "code" / "proj")
     hub = sessions_hub(hub_factory, tmp_path, scripted_toml(tmp_path))
     owner = create_owner(hub)
@@ -252,13 +255,14 @@ def test_a_2000_line_change_is_painted_in_blocks(hub_factory, open_page, tmp_pat
     expect(card).to_have_count(1, timeout=20_000)
     card.locator("button[data-option]").first.click()
     expect(page.locator("lineup-session-bar .files-changed")).to_have_attribute("data-files", "1", timeout=20_000)
-    page.evaluate("() => { window.__longest = 0; new PerformanceObserver((list) => { for (const e of list.getEntries())"
-                  " window.__longest = Math.max(window.__longest, e.duration); }).observe({ type: 'longtask' }); }")
+    tasks = MainThreadTasks(browser).start()
     page.goto(hub.base + f"/#/sessions/{started['sessionId']}/diff?path=big.txt")
     viewer = page.locator("lineup-diff-viewer .diff-viewer")
     expect(viewer).to_have_attribute("data-painted", "true", timeout=20_000)
     expect(viewer.locator(".diff-line[data-kind='add']")).to_have_count(2000)
     assert viewer.evaluate("e => e.scrollWidth <= e.clientWidth + 1")  # wrapped: no sideways scrolling
     assert viewer.locator(".diff-full > .diff-block").count() == 7  # 2,001 rows (the hunk's header too) in 300s
-    longest = page.evaluate("() => window.__longest")
-    print(f"FIGURE the longest task while a 2,000-line diff was painted: {longest:.0f} ms")
+    page.evaluate("() => new Promise((done) => requestIdleCallback(() => done(), { timeout: 2000 }))")
+    seen = tasks.stop()
+    print(f"FIGURE the longest task while a 2,000-line diff was painted: {max(t.cpu_ms for t in seen)} ms CPU,"
+          f" {max(t.wall_ms for t in seen)} ms wall")

@@ -1,0 +1,57 @@
+"""The main-thread measure the responsiveness tests rely on (tests/e2e/main_thread.py) counts work, not waiting.
+
+A page that computes for a second has a task over the bound; a page whose thread is held a second without using the
+CPU (a synchronous request, standing for a renderer the machine's load has descheduled) has a task a second long
+in wall time that is not over the bound. Without the first, a test of it would pass whatever the page did.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from playwright.sync_api import Browser, Route
+
+from tests.e2e.conftest import wait_for_js
+from tests.e2e.main_thread import MainThreadTasks
+from tests.support.hubproc import HubProcess
+
+BOUND_MS = 200
+HELD_S = 1.0
+
+BUSY = """() => setTimeout(() => {
+  const end = performance.now() + 1000;  // a second of wall time: at least 1/3 of it CPU on a loaded machine
+  let n = 0;
+  while (performance.now() < end) n++;
+  window.__busyDone = n;
+}, 0)"""
+
+HELD = """() => setTimeout(() => {
+  const request = new XMLHttpRequest();
+  request.open('GET', '/held-answer', false);  // synchronous: the thread waits, and uses no CPU
+  request.send();
+  window.__heldDone = request.status;
+}, 0)"""
+
+
+def test_work_on_the_main_thread_is_counted_and_waiting_is_not(hub: HubProcess, open_page: Any,
+                                                              browser: Browser) -> None:
+    page = open_page(hub)
+    page.wait_for_load_state("load")
+
+    def held(route: Route) -> None:
+        time.sleep(HELD_S)
+        route.fulfill(status=200, body="ok")
+
+    page.route("**/held-answer", held)
+    tasks = MainThreadTasks(browser).start()
+    page.evaluate(HELD)
+    wait_for_js(page, "window.__heldDone === 200", timeout_ms=20_000)
+    page.evaluate(BUSY)
+    wait_for_js(page, "window.__busyDone > 0", timeout_ms=20_000)
+    everything = tasks.stop()
+    over = tasks.over(BOUND_MS)
+    assert len(over) == 1, f"the busy second is the one task over {BOUND_MS} ms of CPU: {sorted(everything, key=lambda t: -t.wall_ms)[:4]}"
+    assert over[0].wall_ms >= 1000
+    waited = [t for t in everything if t.wall_ms >= HELD_S * 1000 and t not in over]
+    assert waited and all(t.cpu_ms < BOUND_MS for t in waited), f"the held second is not counted: {waited}"
