@@ -9,6 +9,7 @@ file's duration under load, is what a change must lower. The machine should be o
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -22,11 +23,16 @@ def measure(path: str) -> tuple[int, float, float]:
     """(exit code, machine CPU-s, wall s) of one test file run alone."""
     busy0, _ = cpu_counters()
     started = time.monotonic()
+    # A session of its own, so a hung file's Chromium and agents go with it, not only pytest (they would go on
+    # spending the CPU the next file is measured by).
+    run = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", path],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                           env={**os.environ, "CI": "true"})
     try:
-        code = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", path],
-                              capture_output=True, check=False, timeout=FILE_TIMEOUT_S,
-                              env={**os.environ, "CI": "true"}).returncode
+        code = run.wait(timeout=FILE_TIMEOUT_S)
     except subprocess.TimeoutExpired:
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
         code = -1
     busy1, _ = cpu_counters()
     return code, (busy1 - busy0) / TICK, time.monotonic() - started

@@ -3,8 +3,10 @@ file over 10 s) is flagged; the seconds of a file are those of all its tests."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from bench.suite import durations_report, file_totals
@@ -47,6 +49,28 @@ def test_file_cpu_runs_each_file_alone_and_reports_its_exit_code_and_cpu(tmp_pat
     code, cpu, wall = measure(str(passing))
     assert code == 0 and cpu > 0 and wall > 0
     assert measure(str(failing))[0] == 1
+
+
+def test_file_cpu_ends_a_hung_file_with_what_it_started(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file past its time is ended with every process it started (a browser, an agent), which would otherwise go
+    on spending the CPU the next file is measured by."""
+    import bench.file_cpu
+
+    child = tmp_path / "child.pid"
+    hung = tmp_path / "test_hangs.py"
+    hung.write_text("import subprocess, sys, time\n"
+                    "def test_hangs():\n"
+                    "    started = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+                    f"    open({str(child)!r}, 'w').write(str(started.pid))\n"
+                    "    time.sleep(600)\n")
+    monkeypatch.setattr(bench.file_cpu, "FILE_TIMEOUT_S", 8)
+    code, _, wall = bench.file_cpu.measure(str(hung))
+    assert code == -1 and wall < 60
+    pid = int(child.read_text())
+    deadline = time.monotonic() + 10
+    while psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+        assert time.monotonic() < deadline, "the hung file's child outlived it"
+        time.sleep(0.05)
 
 
 def test_cpu_per_test_tables_sum_each_file_and_folder_most_first() -> None:
