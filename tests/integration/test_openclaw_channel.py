@@ -6,7 +6,8 @@ message `RUN: <command>` makes OpenClaw call its `exec` tool), the channel plugi
 `lineup connect openclaw`: a message from the app reaches OpenClaw, its exec approval is a card showing the whole
 command with OpenClaw's own options, the answer decides whether the command ran, OpenClaw's reply lands in the
 conversation; an approval of a session started elsewhere (`openclaw agent`) reaches the phone with forwarding on;
-one resolved in OpenClaw itself ends its card; restarting the Gateway posts nothing twice and asks nothing twice;
+one resolved in OpenClaw itself ends its card; a session a hub runs over ACP (`openclaw acp`) is asked on its one
+card, not forwarded as well; restarting the Gateway posts nothing twice and asks nothing twice;
 `--remove` takes the channel out. These tests share one hub, one `lineup connect openclaw` and one Gateway (the
 `channel` fixture), in this order: the set-up is most of their cost.
 
@@ -36,6 +37,7 @@ import pytest
 from hub.sdk import load_credential
 from tests.conftest import Connect
 from tests.integration.test_hermes_platform import App
+from tests.integration.test_real_agents import Agent, start_hub
 from tests.support.fake_models.openai_chat import FakeChat
 from tests.support.inproc import InProcessHub
 from tests.support.openclaw_gateway import NODE24_BIN, Gateway, need
@@ -270,6 +272,48 @@ async def test_forwarded_approvals_of_other_sessions_and_answers_given_in_opencl
         if turn.poll() is None:
             turn.kill()
             turn.wait(10)
+
+
+@pytest.mark.real_agent
+async def test_a_session_the_hub_runs_over_acp_is_asked_on_one_card(channel: Channel, hub_factory: Any,
+                                                                    lap: Connect) -> None:
+    """A hub runs OpenClaw itself (`openclaw acp`, as `lineup agents add openclaw` sets it up) against the Gateway
+    whose approvals the channel forwards: the approval is asked on the ACP session's card only. Before, the channel
+    forwarded it too, a second card for the same command. Seen by order: an `openclaw agent` approval asked while the
+    ACP one waits is the first card the channel forwards."""
+    setup, gateway = channel.setup, channel.setup.gateway
+    app, start = await channel.app(lap, "conv_oc_acp")
+    # The model is the Gateway's (the module's FakeChat): the hub only starts the bridge.
+    runner = await start_hub(hub_factory, lap, Agent("OpenClaw", [str(gateway.binary), "acp"], gateway.env,
+                                                     None, lambda *_: None, gateway.home, gateway.work))
+    by_acp = gateway.work / "made-by-acp.txt"
+    await runner.task("t1", f"RUN: touch {by_acp}")
+    card = await runner.card("t1")
+    assert card["approves"]["command"] == f"touch {by_acp}"
+    pending = json.loads((await asyncio.to_thread(gateway.openclaw, "approvals", "pending", "--json")).stdout)
+    sessions = [a.get("sessionKey", "") for a in pending.get("approvals", []) if isinstance(a, dict)]
+    assert len(sessions) == 1 and ":acp-bridge:" in sessions[0], pending
+
+    elsewhere = gateway.work / "elsewhere-acp.txt"
+    turn = subprocess.Popen([str(gateway.binary), "agent", "--agent", "main", "-m", f"RUN: touch {elsewhere}"],
+                            cwd=gateway.work, env=setup.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        forwarded = await app.card(TURN_S, start)
+        assert forwarded["approves"]["command"] == f"touch {elsewhere}", forwarded  # not the ACP session's
+        await runner.answer(card, "allow_once")
+        await runner.ended("t1", "succeeded")
+        assert by_acp.exists()
+        await app.answer(forwarded, "allow-once")
+        out, _ = await asyncio.to_thread(turn.communicate, timeout=TURN_S)
+        assert turn.returncode == 0, out
+        assert elsewhere.exists()
+    finally:
+        if turn.poll() is None:
+            turn.kill()
+            turn.wait(10)
+    asked_here = [f["payload"]["interaction"]["approves"]["command"] for f in app.socket.frames[start:]
+                  if f.get("type") == "interaction.requested" and f.get("sequence") is not None]
+    assert asked_here == [f"touch {elsewhere}"]
 
 
 @pytest.mark.real_agent

@@ -5,10 +5,11 @@
 // wins, wherever it was given).
 //
 // Which approvals: those of sessions that started in LineUp, always (the card goes into that conversation); with
-// forwarding on (`channels.lineup.forwardApprovals`, or a `lineup` target in OpenClaw's `approvals.exec.targets`), those
-// of every other session too (Telegram, WhatsApp, the TUI, `openclaw agent`), each session's in a conversation of its
-// own that the plugin makes. The card shows the whole command (`approves: {kind: "command"}`: the hub judges its risk)
-// and OpenClaw's own decisions, worded as OpenClaw words them.
+// forwarding on (`channels.lineup.forwardApprovals`, or a `lineup` target in OpenClaw's `approvals.exec.targets`),
+// those of every other session too (Telegram, WhatsApp, the TUI, `openclaw agent`), each session's in a conversation
+// of its own that the plugin makes, except sessions of OpenClaw's ACP bridge, whose ACP client asks for them (LineUp
+// itself when the hub runs OpenClaw: one approval, one card). The card shows the whole command (`approves: {kind:
+// "command"}`: the hub judges its risk) and OpenClaw's own decisions, worded as OpenClaw words them.
 
 import type { ChannelApprovalCapability } from "openclaw/plugin-sdk/channel-contract";
 import type { OpenClawConfig } from "openclaw/plugin-sdk/channel-core";
@@ -110,10 +111,19 @@ function matchesFilters(exec: Record<string, unknown>, request: unknown): boolea
   });
 }
 
+/** A session of OpenClaw's ACP bridge (`openclaw acp`, whose sessions are `agent:<id>:acp-bridge:<ACP session id>`
+ * unless its client names one): the bridge asks its ACP client for the session's approvals. When the LineUp hub runs
+ * OpenClaw (`lineup agents add openclaw`), that client is LineUp itself, which already shows the approval as a card:
+ * forwarded too, the person would be asked the same thing twice. So forwarding leaves these to their ACP client. */
+export function acpBridgeSession(request: unknown): boolean {
+  return /^(agent:[^:]+:)?acp-bridge:/.test(text(requestFields(request).sessionKey));
+}
+
 function handles(cfg: unknown, accountId: string | null | undefined, request: unknown, approvalKind: string): boolean {
   if (approvalKind !== "exec") return false; // plugin and system approvals stay with OpenClaw's own surfaces
   if (!resolveAccount(cfg, accountId).enabled) return false;
-  return originConversation(request, accountId) !== null || forwardingOn(cfg, accountId, request);
+  if (originConversation(request, accountId) !== null) return true;
+  return !acpBridgeSession(request) && forwardingOn(cfg, accountId, request);
 }
 
 // ---- what the card says -----------------------------------------------------------------------------------------

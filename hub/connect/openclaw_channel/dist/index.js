@@ -3,7 +3,7 @@ const require = __lineupCreateRequire(import.meta.url);
 import {
   lineupPlugin,
   runtimeStore
-} from "./chunks/chunk-E7QOKBF5.js";
+} from "./chunks/chunk-X77HZAAP.js";
 import "./chunks/chunk-WKF5EYHC.js";
 
 // src/index.ts

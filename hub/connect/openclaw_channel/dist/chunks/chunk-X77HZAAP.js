@@ -2714,10 +2714,14 @@ function matchesFilters(exec, request3) {
     return sessionKey.includes(pattern);
   });
 }
+function acpBridgeSession(request3) {
+  return /^(agent:[^:]+:)?acp-bridge:/.test(text2(requestFields(request3).sessionKey));
+}
 function handles(cfg, accountId, request3, approvalKind) {
   if (approvalKind !== "exec") return false;
   if (!resolveAccount(cfg, accountId).enabled) return false;
-  return originConversation(request3, accountId) !== null || forwardingOn(cfg, accountId, request3);
+  if (originConversation(request3, accountId) !== null) return true;
+  return !acpBridgeSession(request3) && forwardingOn(cfg, accountId, request3);
 }
 var DESCRIPTIONS = {
   "allow-once": "OpenClaw runs this command this time and asks again next time.",
