@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.e2e.main_thread import MainThreadTasks
 from tests.support.hubproc import HubProcess
 
 CHROMIUM = os.environ.get("LINEUP_E2E_CHROMIUM", "/usr/bin/chromium")
@@ -106,6 +107,21 @@ def shots(request: pytest.FixtureRequest) -> Callable[[Page, str], Path]:
         return path
 
     return take
+
+
+@pytest.fixture
+def main_thread(browser: Browser) -> Iterator[Callable[[], MainThreadTasks]]:
+    """`main_thread()`: Chromium's trace of the pages' main-thread tasks, started (tests/e2e/main_thread.py); a trace
+    still running when the test ends is stopped."""
+    started: list[MainThreadTasks] = []
+
+    def start() -> MainThreadTasks:
+        started.append(MainThreadTasks(browser).start())
+        return started[-1]
+
+    yield start
+    for tasks in started:
+        tasks.close()
 
 
 @pytest.fixture

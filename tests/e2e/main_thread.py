@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from playwright.sync_api import Browser
+if TYPE_CHECKING:  # conftest imports this module before it knows Playwright is installed
+    from playwright.sync_api import Browser
 
 TASK = "ThreadControllerImpl::RunTask"  # every task a Chromium thread runs, category "toplevel"
 MAIN = "CrRendererMain"                 # a renderer's main thread: the page's scripts, style, layout
@@ -31,15 +32,24 @@ class MainThreadTasks:
     def __init__(self, browser: Browser) -> None:
         self.browser = browser
         self.tasks: list[Task] | None = None
+        self.tracing = False
 
     def start(self) -> MainThreadTasks:
         self.browser.start_tracing(categories=["toplevel"])  # toplevel only: a few % of the page's time
+        self.tracing = True
         return self
 
     def stop(self) -> list[Task]:
         if self.tasks is None:
+            self.tracing = False
             self.tasks = tasks_of(json.loads(self.browser.stop_tracing()))
         return self.tasks
+
+    def close(self) -> None:
+        """Stop a trace a failed test left running: the browser takes one at a time, and the next test's would fail."""
+        if self.tracing:
+            self.tracing = False
+            self.browser.stop_tracing()
 
     def over(self, limit_ms: int) -> list[Task]:
         """The tasks whose CPU time was over `limit_ms`, longest first (stops the trace)."""

@@ -21,11 +21,11 @@ opens until its text is on the screen.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import create_owner, wait_for_js
 from tests.e2e.main_thread import MainThreadTasks
@@ -57,15 +57,15 @@ def world(hub: HubProcess) -> Iterator[tuple[Any, Agent]]:
     agent.close()
 
 
-def open_watched(open_page: Any, browser: Browser, hub: HubProcess, token: str, agent: Agent,
-                 conversation: str) -> tuple[Page, MainThreadTasks]:
+def open_watched(open_page: Any, main_thread: Callable[[], MainThreadTasks], hub: HubProcess, token: str,
+                 agent: Agent, conversation: str) -> tuple[Page, MainThreadTasks]:
     """The app opened on another conversation, Chromium's trace started, then the conversation opened (as a person
     taps it): every task from there on is seen."""
     quiet = agent.conversation("Quiet")
     agent.say(quiet, "Nothing here")
     page = open_page(hub, token=token, path=f"/#/conversations/{quiet}")
     expect(page.locator(".message.theirs").filter(has_text="Nothing here")).to_be_visible()
-    tasks = MainThreadTasks(browser).start()
+    tasks = main_thread()
     page.evaluate(f"location.hash = '#/conversations/{conversation}'")
     return page, tasks
 
@@ -101,13 +101,13 @@ def settled(body: Any, timeout_s: float = 30) -> str:
 
 
 @pytest.mark.parametrize(("name", "message"), HOSTILE, ids=[name for name, _ in HOSTILE])
-def test_a_hostile_message_never_holds_the_page(hub, open_page, browser, world, shots, name, message) -> None:  # type: ignore[no-untyped-def]
+def test_a_hostile_message_never_holds_the_page(hub, open_page, main_thread, world, shots, name, message) -> None:  # type: ignore[no-untyped-def]
     owner, agent = world
     assert len(message) <= TEXT
     conversation = agent.conversation(f"Hostile {name}")
     agent.say(conversation, message)
     agent.say(conversation, "The **newest** message")
-    page, tasks = open_watched(open_page, browser, hub, owner.token, agent, conversation)
+    page, tasks = open_watched(open_page, main_thread, hub, owner.token, agent, conversation)
     newest = page.locator(".message.theirs lineup-markdown").filter(has_text="The newest message")
     expect(newest.locator("strong")).to_have_text("newest", timeout=20_000)
     message_box = page.locator(".message.theirs").filter(has_text="START")
@@ -176,7 +176,7 @@ def test_a_worker_that_cannot_load_says_so_and_the_message_is_formatted_once_it_
     expect(body.locator(".md-note")).to_have_count(0)
 
 
-def test_hundreds_of_messages_open_without_a_long_task(hub, open_page, browser, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_hundreds_of_messages_open_without_a_long_task(hub, open_page, main_thread, world, shots) -> None:  # type: ignore[no-untyped-def]
     owner, agent = world
     conversation = agent.conversation("Busy")
     for n in range(180):
@@ -185,7 +185,7 @@ def test_hundreds_of_messages_open_without_a_long_task(hub, open_page, browser, 
     for n in range(10):
         agent.say(conversation, f"Slow {n} " + "a_" * 3000)  # each a fraction of a second in marked
     agent.say(conversation, "The **newest** message")
-    page, tasks = open_watched(open_page, browser, hub, owner.token, agent, conversation)
+    page, tasks = open_watched(open_page, main_thread, hub, owner.token, agent, conversation)
     newest = page.locator(".message.theirs lineup-markdown").filter(has_text="The newest message")
     expect(newest).to_have_attribute("data-rendered", "markdown", timeout=20_000)
     expect(newest).to_be_in_viewport()
@@ -200,7 +200,7 @@ def test_hundreds_of_messages_open_without_a_long_task(hub, open_page, browser, 
     assert_no_long_task(page, tasks)
 
 
-def test_a_conversation_of_the_longest_messages_opens_without_a_long_task(hub, open_page, browser, world) -> None:  # type: ignore[no-untyped-def]
+def test_a_conversation_of_the_longest_messages_opens_without_a_long_task(hub, open_page, main_thread, world) -> None:  # type: ignore[no-untyped-def]
     """150 messages of 256 Ki characters, alike but for their last characters (V8 hashes a string that long by its
     length alone: a cache keyed by the text made every lookup compare them all, a 1 s task)."""
     owner, agent = world
@@ -208,7 +208,7 @@ def test_a_conversation_of_the_longest_messages_opens_without_a_long_task(hub, o
     for n in range(150):
         agent.say(conversation, "a_" * ((TEXT - 8) // 2) + f" {n:06d}!")
     agent.say(conversation, "The **newest** message")
-    page, tasks = open_watched(open_page, browser, hub, owner.token, agent, conversation)
+    page, tasks = open_watched(open_page, main_thread, hub, owner.token, agent, conversation)
     newest = page.locator(".message.theirs lineup-markdown").filter(has_text="The newest message")
     # 38 MiB of text to paint a few pieces a frame: a CI run sharing its cores with real agents took longer than
     # the 30 s first allowed (a wait, not the measure: the measure is the long tasks below).
@@ -219,7 +219,7 @@ def test_a_conversation_of_the_longest_messages_opens_without_a_long_task(hub, o
     assert_no_long_task(page, tasks)
 
 
-def test_a_long_task_description_opens_a_little_at_a_time(hub, open_page, browser, world) -> None:  # type: ignore[no-untyped-def]
+def test_a_long_task_description_opens_a_little_at_a_time(hub, open_page, main_thread, world) -> None:  # type: ignore[no-untyped-def]
     owner, agent = world
     conversation = agent.conversation("Work")
     description = "FIRST\n" + "ab\n" * 85000 + "LAST"
@@ -227,7 +227,7 @@ def test_a_long_task_description_opens_a_little_at_a_time(hub, open_page, browse
                taskId="task-big-plan")
     page = open_page(hub, token=owner.token, path="/#/inbox")
     expect(page.locator("lineup-inbox")).to_be_visible()
-    tasks = MainThreadTasks(browser).start()
+    tasks = main_thread()
     page.evaluate("location.hash = '#/tasks?task=task-big-plan'")
     details = page.locator("lineup-task-detail details").filter(has_text="What was asked")
     details.locator("summary").click()

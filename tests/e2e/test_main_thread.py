@@ -11,10 +11,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from playwright.sync_api import Browser, Route
+from playwright.sync_api import Route
 
 from tests.e2e.conftest import wait_for_js
-from tests.e2e.main_thread import MainThreadTasks
 from tests.support.hubproc import HubProcess
 
 BOUND_MS = 200
@@ -37,7 +36,7 @@ HELD = """() => setTimeout(() => {
 
 
 def test_work_on_the_main_thread_is_counted_and_waiting_is_not(hub: HubProcess, open_page: Any,
-                                                              browser: Browser) -> None:
+                                                              main_thread: Any) -> None:
     page = open_page(hub)
     page.wait_for_load_state("load")
 
@@ -46,7 +45,7 @@ def test_work_on_the_main_thread_is_counted_and_waiting_is_not(hub: HubProcess, 
         route.fulfill(status=200, body="ok")
 
     page.route("**/held-answer", held)
-    tasks = MainThreadTasks(browser).start()
+    tasks = main_thread()
     page.evaluate(HELD)
     wait_for_js(page, "window.__heldDone === 200", timeout_ms=20_000)
     page.evaluate(BUSY)
@@ -57,3 +56,11 @@ def test_work_on_the_main_thread_is_counted_and_waiting_is_not(hub: HubProcess, 
     assert over[0].wall_ms >= over[0].cpu_ms
     waited = [t for t in everything if t.wall_ms >= HELD_S * 1000 and t not in over]
     assert waited and all(t.cpu_ms < BOUND_MS for t in waited), f"the held second is not counted: {waited}"
+
+
+def test_a_trace_a_failed_test_left_running_does_not_stop_the_next(main_thread: Any) -> None:
+    """The browser takes one trace at a time: the fixture stops one its test did not read (the test failed first)."""
+    left = main_thread()
+    left.close()  # what the fixture does when the test ends
+    assert not left.tracing
+    main_thread().close()  # the browser takes a new trace: the first is stopped

@@ -21,7 +21,6 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
 from tests.e2e.flows import pending_card
-from tests.e2e.main_thread import MainThreadTasks
 from tests.e2e.test_axe import assert_no_violations, axe_source
 from tests.integration.test_sessions import AGENT_SCRIPT, git, make_repo
 
@@ -235,7 +234,7 @@ def test_a_claude_code_session(hub_factory, open_page, tmp_path, shots, viewport
         agent.close()
 
 
-def test_a_2000_line_change_is_painted_in_blocks(hub_factory, open_page, browser, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_2000_line_change_is_painted_in_blocks(hub_factory, open_page, main_thread, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """390×844: a 2,000-line added file opens in the diff viewer a few hundred lines per frame, each block its own
     element rendered once: every line arrives, wrapped. The longest main-thread task is printed as a figure, not
     asserted: in wall time it swung with the load on two shared cores (194–1,269 ms); in CPU time (Chromium's trace,
@@ -255,7 +254,7 @@ def test_a_2000_line_change_is_painted_in_blocks(hub_factory, open_page, browser
     expect(card).to_have_count(1, timeout=20_000)
     card.locator("button[data-option]").first.click()
     expect(page.locator("lineup-session-bar .files-changed")).to_have_attribute("data-files", "1", timeout=20_000)
-    tasks = MainThreadTasks(browser).start()
+    tasks = main_thread()
     page.goto(hub.base + f"/#/sessions/{started['sessionId']}/diff?path=big.txt")
     viewer = page.locator("lineup-diff-viewer .diff-viewer")
     expect(viewer).to_have_attribute("data-painted", "true", timeout=20_000)
