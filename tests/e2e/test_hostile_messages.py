@@ -153,20 +153,28 @@ def test_a_worker_slow_to_load_its_code_still_formats_the_first_message(hub, ope
 def test_a_worker_that_cannot_load_says_so_and_the_message_is_formatted_once_it_can(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
     """The worker's Markdown library fails to load (a dropped request): the message is shown as text saying that
     formatting could not be loaded, not that the message is too complex, and that is not held against the message:
-    opened again, with the library reachable, it is formatted."""
+    opened again, with the library reachable, it is formatted. Every message waiting on that worker is told at once:
+    before, each was given a new worker of its own, which failed in turn (five loads for five messages, and with a
+    library that hangs, 20 s apart)."""
     owner, agent = world
     conversation = agent.conversation("First words")
+    for n in range(4):
+        agent.say(conversation, f"Step **{n}**")
     agent.say(conversation, "The **newest** message")
     quiet = agent.conversation("Quiet")
     agent.say(quiet, "Nothing here")
     page = open_page(hub, token=owner.token, path=f"/#/conversations/{quiet}")
     expect(page.locator(".message.theirs").filter(has_text="Nothing here")).to_be_visible()
-    page.route("**/vendor/marked/marked.esm.js", lambda route: route.abort())
+    dropped: list[str] = []
+    page.route("**/vendor/marked/marked.esm.js", lambda route: (dropped.append(route.request.url), route.abort()))
     page.evaluate(f"location.hash = '#/conversations/{conversation}'")
     body = page.locator(".message.theirs lineup-markdown").filter(has_text="newest")
     expect(body).to_have_attribute("data-fallback", "markdown.notLoaded", timeout=20_000)
     expect(body.locator(".md-note")).to_have_text(
         "Shown as plain text: formatting could not be loaded. Open the conversation again to try again.")
+    noted = page.locator(".message.theirs lineup-markdown[data-fallback='markdown.notLoaded']")
+    expect(noted).to_have_count(5)
+    assert len(dropped) == 1, dropped  # one worker tried, for all five
     page.unroute("**/vendor/marked/marked.esm.js")
     page.evaluate(f"location.hash = '#/conversations/{quiet}'")
     expect(page.locator(".message.theirs").filter(has_text="Nothing here")).to_be_visible()

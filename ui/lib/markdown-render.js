@@ -161,6 +161,13 @@ function startWorker() {
 function fail(answer) {
   worker?.terminate();
   worker = null;
+  if (answer.failed === 'load') {
+    // The worker failed, not a message: every message waiting for it is told now, not each by a new worker of its
+    // own (one at a time, up to the load limit apart). Not remembered: the next one asked starts a new worker.
+    for (const job of sent.splice(0).concat(waiting.splice(0))) finish(job, answer);
+    armTimer();
+    return;
+  }
   const job = sent.shift();
   waiting.unshift(...sent.splice(0)); // next, in their order
   if (job) finish(job, answer);
