@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # conftest imports this module before it knows Playwright is installed
-    from playwright.sync_api import Browser
+    from playwright.sync_api import Browser, Page
 
 TASK = "ThreadControllerImpl::RunTask"  # every task a Chromium thread runs, category "toplevel"
 MAIN = "CrRendererMain"                 # a renderer's main thread: the page's scripts, style, layout
@@ -54,6 +54,11 @@ class MainThreadTasks:
     def over(self, limit_ms: int) -> list[Task]:
         """The tasks whose CPU time was over `limit_ms`, longest first (stops the trace)."""
         return sorted((t for t in self.stop() if t.cpu_ms > limit_ms), key=lambda t: -t.cpu_ms)
+
+
+def idle(page: Page) -> None:
+    """Wait until the page's main thread is idle (at most 2 s): what it was doing is done, and in the trace."""
+    page.evaluate("() => new Promise((done) => requestIdleCallback(() => done(), { timeout: 2000 }))")
 
 
 def tasks_of(trace: Any) -> list[Task]:

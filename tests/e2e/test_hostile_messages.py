@@ -28,7 +28,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import create_owner, wait_for_js
-from tests.e2e.main_thread import MainThreadTasks
+from tests.e2e.main_thread import MainThreadTasks, idle
 from tests.e2e.test_rich_content import Agent
 from tests.support.hubproc import HubProcess
 
@@ -72,7 +72,7 @@ def open_watched(open_page: Any, main_thread: Callable[[], MainThreadTasks], hub
 
 def assert_no_long_task(page: Page, tasks: MainThreadTasks) -> None:
     """No task of the page's main thread took over LIMIT_MS of CPU, once the page is idle (what it was doing, done)."""
-    page.evaluate("() => new Promise((done) => requestIdleCallback(() => done(), { timeout: 2000 }))")
+    idle(page)
     over = tasks.over(LIMIT_MS)
     assert over == [], f"tasks over {LIMIT_MS} ms of CPU on the page's main thread: {over}"
 

@@ -21,6 +21,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
 from tests.e2e.flows import pending_card
+from tests.e2e.main_thread import idle
 from tests.e2e.test_axe import assert_no_violations, axe_source
 from tests.integration.test_sessions import AGENT_SCRIPT, git, make_repo
 
@@ -261,7 +262,7 @@ def test_a_2000_line_change_is_painted_in_blocks(hub_factory, open_page, main_th
     expect(viewer.locator(".diff-line[data-kind='add']")).to_have_count(2000)
     assert viewer.evaluate("e => e.scrollWidth <= e.clientWidth + 1")  # wrapped: no sideways scrolling
     assert viewer.locator(".diff-full > .diff-block").count() == 7  # 2,001 rows (the hunk's header too) in 300s
-    page.evaluate("() => new Promise((done) => requestIdleCallback(() => done(), { timeout: 2000 }))")
+    idle(page)
     seen = tasks.stop()
     print(f"FIGURE the longest task while a 2,000-line diff was painted: {max(t.cpu_ms for t in seen)} ms CPU,"
           f" {max(t.wall_ms for t in seen)} ms wall")
