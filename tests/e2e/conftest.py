@@ -7,7 +7,6 @@ Content-Security-Policy violations on any page fail the test. Screenshots go to 
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
@@ -22,46 +21,47 @@ import httpx
 import pytest
 
 from tests.e2e.main_thread import MainThreadTasks
+from tests.support import browsers
+from tests.support.browsers import require_chromium
 from tests.support.hubproc import HubProcess
 
-CHROMIUM = os.environ.get("LINEUP_E2E_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).parent / "artifacts"
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 PASSWORD = "correct-horse-battery"
 
 try:
-    from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+    from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
 except ImportError:  # pragma: no cover - the test extra installs it
     sync_playwright = None  # type: ignore[assignment]
 else:
     expect.set_options(timeout=10_000)  # CI shares two cores with the hub and the agents
 
 
-def _require_browser() -> None:
-    problem = None
-    if sync_playwright is None:
-        problem = "the playwright package is missing (pip install -e '.[test]')"
-    elif not Path(CHROMIUM).exists():
-        problem = f"Chromium is missing at {CHROMIUM} (apt-get install chromium; .ci/run does it)"
-    if problem:
-        if os.environ.get("CI"):
-            pytest.fail(problem)
-        pytest.skip(problem)
+@pytest.fixture(scope="package")
+def playwright() -> Iterator[Playwright]:
+    """Playwright for the e2e package. Package scope, not session: its sync API keeps an event loop running in the
+    main thread while it is open, and pytest-asyncio's tests after this package need it gone."""
+    require_chromium()
+    with sync_playwright() as instance:  # type: ignore[misc]
+        yield instance
 
 
 @pytest.fixture(scope="package")
-def browser() -> Iterator[Browser]:
-    """One Chromium for the e2e package. Package scope, not session: Playwright's sync API keeps an event loop
-    running in the main thread while it is open, and pytest-asyncio's tests after this package need it gone."""
-    _require_browser()
-    with sync_playwright() as playwright:  # type: ignore[misc]
-        instance = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"])
-        yield instance
-        instance.close()
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    """One Chromium for the e2e package: Debian's headless shell (tests/support/browsers.py says why)."""
+    instance = browsers.launch(playwright)
+    yield instance
+    instance.close()
+
+
+@pytest.fixture(scope="package")
+def full_browser(playwright: Playwright) -> Iterator[Browser]:
+    """The full /usr/bin/chromium, for what the headless shell does not do as a person's browser does
+    (notifications); launched only in a worker whose tests ask for it."""
+    instance = browsers.launch(playwright, full=True)
+    yield instance
+    instance.close()
 
 
 @dataclass

@@ -18,9 +18,10 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from tests.e2e.conftest import CHROMIUM, DESKTOP, PHONE, DemoAgent, api, create_owner
+from tests.e2e.conftest import DESKTOP, PHONE, DemoAgent, api, create_owner
 from tests.e2e.flows import go, open_agent_conversation, pending_card, send_task
 from tests.e2e.test_rich_content import DIFF, MARKDOWN, Agent
+from tests.support import browsers
 from tests.support.hubproc import HubProcess
 
 ROOT = Path(__file__).parents[2]
@@ -188,8 +189,7 @@ def main(out: Path) -> None:
                 time.sleep(0.1)
             taken: list[Path] = []
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                                     args=["--no-sandbox", "--disable-gpu"])
+                browser = browsers.launch(playwright, full=True)  # the browser a person has, for the docs
                 rich: tuple[str, str] = ("", "")
                 for scheme in ("light", "dark"):
                     for size, viewport in SIZES.items():

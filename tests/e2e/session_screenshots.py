@@ -13,11 +13,12 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect, sync_playwright
 
-from tests.e2e.conftest import CHROMIUM, PHONE, create_owner
+from tests.e2e.conftest import PHONE, create_owner
 from tests.e2e.flows import pending_card
 from tests.e2e.screenshots import shrink
 from tests.e2e.test_sessions_flow import scripted_toml
 from tests.integration.test_sessions import make_repo
+from tests.support import browsers
 from tests.support.hubproc import HubProcess
 
 ROOT = Path(__file__).parents[2]
@@ -43,7 +44,7 @@ def main(out: Path) -> list[Path]:
         hub.start()
         try:
             owner = create_owner(hub)
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+            browser = browsers.launch(playwright, full=True)  # the browser a person has, for the docs
             context = browser.new_context(viewport=PHONE, locale="en-US", base_url=hub.base, service_workers="block",
                                           color_scheme="light", reduced_motion="reduce")
             context.add_init_script(f"localStorage.setItem('lineup.token', {owner.token!r});")

@@ -21,16 +21,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.e2e.conftest import CHROMIUM, DESKTOP, PHONE, create_owner
-from tests.support import netns
+from tests.e2e.conftest import DESKTOP, PHONE, create_owner
+from tests.support import browsers, netns
 from tests.support.hubproc import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 HUB_ADDRESS, PHONE_ADDRESS = "10.233.0.1", "10.233.0.2"
 PORT = 9527
 LAN_BASE = f"http://{HUB_ADDRESS}:{PORT}"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
 
 
 class Lan:
@@ -50,9 +48,9 @@ class Lan:
     def browser_in(self, browser: Browser, ns: str) -> Browser:
         """A Chromium whose network is the namespace's: Playwright drives it over pipes, not the network."""
         wrapper = self.folder / f"chromium-{ns}"
-        wrapper.write_text(f'#!/bin/sh\nexec ip netns exec {ns} {CHROMIUM} "$@"\n')
+        wrapper.write_text(f'#!/bin/sh\nexec ip netns exec {ns} {browsers.executable()} "$@"\n')
         wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
-        instance = browser.browser_type.launch(executable_path=str(wrapper), headless=True, args=ARGS)
+        instance = browser.browser_type.launch(executable_path=str(wrapper), headless=True, args=browsers.ARGS)
         self.browsers.append(instance)
         return instance
 

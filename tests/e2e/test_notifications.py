@@ -109,12 +109,14 @@ def scenes() -> Iterator[Callable[[HubProcess, Owner], Scene]]:
 
 
 @pytest.fixture
-def notifying_context(browser: Browser) -> Iterator[Callable[[HubProcess, str], BrowserContext]]:
-    """A browser context on the hub with the notifications permission granted and Notification recorded."""
+def notifying_context(full_browser: Browser) -> Iterator[Callable[[HubProcess, str], BrowserContext]]:
+    """A browser context on the hub with the notifications permission granted and Notification recorded, in the full
+    Chromium: the headless shell the other browser tests drive refuses notifications whatever the permission."""
     contexts: list[BrowserContext] = []
 
     def make(hub: HubProcess, token: str) -> BrowserContext:
-        context = browser.new_context(viewport=DESKTOP, locale="en-US", base_url=hub.base, service_workers="block")
+        context = full_browser.new_context(viewport=DESKTOP, locale="en-US", base_url=hub.base,
+                                           service_workers="block")
         context.set_default_timeout(10_000)
         context.grant_permissions(["notifications"], origin=hub.base)
         context.add_init_script(f"localStorage.getItem('lineup.token') || localStorage.setItem('lineup.token', {token!r});")

@@ -7,18 +7,15 @@ the card, the person edits the answer and a matching one is taken.
 
 from __future__ import annotations
 
-import os
 import time
-from pathlib import Path
-
-import pytest
 
 from tests.e2e.conftest import api, create_owner
 from tests.security.support import run_async
+from tests.support import browsers
+from tests.support.browsers import require_chromium
 from tests.support.hubproc import HubProcess, pair_agent
 from tests.support.lap import LapClient
 
-CHROMIUM = os.environ.get("LINEUP_E2E_CHROMIUM", "/usr/bin/chromium")
 PATTERN = "(.|.)*Z"
 
 try:
@@ -38,13 +35,11 @@ async def ask(hub: HubProcess, credential: str) -> None:
 
 
 def test_the_card_never_runs_the_pattern_and_shows_the_hubs_refusal(hub: HubProcess) -> None:
-    if sync_playwright is None or not Path(CHROMIUM).exists():
-        pytest.skip("Playwright or Chromium is missing")
+    require_chromium()
     owner = create_owner(hub)
     run_async(lambda: ask(hub, pair_agent(hub, owner.token, "Asker")["credential"]))
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                             args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        browser = browsers.launch(playwright)
         try:
             context = browser.new_context(base_url=hub.base, service_workers="block")
             context.set_default_timeout(10_000)

@@ -9,16 +9,14 @@ no script ran (a canary), and the browser reported no CSP violation (nothing eve
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.security.support import ServedHub
-
-CHROMIUM = os.environ.get("LINEUP_E2E_CHROMIUM", "/usr/bin/chromium")
+from tests.support import browsers
+from tests.support.browsers import require_chromium
 
 VECTORS = [
     "<script>window.__pwned = 1</script>",
@@ -90,20 +88,12 @@ CHECK = """(root) => {
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:  # pragma: no cover
-        pytest.fail("the playwright package is missing (pip install -e '.[test]')") if os.environ.get("CI") else \
-            pytest.skip("playwright is missing")
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"Chromium is missing at {CHROMIUM}")
-        pytest.skip(f"Chromium is missing at {CHROMIUM}")
+    require_chromium()
+    from playwright.sync_api import sync_playwright
     hub = ServedHub(tmp_path_factory.mktemp("xss") / "hub").start()
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                                 args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+            browser = browsers.launch(playwright)
             context = browser.new_context(base_url=hub.base, service_workers="block")
             page = context.new_page()
             page.violations = []  # type: ignore[attr-defined]

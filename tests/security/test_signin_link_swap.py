@@ -7,18 +7,14 @@ as another site, with its host.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import httpx
-import pytest
 
 from tests.e2e.conftest import api, create_owner
 from tests.security.support import run_async
+from tests.support import browsers
+from tests.support.browsers import require_chromium
 from tests.support.hubproc import HubProcess, pair_agent, run_cli
 from tests.support.lap import LapClient
-
-CHROMIUM = os.environ.get("LINEUP_E2E_CHROMIUM", "/usr/bin/chromium")
 
 try:
     from playwright.sync_api import expect, sync_playwright
@@ -46,8 +42,7 @@ def other_workspace_link(hub: HubProcess) -> str:
 
 
 def test_a_sign_in_link_from_an_agent_asks_before_replacing_the_session(hub: HubProcess) -> None:
-    if sync_playwright is None or not Path(CHROMIUM).exists():
-        pytest.skip("Playwright or Chromium is missing")
+    require_chromium()
     owner = create_owner(hub, workspace="Demo")
     first, second = other_workspace_link(hub), other_workspace_link(hub)
     run_async(lambda: ask(hub, pair_agent(hub, owner.token, "Reporter")["credential"], [
@@ -55,8 +50,7 @@ def test_a_sign_in_link_from_an_agent_asks_before_replacing_the_session(hub: Hub
         {"name": "Mirror", "url": "https://evil.example/x"},  # (the hub refuses "//evil.example/x" now: links.py)
     ]))
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                             args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        browser = browsers.launch(playwright)
         try:
             context = browser.new_context(base_url=hub.base, service_workers="block", locale="en-US")
             context.set_default_timeout(10_000)
