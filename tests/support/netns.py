@@ -7,6 +7,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -34,6 +35,10 @@ def join_two(ends: tuple[tuple[str, str, str], tuple[str, str, str]]) -> None:
         ip("netns", "add", ns_b)
         ip("link", "add", link_a, "netns", ns_a, "type", "veth", "peer", "name", link_b, "netns", ns_b)
         for ns, link, address in ends:
+            # Duplicate address detection has nothing to find on a link of two ends of our own; without it the
+            # IPv6 link-local address settles as soon as the link is up, not 2-3 s later.
+            subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-qw", f"net.ipv6.conf.{link}.accept_dad=0"],
+                           capture_output=True, timeout=10)  # (absent where IPv6 is off: nothing to wait for)
             ip("-n", ns, "addr", "add", f"{address}/24", "dev", link)
             ip("-n", ns, "link", "set", link, "up")
             ip("-n", ns, "link", "set", "lo", "up")
@@ -41,6 +46,24 @@ def join_two(ends: tuple[tuple[str, str, str], tuple[str, str, str]]) -> None:
         remove(ns_a, ns_b)
         pytest.skip(f"this machine does not permit creating network namespaces: {' '.join(exc.cmd)}: "
                     f"{exc.stderr.strip()}")
+    for ns, link, _ in ends:
+        wait_settled(ns, link)
+
+
+def wait_settled(ns: str, link: str, timeout_s: float = 15) -> None:
+    """Wait until the link has its carrier and its addresses are final. The carrier comes about a second after
+    `link set up`, the IPv6 link-local address after it; a browser started before that sees the network change
+    and fails its page load with ERR_NETWORK_CHANGED."""
+    ipv6 = subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-n", f"net.ipv6.conf.{link}.disable_ipv6"],
+                          capture_output=True, text=True, timeout=10).stdout.strip() == "0"
+    deadline = time.monotonic() + timeout_s
+    while True:
+        shown = subprocess.run(["ip", "-n", ns, "addr", "show", "dev", link], capture_output=True, text=True,
+                               timeout=10).stdout
+        if "LOWER_UP" in shown and "tentative" not in shown and (not ipv6 or "inet6 fe80" in shown):
+            return
+        assert time.monotonic() < deadline, f"{link} in {ns} did not settle in {timeout_s} s:\n{shown}"
+        time.sleep(0.05)
 
 
 def stop(processes: list[subprocess.Popen[str]]) -> None:
