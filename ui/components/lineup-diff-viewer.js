@@ -191,7 +191,8 @@ export class LineupDiffViewer extends LineupElement {
     const file = this._file;
     const all = draftOf(this.sessionId);
     const back = routeHref({ view: 'sessions', id: this.sessionId, against: this.against || null });
-    const painting = this._shown < this._rows.length;
+    // Still painting while the file is read, too: `data-painted` says every line of the file is in the page.
+    const painting = (!file && !this._error) || this._shown < this._rows.length;
     return html`<section class="view diff-viewer" aria-labelledby="diff-viewer-heading" data-painted=${painting ? 'false' : 'true'}
         data-rows=${this._rows.length}>
       <header class="view-head diff-viewer-head">
