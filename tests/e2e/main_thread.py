@@ -9,7 +9,6 @@ hold the work the page does to a bound, and not the machine's load.
 
 from __future__ import annotations
 
-import bisect
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -19,11 +18,6 @@ if TYPE_CHECKING:  # conftest imports this module before it knows Playwright is 
 
 TASK = "ThreadControllerImpl::RunTask"  # every task a Chromium thread runs, category "toplevel"
 MAIN = "CrRendererMain"                 # a renderer's main thread: the page's scripts, style, layout
-MOJO = "Receive mojo message"           # the message a task runs, with the interface it came on
-# Playwright's own calls into the page arrive on the DevTools session: its locators and `expect` polls walk the page
-# (one of them took 700 ms over a 2,000-line diff), the test's `evaluate` runs there too. The test's work, not the
-# app's: those tasks are left out.
-DRIVER = "blink.mojom.DevToolsSession"
 
 
 @dataclass(frozen=True)
@@ -71,21 +65,7 @@ def tasks_of(trace: Any) -> list[Task]:
     events = trace["traceEvents"] if isinstance(trace, dict) else trace
     mains = {(e["pid"], e["tid"]) for e in events
              if e.get("ph") == "M" and e.get("name") == "thread_name" and e["args"].get("name") == MAIN}
-    driver: dict[tuple[int, int], list[int]] = {}
-    for e in events:
-        if e.get("name") == MOJO and (e["pid"], e["tid"]) in mains and \
-                e.get("args", {}).get("chrome_mojo_event_info", {}).get("mojo_interface_tag") == DRIVER:
-            driver.setdefault((e["pid"], e["tid"]), []).append(e["ts"])
-    for times in driver.values():
-        times.sort()
-
-    def drivers(task: Any) -> bool:
-        times = driver.get((task["pid"], task["tid"]), [])
-        at = bisect.bisect_left(times, task["ts"])
-        return at < len(times) and times[at] <= task["ts"] + task["dur"]
-
-    found = [e for e in events if e.get("ph") == "X" and e.get("name") == TASK and (e["pid"], e["tid"]) in mains
-             and not drivers(e)]
+    found = [e for e in events if e.get("ph") == "X" and e.get("name") == TASK and (e["pid"], e["tid"]) in mains]
     assert found, "no main-thread tasks in Chromium's trace: was the page at work while it was taken?"
     # Thread time is what makes the bound hold under load; without it the measure would be wall time again.
     # Chromium leaves thread time out of the shortest tasks (a few µs): those count at their wall time.
