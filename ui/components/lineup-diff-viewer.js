@@ -76,6 +76,7 @@ export class LineupDiffViewer extends LineupElement {
       this._rows = file.binary ? [] : rowsOf(parseUnifiedDiff(file.diff));
       this._paint();
     } catch (error) {
+      if (key !== this._readFor) return; // another file was asked for meanwhile: its read says how it went
       this._error = error;
     }
     this.requestUpdate();
