@@ -46,8 +46,12 @@ def join_two(ends: tuple[tuple[str, str, str], tuple[str, str, str]]) -> None:
         remove(ns_a, ns_b)
         pytest.skip(f"this machine does not permit creating network namespaces: {' '.join(exc.cmd)}: "
                     f"{exc.stderr.strip()}")
-    for ns, link, _ in ends:
-        wait_settled(ns, link)
+    try:
+        for ns, link, _ in ends:
+            wait_settled(ns, link)
+    except BaseException:
+        remove(ns_a, ns_b)  # the callers' clean-up starts after join_two: a link that never settled is removed here
+        raise
 
 
 def wait_settled(ns: str, link: str, timeout_s: float = 15) -> None:
