@@ -22,7 +22,6 @@ import pytest
 
 from tests.e2e.main_thread import MainThreadTasks
 from tests.support import browsers
-from tests.support.browsers import require_chromium
 from tests.support.hubproc import HubProcess
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -42,7 +41,7 @@ else:
 def playwright() -> Iterator[Playwright]:
     """Playwright for the e2e package. Package scope, not session: its sync API keeps an event loop running in the
     main thread while it is open, and pytest-asyncio's tests after this package need it gone."""
-    require_chromium()
+    browsers.require_chromium()
     with sync_playwright() as instance:  # type: ignore[misc]
         yield instance
 

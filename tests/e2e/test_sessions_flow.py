@@ -240,13 +240,13 @@ def test_a_2000_line_change_is_painted_in_blocks(hub_factory, open_page, main_th
     element rendered once and laid out only near the view (content-visibility): every line arrives, wrapped, to the
     last. The longest main-thread task is printed as a figure, not asserted: in CPU time (Chromium's trace,
     tests/e2e/main_thread.py) 56–95 ms on the 2-core machine; with every block laid out as it arrived, 122–174 ms.
-    It includes the conversation leaving the page with its 2,000-line edit card (whose diff is
-    painted in blocks too, lib/diff.js)."""
+    It includes the conversation leaving the page with its 2,000-line edit card (whose diff is painted in blocks too,
+    lib/diff.js)."""
     repo = make_repo(tmp_path / "code" / "proj")
     hub = sessions_hub(hub_factory, tmp_path, scripted_toml(tmp_path))
     owner = create_owner(hub)
-    # A request body is at most 64 KiB: short lines, every hundredth one long enough to wrap on a phone.
-    # Every hundredth line is long, every five-hundredth one a word of 160 letters that only breaking it can wrap.
+    # A request body is at most 64 KiB: short lines, every hundredth one long enough to wrap on a phone, every
+    # five-hundredth one with a word of 160 letters that only breaking it can wrap.
     lines = "\\n".join(f"line {n}" + (" with many words to wrap" * 8 if n % 100 == 0 else "")
                         + (" " + "x" * 160 if n % 500 == 0 else "") for n in range(1, 2001))
     started = api(hub, owner.token, "POST", "/api/sessions", {

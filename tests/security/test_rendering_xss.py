@@ -16,7 +16,6 @@ import pytest
 
 from tests.security.support import ServedHub
 from tests.support import browsers
-from tests.support.browsers import require_chromium
 
 VECTORS = [
     "<script>window.__pwned = 1</script>",
@@ -88,12 +87,9 @@ CHECK = """(root) => {
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    require_chromium()
-    from playwright.sync_api import sync_playwright
     hub = ServedHub(tmp_path_factory.mktemp("xss") / "hub").start()
     try:
-        with sync_playwright() as playwright:
-            browser = browsers.launch(playwright)
+        with browsers.chromium() as browser:
             context = browser.new_context(base_url=hub.base, service_workers="block")
             page = context.new_page()
             page.violations = []  # type: ignore[attr-defined]
@@ -109,7 +105,6 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
                 window.__lit = await import('/vendor/lit-html/lit-html.js');
             }""")
             yield page
-            browser.close()
     finally:
         hub.stop()
 

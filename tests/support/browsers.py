@@ -11,7 +11,9 @@ drives the full browser (slower, the same results).
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,3 +54,18 @@ def require_chromium() -> None:
 def launch(playwright: Playwright, full: bool = False) -> Browser:
     """A headless Chromium with the suite's flags (no sandbox: tests run as root in CI; no GPU; nothing phoning home)."""
     return playwright.chromium.launch(executable_path=executable(full), headless=True, args=ARGS)
+
+
+@contextlib.contextmanager
+def chromium(full: bool = False) -> Iterator[Browser]:
+    """A launched Chromium for a test outside tests/e2e (whose conftest shares one per package): skipped or failed as
+    `require_chromium` says, and closed, with its Playwright, at the end."""
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = launch(playwright, full)
+        try:
+            yield browser
+        finally:
+            browser.close()

@@ -41,3 +41,12 @@ def test_a_missing_chromium_fails_in_ci_and_skips_elsewhere(both: tuple[Path, Pa
     monkeypatch.delenv("CI")
     with pytest.raises(pytest.skip.Exception, match="Chromium is missing"):
         browsers.require_chromium()
+
+
+def test_a_browser_for_a_test_outside_e2e_is_only_launched_with_chromium_there(both: tuple[Path, Path],
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    full, _ = both
+    full.unlink()
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="Chromium is missing"), browsers.chromium():
+        raise AssertionError("no browser without Chromium")
