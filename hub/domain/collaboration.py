@@ -368,11 +368,11 @@ def task_child_created(tx: Tx, actor: Actor, env: Envelope, p: P.TaskChildCreate
 
 
 def interaction_requested(tx: Tx, actor: Actor, env: Envelope, p: P.InteractionRequested | AssessedRequest) -> None:
-    assessment = p.assessment if isinstance(p, AssessedRequest) else None
+    assessments = p.assessments if isinstance(p, AssessedRequest) else None
     request = p.request if isinstance(p, AssessedRequest) else p
     request_interaction(tx, actor, request.interaction, task_id=env.taskId, conversation_id=env.conversationId,
                         envelope_id=env.id, correlation_id=env.correlationId, occurred_at=env.occurredAt,
-                        extra=env.payload, assessment=assessment)
+                        extra=env.payload, assessments=assessments)
 
 
 def interaction_withdraw(tx: Tx, actor: Actor, env: Envelope, p: P.InteractionWithdraw) -> None:
@@ -396,7 +396,8 @@ def interaction_withdraw(tx: Tx, actor: Actor, env: Envelope, p: P.InteractionWi
 def request_interaction(tx: Tx, actor: Actor, request: P.InteractionSpec, *, task_id: str | None,
                         conversation_id: str | None, envelope_id: str | None, correlation_id: str | None,
                         occurred_at: str | None = None, extra: dict[str, Any] | None = None,
-                        tool_call: dict[str, Any] | None = None, assessment: Assessment | None = None) -> str:
+                        tool_call: dict[str, Any] | None = None,
+                        assessments: list[Assessment] | None = None) -> str:
     """Store an interaction (and block its task); also used by human-facing tools (hub/tools/handlers.py)."""
     interaction_id = request.id or new_id("int")
     ensure_new(tx, actor.workspace_id, "interactions", interaction_id, "interaction")
@@ -408,7 +409,7 @@ def request_interaction(tx: Tx, actor: Actor, request: P.InteractionSpec, *, tas
     conversation_id = conversation_id or (task.conversation_id if task is not None else None)
     if conversation_id is not None:
         get_conversation(tx, actor, conversation_id)
-    spec = normalize_spec(request, interaction_id, datetime.now(UTC), assessment)
+    spec = normalize_spec(request, interaction_id, datetime.now(UTC), assessments)
     if tool_call is not None:
         spec["toolCall"] = tool_call
     tx.append("interaction.requested", {**(extra or {}), "interaction": spec}, id=envelope_id,

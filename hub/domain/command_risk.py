@@ -126,6 +126,9 @@ REASONS: dict[str, str] = {
     "packages": "installs or changes packages ({part})",
     "changes_sensitive": "changes {part}",
     "changes_outside": "changes a file outside the working folder ({part})",
+    "hidden_characters": "contains invisible or direction-changing characters ({part})",
+    "runs_hooks": "runs the repository’s hooks ({part}), programs an agent could have written",
+    "tool_sql": "{part} is given SQL that drops, empties or changes every row",
 }
 
 
@@ -150,6 +153,16 @@ class Assessment:
             self.codes.append({"code": code, "part": part} if part is not None else {"code": code})
 
 
+    def merge(self, other: Assessment) -> None:
+        """Take on `other`'s level and reasons (an approval of several items: the highest of them)."""
+        if RISK_LEVELS.index(other.level) > RISK_LEVELS.index(self.level):
+            self.level = other.level
+        for reason, code in zip(other.reasons, other.codes, strict=True):
+            if reason not in self.reasons and len(self.reasons) < 12:
+                self.reasons.append(reason)
+                self.codes.append(code)
+
+
 def higher(a: RiskLevel, b: RiskLevel) -> RiskLevel:
     return a if RISK_LEVELS.index(a) >= RISK_LEVELS.index(b) else b
 
@@ -162,7 +175,7 @@ def _parser() -> Any:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
 
-def assess_command(command: str) -> Assessment:
+def assess_command(command: str, cwd: str | None = None) -> Assessment:
     """The risk of running `command` in a shell: at least medium (it is a command), high if any part is."""
     found = Assessment(level="medium")
     _assess(command, found, depth=0)
@@ -620,4 +633,30 @@ def assess_file_change(path: str, cwd: str | None) -> Assessment:
         resolved = PurePosixPath(*parts) if parts else PurePosixPath("/")
         if not resolved.is_relative_to(root):
             found.raise_to("high", "changes_outside", _clip(path, 60))
+    return found
+
+
+def _strings(value: Any, depth: int = 0) -> list[str]:
+    """Every string in a JSON value (keys included), depth-first."""
+    if isinstance(value, str):
+        return [value]
+    if depth > 64:
+        return []
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (str(k), *_strings(v, depth + 1))]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v, depth + 1)]
+    return []
+
+
+def assess_tool_input(tool: str, value: Any) -> Assessment:
+    """A tool's input (an MCP tool, a web fetch): medium; high when SQL in it drops, empties or changes every row."""
+    found = Assessment(level="medium")
+    for text in _strings(value):
+        before = found.level
+        _sql(tool, text, found)
+        if found.level != before:
+            found.reasons[-1:] = []
+            found.codes[-1:] = []
+            found.raise_to("high", "tool_sql", _clip(tool, 60))
     return found

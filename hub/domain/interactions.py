@@ -10,7 +10,7 @@ from urllib.parse import urlparse
 
 import msgspec
 
-from hub.domain.approvals import approved_subject, assess
+from hub.domain.approvals import approved_items, assess_item, combined, stored_item
 from hub.domain.command_risk import Assessment, higher
 from hub.domain.links import check_link
 from hub.domain.patterns import check_pattern, matches
@@ -40,17 +40,21 @@ def parse_time(value: str, field: str) -> datetime:
 
 
 def normalize_spec(spec: InteractionSpec, interaction_id: str, now: datetime,
-                   assessment: Assessment | None = None) -> dict[str, Any]:
+                   assessments: list[Assessment] | None = None) -> dict[str, Any]:
     """The stored form of a request: checked per type, id assigned, approval options defaulted, and for an approval
-    of a command or a file change its length counted and its risk never lower than the hub's own judgement
-    (`assessment`, made before the writer by the gateway: hub/domain/approvals.py; made here when missing)."""
+    of commands, file changes, tool inputs or a commit every item counted and judged, the risk never lower than the
+    hub's own judgement of any item (`assessments`, made before the writer by the gateway: hub/domain/approvals.py;
+    made here when missing)."""
     data: dict[str, Any] = msgspec.to_builtins(spec)
     data["id"] = interaction_id
     if spec.approves is not None:
         if spec.type != "approval":
             raise LapError("invalid_payload", "`approves` belongs to an approval only.")
-        data["approves"] = approved_subject(spec.approves)
-        found = assessment or assess(spec.approves)
+        items = approved_items(spec.approves)
+        if assessments is None or len(assessments) != len(items):
+            assessments = [assess_item(item) for item in items]
+        data["approves"] = [stored_item(item, found) for item, found in zip(items, assessments, strict=True)]
+        found = combined(assessments)
         data["risk"] = higher(spec.risk, found.level)
         if found.reasons:
             data["riskReasons"] = found.reasons

@@ -191,17 +191,52 @@ class ApprovedEdit(Payload):
     replaceAll: bool = False
 
 
+class CommitFile(Payload):
+    """One file of a commit an approval approves: its path, how it changes, and its lines added and removed."""
+    path: Annotated[str, msgspec.Meta(min_length=1, max_length=4096)]
+    status: Literal["added", "modified", "deleted", "renamed", "copied", "type_changed"]
+    added: Annotated[int, msgspec.Meta(ge=0)] = 0
+    removed: Annotated[int, msgspec.Meta(ge=0)] = 0
+    binary: bool = False
+    oldPath: Annotated[str, msgspec.Meta(max_length=4096)] | None = None
+
+
+GitObjectId = Annotated[str, msgspec.Meta(min_length=40, max_length=64)]  # hex, checked by hub/domain/approvals.py
+
+
 class ApprovalSubject(Payload):
-    """What an approval approves, whole (docs/protocol.md#what-an-approval-approves): the command that runs, the
-    content a file gets, or the edits made to it, never cut. The hub adds `length` and judges the risk from it."""
-    kind: Literal["command", "write", "edit"]
+    """One thing an approval approves, whole (docs/protocol.md#what-an-approval-approves): the command that runs,
+    the content a file gets or the edits made to it, a tool's whole input, or the exact commit; never cut. An
+    approval carries one such item or a list of them, every one shown on the card. The hub adds `length` and
+    `lines` and judges each item's risk itself."""
+    kind: Literal["command", "write", "edit", "tool", "commit"]
+    # command: the text a shell runs, or `argv` (the program and its arguments, no shell), shown shell-quoted.
     command: Text | None = None
+    argv: Annotated[list[Text], msgspec.Meta(min_length=1, max_length=4096)] | None = None
     cwd: Annotated[str, msgspec.Meta(max_length=4096)] | None = None
     path: Annotated[str, msgspec.Meta(min_length=1, max_length=4096)] | None = None
     content: Text | None = None
     edits: Annotated[list[ApprovedEdit], msgspec.Meta(max_length=100)] | None = None
     # A unified diff of the change (write, edit), made by the agent where it can read the file.
     diff: Text | None = None
+    # write/edit: the file exists but its content is not shown (a key or secret, outside the working folder, too
+    # large, not text): why, and its size in bytes; the card says the whole file is replaced.
+    oldHidden: Literal["secret", "outside", "too_large", "not_text"] | None = None
+    oldSize: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    # tool: a tool without a command or file change (an MCP tool, a web fetch): its name and its whole input.
+    tool: Annotated[str, msgspec.Meta(min_length=1, max_length=500)] | None = None
+    input: Any = None
+    # commit: the tree committed (its id), on which parent, with which message, the files it changes, and the
+    # hooks that run (empty: none).
+    tree: GitObjectId | None = None
+    parent: GitObjectId | None = None
+    message: Text | None = None
+    files: Annotated[list[CommitFile], msgspec.Meta(max_length=1000)] | None = None
+    hooks: Annotated[list[Annotated[str, msgspec.Meta(max_length=200)]], msgspec.Meta(max_length=50)] | None = None
+
+
+MAX_APPROVAL_ITEMS = 50
+ApprovalItems = Annotated[list[ApprovalSubject], msgspec.Meta(min_length=1, max_length=MAX_APPROVAL_ITEMS)]
 
 
 class InteractionSpec(Payload):
@@ -223,8 +258,9 @@ class InteractionSpec(Payload):
     attachments: list[dict[str, Any]] = []
     details: dict[str, Any] = {}
     expiresAt: str | None = None
-    # approval: what it approves, whole (the card shows all of it; the risk is never lower than its parts').
-    approves: ApprovalSubject | None = None
+    # approval: what it approves, whole: one item or a list (the card shows every one, all of it; the risk is never
+    # lower than any item's).
+    approves: ApprovalSubject | ApprovalItems | None = None
 
 
 class InteractionRequested(Payload):

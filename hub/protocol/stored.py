@@ -14,7 +14,7 @@ import msgspec
 
 from hub.protocol import payloads as P
 from hub.protocol.envelope import Id
-from hub.protocol.vocabulary import AgentStatus, InteractionOutcome, TaskStatus
+from hub.protocol.vocabulary import AgentStatus, InteractionOutcome, RiskLevel, TaskStatus
 
 # How an agent sees a stored fact addressed to it (docs/protocol.md "What each receiver sees").
 AGENT_VIEW_TYPES = {
@@ -103,9 +103,12 @@ class StoredTaskChildCreated(P.TaskChildCreated, kw_only=True):
 
 
 class StoredApprovalSubject(P.ApprovalSubject, kw_only=True):
-    """What an approval approves, with what the hub counted: its length in characters and lines."""
+    """One item an approval approves, with what the hub counted (its length in characters and lines) and judged (its
+    risk); a tool's input also as the text the card shows (`text`: its JSON, indented)."""
     length: int
     lines: int
+    risk: RiskLevel | None = None   # None in events stored before 2026-12 (one item, judged as the whole)
+    text: str | None = None
 
 
 class RiskReasonCode(P.Payload):
@@ -118,7 +121,8 @@ class RiskReasonCode(P.Payload):
 class StoredInteraction(P.InteractionSpec, kw_only=True):
     id: Id
     toolCall: dict[str, Any] | None = None  # asked for a human tool's call (hub/tools/handlers.py)
-    approves: StoredApprovalSubject | None = None
+    # Stored as a list since 2026-12 (every item the card shows); one object in events stored before.
+    approves: list[StoredApprovalSubject] | StoredApprovalSubject | None = None  # type: ignore[assignment]
     # approval with `approves`: why the hub judged the risk it did (hub/domain/command_risk.py), for the card:
     # in English (chat relays, older apps), and the same reasons in the same order as codes to translate.
     riskReasons: list[str] | None = None

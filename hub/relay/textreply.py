@@ -7,6 +7,9 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from hub.domain.approvals import stored_items
+from hub.domain.visible import mark
+
 CONFIRM_WINDOW_S = 300  # a high-risk approval given by text waits this long for "confirm N"
 DECLINE = {"skip", "decline", "跳过"}
 # Words that name an option besides its id and label: only for the conventional ids, whole replies only.
@@ -168,30 +171,47 @@ def how_to_answer(spec: dict[str, Any], number: int, several_open: bool) -> str:
 MAX_APPROVES_IN_TEXT = 3000  # characters of a command or change an IM message shows whole; longer: only in the app
 
 
+def _item_text(item: dict[str, Any]) -> tuple[str, str]:
+    """(what the item is, its whole text) for IM: a file change as its new content or edits, never a diff made from
+    the file on disk (its removed lines could be a secret the agent never sent); invisible characters marked."""
+    kind = item.get("kind")
+    if kind == "command":
+        return "Command / 命令", mark(str(item.get("command") or ""))
+    if kind == "write":
+        return f"New content of {mark(str(item.get('path')))} / 新内容", mark(str(item.get("content") or ""))
+    if kind == "edit":
+        body = "\n".join(f"- {e.get('old', '')}\n+ {e.get('new', '')}" for e in item.get("edits") or [])
+        return f"Change to {mark(str(item.get('path')))} / 修改", mark(body or str(item.get("diff") or ""))
+    if kind == "tool":
+        return f"Input of {mark(str(item.get('tool')))} / 工具输入", mark(str(item.get("text") or ""))
+    if kind == "commit":
+        files = "\n".join(f"{f.get('status')} {f.get('path')}" for f in item.get("files") or [])
+        return (f"Commit of tree {item.get('tree')} / 提交",
+                mark(f"{item.get('message') or ''}\n{files}\nHooks: {', '.join(item.get('hooks') or []) or 'none'}"))
+    return "Item / 项目", ""
+
+
 def approves_text(spec: dict[str, Any]) -> str | None:
-    """What the approval approves, whole, as IM text; None when there is nothing (or too much) to show."""
-    approves = spec.get("approves")
-    if not isinstance(approves, dict):
+    """What the approval approves, every item whole, as IM text; None when there is nothing (or too much) to show."""
+    items = stored_items(spec)
+    if not items:
         return None
-    if approves.get("kind") == "command":
-        body = str(approves.get("command") or "")
-    elif approves.get("diff"):
-        body = str(approves["diff"])
-    elif approves.get("kind") == "write":
-        body = str(approves.get("content") or "")
-    else:
-        body = "\n".join(f"- {e.get('old', '')}\n+ {e.get('new', '')}" for e in approves.get("edits") or [])
-    return body if len(body) <= MAX_APPROVES_IN_TEXT else None
+    parts = []
+    for item in items:
+        what, body = _item_text(item)
+        parts.append(f"{what} ({len(body):,} characters / 字符):\n{body}")
+    text = "\n\n".join(parts)
+    return text if len(text) <= MAX_APPROVES_IN_TEXT else None
 
 
 def only_in_the_app(spec: dict[str, Any]) -> bool:
-    """An approval whose command or change is too long to show whole in an IM message: it is approved in the app,
-    where all of it is shown, never by text (docs/security.md#what-an-approval-shows)."""
-    return isinstance(spec.get("approves"), dict) and approves_text(spec) is None
+    """An approval whose items are too long to show whole in an IM message: it is approved in the app, where all of
+    it is shown, never by text (docs/security.md#what-an-approval-shows)."""
+    return bool(stored_items(spec)) and approves_text(spec) is None
 
 
 def render_question(spec: dict[str, Any], number: int, several_open: bool) -> str:
-    lines = [f"❓ #{number} {spec['title']}"]
+    lines = [f"❓ #{number} {mark(spec['title'])}"]
     if spec.get("description"):
         lines.append(str(spec["description"]))
     if spec.get("impact"):
@@ -200,12 +220,10 @@ def render_question(spec: dict[str, Any], number: int, several_open: bool) -> st
         reasons = "; ".join(spec.get("riskReasons") or [])
         lines.append("Risk: high / 高风险" + (f" ({reasons})" if reasons else ""))
     shown = approves_text(spec)
-    approves = spec.get("approves")
-    if shown is not None and isinstance(approves, dict):
-        what = "Command / 命令" if approves.get("kind") == "command" else f"Change to {approves.get('path')} / 修改"
-        lines.append(f"{what} ({len(shown):,} characters / 字符):\n{shown}")
+    if shown is not None:
+        lines.append(shown)
     elif only_in_the_app(spec):
-        size = int(approves.get("length") or 0) if isinstance(approves, dict) else 0
+        size = sum(int(item.get("length") or 0) for item in stored_items(spec))
         lines.append(f"What this approves is {size:,} characters, too long for a message: open LineUp to read all of "
                      "it and approve there; here you can only reject. "
                      "/ 内容过长，请在 LineUp 中查看全文后批准；此处只能拒绝。")
@@ -215,8 +233,8 @@ def render_question(spec: dict[str, Any], number: int, several_open: bool) -> st
     if spec["type"] == "review":
         lines += ["1. Approve / 通过", "2. Request changes / 需要修改"]
     for index, option in enumerate(spec.get("options", []), start=1):
-        mark = " (recommended)" if option.get("recommended") else ""
-        lines.append(f"{index}. {option['label']}{mark}")
+        recommended = " (recommended)" if option.get("recommended") else ""
+        lines.append(f"{index}. {mark(option['label'])}{recommended}")
     lines.append(how_to_answer(spec, number, several_open))
     return "\n".join(lines)
 

@@ -471,7 +471,7 @@ async def test_the_long_command_trick_is_carried_whole_and_judged_high(stage: St
     await stage.connect()
     claude = stage.claude_print()
     card = await stage.card()
-    assert card["approves"]["command"] == TRICK and card["approves"]["length"] == len(TRICK)
+    assert card["approves"][0]["command"] == TRICK and card["approves"][0]["length"] == len(TRICK)
     assert card["title"] == f"Claude wants to run a {len(TRICK):,}-character command"  # never a cut that looks whole
     assert card["risk"] == "high"
     assert any("python3" in reason and "network" in reason for reason in card["riskReasons"])

@@ -160,8 +160,8 @@ async def test_interactive_codex_asks_in_lineup_and_allowing_runs_it(codex: Code
     assert card["description"] == "Create the marker file outside the workspace?"
     assert [o["id"] for o in card["options"]] == ["allow_once", "deny"]
     # What it approves, whole, with the hub's judgement: touching a file outside the workspace is a command.
-    assert card["approves"] == {"kind": "command", "command": f"touch {codex.outside}", "cwd": card["details"]["cwd"],
-                                "length": len(f"touch {codex.outside}"), "lines": 1}
+    assert card["approves"] == [{"kind": "command", "command": f"touch {codex.outside}", "cwd": card["details"]["cwd"],
+                                 "length": len(f"touch {codex.outside}"), "lines": 1, "risk": "high"}]
     assert not codex.outside.exists()
     shown_at = time.monotonic()
     await codex.app.ok("interaction.respond", {"interactionId": card["id"], "response": {"optionId": "allow_once"}})

@@ -75,7 +75,7 @@ async def test_hermes_asks_with_its_own_options_and_the_answer_decides(
             ("reject_once", "Deny"), ("reject_always", "Deny always")], card["options"]
         session = next(o for o in card["options"] if o["id"] == "allow_session")
         assert "session" in session["description"] and "stops asking" not in session["description"]
-        assert card["approves"] == {**card["approves"], "kind": "command", "command": f"rm -rf {junk}"}
+        assert card["approves"][0] == {**card["approves"][0], "kind": "command", "command": f"rm -rf {junk}"}
         assert card["risk"] == "high"
         left = datetime.fromisoformat(card["expiresAt"].replace("Z", "+00:00")) - datetime.now(UTC)
         assert 40 <= left.total_seconds() <= 61, card["expiresAt"]  # the 60 s deadline, shown from the start
@@ -126,7 +126,7 @@ async def test_openclaw_asks_through_its_gateway_and_the_answer_decides(
         card = await h.card(task_id)
         assert [(o["id"], o["label"]) for o in card["options"]] == [("allow_once", "Allow once"),
                                                                   ("reject_once", "Deny")]
-        assert card["approves"]["command"] == f"touch {made}"
+        assert card["approves"][0]["command"] == f"touch {made}"
         assert not made.exists()
         await h.answer(card, answer)
         await h.ended(task_id, "succeeded")

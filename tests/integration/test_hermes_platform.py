@@ -302,7 +302,7 @@ async def test_cards_carry_hermes_deadline_and_end_with_hermes(paired: Any, plug
     await plugin.send(approval("a1", "rm -rf /srv/app/build", 120))
     card = await app.card()
     assert card["title"] == "Hermes wants to run: rm -rf /srv/app/build"
-    assert card["approves"]["command"] == "rm -rf /srv/app/build"
+    assert card["approves"][0]["command"] == "rm -rf /srv/app/build"
     assert card["risk"] == "high" and card["riskReasons"]  # the hub's judgement of the command (Hermes says medium)
     assert [(o["id"], o["label"]) for o in card["options"]] == [
         ("once", "Allow once"), ("session", "Allow for this session"), ("always", "Allow always"), ("deny", "Deny")]
@@ -558,7 +558,7 @@ async def test_hermes_asks_on_a_card_and_the_persons_answer_decides(hub_factory:
     card = await app.card()
     print(f"FIGURE message to card (Hermes's turn): {time.monotonic() - asked:.1f} s")
     assert card["title"] == f"Hermes wants to run: rm -rf {gone}"
-    assert card["approves"]["command"] == f"rm -rf {gone}"  # the whole command; the hub judges its risk
+    assert card["approves"][0]["command"] == f"rm -rf {gone}"  # the whole command; the hub judges its risk
     assert card["risk"] == "high" and card["riskReasons"], card
     assert [(o["id"], o["label"]) for o in card["options"]] == [
         ("once", "Allow once"), ("session", "Allow for this session"), ("always", "Allow always"), ("deny", "Deny")]
@@ -578,7 +578,7 @@ async def test_hermes_asks_on_a_card_and_the_persons_answer_decides(hub_factory:
     start = frames(app)
     await app.say(f"RUN: rm -rf {kept}")
     card = await app.card(start=start)
-    assert card["approves"]["command"] == f"rm -rf {kept}"
+    assert card["approves"][0]["command"] == f"rm -rf {kept}"
     await app.answer(card, "deny", "keep that folder")
     reply = await app.socket.wait_for(lambda f: f["type"] == "message.created" and f.get("sequence")
                                       and f["payload"]["content"].startswith("DONE:"), TURN_S, start)
@@ -690,8 +690,8 @@ async def test_restarting_the_bridge_or_hermes_says_nothing_twice(hub_factory: A
     replies = app.agent_messages()
     assert len([r for r in replies if r.startswith("DONE:") and "approved by the user" in r]) == 1, replies
     assert len([r for r in replies if "after-the-restart" in r]) == 1, replies
-    assert len([c for c in app.cards() if c["approves"]["command"] == f"rm -rf {first}"]) == 1
-    assert len([c for c in app.cards() if c["approves"]["command"] == f"rm -rf {second}"]) <= 2  # Hermes may ask
+    assert len([c for c in app.cards() if c["approves"][0]["command"] == f"rm -rf {first}"]) == 1
+    assert len([c for c in app.cards() if c["approves"][0]["command"] == f"rm -rf {second}"]) <= 2  # Hermes may ask
     # again after its restart (resuming the interrupted turn): a new question, its old card already ended.
     asked = [r.body for r in chat.requests if r.kind == "main"]
     runs = [m for body in asked for m in (body or {}).get("messages", []) if m.get("role") == "user"

@@ -186,7 +186,7 @@ async def test_a_message_asks_on_a_card_and_the_answer_decides(channel: Channel,
     card = await app.card(TURN_S, start)
     print(f"FIGURE message to card: {time.monotonic() - asked:.1f} s")
     # The whole command, for the hub to show and judge; OpenClaw's own options, worded as OpenClaw words them.
-    assert card["approves"] == {**card["approves"], "kind": "command", "command": f"touch {made}",
+    assert card["approves"][0] == {**card["approves"][0], "kind": "command", "command": f"touch {made}",
                                 "cwd": str(setup.gateway.work)}
     assert card["title"] == f"OpenClaw wants to run: touch {made}"
     assert [(o["id"], o["label"]) for o in card["options"]] == [("allow-once", "Allow Once"), ("deny", "Deny")]
@@ -204,7 +204,7 @@ async def test_a_message_asks_on_a_card_and_the_answer_decides(channel: Channel,
     second = len(app.socket.frames)
     await app.say(f"RUN: touch {kept}")
     card = await app.card(TURN_S, second)
-    assert card["approves"]["command"] == f"touch {kept}"
+    assert card["approves"][0]["command"] == f"touch {kept}"
     await app.answer(card, "deny")
     reply = await app.socket.wait_for(lambda f: f["type"] == "message.created" and f.get("sequence")
                                       and f["payload"]["content"].startswith("DONE:"), TURN_S, second)
@@ -215,7 +215,7 @@ async def test_a_message_asks_on_a_card_and_the_answer_decides(channel: Channel,
     said = agent_messages(app, "conv_oc1")
     assert len(said) == 2 and all(text.startswith("DONE:") for text in said), said
     for command in (f"touch {made}", f"touch {kept}"):
-        asked_for = [c for c in cards(app) if c["approves"].get("command") == command]
+        asked_for = [c for c in cards(app) if c["approves"][0].get("command") == command]
         assert [c["conversationId"] for c in asked_for] == ["conv_oc1"], asked_for
 
 
@@ -235,7 +235,7 @@ async def test_forwarded_approvals_of_other_sessions_and_answers_given_in_opencl
         asked = time.monotonic()
         card = await app.card(TURN_S, start)
         print(f"FIGURE `openclaw agent` to card: {time.monotonic() - asked:.1f} s")
-        assert card["approves"]["command"] == f"touch {elsewhere}"
+        assert card["approves"][0]["command"] == f"touch {elsewhere}"
         session = card["details"]["session"]
         assert session.startswith("agent:main:"), card["details"]
         conversation = next(c["conversationId"] for c in cards(app) if c["id"] == card["id"])
@@ -289,7 +289,7 @@ async def test_a_session_the_hub_runs_over_acp_is_asked_on_one_card(channel: Cha
     by_acp = gateway.work / "made-by-acp.txt"
     await runner.task("t1", f"RUN: touch {by_acp}")
     card = await runner.card("t1")
-    assert card["approves"]["command"] == f"touch {by_acp}"
+    assert card["approves"][0]["command"] == f"touch {by_acp}"
     pending = json.loads((await asyncio.to_thread(gateway.openclaw, "approvals", "pending", "--json")).stdout)
     sessions = [a.get("sessionKey", "") for a in pending.get("approvals", []) if isinstance(a, dict)]
     assert len(sessions) == 1 and ":acp-bridge:" in sessions[0], pending
@@ -299,7 +299,7 @@ async def test_a_session_the_hub_runs_over_acp_is_asked_on_one_card(channel: Cha
                             cwd=gateway.work, env=setup.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         forwarded = await app.card(TURN_S, start)
-        assert forwarded["approves"]["command"] == f"touch {elsewhere}", forwarded  # not the ACP session's
+        assert forwarded["approves"][0]["command"] == f"touch {elsewhere}", forwarded  # not the ACP session's
         await runner.answer(card, "allow_once")
         await runner.ended("t1", "succeeded")
         assert by_acp.exists()
@@ -311,7 +311,7 @@ async def test_a_session_the_hub_runs_over_acp_is_asked_on_one_card(channel: Cha
         if turn.poll() is None:
             turn.kill()
             turn.wait(10)
-    asked_here = [f["payload"]["interaction"]["approves"]["command"] for f in app.socket.frames[start:]
+    asked_here = [f["payload"]["interaction"]["approves"][0]["command"] for f in app.socket.frames[start:]
                   if f.get("type") == "interaction.requested" and f.get("sequence") is not None]
     assert asked_here == [f"touch {elsewhere}"]
 
@@ -356,7 +356,7 @@ async def test_restarting_the_gateway_posts_nothing_twice_and_asks_nothing_twice
     said = agent_messages(app, "conv_oc3")
     assert said.count("REPLY: hello there") == 1, said
     assert said.count("REPLY: after the restart") == 1, said
-    assert len([c for c in cards(app) if c["approves"]["command"] == f"touch {waiting}"]) == 1, cards(app)
+    assert len([c for c in cards(app) if c["approves"][0]["command"] == f"touch {waiting}"]) == 1, cards(app)
     assert not waiting.exists()
 
 

@@ -189,7 +189,7 @@ async def test_permission_request_is_answered_from_the_app(hub_factory: Any, lap
         ("reject_once", "Reject", "danger"), ("reject_always", "Never allow", "danger")]
     # What it approves travels whole in `approves` (the hub judged rm high), not as a clipped copy in details.
     assert spec["details"] == {"toolCallId": "call-rm", "kind": "delete"}
-    assert spec["approves"]["kind"] == "command" and spec["approves"]["command"] == "rm -rf build/"
+    assert spec["approves"][0]["kind"] == "command" and spec["approves"][0]["command"] == "rm -rf build/"
     assert any("rm" in reason for reason in spec["riskReasons"])
     assert said == "Permission outcome: selected opt-allow-always"
     # A reject option is the agent's own reject option (the hub records the card as declined) ...
@@ -389,7 +389,7 @@ async def test_an_agent_that_stops_waiting_withdraws_its_card(hub_factory: Any, 
     h = await start_acp_hub(hub_factory, lap, tmp_path)
     await h.task("t1", "impatient 1")
     spec = await h.interaction("t1")
-    assert spec["approves"]["command"] == "git push origin main" and spec["risk"] == "high"
+    assert spec["approves"][0]["command"] == "git push origin main" and spec["risk"] == "high"
     closed = await h.app.wait_for(lambda f: f["type"] == "interaction.resolved" and f.get("sequence")
                                   and f["payload"]["interactionId"] == spec["id"], 15)
     assert closed["payload"]["outcome"] == "cancelled"

@@ -154,8 +154,8 @@ async def test_a_session_in_a_new_worktree_from_start_to_end(hub_factory: Any, l
     card = (await h.app.event("interaction.requested", WAIT_S, conversationId=conversation_id))["payload"]
     card = card["interaction"]
     first_output_s = time.monotonic() - started_at
-    assert card["approves"]["kind"] == "write" and card["approves"]["path"] == str(worktree / "notes.md")
-    assert card["approves"]["content"] == "hello\nworld\n"
+    assert card["approves"][0]["kind"] == "write" and card["approves"][0]["path"] == str(worktree / "notes.md")
+    assert card["approves"][0]["content"] == "hello\nworld\n"
     await h.app.ok("interaction.respond", {"interactionId": card["id"], "response": {"optionId": "allow_once"}})
     await h.reply(conversation_id, lambda text: text == "edited notes.md")
     [new] = h.received("session/new")
@@ -186,7 +186,7 @@ async def test_a_session_in_a_new_worktree_from_start_to_end(hub_factory: Any, l
     asked = await h.api.post(f"/api/sessions/{session_id}/commit", {"message": "Add notes"}, status=202)
     interaction_id = asked.json()["interactionId"]
     card = await _card(h, interaction_id)
-    assert card["approves"] == {**card["approves"], "kind": "command", "command": "git add -A && git commit -m "
+    assert card["approves"][0] == {**card["approves"][0], "kind": "command", "command": "git add -A && git commit -m "
                                                                                   "'Add notes'", "cwd": str(worktree)}
     assert "notes.md" in card["description"]
     await h.app.ok("interaction.respond", {"interactionId": interaction_id, "response": {"optionId": "approve"}})

@@ -92,16 +92,28 @@ function changeView(approves, uid, onReady) {
   </section>`;
 }
 
-/** The section for `spec.approves`, or '' when the card has none. `onReady` re-renders once the diff view loads. */
-export function approvesSection(approves, uid, onReady) {
-  if (!approves || typeof approves !== 'object') return '';
+/** The items of `spec.approves`: a list since 2026-12, one object in approvals stored before. */
+export function approvalItems(approves) {
+  if (Array.isArray(approves)) return approves.filter((item) => item && typeof item === 'object');
+  return approves && typeof approves === 'object' ? [approves] : [];
+}
+
+function itemView(approves, uid, onReady) {
   if (approves.kind === 'command') return commandView(approves, uid);
   if (approves.kind === 'write' || approves.kind === 'edit') return changeView(approves, uid, onReady);
   return '';
 }
 
+/** The sections for `spec.approves`, every item, or '' when the card has none. `onReady` re-renders once the diff
+ * view loads. */
+export function approvesSection(approves, uid, onReady) {
+  return approvalItems(approves).map((item, index) => itemView(item, `${uid}-${index}`, onReady));
+}
+
 /** One line for the high-risk confirmation: the size and the end of what is approved. */
-export function confirmSummary(approves) {
+export function confirmSummary(spec) {
+  const items = approvalItems(spec);
+  const approves = items.length === 1 ? items[0] : null;
   if (!approves || approves.kind !== 'command') return '';
   const text = String(approves.command ?? '');
   return t('approves.confirm', { chars: formatNumber(text.length), end: endOf(text) });

@@ -133,6 +133,9 @@ export const en = {
   'risk.reason.packages': 'installs or changes packages ({part})',
   'risk.reason.changes_sensitive': 'changes {part}',
   'risk.reason.changes_outside': 'changes a file outside the working folder ({part})',
+  'risk.reason.hidden_characters': 'contains invisible or direction-changing characters ({part})',
+  'risk.reason.runs_hooks': 'runs the repository’s hooks ({part}), programs an agent could have written',
+  'risk.reason.tool_sql': '{part} is given SQL that drops, empties or changes every row',
 
   'inbox.waiting': 'Waiting for me',
   'inbox.waitingEmpty': 'Nothing is waiting for you.',

@@ -133,6 +133,9 @@ export const zh = {
   'risk.reason.packages': '安装或更改软件包（{part}）',
   'risk.reason.changes_sensitive': '更改 {part}',
   'risk.reason.changes_outside': '更改工作文件夹之外的文件（{part}）',
+  'risk.reason.hidden_characters': '含有不可见或改变文字方向的字符（{part}）',
+  'risk.reason.runs_hooks': '会运行仓库的钩子（{part}），这些程序可能由智能体写入',
+  'risk.reason.tool_sql': '{part} 收到的 SQL 会删除、清空表或修改所有行',
 
   'inbox.waiting': '等待我处理',
   'inbox.waitingEmpty': '没有等待你处理的事项。',

@@ -211,8 +211,8 @@ async def test_an_approval_carries_its_whole_command_and_the_hubs_risk(rig: Writ
     row = reader.execute("SELECT risk, spec FROM interactions WHERE id = 'i5'").fetchone()
     spec = json.loads(row["spec"])
     assert row["risk"] == "high" and spec["risk"] == "high"  # the agent said low; its tail runs network code
-    assert spec["approves"]["command"] == LONG_TRICK  # never cut
-    assert spec["approves"]["length"] == len(LONG_TRICK) and spec["approves"]["lines"] == 1
+    assert spec["approves"][0]["command"] == LONG_TRICK  # never cut
+    assert spec["approves"][0]["length"] == len(LONG_TRICK) and spec["approves"][0]["lines"] == 1
     assert any("network" in reason for reason in spec["riskReasons"])
 
 

@@ -1,0 +1,73 @@
+"""Characters a person cannot see on a card: found, named, and shown as visible marks (`⟨U+2067⟩`).
+
+A direction-changing character reorders what is shown (`npm test ⁧; curl …|sh #⁩ lint` reads as a comment that
+mentions curl), a zero-width or format character hides a difference, a no-break space or a run of odd spaces pushes
+code out of sight. Whatever an approval shows, these are marked where they are and raise its risk
+(docs/security.md#what-an-approval-shows); the app marks them the same way (ui/lib/visible.js).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Categories that are never visible as themselves: format (bidi controls, zero-width characters, tags), controls,
+# line and paragraph separators, private use and unassigned code points; and every space but the plain one.
+_HIDDEN_CATEGORIES = frozenset({"Cf", "Cc", "Zl", "Zp", "Co", "Cn", "Cs", "Zs"})
+# Variation selectors carry no glyph; the supplementary ones (and runs of the basic ones) can smuggle data.
+_SUPPLEMENTARY_SELECTORS = range(0xE0100, 0xE01F0)
+_BASIC_SELECTORS = range(0xFE00, 0xFE10)
+MAX_NAMED = 5  # code points a reason names; the card marks every one where it is
+
+
+def _hidden(char: str, previous: str, following: str, content: bool) -> bool:
+    code = ord(char)
+    if char == " " or char == "\n":
+        return False
+    if content and (char == "\t" or (char == "\r" and following == "\n")):
+        return False  # indentation in a Makefile or Go file, a CRLF file's line ends: shown, not a risk
+    if code in _SUPPLEMENTARY_SELECTORS:
+        return True
+    if code in _BASIC_SELECTORS:
+        return ord(previous or " ") in _BASIC_SELECTORS or ord(following or " ") in _BASIC_SELECTORS
+    return unicodedata.category(char) in _HIDDEN_CATEGORIES
+
+
+def hidden_characters(text: str, *, content: bool = False) -> list[str]:
+    """The distinct hidden characters of `text` as `U+XXXX`, in the order first met (at most MAX_NAMED + 1).
+
+    `content`: the text is a file's content, where tabs and CRLF line ends are ordinary (they are still marked)."""
+    found: list[str] = []
+    if text.isascii() and not _ASCII_HIDDEN.search(text.replace("\r\n", "\n") if content else text):
+        return found  # the common case, without a loop in Python
+    for index, char in enumerate(text):
+        previous = text[index - 1] if index else ""
+        following = text[index + 1] if index + 1 < len(text) else ""
+        if _hidden(char, previous, following, content):
+            name = f"U+{ord(char):04X}"
+            if name not in found:
+                found.append(name)
+                if len(found) > MAX_NAMED:
+                    break
+    return found
+
+
+_ASCII_HIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]|\t")
+
+
+def mark(text: str) -> str:
+    """`text` with every character a person cannot see (tabs included) as a visible mark: `⟨U+2067⟩`."""
+    if text.isascii() and not _ASCII_HIDDEN.search(text):
+        return text
+    out: list[str] = []
+    for index, char in enumerate(text):
+        previous = text[index - 1] if index else ""
+        following = text[index + 1] if index + 1 < len(text) else ""
+        out.append(f"⟨U+{ord(char):04X}⟩" if char == "\t" or _hidden(char, previous, following, False) else char)
+    return "".join(out)
+
+
+def named(found: list[str]) -> str:
+    """The reason's part: the first few code points, and how many more."""
+    shown = ", ".join(found[:MAX_NAMED])
+    return shown + (", …" if len(found) > MAX_NAMED else "")
