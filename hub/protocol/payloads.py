@@ -261,6 +261,9 @@ class InteractionSpec(Payload):
     # approval: what it approves, whole: one item or a list (the card shows every one, all of it; the risk is never
     # lower than any item's).
     approves: ApprovalSubject | ApprovalItems | None = None
+    # What happens to a note the person adds to the answer: it reaches the agent with the answer (the default), as
+    # the agent's next message (its protocol has no field for it), or not at all (the card says so).
+    notes: Literal["sent", "next_message", "not_sent"] = "sent"
 
 
 class InteractionRequested(Payload):
