@@ -3,10 +3,12 @@
 The secret travels in the request body (never the URL): ntfy's `http` action posts `{"token": …}` back to
 `/api/actions`. The token is stored hashed; it works once, until it expires, for one interaction and one answer.
 
-A button never approves high risk in one tap (docs/security.md, "What an approval shows"): no link is made for an
-answer that approves a high-risk question, and a link that would (one an older hub made) is refused when pressed;
-the person approves in the app, which asks twice. Declining stays one tap. A question that is no longer waiting
-(answered, expired, withdrawn, its task ended) refuses its buttons in words a person reads on a phone.
+A button answers only what may be answered outside the app (hub/notify/outside.py; docs/notifications.md#what-a-
+notification-may-answer): no yes to an approval that carries a command, a file change or a tool's input (the app
+shows all of it), no "always" or "for this session" option, no yes to a high-risk question (the app asks twice).
+No link is made for such an answer, and a link that would give one (an older hub's, or one written by hand) is
+refused when pressed. Declining stays one tap. A question that is no longer waiting (answered, expired, withdrawn,
+its task ended) refuses its buttons in words a person reads on a phone.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Any
 
 from hub.auth import secrets
 from hub.domain.collaboration import CLOSED_BECAUSE, interaction_respond
-from hub.domain.interactions import check_response, is_expired
+from hub.domain.interactions import is_expired
+from hub.notify.outside import why_not
 from hub.protocol import payloads as P
 from hub.protocol.actors import Actor
 from hub.protocol.envelope import PROTOCOL_VERSION, Envelope, now_iso
@@ -30,21 +33,19 @@ from hub.store.writer import Command, Tx
 NOTHING_CHANGED = "This button changed nothing."
 
 
-def approves(spec: dict[str, Any], response: dict[str, Any]) -> bool:
-    """Whether `response` would say yes to the question: anything but declining it (a `reject` option, one of style
-    `danger`, or `declined: true`; hub/domain/interactions.py `check_response`). An answer the question would
-    refuse counts as approving: it is never let through for high risk."""
-    try:
-        outcome, _ = check_response(spec, response)
-    except LapError:
-        return True
-    return outcome != "declined"
-
-
-def refuse_high_risk(interaction: InteractionRecord, response: dict[str, Any]) -> None:
-    """No one-tap yes to a high-risk question: the app shows it whole and asks "High risk: are you sure?"."""
-    if interaction.risk != "high" or not approves(json.loads(interaction.spec), response):
+def refuse_outside_the_app(interaction: InteractionRecord, response: dict[str, Any]) -> None:
+    """Refuse an answer a button may not give (hub/notify/outside.py `why_not`), saying where it is given."""
+    why = why_not(json.loads(interaction.spec), interaction.risk, response)
+    if why is None:
         return
+    if why == "items":
+        raise LapError("forbidden", "Approvals of commands, file changes and tool input are made in the app, where "
+                                    f"all of it is shown. {NOTHING_CHANGED}",
+                       hint="Open LineUp to see it and approve there; a notification's button can only reject it.")
+    if why == "remembers":
+        raise LapError("forbidden", "“Always” and “for this session” are chosen in the app, where what they allow is "
+                                    f"shown. {NOTHING_CHANGED}",
+                       hint="Open LineUp to choose it there; a notification's button answers this once only.")
     if interaction.type == "approval":
         raise LapError("forbidden", "High-risk approvals are confirmed in the app: open it to approve.",
                        hint="The app shows the whole action and asks you to confirm; a notification's button "
@@ -63,7 +64,7 @@ def create_action_link(workspace_id: str, interaction_id: str, response: dict[st
         interaction = interaction_rows.interaction(tx.conn, interaction_id, workspace_id)
         if interaction is None:
             raise LapError("not_found", f"No interaction {interaction_id!r} in this workspace.")
-        refuse_high_risk(interaction, response)
+        refuse_outside_the_app(interaction, response)
         action_links.create(tx, secrets.token_hash(token), workspace_id, interaction_id, json.dumps(response),
                             expires_at)
 
@@ -149,7 +150,7 @@ def use_action_link(token: str) -> Command:
             raise LapError("expired", "This button has expired; the question still waits for you.",
                            hint="Open LineUp to answer it.")
         response = json.loads(link.response)
-        refuse_high_risk(interaction, response)  # a link an older hub made, or one written by hand
+        refuse_outside_the_app(interaction, response)  # a link an older hub made, or one written by hand
         owner_id = action_links.answering_owner_id(tx.conn, link.workspace_id)
         if owner_id is None:
             raise LapError("not_found", "The workspace has no owner any more.")

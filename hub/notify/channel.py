@@ -29,7 +29,8 @@ class Delivery:
 
     async def action_link(self, interaction_id: str, response: dict[str, Any]) -> dict[str, Any]:
         """An HTTP request that answers the interaction once: {url, method, body, headers}. Raises LapError
-        `forbidden` for an answer approving a high-risk question (confirmed in the app, never in one tap)."""
+        `forbidden` for an answer given only in the app (hub/notify/outside.py): a yes to an approval that carries
+        a command, a file change or a tool's input, an "always" or "for this session" option, a yes to high risk."""
         command, token = create_action_link(self.workspace_id, interaction_id, response,
                                             self.hub.notifier.config.action_link_ttl_s)
         await self.hub.execute(command)

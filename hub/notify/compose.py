@@ -8,7 +8,8 @@ import sqlite3
 import unicodedata
 from typing import Any
 
-from hub.notify.actions import approves
+from hub.domain.visible import mark
+from hub.notify import outside
 from hub.protocol.envelope import new_id
 from hub.store.events import StoredEvent
 from hub.store.queries import notifications, tasks
@@ -40,9 +41,32 @@ def one_line(text: str) -> str:
     return "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text)
 
 
+def shown(text: str) -> str:
+    """One line with every character a person cannot see as a visible mark (`⟨U+2067⟩`): a direction-changing
+    character in an agent's title would otherwise reorder the notification's text (hub/domain/visible.py)."""
+    return mark(one_line(text))
+
+
 def _agent_name(conn: sqlite3.Connection, agent_id: str | None) -> str:
     name = notifications.agent_name(conn, agent_id) if agent_id else None
-    return one_line(name) if name is not None else "An agent"
+    return shown(name) if name is not None else "An agent"
+
+
+def _approval(spec: dict[str, Any]) -> dict[str, Any]:
+    """What a channel needs to offer buttons by the rule (hub/notify/outside.py): each option marked (`approves`:
+    it says yes; `remembers`: "always" or "for this session"), whether the approval carries what it approves, the
+    buttons it may offer (Deny always among them) and, when none says yes, where to approve."""
+    risk = spec.get("risk", "medium")
+    note: dict[str, Any] = {
+        "options": [{**{k: o[k] for k in ("id", "style") if k in o}, "label": shown(str(o.get("label") or o["id"])),
+                     "approves": outside.approves(spec, {"optionId": o["id"]}), "remembers": outside.remembers(o)}
+                    for o in spec.get("options", [])],
+        "carriesItems": outside.carries_items(spec), "itemKinds": outside.item_kinds(spec),
+        "buttons": [{**b, "label": shown(b["label"])} for b in outside.buttons(spec, risk)]}
+    approve_in_app = outside.approve_in_app(spec, risk)
+    if approve_in_app is not None:
+        note["approveInApp"] = approve_in_app
+    return note
 
 
 def _task(conn: sqlite3.Connection, workspace_id: str | None, task_id: str | None) -> TaskRecord | None:
@@ -63,35 +87,32 @@ def compose(conn: sqlite3.Connection, event: StoredEvent, kind: str, base_url: s
     if kind == "waiting_for_me":
         spec = event.payload["interaction"]
         agent = _agent_name(conn, event.actor.partition(":")[2])
-        note.update(
-            title=f"{agent} needs your decision", body=spec["title"], risk=spec.get("risk", "medium"),
-            agent=agent, interactionId=spec["id"], interactionType=spec["type"],
-            # `approves`: whether the option says yes (a channel's buttons offer no yes to high risk:
-            # docs/notifications.md#ntfy-buttons; hub/notify/actions.py refuses to make or use such a link)
-            options=[{**{k: o[k] for k in ("id", "label", "style") if k in o},
-                      "approves": approves(spec, {"optionId": o["id"]})} for o in spec.get("options", [])]
-            if spec["type"] == "approval" else [])
+        note.update(title=f"{agent} needs your decision", body=shown(spec["title"]), risk=spec.get("risk", "medium"),
+                    agent=agent, interactionId=spec["id"], interactionType=spec["type"], options=[])
+        if spec["type"] == "approval":  # a channel offers only `buttons` (docs/notifications.md#ntfy-buttons)
+            note.update(_approval(spec))
         if task is not None:
-            note["body"] = f"{spec['title']} — task: {one_line(task.title)}"
+            note["body"] = f"{note['body']} — task: {shown(task.title)}"
         if include_details:
             note["details"] = {k: spec[k] for k in ("description", "impact", "details") if spec.get(k)}
         note["link"] = link
         return f"waiting_for_me:{event.workspace_id}:{spec['id']}", note
     if kind in ("failed", "succeeded"):
         agent = _agent_name(conn, task.agent_id if task is not None else None)
-        title = one_line(task.title if task is not None else str(event.task_id))
+        title = shown(task.title if task is not None else str(event.task_id))
         error = event.payload.get("error") or {}
         note.update(title=f"Task {'failed' if kind == 'failed' else 'done'}: {title}", agent=agent, link=link,
-                    body=f"{agent}: {error.get('code', 'failed')}" if kind == "failed" else f"{agent} finished it.")
+                    body=f"{agent}: {shown(str(error.get('code', 'failed')))}" if kind == "failed"
+                    else f"{agent} finished it.")
         if include_details and error.get("message"):
             note["details"] = {"error": error.get("message")}
         return f"{kind}:{event.workspace_id}:{event.task_id}", note
     if kind == "agent_waiting":  # the message is the agent's own words (a line such as "Claude is waiting…")
         agent = _agent_name(conn, event.actor.partition(":")[2])
         note.update(title=f"{agent} is waiting for you", agent=agent, link=link,
-                    body=one_line(str(event.payload.get("content") or ""))[:300])
+                    body=shown(str(event.payload.get("content") or "")[:300]))
         if task is not None:
-            note["body"] = f"{note['body']} — task: {one_line(task.title)}"
+            note["body"] = f"{note['body']} — task: {shown(task.title)}"
         return f"agent_waiting:{event.workspace_id}:{event.payload['messageId']}", note
     agent_id = event.payload["agentId"]
     agent = _agent_name(conn, agent_id)

@@ -1,7 +1,8 @@
 """The mail channel: SMTP with STARTTLS or TLS and sign-in (aiosmtplib), a plain-text and an HTML part.
 
 `[notify.mail] host, port, security = "starttls" | "tls" | "none", username, password, from, to = [...]`.
-The Message-ID is the notification's id, so a mail re-sent after a crash is recognisably the same one.
+The Message-ID is the notification's id, so a mail re-sent after a crash is recognisably the same one. A mail has
+no answer links, only a link to the app, and says where an approval is approved (`approveInApp`).
 """
 
 from __future__ import annotations
@@ -32,12 +33,15 @@ def build_message(notification: dict[str, Any], sender: str, recipients: list[st
         lines.append(f"Risk: {notification['risk']}")
     if notification.get("agent"):
         lines.append(f"Agent: {notification['agent']}")
+    if notification.get("approveInApp"):
+        lines += ["", notification["approveInApp"]]
     lines += ["", f"Open: {link}"]
     message.set_content("\n".join(lines))
     message.add_alternative(
         f"<h2>{escape(notification['title'])}</h2><p>{escape(notification.get('body', ''))}</p>"
         + (f"<p>Risk: <strong>{escape(notification['risk'])}</strong></p>" if notification.get("risk") else "")
         + (f"<p>Agent: {escape(notification['agent'])}</p>" if notification.get("agent") else "")
+        + (f"<p>{escape(notification['approveInApp'])}</p>" if notification.get("approveInApp") else "")
         + f'<p><a href="{escape(link, quote=True)}">Open in LineUp</a></p>', subtype="html")
     return message
 

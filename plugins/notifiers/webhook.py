@@ -1,10 +1,11 @@
 """The webhook channel: a JSON POST, or an ntfy message whose action buttons answer an approval.
 
 `[notify.webhook] url = "http://ntfy.local/lineup"`, `format = "ntfy"` (or "json"), optional `headers` (for
-example an ntfy access token). In ntfy format an approval gets Approve / Reject buttons that post a single-use,
-expiring token back to the hub (hub/notify/actions.py), so a phone can decide from the notification itself. A
-high-risk approval gets Reject and Open only: it is approved in the app, which asks twice
-(docs/notifications.md#ntfy-buttons).
+example an ntfy access token). In ntfy format an approval gets the buttons its notification allows (`buttons`:
+hub/notify/outside.py), each posting a single-use, expiring token back to the hub (hub/notify/actions.py), and
+Open. Deny is always among them; a yes only for an approval that carries no command, file change or tool input,
+below high risk, never "always" (docs/notifications.md#ntfy-buttons). The json format carries the same marks
+(`buttons`, `carriesItems`, each option's `approves`) for a receiver to follow.
 """
 
 from __future__ import annotations
@@ -27,6 +28,22 @@ def _post(url: str, body: bytes, headers: dict[str, str], timeout_s: float) -> i
     except urllib.error.HTTPError as exc:
         exc.close()  # it holds the answer's socket: closed now, not whenever the collector gets to it
         raise RuntimeError(f"the webhook answered HTTP {exc.code}") from None
+
+
+DECLINE = {"label": "Decline", "response": {"declined": True}, "approves": False}
+
+
+def _buttons(notification: dict[str, Any]) -> list[dict[str, Any]]:
+    """The answers to offer: at most one yes of `buttons` as the hub composed them, then always a Deny. A
+    notification an older hub composed (still in the outbox) has no `buttons`: then only a declining option (one
+    not marked is a yes), else a Decline."""
+    offered = notification.get("buttons")
+    if not isinstance(offered, list):
+        offered = [{"label": o["label"], "response": {"optionId": o["id"]}, "approves": False}
+                   for o in notification.get("options", []) if o.get("approves", True) is False]
+    yes = [b for b in offered if b.get("approves") is not False][:1]
+    no = [b for b in offered if b.get("approves") is False][:1]
+    return yes + (no or [DECLINE])
 
 
 class WebhookChannel:
@@ -53,15 +70,11 @@ class WebhookChannel:
                                    "tags": [notification["kind"]]}
         actions = []
         if notification.get("interactionType") == "approval":
-            options = notification.get("options", [])
-            if notification.get("risk") == "high":
-                # Never a yes in one tap (docs/security.md, "What an approval shows"): only the options that
-                # decline get a button; an option not marked (a notification composed by an older hub) is a yes.
-                options = [o for o in options if o.get("approves", True) is False]
-                message["message"] = f"{message['message']}\nHigh risk: open LineUp to approve.".lstrip()
-            for option in options[:2]:  # ntfy shows up to three buttons; Open is the third
-                link = await delivery.action_link(notification["interactionId"], {"optionId": option["id"]})
-                actions.append({"action": "http", "label": option["label"], "url": link["url"],
+            if notification.get("approveInApp"):
+                message["message"] = f"{message['message']}\n{notification['approveInApp']}".lstrip()
+            for button in _buttons(notification)[:2]:  # ntfy shows up to three buttons; Open is the third
+                link = await delivery.action_link(notification["interactionId"], button["response"])
+                actions.append({"action": "http", "label": button["label"], "url": link["url"],
                                 "method": link["method"], "headers": link["headers"], "body": link["body"],
                                 "clear": True})
         if notification.get("link"):
