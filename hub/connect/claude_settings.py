@@ -8,6 +8,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -124,14 +125,40 @@ def remove(path: Path) -> bool:
 
 
 # ---- permission rules (print mode: LineUp decides whether Claude Code would have asked) ----------------------
+# Claude Code's rule syntax (code.claude.com/docs/en/permissions): `Tool` or `Tool(content)`, where `\\`, `(` and `)`
+# in the content are escaped with a backslash. Read and Edit contents are gitignore-style paths: `//abs` from the
+# filesystem root, `~/p` from the home folder, `/p` from the settings file's root (the project, or ~/.claude for the
+# user's settings), `p` or `./p` from the current folder; names are compared ignoring case. Only `Edit(...)` rules
+# are checked for the tools that change files (a `Write(...)` rule is never consulted).
+
+PATH_TOOLS = frozenset({"Read", "Edit"})
+# Characters a gitignore pattern treats as more than themselves; a path with any of them gets no rule of its own.
+_GLOB_CHARS = frozenset("*?[]\\{}!#")
+
 
 def settings_files(project_dir: Path, home: Path) -> list[Path]:
     return [home / ".claude" / "settings.json", home / ".claude" / "settings.local.json",
             project_dir / ".claude" / "settings.json", project_dir / ".claude" / "settings.local.json"]
 
 
+def local_settings(project_dir: Path) -> Path:
+    """Where Claude Code keeps what "allow always" remembers for this project (its `localSettings`)."""
+    return project_dir / ".claude" / "settings.local.json"
+
+
+def _root_of(settings: Path, home: Path) -> Path:
+    """What `/p` in a rule is relative to: the project for its settings, ~/.claude for the user's."""
+    folder = settings.parent
+    return folder if folder == home / ".claude" else folder.parent
+
+
 def rules(paths: list[Path], kind: str) -> list[str]:
-    found: list[str] = []
+    return [rule for rule, _ in rules_with_roots(paths, kind, Path.home())]
+
+
+def rules_with_roots(paths: list[Path], kind: str, home: Path) -> list[tuple[str, Path]]:
+    """The `kind` ("allow", "deny") rules of the settings files, each with the folder `/p` patterns start from."""
+    found: list[tuple[str, Path]] = []
     for path in paths:
         try:
             permissions = read_json(path).get("permissions") or {}
@@ -139,52 +166,132 @@ def rules(paths: list[Path], kind: str) -> list[str]:
             continue
         listed = permissions.get(kind) if isinstance(permissions, dict) else None
         if isinstance(listed, list):
-            found.extend(r for r in listed if isinstance(r, str))
+            found.extend((r, _root_of(path, home)) for r in listed if isinstance(r, str))
     return found
 
 
-def _parse(rule: str) -> tuple[str, str | None]:
+def escape(content: str) -> str:
+    """A rule's content as Claude Code writes it in a settings file."""
+    return content.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+
+
+def unescape(content: str) -> str:
+    return content.replace("\\(", "(").replace("\\)", ")").replace("\\\\", "\\")
+
+
+def rule_text(tool: str, content: str | None) -> str:
+    """The rule as a string in a settings file's `permissions.allow`."""
+    return tool if content is None else f"{tool}({escape(content)})"
+
+
+def parse(rule: str) -> tuple[str, str | None]:
+    """(tool, content) of a rule string; content None for the whole tool (`Bash`, `Bash()`, `Bash(*)`)."""
     rule = rule.strip()
     if rule.endswith(")") and "(" in rule:
         name, _, content = rule[:-1].partition("(")
-        return name.strip(), content
+        content = unescape(content)
+        return name.strip(), (content if content not in ("", "*") else None)
     return rule, None
 
 
-def matches(rule: str, tool: str, tool_input: dict[str, Any]) -> bool:
-    """Whether a Claude Code permission rule (`Bash`, `Bash(npm test:*)`, `Edit(src/**)`, ...) covers this call."""
-    name, content = _parse(rule)
-    if name != tool:
+def _file_of(tool_input: dict[str, Any], cwd: str | None) -> str | None:
+    raw = tool_input.get("file_path") or tool_input.get("notebook_path") or tool_input.get("path")
+    if not isinstance(raw, str) or not raw:
+        return None
+    if not os.path.isabs(raw):
+        if not cwd:
+            return None
+        raw = os.path.join(cwd, raw)
+    return os.path.normpath(raw)
+
+
+def _path_regex(pattern: str) -> re.Pattern[str]:
+    """A gitignore pattern (relative to its root) as a regular expression over a relative POSIX path."""
+    anchored = pattern.startswith("/") or "/" in pattern.rstrip("/")
+    pattern = pattern.strip("/")
+    out = "" if anchored else "(?:.*/)?"
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out, i = out + "(?:.*/)?", i + 3
+        elif pattern.startswith("**", i):
+            out, i = out + ".*", i + 2
+        elif c == "*":
+            out, i = out + "[^/]*", i + 1
+        elif c == "?":
+            out, i = out + "[^/]", i + 1
+        elif c == "\\" and i + 1 < len(pattern):
+            out, i = out + re.escape(pattern[i + 1]), i + 2
+        elif c == "[" and "]" in pattern[i + 1:]:
+            end = pattern.index("]", i + 1)
+            out, i = out + "[" + pattern[i + 1:end].replace("!", "^", 1) + "]", end + 1
+        else:
+            out, i = out + re.escape(c), i + 1
+    return re.compile(out + "(?:/.*)?", re.IGNORECASE | re.DOTALL)  # a folder's pattern covers what is inside
+
+
+def path_matches(content: str, target: str, root: Path, cwd: str | None, home: Path) -> bool:
+    """Whether a Read/Edit rule's path pattern covers the file `target` (absolute), as Claude Code reads it."""
+    if content.startswith("//"):
+        base, pattern = Path("/"), content[1:]
+    elif content.startswith("~/"):
+        base, pattern = home, content[1:]
+    elif content.startswith("/"):
+        base, pattern = root, content
+    else:
+        base, pattern = Path(cwd or "."), content[2:] if content.startswith("./") else content
+    relative = os.path.relpath(target, base)
+    if relative == ".." or relative.startswith("../"):
         return False
-    if content is None or content in ("", "*"):
+    return _path_regex(pattern).fullmatch(relative.replace(os.sep, "/")) is not None
+
+
+def matches(rule: str, tool: str, tool_input: dict[str, Any], *, root: Path | None = None,
+            cwd: str | None = None, home: Path | None = None) -> bool:
+    """Whether a Claude Code permission rule (`Bash`, `Bash(npm test:*)`, `Edit(//abs/file)`, ...) covers this call
+    (`root`: the folder the rule's settings file counts `/p` from)."""
+    name, content = parse(rule)
+    checked = "Edit" if tool in EDIT_TOOLS and name == "Edit" else tool
+    if name != checked:
+        return False
+    if content is None:
         return True
     if tool == "Bash":
         command = str(tool_input.get("command", "")).strip()
         if content.endswith(":*"):
-            return command == content[:-2] or command.startswith(content[:-2] + " ") \
-                or command.startswith(content[:-2])
+            return command == content[:-2] or command.startswith(content[:-2] + " ")
         return command == content or ("*" in content and fnmatch.fnmatchcase(command, content))
     if tool == "WebFetch":
         url = str(tool_input.get("url", ""))
         if content.startswith("domain:"):
             from urllib.parse import urlparse
             return (urlparse(url).hostname or "") == content[len("domain:"):]
-        return url == content
-    target = str(tool_input.get("file_path") or tool_input.get("notebook_path") or tool_input.get("path") or "")
-    return bool(target) and (fnmatch.fnmatchcase(target, content) or fnmatch.fnmatchcase(target, "*/" + content)
-                             or target.endswith("/" + content.lstrip("/")))
+        return False
+    target = _file_of(tool_input, cwd)
+    if target is None or name not in PATH_TOOLS:
+        return False
+    return path_matches(content, target, root or Path(cwd or "."), cwd, home or Path.home())
 
 
-def rule_for(tool: str, tool_input: dict[str, Any]) -> str:
-    """The rule "allow always" adds in print mode: this exact command, this site, or the tool."""
-    if tool == "Bash" and tool_input.get("command"):
-        return f"Bash({tool_input['command']})"
-    if tool == "WebFetch" and tool_input.get("url"):
-        from urllib.parse import urlparse
-        host = urlparse(str(tool_input["url"])).hostname
-        if host:
-            return f"WebFetch(domain:{host})"
-    return tool
+def rule_for(tool: str, tool_input: dict[str, Any], cwd: str | None = None) -> tuple[str, str] | None:
+    """The narrowest rule Claude Code has for exactly this call, as (tool, content), or None when every rule it
+    has would allow more than this call: `Bash(<this exact command>)`; `Edit(//<this file>)` for a file change
+    (Edit rules cover every tool that edits files); nothing for MCP tools, WebFetch (its narrowest rule is a
+    whole site), the others."""
+    if tool == "Bash":
+        command = str(tool_input.get("command") or "").strip()
+        # Claude Code reads `*` in a Bash rule as "anything": the rule would allow more than this command.
+        if not command or "*" in command:
+            return None
+        return "Bash", command
+    if tool in EDIT_TOOLS:
+        target = _file_of(tool_input, cwd)
+        if target is None or any(c in _GLOB_CHARS or ord(c) < 32 or c == "\x7f" for c in target) \
+                or any(part != part.strip() for part in target.split("/")):
+            return None  # a name gitignore would read as a pattern, or trim: no rule names only this file
+        return "Edit", "/" + target
+    return None
 
 
 def add_allow_rule(path: Path, rule: str) -> None:

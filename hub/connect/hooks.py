@@ -32,14 +32,11 @@ log = logging.getLogger("lineup.connect")
 CONNECT_TIMEOUT_S = 2.0   # the hub must answer this fast, or the hook steps aside
 EVENTS = ("UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Notification", "Stop",
           "SessionEnd")
-OPTIONS = [
-    {"id": "allow_once", "label": "Allow once", "style": "primary",
-     "description": "Claude runs it this time and asks again next time."},
-    {"id": "allow_always", "label": "Allow always", "style": "secondary",
-     "description": "Claude Code remembers this (in this folder's .claude/settings.local.json) and stops asking."},
-    {"id": "deny", "label": "Deny", "style": "danger",
-     "description": "Claude does not run it; a note you add is what Claude is told."},
-]
+ALLOW_ONCE = {"id": "allow_once", "label": "Allow once", "style": "primary",
+              "description": "Claude runs it this time and asks again next time."}
+DENY = {"id": "deny", "label": "Deny", "style": "danger",
+        "description": "Claude does not run it; a note you add is what Claude is told."}
+MAX_RULE_SHOWN = 1500  # a rule longer than this is not offered: the option's description must show it whole
 # Claude Code's own task list (TaskCreate/TaskUpdate since 2.1; TodoWrite before): shown as the task's steps.
 STEP_TOOLS = ("TaskCreate", "TaskUpdate", "TodoWrite")
 PERMISSION_NOTICE = "Claude needs your permission"  # Claude Code's Notification while its dialog is shown
@@ -85,27 +82,29 @@ def risk_of(tool: str, tool_input: dict[str, Any]) -> str:
     return "medium"
 
 
-def subject_of(tool: str, tool_input: dict[str, Any], cwd: str) -> dict[str, Any] | None:
-    """What approving this call approves, whole (docs/protocol.md#what-an-approval-approves), or None."""
+def items_of_call(tool: str, tool_input: dict[str, Any], cwd: str) -> list[dict[str, Any]]:
+    """What approving this call approves, whole (docs/protocol.md#what-an-approval-approves): the command, the file
+    written or edited, or for any other tool (MCP tools, WebFetch, WebSearch, Task...) its name and whole input."""
     path = str(tool_input.get("file_path") or tool_input.get("notebook_path") or "")
-    if tool == "Bash":
-        return approvals.command_approval(str(tool_input.get("command", "")), cwd or None)
+    where = cwd or None
+    if tool == "Bash" and isinstance(tool_input.get("command"), str) and tool_input["command"].strip():
+        return [approvals.command_approval(tool_input["command"], where)]
     if tool == "Write" and path:
-        return approvals.write_approval(path, str(tool_input.get("content") or ""), cwd or None)
+        return [approvals.write_approval(path, str(tool_input.get("content") or ""), where)]
     if tool == "Edit" and path:
-        return approvals.edit_approval(path, [{"old": tool_input.get("old_string", ""),
-                                               "new": tool_input.get("new_string", ""),
-                                               "replaceAll": bool(tool_input.get("replace_all"))}], cwd or None)
+        return [approvals.edit_approval(path, [{"old": tool_input.get("old_string", ""),
+                                                "new": tool_input.get("new_string", ""),
+                                                "replaceAll": bool(tool_input.get("replace_all"))}], where)]
     if tool == "MultiEdit" and path:
         edits = [{"old": e.get("old_string", ""), "new": e.get("new_string", ""),
                   "replaceAll": bool(e.get("replace_all"))}
                  for e in tool_input.get("edits") or [] if isinstance(e, dict)]
-        return approvals.edit_approval(path, edits, cwd or None)
+        return [approvals.edit_approval(path, edits, where)]
     if tool == "NotebookEdit" and path:
-        return approvals.edit_approval(path, [{"old": f"(cell {tool_input.get('cell_id') or 'new'}, "
-                                                      f"{tool_input.get('edit_mode') or 'replace'})",
-                                               "new": str(tool_input.get("new_source") or "")}], cwd or None)
-    return None
+        return [approvals.edit_approval(path, [{"old": f"(cell {tool_input.get('cell_id') or 'new'}, "
+                                                       f"{tool_input.get('edit_mode') or 'replace'})",
+                                                "new": str(tool_input.get("new_source") or "")}], where)]
+    return [approvals.tool_approval(tool or "tool", tool_input, where)]
 
 
 class TooLongToShow(Exception):
@@ -116,33 +115,60 @@ class TooLongToShow(Exception):
         self.what, self.size = what, size
 
 
+def project_dir(event: dict[str, Any]) -> Path:
+    """The folder Claude Code started in: where its local settings (and what "allow always" adds) are kept."""
+    return Path(os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or ".")
+
+
+def always_rule(event: dict[str, Any]) -> tuple[str, str] | None:
+    """The one rule "Allow always" adds for this call, never wider than it (hub/connect/claude_settings.py
+    `rule_for`), or None: then the card offers no "Allow always"."""
+    rule = cs.rule_for(str(event.get("tool_name", "")), event.get("tool_input") or {}, str(event.get("cwd") or "")
+                       or None)
+    if rule is None or len(cs.rule_text(*rule)) > MAX_RULE_SHOWN:
+        return None
+    return rule
+
+
+def allow_always_option(event: dict[str, Any], rule: tuple[str, str]) -> dict[str, Any]:
+    """The option, its description stating the exact rule and the file it goes to."""
+    settings = cs.local_settings(project_dir(event))
+    shown = cs.rule_text(*rule)
+    if rule[0] == "Bash":
+        scope = "Claude Code stops asking for exactly this command (any other command still asks)."
+    else:
+        scope = (f"Claude Code stops asking before it writes or edits this one file, {rule[1][1:]}, from now on "
+                 "(it compares the name ignoring case); other files still ask.")
+    return {"id": "allow_always", "label": "Allow always", "style": "secondary",
+            "description": f"Adds `{shown}` to {settings}: {scope}"}
+
+
 def approval_card(event: dict[str, Any], interaction_id: str, wait_s: float) -> dict[str, Any]:
     """The card for a permission request, carrying all of what it approves; TooLongToShow past a question's size."""
     tool, tool_input = str(event.get("tool_name", "")), event.get("tool_input") or {}
     cwd = str(event.get("cwd", ""))
     wants, _ = describe(tool, tool_input)
     description = str(tool_input.get("description") or "")
-    subject = subject_of(tool, tool_input, cwd)
-    details: dict[str, Any] = {"tool": tool, "cwd": cwd, "claudeSession": str(event.get("session_id", ""))}
-    if subject is not None:
-        fitted = approvals.fits(subject)
-        if fitted is None:
-            raise TooLongToShow("the command" if tool == "Bash" else f"the change to {subject.get('path')}",
-                                approvals.size_of(subject))
-        subject = fitted
-    else:  # a tool without a command or file change (WebFetch, MCP tools): its input, whole or not offered
-        raw = json.dumps(tool_input, ensure_ascii=False)
-        if len(raw.encode()) > approvals.CARD_BUDGET_BYTES:
-            raise TooLongToShow(f"the input of {tool}", len(raw))
-        details["input"] = tool_input
+    items = items_of_call(tool, tool_input, cwd)
+    fitted = approvals.fits(items)
+    if fitted is None:
+        kind = items[0]["kind"]
+        what = "the command" if kind == "command" else f"the change to {items[0].get('path')}" \
+            if kind in ("write", "edit") else f"the input of {tool}"
+        raise TooLongToShow(what, approvals.size_of(items))
+    rule = always_rule(event)
+    options = [ALLOW_ONCE, *([allow_always_option(event, rule)] if rule is not None else []), DENY]
     expires = datetime.now(UTC) + timedelta(seconds=wait_s)
     card: dict[str, Any] = {
         "id": interaction_id, "type": "approval", "title": clip(f"Claude wants to {wants}", 500),
-        "description": clip(description, 8000), "risk": risk_of(tool, tool_input), "options": OPTIONS,
-        "details": details, "expiresAt": expires.isoformat(timespec="seconds").replace("+00:00", "Z")}
-    if subject is not None:
-        card["approves"] = subject
-    return card
+        "description": clip(description, 8000), "risk": risk_of(tool, tool_input), "options": options,
+        "details": {"tool": tool, "cwd": cwd, "claudeSession": str(event.get("session_id", ""))},
+        "expiresAt": expires.isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "approves": fitted, "notes": "sent"}  # a note on Deny is the deny message Claude reads
+    question = approvals.fit_question(card)
+    if question is None:
+        raise TooLongToShow("the request", approvals.size_of(items))
+    return question
 
 
 # ---- Claude Code's answers -----------------------------------------------------------------------------------
@@ -160,17 +186,14 @@ def permission_request_answer(allow: bool, reason: str, updates: list[dict[str, 
 
 
 def remembered(event: dict[str, Any]) -> list[dict[str, Any]]:
-    """What "allow always" asks Claude Code to remember: its own suggestions, else a rule for this call."""
-    # Claude's suggestions can be narrower than the call (for `echo hi > out.txt` only the folder, for this
-    # session), so the rule for this exact call is added too, kept in the folder's settings.local.json.
-    suggestions = [s for s in event.get("permission_suggestions") or []
-                   if isinstance(s, dict) and s.get("behavior", "allow") == "allow"]
-    rule = cs.rule_for(str(event.get("tool_name", "")), event.get("tool_input") or {})
-    name, _, content = rule.partition("(")
-    entry: dict[str, Any] = {"toolName": name}
-    if content:
-        entry["ruleContent"] = content[:-1]
-    return suggestions + [{"type": "addRules", "rules": [entry], "behavior": "allow", "destination": "localSettings"}]
+    """What "Allow always" asks Claude Code to remember: the one rule the option's description named, in its
+    local settings. Claude's own suggestions are not passed on: they can be wider than the call (a folder, a
+    whole tool, a mode for the session)."""
+    rule = always_rule(event)
+    if rule is None:
+        return []
+    return [{"type": "addRules", "rules": [{"toolName": rule[0], "ruleContent": rule[1]}], "behavior": "allow",
+             "destination": "localSettings"}]
 
 
 def print_mode() -> bool:
@@ -187,20 +210,28 @@ def settled_by_rules(event: dict[str, Any]) -> str | None:
     """In print mode: "deny" or "allow" if the person's settings already decide this call, else None (ask).
 
     A deny rule, or a permission mode that allows the call, leaves it to Claude Code. An allow rule naming
-    exactly this call (what "allow always" writes) is answered "allow" here: Claude Code itself would still
-    refuse a redirection to a file in print mode. A wildcard allow rule is left to Claude Code, which splits
+    exactly this command (what "allow always" writes) is answered "allow" here: Claude Code itself would still
+    refuse a redirection to a file in print mode. Any other allow rule is left to Claude Code, which splits
     compound commands (`npm test && rm -rf x` is not `npm test`); this hook does not.
     """
     tool, tool_input = str(event.get("tool_name", "")), event.get("tool_input") or {}
     mode = str(event.get("permission_mode", "default"))
     if mode in ("bypassPermissions", "dontAsk") or (mode == "acceptEdits" and tool in cs.EDIT_TOOLS):
         return "claude"
-    project = Path(os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or ".")
-    files = cs.settings_files(project, Path.home())
-    if any(cs.matches(rule, tool, tool_input) for rule in cs.rules(files, "deny")):
+    project = project_dir(event)
+    cwd = str(event.get("cwd") or "") or None
+    home = Path.home()
+    files = cs.settings_files(project, home)
+
+    def covered(kind: str) -> list[str]:
+        return [rule for rule, root in cs.rules_with_roots(files, kind, home)
+                if cs.matches(rule, tool, tool_input, root=root, cwd=cwd, home=home)]
+
+    if covered("deny"):
         return "claude"
-    allowed = [rule for rule in cs.rules(files, "allow") if cs.matches(rule, tool, tool_input)]
-    if cs.rule_for(tool, tool_input) in allowed and tool == "Bash":
+    allowed = covered("allow")
+    exact = cs.rule_for(tool, tool_input, cwd)
+    if tool == "Bash" and exact is not None and any(cs.parse(rule) == exact for rule in allowed):
         return "allow"
     return "claude" if allowed else None
 
@@ -386,10 +417,9 @@ class HookRun:
         always = allow and outcome.option_id == "allow_always"
         if name == "PermissionRequest":
             return permission_request_answer(allow, reason, remembered(event) if always else None)
-        if always:  # print mode cannot hand Claude Code a rule: write the one its own dialog would have written
-            project = Path(os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd") or ".")
-            cs.add_allow_rule(project / ".claude" / "settings.local.json",
-                              cs.rule_for(str(event.get("tool_name", "")), event.get("tool_input") or {}))
+        rule = always_rule(event) if always else None
+        if rule is not None:  # print mode cannot hand Claude Code a rule: write the one the option named
+            cs.add_allow_rule(cs.local_settings(project_dir(event)), cs.rule_text(*rule))
         return pre_tool_use_answer(allow, reason)
 
     def card_id(self, session_id: str, task_id: str, key: str) -> str:
