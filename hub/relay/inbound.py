@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hub.domain.collaboration import command_for
+from hub.domain.visible import mark
 from hub.protocol import payloads as P
 from hub.protocol.actors import Actor
 from hub.protocol.envelope import PROTOCOL_VERSION, Envelope, decode_envelope, now_iso, system_frame
@@ -213,7 +214,7 @@ class InboundHandler:
             target = await self.hub.read(lambda c: store.question(c, person.uid, actor.workspace_id, number))
             # "3 approve" names question 3 only when "approve" answers it; "#3 …" always names it.
             if form.explicit or (target is not None and json.loads(target.spec)["type"] != "input"
-                                 and textreply.parse(json.loads(target.spec), form.rest).response is not None):
+                                 and textreply.answers(textreply.parse(json.loads(target.spec), form.rest))):
                 if target is None:
                     return Handled("no_such_question").say(
                         f"There is no question #{number}. / 没有 #{number} 这个问题。")
@@ -226,7 +227,7 @@ class InboundHandler:
         if len(questions) == 1 and readable:  # "1", "approve", "3" (out of range: said why, not sent as chat)
             return await self._answer(person, actor, message, questions[0], text, several=False)
         if readable:
-            listing = "\n".join(f"#{q.number} {q.title}" for q in questions)
+            listing = "\n".join(f"#{q.number} {mark(q.title)}" for q in questions)
             return Handled("ambiguous").say(
                 f"Several questions are open:\n{listing}\nReply like “#{questions[-1].number} 1”. "
                 f"/ 有多个问题待回答，请带上编号回复。")
@@ -237,8 +238,9 @@ class InboundHandler:
 
     @staticmethod
     def _is_answer_like(reply: textreply.Reply) -> bool:
-        """An answer, or a number out of range (said why rather than sent to the agent as chat)."""
-        return reply.response is not None or reply.problem == "out_of_range"
+        """An answer, a yes given only in the app, or a number out of range (said why rather than sent to the agent
+        as chat)."""
+        return textreply.answers(reply) or reply.problem == "out_of_range"
 
     @staticmethod
     def _reminder(questions: list[RelayQuestionRecord], *, delivered: bool) -> str:
@@ -248,7 +250,8 @@ class InboundHandler:
                  "/ 没看懂这个回答，已作为消息发给智能体。)" if delivered else
                  "(I could not read that as an answer. / 没看懂这个回答。)"]
         for q in questions[-3:]:
-            lines.append(f"#{q.number} {q.title}: " + textreply.how_to_answer(json.loads(q.spec), q.number, several))
+            lines.append(f"#{q.number} {mark(q.title)}: "
+                         + textreply.how_to_answer(json.loads(q.spec), q.number, several))
         return "\n".join(lines)
 
     async def _answer(self, person: Person, actor: Actor, message: Inbound, question: RelayQuestionRecord, text: str, *,
@@ -256,15 +259,12 @@ class InboundHandler:
         spec = json.loads(question.spec)
         number = question.number
         reply = textreply.parse(spec, text)
+        if reply.problem == "in_the_app":  # a yes to an approval that carries a command, a file change, a tool's input
+            return Handled("only_in_the_app").say(textreply.in_the_app(spec, number))
         if reply.response is None:
             return Handled("asked_again").say(
-                f"#{number} {spec['title']}: I could not read that as an answer. / 没看懂这个回答。\n"
+                f"#{number} {textreply.title_of(spec)}: I could not read that as an answer. / 没看懂这个回答。\n"
                 + textreply.how_to_answer(spec, number, several))
-        if textreply.only_in_the_app(spec) and textreply.is_approving(spec, reply.response):
-            return Handled("only_in_the_app").say(
-                f"#{number} {spec['title']}: what it approves is too long to show in a message, so it can only be "
-                "approved in the LineUp app, where all of it is shown. Reply “reject” to refuse it here. "
-                "/ 内容过长，只能在 LineUp 应用中查看全文后批准；回复“拒绝”可在此拒绝。")
         if textreply.needs_confirmation(spec, reply.response):
             self._confirmations.ask(person.uid, number, question.id, reply.response)
             return Handled("confirm_asked").say(textreply.ask_to_confirm(spec, number, reply.response["optionId"]))
@@ -286,13 +286,15 @@ class InboundHandler:
     async def _respond(self, actor: Actor, message: Inbound, question: RelayQuestionRecord, spec: dict[str, Any],
                        response: dict[str, Any], *, several: bool) -> Handled:
         number = question.number
+        if textreply.not_by_text(spec, response):  # never let through, whatever path led here
+            return Handled("only_in_the_app").say(textreply.in_the_app(spec, number))
         error = await self._execute(actor, message, "interaction.respond",
                                     {"interactionId": question.id, "response": response})
         if error is None:
             return Handled("answer")  # the confirmation comes from the stored interaction.resolved (outbound.py)
         again = "\n" + textreply.how_to_answer(spec, number, several) if error.code == "invalid_payload" else ""
-        return Handled(error.code).say(f"#{number} {spec['title']}: {error.message} {error.hint or ''}".rstrip()
-                                       + again)
+        title = textreply.title_of(spec)
+        return Handled(error.code).say(f"#{number} {title}: {error.message} {error.hint or ''}".rstrip() + again)
 
     async def _chat(self, person: Person, actor: Actor, message: Inbound, text: str) -> Handled:
         def conversation(c: Any) -> str | None:

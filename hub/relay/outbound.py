@@ -61,8 +61,8 @@ def text_for(tx: Tx, person: Person, event: StoredEvent) -> str | None:
         outcome = "expired" if event.type == "interaction.expired" else payload.get("outcome", "answered")
         answer = textreply.describe_answer(spec, payload.get("response"), outcome)
         if event.id.startswith(ANSWER_PREFIX):
-            return f"✓ #{closed} {spec['title']}: {answer} — recorded / 已记录"
-        return f"#{closed} {spec['title']}: {answer} (answered elsewhere / 已在别处回答)"
+            return f"✓ #{closed} {textreply.title_of(spec)}: {answer} — recorded / 已记录"
+        return f"#{closed} {textreply.title_of(spec)}: {answer} (answered elsewhere / 已在别处回答)"
     if event.type == "task.status_changed" and payload.get("status") in FINISHED:
         task = tasks.task(tx.conn, event.task_id or "", event.workspace_id or "")
         title = task.title if task else event.task_id

@@ -1,7 +1,12 @@
-"""The text fallback of a question: numbered options out; only explicit replies ("1", "#2 approve") back in."""
+"""The text fallback of a question: numbered options out; only explicit replies ("1", "#2 approve") back in.
+
+An approval that carries what it approves (a command, a file change, a tool's input, a commit) shows it, whole when it
+fits a message, and is approved only in the app; here it can be rejected (hub/notify/outside.py, docs/relay.md).
+"""
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -9,11 +14,14 @@ from typing import Any
 
 from hub.domain.approvals import stored_items
 from hub.domain.visible import mark
+from hub.notify.outside import approves, carries_items, decline_button
 
 CONFIRM_WINDOW_S = 300  # a high-risk approval given by text waits this long for "confirm N"
 DECLINE = {"skip", "decline", "跳过"}
 # Words that name an option besides its id and label: only for the conventional ids, whole replies only.
 ALIASES = {"approve": {"approve", "同意", "批准"}, "reject": {"reject", "拒绝"}}
+# Words that decline an approval whatever its options are called: its own declining option, else `declined`.
+REJECT_WORDS = {"reject", "deny", "拒绝"}
 REVIEW_OPTIONS = [{"id": "approve", "label": "Approve", "words": {"approve", "通过"}},
                   {"id": "request_changes", "label": "Request changes",
                    "words": {"changes", "request changes", "request_changes", "修改", "需要修改"}}]
@@ -108,6 +116,8 @@ def parse(spec: dict[str, Any], text: str) -> Reply:
         chosen = [options[n - 1] for n in numbers]
     else:
         option = _option_by_word(options, said)
+        if option is None and kind == "approval" and said in REJECT_WORDS:
+            return Reply(decline_button(spec)["response"])  # "reject" declines, whatever the option is called
         if option is None:
             return Reply(problem="not_understood")
         chosen = [option]
@@ -115,16 +125,25 @@ def parse(spec: dict[str, Any], text: str) -> Reply:
         return Reply({"decision": chosen[0]["id"]})
     if multiple:
         return Reply({"optionIds": [o["id"] for o in chosen]})
+    if not_by_text(spec, {"optionId": chosen[0]["id"]}):
+        return Reply(problem="in_the_app")
     return Reply({"optionId": chosen[0]["id"]})
 
 
+def answers(reply: Reply) -> bool:
+    """Whether a reply was meant as an answer: one, or a yes that is given only in the app (said so, not chatted)."""
+    return reply.response is not None or reply.problem == "in_the_app"
+
+
 def is_approving(spec: dict[str, Any], response: dict[str, Any]) -> bool:
-    """An approval's answer that approves: what hub/domain/interactions.py and the app call it (not `reject`, not a
-    danger option)."""
-    if spec["type"] != "approval" or "optionId" not in response:
-        return False
-    option = next((o for o in spec.get("options", []) if o["id"] == response["optionId"]), None)
-    return option is not None and option["id"] != "reject" and option.get("style") != "danger"
+    """An approval's answer that approves: what hub/domain/interactions.py and the app call it (anything but `reject`,
+    a danger option or `declined`; an answer the approval would refuse counts as a yes)."""
+    return spec["type"] == "approval" and approves(spec, response)
+
+
+def not_by_text(spec: dict[str, Any], response: dict[str, Any]) -> bool:
+    """A yes to an approval that carries what it approves: given only in the app, where all of it is shown."""
+    return only_in_the_app(spec) and is_approving(spec, response)
 
 
 def needs_confirmation(spec: dict[str, Any], response: dict[str, Any]) -> bool:
@@ -134,9 +153,9 @@ def needs_confirmation(spec: dict[str, Any], response: dict[str, Any]) -> bool:
 
 
 def ask_to_confirm(spec: dict[str, Any], number: int, option_id: str) -> str:
-    label = next((o.get("label", o["id"]) for o in spec.get("options", []) if o["id"] == option_id), option_id)
+    label = mark(next((o.get("label", o["id"]) for o in spec.get("options", []) if o["id"] == option_id), option_id))
     minutes = CONFIRM_WINDOW_S // 60
-    return (f"⚠️ #{number} {spec['title']} is high risk. To approve “{label}”, reply “confirm {number}” within "
+    return (f"⚠️ #{number} {title_of(spec)} is high risk. To approve “{label}”, reply “confirm {number}” within "
             f"{minutes} minutes. / 高风险：{minutes} 分钟内回复 “确认 {number}” 才会批准。")
 
 
@@ -152,10 +171,8 @@ def how_to_answer(spec: dict[str, Any], number: int, several_open: bool) -> str:
                 f"changes. / 回复 {prefix}1 通过，{prefix}2 需要修改。")
     options = spec.get("options", [])
     if only_in_the_app(spec):
-        refusals = [o for o in options if o["id"] == "reject" or o.get("style") == "danger"]
-        word = f"{prefix}{options.index(refusals[0]) + 1}" if refusals else f"{prefix}reject"
-        return (f"Approve it in the LineUp app; here, reply {word} to refuse it. "
-                f"/ 请在 LineUp 应用中批准；在此回复 {word} 可拒绝。")
+        return (f"Open LineUp to approve; here you can reject: reply #{number} reject. "
+                f"/ 请在 LineUp 中批准；在此可拒绝：回复 #{number} 拒绝。")
     if spec.get("multiple"):
         return f"Reply {prefix}with the numbers, e.g. {prefix}1,3. / 回复编号，如 {prefix}1,3。"
     ids = [o["id"] for o in options]
@@ -168,54 +185,94 @@ def how_to_answer(spec: dict[str, Any], number: int, several_open: bool) -> str:
             f"/ 回复 {prefix}编号或选项名称。")
 
 
-MAX_APPROVES_IN_TEXT = 3000  # characters of a command or change an IM message shows whole; longer: only in the app
+MAX_APPROVES_IN_TEXT = 3000  # characters of what an approval approves an IM message shows whole; more: only in the app
+_SPACES = re.compile(r" {16,}")
+
+
+def _visible(text: str) -> str:
+    """Hidden characters marked (`⟨U+2067⟩`), and a long run of spaces counted (`⟨300 spaces⟩`): code pushed far to
+    the right of a line cannot pass for a blank."""
+    return _SPACES.sub(lambda m: f"⟨{len(m[0])} spaces⟩", mark(text))
+
+
+def _lines(prefix: str, text: str) -> str:
+    return "\n".join(f"{prefix}{line}" for line in str(text).split("\n"))
+
+
+def _added(diff: str) -> str:
+    """The lines a unified diff adds (what the agent wants written), without the removed and unchanged ones: those
+    come from the file on disk, which may hold a secret the agent never sent."""
+    lines = [line for line in diff.split("\n") if line.startswith("+") and not line.startswith("+++")]
+    return "\n".join(lines) + "\n(removed and unchanged lines: in the app / 删除和未改动的行请在应用中查看)"
 
 
 def _item_text(item: dict[str, Any]) -> tuple[str, str]:
-    """(what the item is, its whole text) for IM: a file change as its new content or edits, never a diff made from
-    the file on disk (its removed lines could be a secret the agent never sent); invisible characters marked."""
+    """(what the item is, its whole text) for IM: a file change as its new content or its edits, never a diff made
+    from the file on disk (its removed lines could be a secret the agent never sent)."""
     kind = item.get("kind")
     if kind == "command":
-        return "Command / 命令", mark(str(item.get("command") or ""))
+        return "Command / 命令", str(item.get("command") or "")
     if kind == "write":
-        return f"New content of {mark(str(item.get('path')))} / 新内容", mark(str(item.get("content") or ""))
+        return f"New content of {mark(str(item.get('path')))} / 新内容", str(item.get("content") or "")
     if kind == "edit":
-        body = "\n".join(f"- {e.get('old', '')}\n+ {e.get('new', '')}" for e in item.get("edits") or [])
-        return f"Change to {mark(str(item.get('path')))} / 修改", mark(body or str(item.get("diff") or ""))
+        edits = item.get("edits") or []
+        body = "\n".join(f"{_lines('- ', e.get('old', ''))}\n{_lines('+ ', e.get('new', ''))}" for e in edits)
+        return f"Change to {mark(str(item.get('path')))} / 修改", body or _added(str(item.get("diff") or ""))
     if kind == "tool":
-        return f"Input of {mark(str(item.get('tool')))} / 工具输入", mark(str(item.get("text") or ""))
+        return f"Input of {mark(str(item.get('tool')))} / 工具输入", str(item.get("text") or "")
     if kind == "commit":
         files = "\n".join(f"{f.get('status')} {f.get('path')}" for f in item.get("files") or [])
         return (f"Commit of tree {item.get('tree')} / 提交",
-                mark(f"{item.get('message') or ''}\n{files}\nHooks: {', '.join(item.get('hooks') or []) or 'none'}"))
+                f"{item.get('message') or ''}\n{files}\nHooks: {', '.join(item.get('hooks') or []) or 'none'}")
     return "Item / 项目", ""
+
+
+def _items(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the approval carries: its `approves`, or a tool's input in `details.input` (older tool cards)."""
+    items = stored_items(spec)
+    details = spec.get("details")
+    if items or not carries_items(spec) or not isinstance(details, dict):
+        return items
+    return [{"kind": "tool", "tool": details.get("tool") or "the tool",
+             "text": json.dumps(details.get("input"), ensure_ascii=False, indent=2)}]
 
 
 def approves_text(spec: dict[str, Any]) -> str | None:
     """What the approval approves, every item whole, as IM text; None when there is nothing (or too much) to show."""
-    items = stored_items(spec)
-    if not items:
-        return None
     parts = []
-    for item in items:
+    for item in _items(spec):
         what, body = _item_text(item)
-        parts.append(f"{what} ({len(body):,} characters / 字符):\n{body}")
+        parts.append(f"{what} ({len(body):,} characters / 字符):\n{_visible(body)}")
     text = "\n\n".join(parts)
-    return text if len(text) <= MAX_APPROVES_IN_TEXT else None
+    return text if parts and len(text) <= MAX_APPROVES_IN_TEXT else None
 
 
 def only_in_the_app(spec: dict[str, Any]) -> bool:
-    """An approval whose items are too long to show whole in an IM message: it is approved in the app, where all of
-    it is shown, never by text (docs/security.md#what-an-approval-shows)."""
-    return bool(stored_items(spec)) and approves_text(spec) is None
+    """An approval that carries what it approves (a command, a file change, a tool's input, a commit): approved in
+    the app, where all of it is shown, never by text; here it can only be rejected
+    (docs/security.md#what-an-approval-shows)."""
+    return carries_items(spec)
+
+
+def title_of(spec: dict[str, Any]) -> str:
+    """A question's title as IM text shows it: hidden and direction-changing characters marked."""
+    return mark(str(spec.get("title") or ""))
+
+
+def in_the_app(spec: dict[str, Any], number: int) -> str:
+    """The answer to a yes by text to an approval that carries what it approves: nothing was approved, and why."""
+    return (f"#{number} {title_of(spec)}: approvals of commands, file changes and tool input are made in the LineUp "
+            f"app, where all of it is shown. Nothing was approved. Here you can reject: reply #{number} reject. "
+            f"/ 命令、文件修改和工具输入只能在 LineUp 应用中查看全部后批准，本次未批准；"
+            f"在此可拒绝：回复 #{number} 拒绝。")
 
 
 def render_question(spec: dict[str, Any], number: int, several_open: bool) -> str:
-    lines = [f"❓ #{number} {mark(spec['title'])}"]
+    lines = [f"❓ #{number} {title_of(spec)}"]
     if spec.get("description"):
-        lines.append(str(spec["description"]))
+        lines.append(mark(str(spec["description"])))
     if spec.get("impact"):
-        lines.append(f"Impact: {spec['impact']}")
+        lines.append(f"Impact: {mark(str(spec['impact']))}")
     if spec.get("risk") == "high":
         reasons = "; ".join(spec.get("riskReasons") or [])
         lines.append("Risk: high / 高风险" + (f" ({reasons})" if reasons else ""))
@@ -223,10 +280,9 @@ def render_question(spec: dict[str, Any], number: int, several_open: bool) -> st
     if shown is not None:
         lines.append(shown)
     elif only_in_the_app(spec):
-        size = sum(int(item.get("length") or 0) for item in stored_items(spec))
+        size = sum(len(_item_text(item)[1]) for item in _items(spec))
         lines.append(f"What this approves is {size:,} characters, too long for a message: open LineUp to read all of "
-                     "it and approve there; here you can only reject. "
-                     "/ 内容过长，请在 LineUp 中查看全文后批准；此处只能拒绝。")
+                     "it. / 内容过长，请在 LineUp 中查看全文。")
     if spec["type"] == "review" and spec.get("content"):
         content = str(spec["content"])
         lines.append(content if len(content) <= 1500 else content[:1500] + " …")
@@ -234,7 +290,8 @@ def render_question(spec: dict[str, Any], number: int, several_open: bool) -> st
         lines += ["1. Approve / 通过", "2. Request changes / 需要修改"]
     for index, option in enumerate(spec.get("options", []), start=1):
         recommended = " (recommended)" if option.get("recommended") else ""
-        lines.append(f"{index}. {mark(option['label'])}{recommended}")
+        where = " (in the app / 在应用中)" if not_by_text(spec, {"optionId": option["id"]}) else ""
+        lines.append(f"{index}. {mark(option['label'])}{recommended}{where}")
     lines.append(how_to_answer(spec, number, several_open))
     return "\n".join(lines)
 
@@ -250,7 +307,7 @@ def describe_answer(spec: dict[str, Any], response: dict[str, Any] | None, outco
         return {"expired": "expired / 已过期", "cancelled": "cancelled / 已取消"}[outcome]
     if not response or response.get("declined"):
         return "declined / 已拒绝回答"
-    labels = {o["id"]: o["label"] for o in spec.get("options", [])}
+    labels = {o["id"]: mark(str(o["label"])) for o in spec.get("options", [])}
     if "optionId" in response:
         return str(labels.get(response["optionId"], response["optionId"]))
     if "optionIds" in response:
