@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import shlex
+import re
 from typing import Any
 
 from acp.schema import (
@@ -24,11 +23,16 @@ OPTION_STYLE = {"allow_once": "primary", "allow_always": "secondary", "reject_on
                 "reject_always": "danger"}
 OPTION_HINT = {"allow_once": "Allow this time; the agent asks again next time.",
                "allow_session": "Allow for the rest of this session; a new session asks again.",
-               "allow_always": "Allow, and the agent stops asking for this kind of action.",
+               "allow_always": "Allow, and the agent stops asking for what it counts as this kind of action, by "
+                               "its own rule (LineUp cannot say how wide that rule is).",
                "reject_once": "Refuse this time.",
                "reject_always": "Refuse, and the agent stops asking for this kind of action."}
 # A command the hub can read is judged by the hub (hub/domain/command_risk.py); one it cannot is high.
 RISK_BY_KIND = {"read": "low", "search": "low", "think": "low", "fetch": "low", "delete": "high", "execute": "high"}
+# Codex (codex-acp): "Yes, and don't ask again for commands that start with `<prefix>`".
+CODEX_PREFIX = re.compile(r"don't ask again for commands that start with `(?P<prefix>.*)`\s*$", re.DOTALL)
+MAX_LABEL = 200          # an option's label on the card
+MAX_DESCRIPTION = 2000   # and its description
 
 
 def _meaning(option: PermissionOption) -> str:
@@ -44,39 +48,96 @@ def cancelled() -> RequestPermissionResponse:
     return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
 
 
+def _hermes(options: list[PermissionOption], raw: dict[str, Any]) -> bool:
+    """Hermes's dangerous-command approval (its acp_adapter): options `allow_session`, `allow_always`,
+    `deny_always` beside a raw input of `command` and `description` (the kinds of danger it found)."""
+    return "allow_session" in {o.option_id for o in options} and set(raw) == {"command", "description"}
+
+
+def _prefix(option: PermissionOption, raw: dict[str, Any]) -> str | None:
+    """The command prefix Codex would stop asking for, whole, or None when the option names none (or only cut)."""
+    amendment = raw.get("proposed_execpolicy_amendment")
+    if isinstance(amendment, dict):
+        amendment = amendment.get("command")
+    if isinstance(amendment, list) and amendment and all(isinstance(p, str) for p in amendment):
+        return " ".join(amendment)
+    match = CODEX_PREFIX.search(option.name)
+    if match is None or "…" in match["prefix"] or "..." in match["prefix"]:
+        return None
+    return match["prefix"]
+
+
+def describe_option(option: PermissionOption, meaning: str, options: list[PermissionOption],
+                    raw: dict[str, Any]) -> str | None:
+    """What choosing the option makes the agent remember, as exactly as LineUp knows it; None when it must say
+    more than an option's description holds (the option is then not offered)."""
+    prefix = _prefix(option, raw) if meaning == "allow_always" else None
+    if prefix is not None:
+        text = (f"Codex runs it, then, from now on and in every session, runs without asking every command that "
+                f"starts with `{prefix}` (whatever follows it): it adds that prefix to its execution policy.")
+        return text if len(text) <= MAX_DESCRIPTION else None
+    if meaning == "allow_always" and CODEX_PREFIX.search(option.name):
+        return None  # a prefix it only shows cut: what would be remembered cannot be shown whole
+    if _hermes(options, raw):
+        kinds = "; ".join(f"“{k.strip()}”" for k in str(raw.get("description") or "").split(";") if k.strip()) \
+            or "the same kind of danger"
+        hint = {"allow_session": f"Hermes runs it and, until this session ends, runs without asking every command "
+                                 f"it flags as {kinds}; a new session asks again.",
+                "allow_always": f"Hermes runs it and adds {kinds} to command_allowlist in its config.yaml: from now "
+                                f"on every command it flags as {kinds} runs without asking, in every session.",
+                "reject_always": "Hermes does not run it. It remembers no refusal: the next such command asks "
+                                 "again."}.get(meaning)
+        if hint is not None:
+            return clip(hint, MAX_DESCRIPTION)
+    return OPTION_HINT.get(meaning, "")
+
+
 def approval_card(title: str, tool_call: ToolCallUpdate, options: list[PermissionOption],
                   cwd: str | None = None) -> tuple[dict[str, Any], dict[str, str]]:
     """The approval card for a permission request about `title`, and its option ids → the agent's option ids.
 
-    The command or file change it approves travels whole in `approves` (the hub judges its risk from it); one
-    too large for a card is not offered: TooLarge, and the request is answered cancelled, saying why."""
+    Everything it approves travels whole in `approves`, one item per file it changes (the hub judges each item's
+    risk); one too large for a card is not offered: TooLarge, and the request is answered cancelled, saying why."""
+    raw = tool_call.raw_input if isinstance(tool_call.raw_input, dict) else {}
     choices: dict[str, str] = {}  # card option id → ACP option id
     card_options = []
     for option in options[:20]:
         kind = _meaning(option)
+        description = describe_option(option, kind, options, raw)
+        if description is None:
+            continue
         option_id = kind if kind not in choices else f"{kind}_{len(choices) + 1}"
         choices[option_id] = option.option_id
-        card_options.append({"id": option_id, "label": clip(option.name.strip() or option.kind, 200),
-                             "style": OPTION_STYLE.get(option.kind, "secondary"),
-                             "description": OPTION_HINT.get(kind, "")})
+        label = option.name.strip() or option.kind
+        if len(label) > MAX_LABEL:  # the whole of what it remembers is in the description
+            label = label[:MAX_LABEL - 1] + "…"
+        card_options.append({"id": option_id, "label": label, "style": OPTION_STYLE.get(option.kind, "secondary"),
+                             "description": description})
     if len(card_options) < 2:  # a card needs two options: the other one is "not now"
         card_options.append({"id": "cancel", "label": "Cancel", "style": "danger",
                              "description": "Answer nothing; the agent is told the request was cancelled."})
-    subject = subject_of(tool_call, cwd)
+    items = items_of_call(tool_call, title, cwd)
     if len(title) > 120 or "\n" in title.strip():
-        size = approvals.size_of(subject) if subject is not None else len(title)
-        title = f"a {size:,}-character command" if subject and subject["kind"] == "command" else clip(title, 120)
+        size = approvals.size_of(items) if items else len(title)
+        title = f"a {size:,}-character command" if items and items[0]["kind"] == "command" else clip(title, 120)
+    command = bool(items) and all(item["kind"] == "command" for item in items)
     interaction: dict[str, Any] = {
         "type": "approval", "title": clip(f"Allow {title}?", 500),
-        "description": _describe_tool_call(tool_call, subject is not None), "options": card_options,
-        "risk": "medium" if subject is not None and subject["kind"] == "command"
-        else RISK_BY_KIND.get(tool_call.kind or "", "medium"), "details": _tool_details(tool_call, subject)}
-    if subject is not None:
-        fitted = approvals.fits(subject)
+        "description": _describe_tool_call(tool_call, bool(items)), "options": card_options,
+        "risk": "medium" if command else RISK_BY_KIND.get(tool_call.kind or "", "medium"),
+        "details": _tool_details(tool_call),
+        # ACP's answer carries only the chosen option: a note the person adds goes to the agent as the session's
+        # next prompt (hub/sessions, the ACP runtime).
+        "notes": "next_message"}
+    if items:
+        fitted = approvals.fits(items)
         if fitted is None:
-            raise TooLarge(approvals.size_of(subject))
+            raise TooLarge(approvals.size_of(items))
         interaction["approves"] = fitted
-    return interaction, choices
+    question = approvals.fit_question(interaction)
+    if question is None:
+        raise TooLarge(approvals.size_of(items) if items else len(str(interaction)))
+    return question, choices
 
 
 class TooLarge(Exception):
@@ -87,26 +148,28 @@ class TooLarge(Exception):
         self.size = size
 
 
-def subject_of(tool_call: ToolCallUpdate, cwd: str | None) -> dict[str, Any] | None:
-    """What approving the tool call approves: the command in its raw input, or its file edits (ACP diff content)."""
+def items_of_call(tool_call: ToolCallUpdate, title: str, cwd: str | None) -> list[dict[str, Any]]:
+    """What approving the tool call approves: every file it changes (one item per ACP diff, each the file's whole
+    new content, diffed against the file where it may be read), else the command in its raw input, else the raw
+    input whole as a tool's input; nothing when the agent sent neither."""
     edits = [item for item in tool_call.content or [] if isinstance(item, FileEditToolCallContent)]
     if edits:
-        first = edits[0]
-        if len(edits) == 1 and not first.old_text:
-            return approvals.write_approval(first.path, first.new_text, cwd)
-        return approvals.edit_approval(first.path, [{"old": e.old_text or "", "new": e.new_text} for e in edits
-                                                    if e.path == first.path], cwd)
+        return [approvals.write_approval(edit.path, edit.new_text, cwd) for edit in edits]
     raw = tool_call.raw_input if isinstance(tool_call.raw_input, dict) else {}
     file_change = _file_change(raw, cwd)
     if file_change is not None:
-        return file_change
+        return [file_change]
     command = raw.get("command") or raw.get("cmd")
-    if isinstance(command, list):  # codex-acp: argv, often ["bash", "-lc", "…"]
-        command = shlex.join(str(part) for part in command)
+    workdir = raw.get("cwd") or raw.get("workdir") or cwd
+    where = str(workdir) if workdir else None
+    if isinstance(command, list) and command and all(isinstance(part, str) for part in command):
+        return [approvals.argv_approval(command, where)]  # codex-acp: argv, often ["bash", "-lc", "…"]
     if isinstance(command, str) and command.strip():
-        workdir = raw.get("cwd") or raw.get("workdir") or cwd
-        return approvals.command_approval(command, str(workdir) if workdir else None)
-    return None
+        return [approvals.command_approval(command, where)]
+    if tool_call.raw_input is not None:
+        return [approvals.tool_approval(clip(title.strip() or tool_call.kind or "tool", 500), tool_call.raw_input,
+                                        cwd)]
+    return []
 
 
 def _file_change(raw: dict[str, Any], cwd: str | None) -> dict[str, Any] | None:
@@ -137,28 +200,21 @@ def answer(choices: dict[str, str], outcome: Outcome) -> RequestPermissionRespon
     return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=chosen))
 
 
-def _describe_tool_call(tool_call: ToolCallUpdate, subject_shown: bool) -> str:
+def _describe_tool_call(tool_call: ToolCallUpdate, items_shown: bool) -> str:
     parts: list[str] = []
     for item in tool_call.content or []:
         if isinstance(item, ContentToolCallContent):
             parts.append(content_text(item.content))
-        elif isinstance(item, FileEditToolCallContent) and not subject_shown:
+        elif isinstance(item, FileEditToolCallContent) and not items_shown:
             parts.append(f"Edit {item.path}")
     for location in tool_call.locations or []:
         parts.append(f"File: {location.path}" + (f":{location.line}" if location.line is not None else ""))
     return clip("\n\n".join(p for p in parts if p), 8000)
 
 
-def _tool_details(tool_call: ToolCallUpdate, subject: dict[str, Any] | None) -> dict[str, Any]:
+def _tool_details(tool_call: ToolCallUpdate) -> dict[str, Any]:
+    """The tool call's id and kind; its input is on the card face, whole, in `approves`."""
     details: dict[str, Any] = {"toolCallId": tool_call.tool_call_id}
     if tool_call.kind:
         details["kind"] = tool_call.kind
-    if tool_call.raw_input is not None and subject is None:  # else the card shows what it approves, whole
-        try:
-            raw = json.dumps(tool_call.raw_input)
-        except (TypeError, ValueError):
-            details["input"] = clip(repr(tool_call.raw_input), 4000)
-        else:
-            details["input"] = tool_call.raw_input if len(raw) <= 4000 else clip(raw, 4000)
     return details
-

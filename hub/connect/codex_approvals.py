@@ -70,24 +70,45 @@ def hook_tables(config_file: Path, group_index: int, command: str, timeout_s: in
 
 # ---- the hook --------------------------------------------------------------------------------------------
 
+def items_of_request(tool: str, tool_input: dict[str, Any], cwd: str | None) -> list[dict[str, Any]]:
+    """What approving the request approves: a command (argv as argv: the hub shows it shell-quoted, so `sh -c
+    'eval "$0"' 'rm -rf ~'` reads as it runs), else the tool with its whole input."""
+    from hub.sdk import approvals
+
+    raw_command = tool_input.get("command")
+    if isinstance(raw_command, list) and raw_command and all(isinstance(p, str) for p in raw_command):
+        return [approvals.argv_approval(raw_command, cwd)]
+    if isinstance(raw_command, str) and raw_command.strip():
+        return [approvals.command_approval(raw_command, cwd)]
+    return [approvals.tool_approval(tool, tool_input, cwd)]
+
+
 def card(event: dict[str, Any], agent_id: str, wait_s: float) -> dict[str, Any]:
-    """The approval card for one permission request, carrying the whole command
+    """The approval card for one permission request, carrying the whole command or tool input
     (docs/protocol.md#what-an-approval-approves); TooLongToShow when it would not fit on a card whole (Codex then
     asks in its terminal)."""
+    import shlex
+
     from hub.connect.hooks import SHORT_COMMAND, TooLongToShow, clip
     from hub.connect.session_state import digest
     from hub.sdk import approvals
 
     tool, tool_input = str(event.get("tool_name") or "Bash"), event.get("tool_input") or {}
-    raw_command = tool_input.get("command")
-    command = " ".join(map(str, raw_command)) if isinstance(raw_command, list) else str(raw_command or "")
     cwd = str(event.get("cwd", ""))
+    items = items_of_request(tool, tool_input, cwd or None)
+    subject = items[0]
+    command = subject.get("command") if subject["kind"] == "command" else None
+    if subject.get("argv") is not None:
+        command = shlex.join(subject["argv"])
     if not command:
         wants = f"use {tool}"
     elif len(command) <= SHORT_COMMAND and "\n" not in command.strip():
         wants = f"run: {command.strip()}"
     else:
         wants = f"run a {len(command):,}-character command"
+    fitted = approvals.fits(items)
+    if fitted is None:
+        raise TooLongToShow("the command" if command else f"the input of {tool}", approvals.size_of(items))
     key = json.dumps([event.get("session_id"), event.get("turn_id"), tool, tool_input], sort_keys=True)
     expires = datetime.now(UTC) + timedelta(seconds=wait_s)
     details: dict[str, Any] = {"tool": tool, "cwd": cwd, "codexSession": str(event.get("session_id", ""))}
@@ -95,17 +116,12 @@ def card(event: dict[str, Any], agent_id: str, wait_s: float) -> dict[str, Any]:
         "id": f"int_codex_{digest(agent_id, key, size=32)}", "type": "approval",
         "title": clip(f"Codex wants to {wants}", 500),
         "description": clip(str(tool_input.get("description") or ""), 8000), "risk": "medium", "options": OPTIONS,
-        "details": details, "expiresAt": expires.isoformat(timespec="seconds").replace("+00:00", "Z")}
-    if command:
-        subject = approvals.fits(approvals.command_approval(command, cwd or None))
-        if subject is None:
-            raise TooLongToShow("the command", len(command))
-        interaction["approves"] = subject
-    else:
-        if len(json.dumps(tool_input, ensure_ascii=False).encode()) > approvals.CARD_BUDGET_BYTES:
-            raise TooLongToShow(f"the input of {tool}", len(json.dumps(tool_input)))
-        details["input"] = tool_input
-    return interaction
+        "details": details, "expiresAt": expires.isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "approves": fitted, "notes": "sent"}  # a note on Deny is the deny message Codex's model reads
+    question = approvals.fit_question(interaction)
+    if question is None:
+        raise TooLongToShow("the request", approvals.size_of(items))
+    return question
 
 
 def decision(allow: bool, message: str) -> dict[str, Any]:

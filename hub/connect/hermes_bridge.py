@@ -411,6 +411,28 @@ class Bridge:
         await self.tell({"t": "ack", "id": line_id, "ok": not error, **({"error": error} if error else {})})
 
 
+def kinds_of(description: str) -> str:
+    """The kinds of danger Hermes found, as it remembers them ("recursive delete"; several joined by "; ")."""
+    found = [f"“{kind.strip()}”" for kind in description.split(";") if kind.strip()]
+    return ", ".join(found) or "the same kind of danger"
+
+
+def approval_options(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """Hermes's options for this approval, each saying exactly what Hermes remembers: "for this session" and
+    "always" allow every command Hermes flags with the same kinds of danger, not only this one."""
+    allowed = SMART_DENIED if message.get("smart_denied") else \
+        tuple(o["id"] for o in APPROVAL_OPTIONS) if message["permanent"] else SESSION_ONLY
+    kinds = kinds_of(str(message.get("description") or ""))
+    remembered = {
+        "session": f"Hermes runs it and, until this chat's session ends (a new session, /new or /reset, asks again), "
+                   f"runs without asking every command it flags as {kinds}. Not always.",
+        "always": f"Hermes runs it and adds {kinds} to its permanent allowlist (command_allowlist in its "
+                  f"config.yaml): from now on every command it flags as {kinds} runs without asking, in every chat.",
+    }
+    return [{**o, "description": clip(remembered.get(o["id"], o["description"]), 2000)}
+            for o in APPROVAL_OPTIONS if o["id"] in allowed]
+
+
 def approval_card(message: dict[str, Any], card_id: str) -> dict[str, Any] | None:
     """Hermes's exec approval as a card: the whole command (the hub judges its risk), Hermes's options in its words,
     its deadline. None when the command does not fit on a card whole."""
@@ -421,16 +443,16 @@ def approval_card(message: dict[str, Any], card_id: str) -> dict[str, Any] | Non
     one_line = command.strip()
     wants = f"run: {one_line}" if len(command) <= SHORT_COMMAND and "\n" not in one_line \
         else f"run a {len(command):,}-character command"
-    allowed = SMART_DENIED if message.get("smart_denied") else \
-        tuple(o["id"] for o in APPROVAL_OPTIONS) if message["permanent"] else SESSION_ONLY
     reason = str(message.get("description") or "").strip()
     description = f"Hermes asks before it runs this: {reason}." if reason else "Hermes asks before it runs this."
     if message.get("smart_denied"):
         description += " Its own reviewer model said no; allowing overrides that for this one command."
     # The hub judges the command's risk from its parse (never lower than this): Hermes's list says only "ask".
-    return {"id": card_id, "type": "approval", "title": clip(f"Hermes wants to {wants}", 500),
-            "description": clip(description, 8000), "risk": "medium", "approves": subject,
-            "options": [o for o in APPROVAL_OPTIONS if o["id"] in allowed], "expiresAt": iso(message["deadline"])}
+    # A note on Deny reaches Hermes with the answer ("Reason given by the user"): notes are sent.
+    return approvals.fit_question({
+        "id": card_id, "type": "approval", "title": clip(f"Hermes wants to {wants}", 500),
+        "description": clip(description, 8000), "risk": "medium", "approves": subject,
+        "options": approval_options(message), "expiresAt": iso(message["deadline"]), "notes": "sent"})
 
 
 def question_card(message: dict[str, Any], card_id: str) -> dict[str, Any]:

@@ -51,6 +51,22 @@ class ToolSpec:
 # asked again is the same question (idempotent); a person is an open world.
 QUESTION_HINTS = {"read_only": False, "destructive": False, "idempotent": True, "open_world": True}
 
+# One item of `approves` (docs/protocol.md#what-an-approval-approves); the hub checks each item's fields for its kind.
+_APPROVAL_ITEM = {"type": "object", "required": ["kind"], "properties": {
+    "kind": {"type": "string", "enum": ["command", "write", "edit", "tool"]},
+    "command": {"type": "string", "description": "command: the whole text a shell runs"},
+    "argv": {"type": "array", "items": {"type": "string"}, "minItems": 1,
+             "description": "command: the program and its arguments, run without a shell (instead of `command`)"},
+    "cwd": {"type": "string", "maxLength": 4096},
+    "path": {"type": "string", "maxLength": 4096, "description": "write, edit: the file"},
+    "content": {"type": "string", "description": "write: the file's whole new content"},
+    "edits": {"type": "array", "items": {"type": "object", "required": ["old", "new"], "properties": {
+        "old": {"type": "string"}, "new": {"type": "string"}, "replaceAll": {"type": "boolean"}}},
+        "description": "edit: each replacement, old text → new text"},
+    "diff": {"type": "string", "description": "write, edit: a unified diff of the change"},
+    "tool": {"type": "string", "maxLength": 500, "description": "tool: its name"},
+    "input": {"description": "tool: its whole input (any JSON)"}}}
+
 ASK_APPROVAL = ToolSpec(
     "ask_approval", "Ask the person to approve",
     "Ask the person (in the LineUp app, on their phone or browser) to approve or reject an action before you "
@@ -65,6 +81,10 @@ ASK_APPROVAL = ToolSpec(
                     "description": "When this approves running a shell command: the exact, whole command. The "
                                    "person sees all of it, and its risk is judged from it (never lower than yours)"},
         "cwd": {"type": "string", "maxLength": 4096, "description": "The folder the command runs in"},
+        "approves": {"type": "array", "minItems": 1, "maxItems": 50, "items": _APPROVAL_ITEM,
+                     "description": "What approving approves, when it is more than one command: each command, file "
+                                    "write, file edit or tool input, whole (the person sees every item, each item's "
+                                    "risk is judged). Not with `command`"},
         "expires_in_s": _EXPIRES, "request_id": _REQUEST_ID}},
     _question_output(approved={"type": "boolean"}), asks="approval", **QUESTION_HINTS)
 

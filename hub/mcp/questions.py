@@ -11,7 +11,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from hub.sdk import Outcome
+from hub.sdk import HubError, Outcome, approvals
 
 QUESTION_TOOLS = {"ask_approval": "approval", "ask_choice": "choice", "ask_input": "input", "request_review": "review"}
 
@@ -42,9 +42,20 @@ def build_interaction(tool: str, arguments: dict[str, Any], now: datetime | None
         for key in ("impact", "details"):
             if arguments.get(key):
                 spec[key] = arguments[key]
-        if arguments.get("command"):  # shown whole, its risk judged (docs/protocol.md#what-an-approval-approves)
-            spec["approves"] = {"kind": "command", "command": arguments["command"],
-                                **({"cwd": arguments["cwd"]} if arguments.get("cwd") else {})}
+        # Shown whole, each item's risk judged (docs/protocol.md#what-an-approval-approves).
+        items: list[dict[str, Any]] = list(arguments.get("approves") or [])
+        if arguments.get("command"):
+            items.insert(0, approvals.command_approval(arguments["command"], arguments.get("cwd") or None))
+        fitted = approvals.fits(items) if items else None
+        if items:
+            if not isinstance(fitted, list):
+                # Never cut: what cannot be shown whole is not asked on a card.
+                raise HubError("invalid_payload", f"What this approval approves is {approvals.approves_bytes(items):,} "
+                               f"bytes in {len(items)} item(s): more than a card shows whole "
+                               f"({approvals.CARD_BUDGET_BYTES:,} bytes, at most {approvals.MAX_ITEMS} items).",
+                               "Ask the person where you run (your own terminal or chat), or split it into "
+                               "approvals that each fit.")
+            spec["approves"] = fitted if len(fitted) > 1 or arguments.get("approves") else fitted[0]
     elif kind == "choice":
         spec["options"] = _options(arguments["options"])
         spec["multiple"] = bool(arguments.get("multiple", False))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from hub.protocol.vocabulary import ACTIVE_TASK_STATUSES, TERMINAL_TASK_STATUSES
+from hub.sdk import approvals
 from hub.sdk.errors import HubError
 
 log = logging.getLogger("lineup.sdk")
@@ -351,15 +352,19 @@ class TaskHandle:
     async def ask_approval(self, title: str, description: str = "", *, risk: str = "medium", impact: str = "",
                            details: dict[str, Any] | None = None, expires_at: str | None = None,
                            interaction_id: str | None = None, command: str | None = None,
-                           approves: dict[str, Any] | None = None) -> Outcome:
+                           approves: dict[str, Any] | list[dict[str, Any]] | None = None,
+                           notes: str | None = None) -> Outcome:
         """Ask to approve; the answer's `approved` says yes, `option_id` is `approve` or `reject` (or your option's).
-        `command` (the whole command that will run) or `approves` (a file `write` or `edit`,
-        docs/protocol.md#what-an-approval-approves; hub.sdk.approvals builds them) puts all of it on the card; the
-        hub's own judgement of its risk then applies when it is higher than `risk`."""
+
+        `command` (the whole command that will run) or `approves` (one item or a list of up to 50: commands, file
+        writes and edits, tool inputs, docs/protocol.md#what-an-approval-approves; hub.sdk.approvals builds them)
+        puts all of it on the card; the hub's own judgement of each item's risk applies when it is higher than
+        `risk`. What cannot be shown whole is refused (`approvals.fits` says so before asking): ask where the agent
+        runs instead. `notes`: "next_message" or "not_sent" when the agent cannot take a note with the answer."""
         if command is not None:
-            approves = {"kind": "command", "command": command}
+            approves = approvals.command_approval(command)
         return await self.ask(_spec("approval", title, description, risk=risk, impact=impact, details=details,
-                                    expiresAt=expires_at, id=interaction_id, approves=approves))
+                                    expiresAt=expires_at, id=interaction_id, approves=approves, notes=notes))
 
     async def ask_choice(self, title: str, options: list[str] | list[dict[str, Any]], *, multiple: bool = False,
                          description: str = "", expires_at: str | None = None,
