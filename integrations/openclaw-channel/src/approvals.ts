@@ -45,6 +45,7 @@ interface Entry {
 type Final = { phase: "resolved"; decision: Decision; resolvedBy: string | null } | { phase: "expired" };
 
 const HUB_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+const SHORT_COMMAND = 120; // a command this short, on one line, is named in the card's title (hub/connect/hooks.py)
 const EARLY_MS = 1000; // the card ends this long before OpenClaw stops waiting: never answered in vain
 
 function record(value: unknown): Record<string, unknown> | null {
@@ -130,9 +131,12 @@ function handles(cfg: unknown, accountId: string | null | undefined, request: un
 
 const DESCRIPTIONS: Record<Decision, string> = {
   "allow-once": "OpenClaw runs this command this time and asks again next time.",
-  "allow-always": "OpenClaw runs it and adds it to this agent's exec allowlist: commands like it run without asking " +
-    "from now on (`openclaw approvals` shows and edits the list).",
-  deny: "OpenClaw does not run it.",
+  // What OpenClaw 2026.9.6 keeps (its resolveAllowAlwaysPatterns): the program each part of the command runs, by its
+  // resolved path, or the exact command when it runs through a shell wrapper.
+  "allow-always": "OpenClaw runs it and adds the program it runs (its resolved path, e.g. /usr/bin/git for `git " +
+    "push`; the exact command when it goes through `sh -c`) to this agent's exec allowlist: from now on that program " +
+    "runs without asking, whatever its arguments (`openclaw approvals` shows and edits the list).",
+  deny: "OpenClaw does not run it. OpenClaw's answer carries no note: a note you add is not passed on.",
 };
 const STYLES: Record<Decision, InteractionOption["style"]> = {
   "allow-once": "primary", "allow-always": "secondary", deny: "danger",
@@ -152,9 +156,12 @@ export function cardOptions(view: Pick<PendingApprovalView, "actions">): Interac
   return options;
 }
 
+/** Never a cut that reads as the whole command: a short one-line command by itself, any other by its size (the card
+ * shows all of it, `approves`). */
 export function cardTitle(command: string): string {
-  const line = command.split("\n")[0]!.trim();
-  return clip(`OpenClaw wants to run: ${line}${command.includes("\n") ? " …" : ""}`, 200);
+  const line = command.trim();
+  if (line.length <= SHORT_COMMAND && !line.includes("\n")) return `OpenClaw wants to run: ${line}`;
+  return `OpenClaw wants to run a ${command.length.toLocaleString("en")}-character command`;
 }
 
 /** The interaction for a pending exec approval, or null when the command is too long to show whole on a card. */
@@ -178,6 +185,8 @@ export function cardFor(view: ExecApprovalPendingView, conversationTitle: string
     approves: subject,
     options: cardOptions(view),
     details,
+    // OpenClaw's approval.resolve takes a decision only: a note the person adds does not reach the agent.
+    notes: "not_sent",
   };
   if (Number.isFinite(view.expiresAtMs) && view.expiresAtMs > Date.now() + EARLY_MS) {
     spec.expiresAt = new Date(Math.floor((view.expiresAtMs - EARLY_MS) / 1000) * 1000).toISOString();

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
+import { allowedByEnvironment, refuseCleartext } from "./cleartext.js";
 import { type Credential } from "./credentials.js";
 import {
   AuthError, ClientStopped, HubError, PinMismatch, ReplacedError, SdkError, ToolCallError,
@@ -113,6 +114,10 @@ export interface AgentClientOptions {
   logger?: Logger;
   /** Check every frame this client sends against the schema before sending (default: LINEUP_SDK_CHECK_FRAMES=1). */
   checkFrames?: boolean;
+  /** Send the credential to a plain http:// hub beyond this machine: only on a network you trust (./cleartext.ts).
+   * Default: the credential's own choice at pairing, else LINEUP_ALLOW_INSECURE_HUB=1, else refused (InsecureHub,
+   * thrown by the constructor before anything is sent). */
+  allowInsecure?: boolean;
 }
 
 /** Connects with a Credential and keeps connecting: jittered exponential backoff from 0.5 s to 20 s.
@@ -169,8 +174,12 @@ export class AgentClient implements TaskClient {
   #wake: (() => void) | null = null;
   #lastHeard = 0;
   #badFrames = 0;
+  readonly #allowInsecure: boolean;
 
   constructor(credential: Credential, options: AgentClientOptions = {}) {
+    // Never the credential in clear beyond this machine, unless the person chose it (./cleartext.ts).
+    this.#allowInsecure = options.allowInsecure ?? (credential.insecure || allowedByEnvironment());
+    refuseCleartext(credential.hubUrl, this.#allowInsecure, "this agent's credential");
     this.credential = credential;
     this.#options = options;
     this.log = options.logger ?? consoleLogger();
@@ -429,7 +438,7 @@ export class AgentClient implements TaskClient {
   // ---- one connection ---------------------------------------------------------------------------------------------
 
   async #session(): Promise<void> {
-    const socket = await openSocket(this.credential.wsUrl, this.credential.tlsFingerprint);
+    const socket = await openSocket(this.credential.wsUrl, this.credential.tlsFingerprint, this.#allowInsecure);
     if (this.#closing) { // closed while connecting
       socket.close(1000, "the agent stopped");
       return;

@@ -7,6 +7,7 @@ import { inspect } from "node:util";
 
 import { HubError, SdkError } from "./errors.js";
 import { writePrivateFile } from "./files-private.js";
+import { allowedByEnvironment, isLoopbackHost, refuseCleartext } from "./cleartext.js";
 import { postJson } from "./http.js";
 import { consoleLogger, type Logger } from "./log.js";
 import { normaliseFingerprint } from "./tlspin.js";
@@ -43,6 +44,9 @@ export interface CredentialFields {
   tlsFingerprint?: string | null;
   codeSha256?: string | null;
   replaced?: Replacement | null;
+  /** Paired over plain http beyond this machine by the person's explicit choice (./cleartext.ts): an agent started
+   * from this credential later keeps that choice. */
+  insecure?: boolean;
 }
 
 /** An agent's credential. The secret is kept out of `console.log`, `util.inspect` and `JSON.stringify`. */
@@ -56,6 +60,8 @@ export class Credential {
   readonly codeSha256: string | null;
   /** What pairing did to the agent it replaces (never stored in the file). */
   readonly replaced: Replacement | null;
+  /** Paired over plain http beyond this machine by explicit choice (./cleartext.ts). */
+  readonly insecure: boolean;
   readonly #secret: string;
 
   constructor(fields: CredentialFields) {
@@ -66,6 +72,7 @@ export class Credential {
     this.tlsFingerprint = fields.tlsFingerprint ?? null;
     this.codeSha256 = fields.codeSha256 ?? null;
     this.replaced = fields.replaced ?? null;
+    this.insecure = fields.insecure === true;
   }
 
   /** The secret: it goes in the hello frame and the Authorization header only, never in a URL or a log. */
@@ -89,7 +96,8 @@ export class Credential {
 
   fields(): CredentialFields {
     return { hubUrl: this.hubUrl, agentId: this.agentId, workspaceId: this.workspaceId, credential: this.#secret,
-      tlsFingerprint: this.tlsFingerprint, codeSha256: this.codeSha256, replaced: this.replaced };
+      tlsFingerprint: this.tlsFingerprint, codeSha256: this.codeSha256, replaced: this.replaced,
+      insecure: this.insecure };
   }
 
   toJSON(): Record<string, unknown> {
@@ -110,6 +118,7 @@ function storedForm(credential: Credential): string {
   return JSON.stringify({
     hub_url: credential.hubUrl, agent_id: credential.agentId, workspace_id: credential.workspaceId,
     credential: credential.credential, tls_fingerprint: credential.tlsFingerprint, code_sha256: credential.codeSha256,
+    ...(credential.insecure ? { insecure: true } : {}),
   });
 }
 
@@ -132,7 +141,8 @@ export function loadCredential(path: string): Credential {
   };
   const optional = (key: string): string | null => (typeof data[key] === "string" ? data[key] as string : null);
   return new Credential({ hubUrl: text("hub_url"), agentId: text("agent_id"), workspaceId: text("workspace_id"),
-    credential: text("credential"), tlsFingerprint: optional("tls_fingerprint"), codeSha256: optional("code_sha256") });
+    credential: text("credential"), tlsFingerprint: optional("tls_fingerprint"), codeSha256: optional("code_sha256"),
+    insecure: data.insecure === true });
 }
 
 export function codeHash(code: string): string {
@@ -149,12 +159,17 @@ export interface PairOptions {
   tlsFingerprint?: string | null;
   /** The credential this agent held until now: the hub keeps the agent and rotates its credential. */
   replaces?: Credential | null;
+  /** Send the code (and the credential after it) to a plain http:// hub beyond this machine: only on a network you
+   * trust (./cleartext.ts). Default: LINEUP_ALLOW_INSECURE_HUB=1, else refused with InsecureHub. */
+  allowInsecure?: boolean;
 }
 
 /** Redeem a one-time pairing code (from the app or `lineup pair`) for this agent's credential. The code and the
- * credential it replaces travel in the request body, never in the URL. */
+ * credential it replaces travel in the request body, never in the URL, and never in clear beyond this machine unless
+ * `allowInsecure`. */
 export async function pair(hubUrl: string, code: string, options: PairOptions = {}): Promise<Credential> {
   const base = hubUrl.replace(/\/+$/, "");
+  refuseCleartext(base, options.allowInsecure ?? allowedByEnvironment(), "the pairing code");
   const pin = options.tlsFingerprint ? normaliseFingerprint(options.tlsFingerprint) : null;
   const body: Record<string, string> = { code, name: options.name ?? "agent", runtime: options.runtime ?? "typescript-sdk",
     agentVersion: options.agentVersion ?? "" };
@@ -171,8 +186,10 @@ export async function pair(hubUrl: string, code: string, options: PairOptions = 
     replaced = replacement(options.replaces?.agentId ?? null, false,
       typeof answer.notReplaced === "string" ? answer.notReplaced : null);
   }
+  const url = new URL(base);
+  const insecure = url.protocol !== "https:" && !isLoopbackHost(url.hostname);
   return new Credential({ hubUrl: base, agentId, workspaceId, credential, tlsFingerprint: pin, codeSha256: codeHash(code),
-    replaced });
+    replaced, insecure });
 }
 
 function machine(host: string): string {

@@ -3,6 +3,7 @@
 
 export { AgentClient, CLOSE_REPLACED, CLOSE_REVOKED, describeError, readOpenTask } from "./client.js";
 export type { AgentClientOptions, EventHandler, HubFrame, TaskHandler, ToolHandler } from "./client.js";
+export { ALLOW_INSECURE_ENV, InsecureHub, isLoopbackHost } from "./cleartext.js";
 export { Credential, NOT_REPLACED, codeHash, loadCredential, maySend, pair, pairOrLoad, saveCredential } from "./credentials.js";
 export type { CredentialFields, PairOptions, PairOrLoadOptions, Replacement } from "./credentials.js";
 export {

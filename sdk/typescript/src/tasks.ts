@@ -169,9 +169,13 @@ export interface ApprovalOptions {
   interactionId?: string;
   /** The whole command that will run: the card shows all of it and the hub judges its risk. */
   command?: string;
-  /** A command, a file `write` or `edit` (src/approvals.ts builds them). */
-  approves?: ApprovalSubject;
+  /** What approving approves, whole: one item or a list of up to 50 (commands, file writes and edits, tool inputs;
+   * src/approvals.ts builds them and `fits` says beforehand whether they can be shown whole). */
+  approves?: ApprovalSubject | ApprovalSubject[];
   options?: InteractionOption[];
+  /** What happens to a note the person adds: "sent" (default), "next_message" or "not_sent" when the agent cannot
+   * take it with the answer. */
+  notes?: "sent" | "next_message" | "not_sent";
 }
 
 export interface ChoiceOptions {
@@ -506,7 +510,7 @@ export class TaskHandle {
     const approves = opts.command !== undefined ? { kind: "command" as const, command: opts.command } : opts.approves;
     return await this.ask(spec("approval", title, opts.description ?? "", {
       risk: opts.risk ?? "medium", impact: opts.impact, details: opts.details, expiresAt: opts.expiresAt,
-      id: opts.interactionId, approves, options: opts.options,
+      id: opts.interactionId, approves, options: opts.options, notes: opts.notes,
     }));
   }
 

@@ -2,6 +2,7 @@
 // TLS pin be checked on the connection before the upgrade request, and so the hello with the credential, is sent);
 // where `ws` cannot load (Deno, Bun, a browser) the runtime's own WebSocket, which cannot pin a certificate.
 
+import { refuseCleartext } from "./cleartext.js";
 import { PinMismatch, SdkError } from "./errors.js";
 import { pinnedSocket } from "./tlspin.js";
 
@@ -89,8 +90,11 @@ class Frames {
   }
 }
 
-/** Open the agent socket at `url` (ws:// or wss://); with a fingerprint the TLS certificate is checked first. */
-export async function openSocket(url: string, fingerprint: string | null): Promise<Socket> {
+/** Open the agent socket at `url` (ws:// or wss://); with a fingerprint the TLS certificate is checked first. A plain
+ * ws:// socket beyond this machine, where the hello would carry the credential in clear, only with `allowInsecure`
+ * (./cleartext.ts). */
+export async function openSocket(url: string, fingerprint: string | null, allowInsecure = false): Promise<Socket> {
+  refuseCleartext(url, allowInsecure, "this agent's credential");
   const ws = await loadWs();
   if (ws) return await openWithWs(ws, url, fingerprint);
   const native = (globalThis as { WebSocket?: NativeConstructor }).WebSocket;

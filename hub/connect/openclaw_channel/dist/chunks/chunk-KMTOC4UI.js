@@ -23,6 +23,9 @@ import { randomUUID as randomUUID2 } from "node:crypto";
 import { readFileSync, renameSync as renameSync2, writeFileSync } from "node:fs";
 import { basename as basename2, dirname as dirname2, join as join2 } from "node:path";
 
+// ../../sdk/typescript/dist/cleartext.js
+import { isIP } from "node:net";
+
 // ../../sdk/typescript/dist/errors.js
 var SdkError = class extends Error {
   constructor(message) {
@@ -79,6 +82,38 @@ var ToolCallError = class extends SdkError {
   }
 };
 
+// ../../sdk/typescript/dist/cleartext.js
+var ALLOW_INSECURE_ENV = "LINEUP_ALLOW_INSECURE_HUB";
+var InsecureHub = class extends SdkError {
+};
+function isLoopbackHost(host) {
+  const name = host.replace(/^\[|\]$/g, "").toLowerCase().replace(/\.$/, "");
+  if (name === "localhost" || name.endsWith(".localhost"))
+    return true;
+  if (isIP(name) === 4)
+    return name.split(".")[0] === "127";
+  if (isIP(name) === 6) {
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(name);
+    if (mapped)
+      return mapped[1].split(".")[0] === "127";
+    return /^(0{0,4}:){2,7}0{0,3}1$/.test(name) || name === "::1";
+  }
+  return false;
+}
+function allowedByEnvironment() {
+  const value = globalThis.process?.env?.[ALLOW_INSECURE_ENV];
+  return ["1", "true", "yes"].includes((value ?? "").trim().toLowerCase());
+}
+function refuseCleartext(url, allowInsecure, what) {
+  const target = new URL(url);
+  if (target.protocol === "https:" || target.protocol === "wss:" || isLoopbackHost(target.hostname) || allowInsecure) {
+    return;
+  }
+  const host = target.hostname || "HOST";
+  const port = Number(target.port || 80);
+  throw new InsecureHub(`Refusing to send ${what} to ${target.protocol}//${host}:${port} in clear: anyone on the network on the way could read it. Use the hub's https:// address (by default https://${host}:${port + 1}, the hub's port + 1, with the fingerprint its pairing command shows). On a network you trust, allow plain http explicitly: allowInsecure: true, or ${ALLOW_INSECURE_ENV}=1.`);
+}
+
 // ../../sdk/typescript/dist/files.js
 import { randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream, renameSync, statSync, unlinkSync } from "node:fs";
@@ -91,7 +126,7 @@ import * as https from "node:https";
 
 // ../../sdk/typescript/dist/tlspin.js
 import { createHash } from "node:crypto";
-import { isIP } from "node:net";
+import { isIP as isIP2 } from "node:net";
 import * as tls from "node:tls";
 function normaliseFingerprint(fingerprint) {
   const hex = fingerprint.replace(/[:\s]/g, "").toUpperCase();
@@ -109,15 +144,15 @@ async function pinnedSocket(host, port, fingerprint, timeoutMs = 1e4, alpn) {
     host,
     port,
     rejectUnauthorized: false,
-    ...isIP(host) ? {} : { servername: host },
+    ...isIP2(host) ? {} : { servername: host },
     ...alpn ? { ALPNProtocols: alpn } : {}
   });
   try {
-    await new Promise((resolve, reject) => {
+    await new Promise((resolve2, reject) => {
       const timer = setTimeout(() => reject(new SdkError(`No TLS handshake with ${host}:${port} within ${timeoutMs} ms.`)), timeoutMs);
       socket.once("secureConnect", () => {
         clearTimeout(timer);
-        resolve();
+        resolve2();
       });
       socket.once("error", (error) => {
         clearTimeout(timer);
@@ -163,8 +198,8 @@ async function openRequest(url, request3) {
   } else if (secure) {
     send = https.request;
   }
-  return await new Promise((resolve, reject) => {
-    const req = send(options2, resolve);
+  return await new Promise((resolve2, reject) => {
+    const req = send(options2, resolve2);
     req.on("timeout", () => req.destroy(new SdkError(`The hub at ${target.origin} did not answer within ${timeoutMs} ms.`)));
     req.on("error", reject);
     const body = request3.body;
@@ -356,15 +391,15 @@ var Outbox = class {
     if (this.#pending.size >= this.maxItems) {
       throw new OutboxFull(`${this.#pending.size} envelopes are waiting for the hub's ack (limit ${this.maxItems}); the hub is unreachable or slow. Wait for acks before sending more.`);
     }
-    let resolve;
+    let resolve2;
     let reject;
     const promise = new Promise((ok, fail) => {
-      resolve = ok;
+      resolve2 = ok;
       reject = fail;
     });
     promise.catch(() => {
     });
-    this.#pending.set(envelope.id, { envelope, promise, resolve, reject });
+    this.#pending.set(envelope.id, { envelope, promise, resolve: resolve2, reject });
     return promise;
   }
   /** In the order they were queued. */
@@ -399,19 +434,20 @@ var FRAME_SCHEMA = {
     Ack: { "title": "Ack", "type": "object", "properties": { "id": { "type": "string" }, "sequence": { "anyOf": [{ "type": "integer" }, { "type": "null" }] }, "duplicate": { "type": "boolean", "default": false }, "warning": { "anyOf": [{ "enum": ["unknown_type"] }, { "type": "null" }], "default": null }, "transient": { "type": "boolean", "default": false } }, "required": ["id", "sequence"] },
     AgentHello: { "title": "AgentHello", "type": "object", "properties": { "credential": { "type": "string", "maxLength": 512, "minLength": 1 }, "agentVersion": { "type": "string", "default": "" }, "runtime": { "type": "string", "default": "" }, "capabilities": { "type": "array", "items": { "type": "string" }, "default": [] }, "tools": { "anyOf": [{ "type": "array", "items": { "type": "object" } }, { "type": "null" }], "default": null }, "epoch": { "anyOf": [{ "type": "string" }, { "type": "null" }], "default": null }, "lastSequence": { "anyOf": [{ "type": "integer", "minimum": 0 }, { "type": "null" }], "default": null }, "instance": { "anyOf": [{ "type": "string", "maxLength": 128, "minLength": 1 }, { "type": "null" }], "default": null } }, "required": ["credential"] },
     AppHello: { "title": "AppHello", "type": "object", "properties": { "token": { "type": "string", "maxLength": 512, "minLength": 1 }, "epoch": { "anyOf": [{ "type": "string" }, { "type": "null" }], "default": null }, "lastSequence": { "anyOf": [{ "type": "integer", "minimum": 0 }, { "type": "null" }], "default": null } }, "required": ["token"] },
-    ApprovalSubject: { "title": "ApprovalSubject", "description": "What an approval approves, whole (docs/protocol.md#what-an-approval-approves): the command that runs, the\ncontent a file gets, or the edits made to it, never cut. The hub adds `length` and judges the risk from it.", "type": "object", "properties": { "kind": { "enum": ["command", "edit", "write"] }, "command": { "anyOf": [{ "type": "string", "maxLength": 262144 }, { "type": "null" }], "default": null }, "cwd": { "anyOf": [{ "type": "string", "maxLength": 4096 }, { "type": "null" }], "default": null }, "path": { "anyOf": [{ "type": "string", "maxLength": 4096, "minLength": 1 }, { "type": "null" }], "default": null }, "content": { "anyOf": [{ "type": "string", "maxLength": 262144 }, { "type": "null" }], "default": null }, "edits": { "anyOf": [{ "type": "array", "items": { "$ref": "#/$defs/ApprovedEdit" }, "maxItems": 100 }, { "type": "null" }], "default": null }, "diff": { "anyOf": [{ "type": "string", "maxLength": 262144 }, { "type": "null" }], "default": null } }, "required": ["kind"] },
+    ApprovalSubject: { "title": "ApprovalSubject", "description": "One thing an approval approves, whole (docs/protocol.md#what-an-approval-approves): the command that runs,\nthe content a file gets or the edits made to it, a tool's whole input, or the exact commit; never cut. An\napproval carries one such item or a list of them, every one shown on the card. The hub adds `length` and\n`lines` and judges each item's risk itself.", "type": "object", "properties": { "kind": { "enum": ["command", "commit", "edit", "tool", "write"] }, "command": { "anyOf": [{ "type": "string", "maxLength": 262144 }, { "type": "null" }], "default": null }, "argv": { "anyOf": [{ "type": "array", "items": { "type": "string", "maxLength": 262144 }, "maxItems": 4096, "minItems": 1 }, { "type": "null" }], "default": null }, "cwd": { "anyOf": [{ "type": "string", "maxLength": 4096 }, { "type": "null" }], "default": null }, "path": { "anyOf": [{ "type": "string", "maxLength": 4096, "minLength": 1 }, { "type": "null" }], "default": null }, "content": { "anyOf": [{ "type": "string", "maxLength": 262144 }, { "type": "null" }], "default": null }, "edits": { "anyOf": [{ "type": "array", "items": { "$ref": "#/$defs/ApprovedEdit" }, "maxItems": 100 }, { "type": "null" }], "default": null }, "diff": { "anyOf": [{ "type": "string", "maxLength": 262144 }, { "type": "null" }], "default": null }, "oldHidden": { "anyOf": [{ "enum": ["not_text", "outside", "secret", "too_large"] }, { "type": "null" }], "default": null }, "oldSize": { "anyOf": [{ "type": "integer", "minimum": 0 }, { "type": "null" }], "default": null }, "tool": { "anyOf": [{ "type": "string", "maxLength": 500, "minLength": 1 }, { "type": "null" }], "default": null }, "input": { "default": null }, "tree": { "anyOf": [{ "type": "string", "maxLength": 64, "minLength": 40 }, { "type": "null" }], "default": null }, "parent": { "anyOf": [{ "type": "string", "maxLength": 64, "minLength": 40 }, { "type": "null" }], "default": null }, "message": { "anyOf": [{ "type": "string", "maxLength": 262144 }, { "type": "null" }], "default": null }, "files": { "anyOf": [{ "type": "array", "items": { "$ref": "#/$defs/CommitFile" }, "maxItems": 1e3 }, { "type": "null" }], "default": null }, "hooks": { "anyOf": [{ "type": "array", "items": { "type": "string", "maxLength": 200 }, "maxItems": 50 }, { "type": "null" }], "default": null } }, "required": ["kind"] },
     ApprovedEdit: { "title": "ApprovedEdit", "description": "One replacement in a file: `old` becomes `new` (every occurrence when `replaceAll`).", "type": "object", "properties": { "old": { "type": "string", "maxLength": 262144 }, "new": { "type": "string", "maxLength": 262144 }, "replaceAll": { "type": "boolean", "default": false } }, "required": ["old", "new"] },
     ArtifactCreated: { "title": "ArtifactCreated", "type": "object", "properties": { "name": { "type": "string", "maxLength": 500, "minLength": 1 }, "url": { "anyOf": [{ "type": "string", "maxLength": 4e3, "minLength": 1 }, { "type": "null" }], "default": null }, "fileId": { "anyOf": [{ "type": "string", "maxLength": 128, "minLength": 1 }, { "type": "null" }], "default": null }, "mimeType": { "anyOf": [{ "type": "string", "maxLength": 200 }, { "type": "null" }], "default": null }, "summary": { "anyOf": [{ "type": "string", "maxLength": 4e3 }, { "type": "null" }], "default": null }, "artifactId": { "anyOf": [{ "type": "string", "maxLength": 128, "minLength": 1 }, { "type": "null" }], "default": null } }, "required": ["name"], "allOf": [{ "description": "An artifact needs `url` or `fileId`.", "anyOf": [{ "required": ["url"] }, { "required": ["fileId"] }] }] },
     Attachment: { "title": "Attachment", "description": "A file uploaded to the hub (POST /api/files) attached to a message; the hub adds its name, type and size.", "type": "object", "properties": { "fileId": { "type": "string", "maxLength": 128, "minLength": 1 } }, "required": ["fileId"] },
     Author: { "title": "Author", "description": "Who made an event: a person, an agent, or the hub itself.", "type": "object", "properties": { "kind": { "enum": ["agent", "hub", "user"] }, "id": { "type": "string" } }, "required": ["kind", "id"] },
     CaughtUp: { "title": "CaughtUp", "type": "object", "properties": { "sequence": { "type": "integer" } }, "required": ["sequence"] },
+    CommitFile: { "title": "CommitFile", "description": "One file of a commit an approval approves: its path, how it changes, and its lines added and removed.", "type": "object", "properties": { "path": { "type": "string", "maxLength": 4096, "minLength": 1 }, "status": { "enum": ["added", "copied", "deleted", "modified", "renamed", "type_changed"] }, "added": { "type": "integer", "minimum": 0, "default": 0 }, "removed": { "type": "integer", "minimum": 0, "default": 0 }, "binary": { "type": "boolean", "default": false }, "oldPath": { "anyOf": [{ "type": "string", "maxLength": 4096 }, { "type": "null" }], "default": null } }, "required": ["path", "status"] },
     ConversationCreate: { "title": "ConversationCreate", "type": "object", "properties": { "title": { "type": "string", "maxLength": 500, "minLength": 1 }, "agentIds": { "type": "array", "items": { "type": "string", "maxLength": 128, "minLength": 1 }, "default": [] } }, "required": ["title"] },
     Envelope: { "title": "Envelope", "description": "One frame on /ws/app or /ws/agent, and one row of the event log.", "type": "object", "properties": { "id": { "type": "string", "maxLength": 128, "minLength": 1 }, "type": { "type": "string", "maxLength": 64, "minLength": 1 }, "version": { "const": "0.1", "description": "Fixed: the protocol version." }, "occurredAt": { "type": "string" }, "payload": { "type": "object" }, "workspaceId": { "anyOf": [{ "type": "string", "maxLength": 128, "minLength": 1 }, { "type": "null" }], "default": null }, "conversationId": { "anyOf": [{ "type": "string", "maxLength": 128, "minLength": 1 }, { "type": "null" }], "default": null }, "taskId": { "anyOf": [{ "type": "string", "maxLength": 128, "minLength": 1 }, { "type": "null" }], "default": null }, "sequence": { "anyOf": [{ "type": "integer" }, { "type": "null" }], "default": null }, "correlationId": { "anyOf": [{ "type": "string", "maxLength": 128, "minLength": 1 }, { "type": "null" }], "default": null } }, "required": ["id", "type", "version", "occurredAt", "payload"] },
     Error: { "title": "Error", "type": "object", "properties": { "code": { "type": "string" }, "message": { "type": "string" }, "hint": { "type": "string" }, "id": { "anyOf": [{ "type": "string" }, { "type": "null" }], "default": null }, "details": { "anyOf": [{ "type": "object" }, { "type": "null" }], "default": null } }, "required": ["code", "message", "hint"] },
     InteractionOption: { "title": "InteractionOption", "type": "object", "properties": { "id": { "type": "string", "maxLength": 64, "minLength": 1 }, "label": { "type": "string", "maxLength": 200, "minLength": 1 }, "style": { "anyOf": [{ "enum": ["danger", "primary", "secondary"] }, { "type": "null" }], "default": null }, "recommended": { "type": "boolean", "default": false }, "description": { "anyOf": [{ "type": "string", "maxLength": 2e3 }, { "type": "null" }], "default": null } }, "required": ["id", "label"] },
     InteractionRequested: { "title": "InteractionRequested", "type": "object", "properties": { "interaction": { "$ref": "#/$defs/InteractionSpec" } }, "required": ["interaction"] },
     InteractionResolved: { "title": "InteractionResolved", "description": "The outcome of a question; `response` is the checked answer, null when nobody answered.", "type": "object", "properties": { "interactionId": { "type": "string", "maxLength": 128, "minLength": 1 }, "outcome": { "enum": ["answered", "cancelled", "declined", "expired"] }, "response": { "anyOf": [{ "type": "object" }, { "type": "null" }] }, "respondedBy": { "anyOf": [{ "$ref": "#/$defs/Responder" }, { "type": "null" }], "default": null } }, "required": ["interactionId", "outcome", "response"], "allOf": [{ "description": "An answered or declined interaction carries the response; an expired one null.", "if": { "properties": { "outcome": { "enum": ["answered", "declined"] } } }, "then": { "properties": { "response": { "type": "object" } } }, "else": { "if": { "properties": { "outcome": { "const": "expired" } } }, "then": { "properties": { "response": { "type": "null" } } } } }] },
-    InteractionSpec: { "title": "InteractionSpec", "type": "object", "properties": { "type": { "enum": ["approval", "choice", "input", "review"] }, "title": { "type": "string", "maxLength": 500, "minLength": 1 }, "id": { "anyOf": [{ "type": "string", "maxLength": 128, "minLength": 1 }, { "type": "null" }], "default": null }, "description": { "type": "string", "maxLength": 262144, "default": "" }, "impact": { "type": "string", "maxLength": 262144, "default": "" }, "risk": { "enum": ["high", "low", "medium"], "default": "medium" }, "options": { "type": "array", "items": { "$ref": "#/$defs/InteractionOption" }, "default": [] }, "multiple": { "type": "boolean", "default": false }, "format": { "enum": ["email", "integer", "number", "text", "url"], "default": "text" }, "pattern": { "anyOf": [{ "type": "string", "maxLength": 500 }, { "type": "null" }], "default": null }, "placeholder": { "anyOf": [{ "type": "string", "maxLength": 500 }, { "type": "null" }], "default": null }, "maxLength": { "anyOf": [{ "type": "integer", "minimum": 1, "maximum": 1e5 }, { "type": "null" }], "default": null }, "content": { "type": "string", "maxLength": 262144, "default": "" }, "attachments": { "type": "array", "items": { "type": "object" }, "default": [] }, "details": { "type": "object", "default": {} }, "expiresAt": { "anyOf": [{ "type": "string" }, { "type": "null" }], "default": null }, "approves": { "anyOf": [{ "$ref": "#/$defs/ApprovalSubject" }, { "type": "null" }], "default": null } }, "required": ["type", "title"] },
+    InteractionSpec: { "title": "InteractionSpec", "type": "object", "properties": { "type": { "enum": ["approval", "choice", "input", "review"] }, "title": { "type": "string", "maxLength": 500, "minLength": 1 }, "id": { "anyOf": [{ "type": "string", "maxLength": 128, "minLength": 1 }, { "type": "null" }], "default": null }, "description": { "type": "string", "maxLength": 262144, "default": "" }, "impact": { "type": "string", "maxLength": 262144, "default": "" }, "risk": { "enum": ["high", "low", "medium"], "default": "medium" }, "options": { "type": "array", "items": { "$ref": "#/$defs/InteractionOption" }, "default": [] }, "multiple": { "type": "boolean", "default": false }, "format": { "enum": ["email", "integer", "number", "text", "url"], "default": "text" }, "pattern": { "anyOf": [{ "type": "string", "maxLength": 500 }, { "type": "null" }], "default": null }, "placeholder": { "anyOf": [{ "type": "string", "maxLength": 500 }, { "type": "null" }], "default": null }, "maxLength": { "anyOf": [{ "type": "integer", "minimum": 1, "maximum": 1e5 }, { "type": "null" }], "default": null }, "content": { "type": "string", "maxLength": 262144, "default": "" }, "attachments": { "type": "array", "items": { "type": "object" }, "default": [] }, "details": { "type": "object", "default": {} }, "expiresAt": { "anyOf": [{ "type": "string" }, { "type": "null" }], "default": null }, "approves": { "anyOf": [{ "type": "array", "items": { "$ref": "#/$defs/ApprovalSubject" }, "maxItems": 50, "minItems": 1 }, { "$ref": "#/$defs/ApprovalSubject" }, { "type": "null" }], "default": null }, "notes": { "enum": ["next_message", "not_sent", "sent"], "default": "sent" } }, "required": ["type", "title"] },
     InteractionWithdraw: { "title": "InteractionWithdraw", "description": "The agent no longer waits for this answer (answered in its terminal, its own timeout, a cancelled turn):\nthe card ends everywhere as withdrawn, with `reason` shown to the person.", "type": "object", "properties": { "interactionId": { "type": "string", "maxLength": 128, "minLength": 1 }, "reason": { "type": "string", "maxLength": 500, "default": "" } }, "required": ["interactionId"] },
     MessageCreate: { "title": "MessageCreate", "type": "object", "properties": { "content": { "type": "string", "maxLength": 262144, "default": "" }, "messageId": { "anyOf": [{ "type": "string", "maxLength": 128, "minLength": 1 }, { "type": "null" }], "default": null }, "targetAgentId": { "anyOf": [{ "type": "string", "maxLength": 128, "minLength": 1 }, { "type": "null" }], "default": null }, "blocks": { "anyOf": [{ "type": "array", "items": { "type": "object" } }, { "type": "null" }], "default": null }, "attention": { "type": "boolean", "default": false }, "attachments": { "anyOf": [{ "type": "array", "items": { "$ref": "#/$defs/Attachment" }, "maxItems": 10 }, { "type": "null" }], "default": null } }, "required": [], "allOf": [{ "description": "A message needs `content`, `blocks` or `attachments`.", "anyOf": [{ "required": ["content"], "properties": { "content": { "minLength": 1 } } }, { "required": ["blocks"], "properties": { "blocks": { "type": "array", "minItems": 1 } } }, { "required": ["attachments"], "properties": { "attachments": { "type": "array", "minItems": 1 } } }] }] },
     MessageCreated: { "title": "MessageCreated", "type": "object", "properties": { "content": { "type": "string", "maxLength": 262144, "default": "" }, "targetAgentId": { "anyOf": [{ "type": "string", "maxLength": 128, "minLength": 1 }, { "type": "null" }], "default": null }, "blocks": { "anyOf": [{ "type": "array", "items": { "type": "object" } }, { "type": "null" }], "default": null }, "attention": { "type": "boolean", "default": false }, "messageId": { "type": "string", "maxLength": 128, "minLength": 1 }, "attachments": { "anyOf": [{ "type": "array", "items": { "$ref": "#/$defs/StoredAttachment" } }, { "type": "null" }], "default": null }, "author": { "$ref": "#/$defs/Author" } }, "required": ["messageId", "author"], "allOf": [{ "description": "A message needs `content`, `blocks` or `attachments`.", "anyOf": [{ "required": ["content"], "properties": { "content": { "minLength": 1 } } }, { "required": ["blocks"], "properties": { "blocks": { "type": "array", "minItems": 1 } } }, { "required": ["attachments"], "properties": { "attachments": { "type": "array", "minItems": 1 } } }] }] },
@@ -572,7 +608,7 @@ var TaskHandle = class {
   whenCancelRequested() {
     if (this.cancelRequested)
       return Promise.resolve();
-    return new Promise((resolve) => this.#cancel.signal.addEventListener("abort", () => resolve(), { once: true }));
+    return new Promise((resolve2) => this.#cancel.signal.addEventListener("abort", () => resolve2(), { once: true }));
   }
   /** The person asked to stop (task.cancel_requested). */
   requestCancel(reason) {
@@ -794,7 +830,8 @@ var TaskHandle = class {
       expiresAt: opts.expiresAt,
       id: opts.interactionId,
       approves,
-      options: opts.options
+      options: opts.options,
+      notes: opts.notes
     }));
   }
   /** Ask to pick one option (`multiple`: several). `options` are labels (their ids: `o1`, `o2`, …) or
@@ -960,7 +997,7 @@ var Frames = class {
       return Promise.resolve(queued);
     if (this.#ended)
       return Promise.reject(this.#ended);
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve2, reject) => {
       const timer = setTimeout(() => {
         this.#waiter = null;
         reject(new SdkError(`The hub did not answer the hello within ${timeoutMs} ms.`));
@@ -968,7 +1005,7 @@ var Frames = class {
       this.#waiter = {
         resolve: (text4) => {
           clearTimeout(timer);
-          resolve(text4);
+          resolve2(text4);
         },
         reject: (error) => {
           clearTimeout(timer);
@@ -983,7 +1020,8 @@ var Frames = class {
       onText(text4);
   }
 };
-async function openSocket(url, fingerprint) {
+async function openSocket(url, fingerprint, allowInsecure = false) {
+  refuseCleartext(url, allowInsecure, "this agent's credential");
   const ws = await loadWs();
   if (ws)
     return await openWithWs(ws, url, fingerprint);
@@ -1011,11 +1049,11 @@ async function openWithWs(ws, url, fingerprint) {
   const socket = new ws.WebSocket(url, options2);
   const frames = new Frames();
   let closedResolve;
-  const closed = new Promise((resolve) => {
-    closedResolve = resolve;
+  const closed = new Promise((resolve2) => {
+    closedResolve = resolve2;
   });
-  await new Promise((resolve, reject) => {
-    socket.once("open", () => resolve());
+  await new Promise((resolve2, reject) => {
+    socket.once("open", () => resolve2());
     socket.once("error", (error) => reject(error instanceof PinMismatch ? error : new SdkError(`Cannot open the agent socket at ${target.origin}: ${error.message}`)));
     socket.once("close", (code) => reject(new SdkError(`The agent socket at ${target.origin} closed (${code}) before it opened.`)));
   });
@@ -1048,17 +1086,17 @@ async function openNative(Native, url) {
   const socket = new Native(url);
   const frames = new Frames();
   let closedResolve;
-  const closed = new Promise((resolve) => {
-    closedResolve = resolve;
+  const closed = new Promise((resolve2) => {
+    closedResolve = resolve2;
   });
-  await new Promise((resolve, reject) => {
+  await new Promise((resolve2, reject) => {
     const timer = setTimeout(() => {
       socket.close();
       reject(new SdkError(`Cannot open the agent socket at ${url}: timed out.`));
     }, OPEN_TIMEOUT_MS);
     socket.onopen = () => {
       clearTimeout(timer);
-      resolve();
+      resolve2();
     };
     socket.onerror = () => {
       clearTimeout(timer);
@@ -1275,10 +1313,10 @@ function describeError(error) {
 }
 function deferred() {
   const d = { settled: false };
-  d.promise = new Promise((resolve, reject) => {
+  d.promise = new Promise((resolve2, reject) => {
     d.resolve = (value) => {
       d.settled = true;
-      resolve(value);
+      resolve2(value);
     };
     d.reject = (error) => {
       d.settled = true;
@@ -1341,7 +1379,10 @@ var AgentClient = class {
   #wake = null;
   #lastHeard = 0;
   #badFrames = 0;
+  #allowInsecure;
   constructor(credential, options2 = {}) {
+    this.#allowInsecure = options2.allowInsecure ?? (credential.insecure || allowedByEnvironment());
+    refuseCleartext(credential.hubUrl, this.#allowInsecure, "this agent's credential");
     this.credential = credential;
     this.#options = options2;
     this.log = options2.logger ?? consoleLogger();
@@ -1587,7 +1628,7 @@ var AgentClient = class {
   }
   // ---- one connection ---------------------------------------------------------------------------------------------
   async #session() {
-    const socket = await openSocket(this.credential.wsUrl, this.credential.tlsFingerprint);
+    const socket = await openSocket(this.credential.wsUrl, this.credential.tlsFingerprint, this.#allowInsecure);
     if (this.#closing) {
       socket.close(1e3, "the agent stopped");
       return;
@@ -2075,15 +2116,15 @@ var AgentClient = class {
       this.#caughtUp.reject(reason);
   }
   #sleep(ms) {
-    return new Promise((resolve) => {
+    return new Promise((resolve2) => {
       const timer = setTimeout(() => {
         this.#wake = null;
-        resolve();
+        resolve2();
       }, ms);
       this.#wake = () => {
         clearTimeout(timer);
         this.#wake = null;
-        resolve();
+        resolve2();
       };
     });
   }
@@ -2188,6 +2229,8 @@ var Credential = class _Credential {
   codeSha256;
   /** What pairing did to the agent it replaces (never stored in the file). */
   replaced;
+  /** Paired over plain http beyond this machine by explicit choice (./cleartext.ts). */
+  insecure;
   #secret;
   constructor(fields) {
     this.hubUrl = fields.hubUrl.replace(/\/+$/, "");
@@ -2197,6 +2240,7 @@ var Credential = class _Credential {
     this.tlsFingerprint = fields.tlsFingerprint ?? null;
     this.codeSha256 = fields.codeSha256 ?? null;
     this.replaced = fields.replaced ?? null;
+    this.insecure = fields.insecure === true;
   }
   /** The secret: it goes in the hello frame and the Authorization header only, never in a URL or a log. */
   get credential() {
@@ -2222,7 +2266,8 @@ var Credential = class _Credential {
       credential: this.#secret,
       tlsFingerprint: this.tlsFingerprint,
       codeSha256: this.codeSha256,
-      replaced: this.replaced
+      replaced: this.replaced,
+      insecure: this.insecure
     };
   }
   toJSON() {
@@ -2255,7 +2300,8 @@ function loadCredential(path2) {
     workspaceId: text4("workspace_id"),
     credential: text4("credential"),
     tlsFingerprint: optional("tls_fingerprint"),
-    codeSha256: optional("code_sha256")
+    codeSha256: optional("code_sha256"),
+    insecure: data.insecure === true
   });
 }
 
@@ -2264,15 +2310,24 @@ var approvals_exports = {};
 __export(approvals_exports, {
   CARD_BUDGET_BYTES: () => CARD_BUDGET_BYTES,
   MAX_DIFF_SOURCE_BYTES: () => MAX_DIFF_SOURCE_BYTES,
+  MAX_ITEMS: () => MAX_ITEMS,
   MAX_QUESTION_BYTES: () => MAX_QUESTION_BYTES,
+  approvesBytes: () => approvesBytes,
+  argvApproval: () => argvApproval,
   commandApproval: () => commandApproval,
   editApproval: () => editApproval,
+  fitQuestion: () => fitQuestion,
   fits: () => fits,
+  isSecret: () => isSecret,
+  itemsOf: () => itemsOf,
+  readOld: () => readOld,
+  shellQuote: () => shellQuote,
   sizeOf: () => sizeOf,
+  toolApproval: () => toolApproval,
   writeApproval: () => writeApproval
 });
-import { readFileSync as readFileSync3, statSync as statSync2 } from "node:fs";
-import { isAbsolute, join as join3, relative } from "node:path";
+import { statSync as statSync3 } from "node:fs";
+import { isAbsolute as isAbsolute2, join as join4, relative as relative2 } from "node:path";
 
 // ../../sdk/typescript/dist/diff.js
 var MAX_EDITS = 2e3;
@@ -2435,24 +2490,152 @@ function unifiedDiff(before, after, fromFile, toFile, context = 3) {
 `).join("");
 }
 
+// ../../sdk/typescript/dist/oldfile.js
+import { closeSync, openSync, readSync, realpathSync, statSync as statSync2 } from "node:fs";
+import { isAbsolute, join as join3, relative, resolve, sep } from "node:path";
+var MAX_DIFF_SOURCE_BYTES = 2 * 1024 * 1024;
+var SECRET_NAMES = [
+  "id_*",
+  "*.pem",
+  "*.key",
+  "*.p12",
+  "*.pfx",
+  ".netrc",
+  ".npmrc",
+  ".pypirc",
+  ".env",
+  ".env.*",
+  "credentials*",
+  "*secret*",
+  ".git-credentials"
+];
+var SECRET_FOLDERS = [".ssh", ".gnupg", ".aws"];
+var SECRET_TAILS = [[".docker", "config.json"], [".kube", "config"]];
+var NAME_PATTERNS = SECRET_NAMES.map((p) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, "\\$&").replaceAll("*", ".*")}$`, "s"));
+function partsOf(path2) {
+  return path2.split(/[\\/]+/).filter(Boolean).map((p) => p.toLowerCase());
+}
+function isSecret(path2, within) {
+  const parts = partsOf(path2);
+  if (parts.slice(0, -1).some((part) => SECRET_FOLDERS.includes(part)))
+    return true;
+  for (let i = 0; i < parts.length - 1; i++) {
+    if (SECRET_TAILS.some(([a, b]) => parts[i] === a && parts[i + 1] === b))
+      return true;
+  }
+  let named = parts;
+  if (within) {
+    const inside2 = relative(within, path2);
+    if (inside2 && !inside2.startsWith("..") && !isAbsolute(inside2))
+      named = partsOf(inside2);
+  }
+  return named.some((part) => NAME_PATTERNS.some((pattern) => pattern.test(part)));
+}
+function inside(path2, folder) {
+  return path2 === folder || path2.startsWith(folder.endsWith(sep) ? folder : folder + sep);
+}
+function textOf(path2) {
+  let fd = null;
+  try {
+    fd = openSync(path2, "r");
+    const buffer = Buffer.alloc(MAX_DIFF_SOURCE_BYTES + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0)
+        break;
+      length += read;
+    }
+    if (length > MAX_DIFF_SOURCE_BYTES)
+      return null;
+    const data = buffer.subarray(0, length);
+    if (data.includes(0))
+      return null;
+    return new TextDecoder("utf-8", { fatal: true }).decode(data);
+  } catch {
+    return null;
+  } finally {
+    if (fd !== null)
+      closeSync(fd);
+  }
+}
+function readOld(path2, cwd) {
+  const target = !isAbsolute(path2) && cwd ? join3(cwd, path2) : path2;
+  let info;
+  try {
+    info = statSync2(target);
+  } catch {
+    return { exists: false, text: null, hidden: null, size: null };
+  }
+  const hidden = (why) => ({ exists: true, text: null, hidden: why, size: info.size });
+  let real;
+  try {
+    real = realpathSync(target);
+  } catch {
+    return hidden("not_text");
+  }
+  let folder = null;
+  if (cwd) {
+    try {
+      folder = realpathSync(cwd);
+    } catch {
+      folder = resolve(cwd);
+    }
+  }
+  if (isSecret(resolve(target), cwd ? resolve(cwd) : null) || isSecret(real, folder))
+    return hidden("secret");
+  if (folder === null || !inside(real, folder))
+    return hidden("outside");
+  if (!info.isFile())
+    return hidden("not_text");
+  if (info.size > MAX_DIFF_SOURCE_BYTES)
+    return hidden("too_large");
+  const text4 = textOf(real);
+  if (text4 === null)
+    return hidden("not_text");
+  return { exists: true, text: text4, hidden: null, size: info.size };
+}
+
 // ../../sdk/typescript/dist/approvals.js
 var MAX_QUESTION_BYTES = 64 * 1024;
 var CARD_BUDGET_BYTES = 60 * 1024;
-var MAX_DIFF_SOURCE_BYTES = 2 * 1024 * 1024;
+var MAX_ITEMS = 50;
 function commandApproval(command, cwd) {
   const subject = { kind: "command", command };
   if (cwd)
     subject.cwd = cwd;
   return subject;
 }
+function argvApproval(argv, cwd) {
+  const subject = { kind: "command", argv: argv.map(String) };
+  if (cwd)
+    subject.cwd = cwd;
+  return subject;
+}
+function toolApproval(tool, input, cwd) {
+  const subject = { kind: "tool", tool, input };
+  if (cwd)
+    subject.cwd = cwd;
+  return subject;
+}
+function hide(subject, old) {
+  if (old.hidden) {
+    subject.oldHidden = old.hidden;
+    if (old.size !== null)
+      subject.oldSize = old.size;
+  }
+}
 function writeApproval(path2, content, cwd) {
   const subject = { kind: "write", path: path2, content };
   if (cwd)
     subject.cwd = cwd;
-  const before = read(path2, cwd);
-  const diff = makeDiff(path2, before ?? "", content, cwd, before === null);
-  if (diff)
-    subject.diff = diff;
+  const old = readOld(path2, cwd);
+  hide(subject, old);
+  if (!old.hidden) {
+    const diff = makeDiff(path2, old.text ?? "", content, cwd, !old.exists);
+    if (diff)
+      subject.diff = diff;
+  }
   return subject;
 }
 function editApproval(path2, edits, cwd) {
@@ -2464,9 +2647,10 @@ function editApproval(path2, edits, cwd) {
   const subject = { kind: "edit", path: path2, edits: clean };
   if (cwd)
     subject.cwd = cwd;
-  const before = read(path2, cwd);
-  if (before !== null) {
-    let after = before;
+  const old = readOld(path2, cwd);
+  hide(subject, old);
+  if (old.text !== null) {
+    let after = old.text;
     for (const edit of clean) {
       if (after === null || !edit.old || !after.includes(edit.old)) {
         after = null;
@@ -2475,51 +2659,112 @@ function editApproval(path2, edits, cwd) {
       after = edit.replaceAll ? after.split(edit.old).join(edit.new) : after.replace(edit.old, () => edit.new);
     }
     if (after !== null) {
-      const diff = makeDiff(path2, before, after, cwd, false);
+      const diff = makeDiff(path2, old.text, after, cwd, false);
       if (diff)
         subject.diff = diff;
     }
   }
   return subject;
 }
-function size(subject) {
-  return Buffer.byteLength(JSON.stringify(subject), "utf8");
+function itemsOf(approves) {
+  return Array.isArray(approves) ? approves : [approves];
 }
-function fits(subject) {
-  if (size(subject) <= CARD_BUDGET_BYTES)
-    return subject;
-  if (subject.diff && (subject.kind !== "edit" || subject.edits?.length)) {
-    const { diff: _diff, ...lean } = subject;
-    if (size(lean) <= CARD_BUDGET_BYTES)
-      return lean;
+function size(value) {
+  return Buffer.byteLength(JSON.stringify(value), "utf8");
+}
+function shellQuote(word) {
+  if (word === "")
+    return "''";
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word))
+    return word;
+  return `'${word.replaceAll("'", `'"'"'`)}'`;
+}
+function asTheHubCounts(subject) {
+  if (subject.kind === "command" && Array.isArray(subject.argv) && subject.command == null) {
+    return { ...subject, command: subject.argv.map(shellQuote).join(" ") };
   }
-  return null;
+  return subject;
 }
-function sizeOf(subject) {
-  if (subject.kind === "command")
-    return (subject.command ?? "").length;
-  if (subject.kind === "write")
-    return (subject.content ?? "").length;
-  const edits = (subject.edits ?? []).reduce((total, e) => total + e.old.length + e.new.length + 1, 0);
-  return edits || (subject.diff ?? "").length;
+function approvesBytes(approves) {
+  return size(itemsOf(approves).map(asTheHubCounts));
 }
-function read(path2, cwd) {
-  const target = !isAbsolute(path2) && cwd ? join3(cwd, path2) : path2;
+function fileSize(subject) {
+  const path2 = String(subject.path ?? "");
+  const target = !isAbsolute2(path2) && subject.cwd ? join4(subject.cwd, path2) : path2;
   try {
-    const stat = statSync2(target);
-    if (!stat.isFile() || stat.size > MAX_DIFF_SOURCE_BYTES)
-      return null;
-    return new TextDecoder("utf-8", { fatal: true }).decode(readFileSync3(target));
+    return statSync3(target).size;
   } catch {
     return null;
   }
 }
+function leaner(subject) {
+  if (!subject.diff)
+    return null;
+  const newFile = subject.diff.startsWith("--- /dev/null");
+  if (subject.kind === "write" && !newFile) {
+    const { content: _content, ...rest } = subject;
+    const asEdit = { ...rest, kind: "edit" };
+    if (size(asEdit) < size(subject))
+      return asEdit;
+  }
+  if (subject.kind === "edit" && !subject.edits?.length)
+    return null;
+  const { diff: _diff, ...lean } = subject;
+  if (subject.kind === "write" && !newFile) {
+    lean.oldHidden = "too_large";
+    const known = fileSize(subject);
+    if (known !== null)
+      lean.oldSize = known;
+  }
+  return lean;
+}
+function fits(approves) {
+  const items = itemsOf(approves).map((item) => ({ ...item }));
+  if (!items.length || items.length > MAX_ITEMS)
+    return null;
+  while (approvesBytes(items) > CARD_BUDGET_BYTES) {
+    const order = items.map((_, i) => i).sort((a, b) => size(asTheHubCounts(items[b])) - size(asTheHubCounts(items[a])));
+    const index = order.find((i) => leaner(items[i]) !== null);
+    if (index === void 0)
+      return null;
+    items[index] = leaner(items[index]);
+  }
+  return Array.isArray(approves) ? items : items[0];
+}
+function fitQuestion(spec2) {
+  let card = spec2;
+  let description = card.description ?? "";
+  while (size(card) > MAX_QUESTION_BYTES) {
+    if (!description)
+      return null;
+    const over = size(card) - MAX_QUESTION_BYTES;
+    description = description.slice(0, Math.max(0, description.length - over - 1));
+    card = { ...card, description: description ? `${description}\u2026` : "" };
+  }
+  return card;
+}
+function sizeOf(approves) {
+  let total = 0;
+  for (const subject of itemsOf(approves)) {
+    if (subject.kind === "command") {
+      total += (subject.command ?? (subject.argv ?? []).map(shellQuote).join(" ")).length;
+    } else if (subject.kind === "write") {
+      total += (subject.content ?? "").length;
+    } else if (subject.kind === "tool") {
+      total += (JSON.stringify(subject.input, null, 2) ?? "").length;
+    } else {
+      const edits = (subject.edits ?? []).reduce((sum, e) => sum + e.old.length + e.new.length + 1, 0);
+      total += edits || (subject.diff ?? "").length;
+    }
+  }
+  return total;
+}
 function makeDiff(path2, before, after, cwd, newFile) {
   let name = path2;
-  if (cwd && isAbsolute(path2)) {
-    const inside = relative(cwd, path2);
-    if (inside && !inside.startsWith("..") && !isAbsolute(inside))
-      name = inside;
+  if (cwd && isAbsolute2(path2)) {
+    const inside2 = relative2(cwd, path2);
+    if (inside2 && !inside2.startsWith("..") && !isAbsolute2(inside2))
+      name = inside2;
   }
   return unifiedDiff(before, after, newFile ? "/dev/null" : `a/${name}`, `b/${name}`);
 }
@@ -2532,7 +2777,7 @@ import { resolveApprovalOverGateway } from "openclaw/plugin-sdk/approval-gateway
 
 // src/config.ts
 import { homedir } from "node:os";
-import { isAbsolute as isAbsolute2, join as join4 } from "node:path";
+import { isAbsolute as isAbsolute3, join as join5 } from "node:path";
 var CHANNEL_ID = "lineup";
 var CHANNEL_LABEL = "LineUp";
 var DEFAULT_ACCOUNT = "default";
@@ -2544,7 +2789,7 @@ function section(cfg) {
 }
 function expandHome(path2) {
   if (path2 === "~") return homedir();
-  if (path2.startsWith("~/")) return join4(homedir(), path2.slice(2));
+  if (path2.startsWith("~/")) return join5(homedir(), path2.slice(2));
   return path2;
 }
 function resolveAccount(cfg, accountId) {
@@ -2554,7 +2799,7 @@ function resolveAccount(cfg, accountId) {
   const file = typeof raw.credentialFile === "string" && raw.credentialFile.trim() ? expandHome(raw.credentialFile.trim()) : null;
   let problem = null;
   if (file === null) problem = "channels.lineup.credentialFile is not set: run `lineup connect openclaw`";
-  else if (!isAbsolute2(file)) problem = "channels.lineup.credentialFile must be an absolute path";
+  else if (!isAbsolute3(file)) problem = "channels.lineup.credentialFile must be an absolute path";
   return {
     accountId: accountId?.trim() || DEFAULT_ACCOUNT,
     enabled,
@@ -2588,8 +2833,8 @@ function clip2(text4, limit) {
 
 // src/state.ts
 import { randomUUID as randomUUID3 } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync as readFileSync4, renameSync as renameSync3, writeFileSync as writeFileSync2 } from "node:fs";
-import { basename as basename3, dirname as dirname3, join as join5 } from "node:path";
+import { chmodSync, mkdirSync, readFileSync as readFileSync3, renameSync as renameSync3, writeFileSync as writeFileSync2 } from "node:fs";
+import { basename as basename3, dirname as dirname3, join as join6 } from "node:path";
 var DECISIONS = ["allow-once", "allow-always", "deny"];
 var MAX_CARDS = 2e3;
 var MAX_SESSIONS = 2e3;
@@ -2624,7 +2869,7 @@ var ChannelState = class {
     this.agentId = agentId;
     let data = null;
     try {
-      data = record2(JSON.parse(readFileSync4(path2, "utf8")));
+      data = record2(JSON.parse(readFileSync3(path2, "utf8")));
     } catch {
       data = null;
     }
@@ -2648,7 +2893,7 @@ var ChannelState = class {
     while (this.sessions.size > MAX_SESSIONS) this.sessions.delete([...this.sessions.keys()][0]);
     const dir = dirname3(this.path);
     mkdirSync(dir, { recursive: true, mode: 448 });
-    const tmp = join5(dir, `${basename3(this.path)}.${process.pid}.tmp`);
+    const tmp = join6(dir, `${basename3(this.path)}.${process.pid}.tmp`);
     writeFileSync2(tmp, JSON.stringify({
       agentId: this.agentId,
       cards: Object.fromEntries(this.cards),
@@ -2661,6 +2906,7 @@ var ChannelState = class {
 
 // src/approvals.ts
 var HUB_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+var SHORT_COMMAND = 120;
 var EARLY_MS = 1e3;
 function record3(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? value : null;
@@ -2725,8 +2971,10 @@ function handles(cfg, accountId, request3, approvalKind) {
 }
 var DESCRIPTIONS = {
   "allow-once": "OpenClaw runs this command this time and asks again next time.",
-  "allow-always": "OpenClaw runs it and adds it to this agent's exec allowlist: commands like it run without asking from now on (`openclaw approvals` shows and edits the list).",
-  deny: "OpenClaw does not run it."
+  // What OpenClaw 2026.9.6 keeps (its resolveAllowAlwaysPatterns): the program each part of the command runs, by its
+  // resolved path, or the exact command when it runs through a shell wrapper.
+  "allow-always": "OpenClaw runs it and adds the program it runs (its resolved path, e.g. /usr/bin/git for `git push`; the exact command when it goes through `sh -c`) to this agent's exec allowlist: from now on that program runs without asking, whatever its arguments (`openclaw approvals` shows and edits the list).",
+  deny: "OpenClaw does not run it. OpenClaw's answer carries no note: a note you add is not passed on."
 };
 var STYLES = {
   "allow-once": "primary",
@@ -2750,8 +2998,9 @@ function cardOptions(view) {
   return options2;
 }
 function cardTitle(command) {
-  const line = command.split("\n")[0].trim();
-  return clip2(`OpenClaw wants to run: ${line}${command.includes("\n") ? " \u2026" : ""}`, 200);
+  const line = command.trim();
+  if (line.length <= SHORT_COMMAND && !line.includes("\n")) return `OpenClaw wants to run: ${line}`;
+  return `OpenClaw wants to run a ${command.length.toLocaleString("en")}-character command`;
 }
 function cardFor(view, conversationTitle) {
   const subject = approvals_exports.fits(approvals_exports.commandApproval(view.commandText, view.cwd ?? void 0));
@@ -2772,7 +3021,9 @@ function cardFor(view, conversationTitle) {
     risk: "medium",
     approves: subject,
     options: cardOptions(view),
-    details
+    details,
+    // OpenClaw's approval.resolve takes a decision only: a note the person adds does not reach the agent.
+    notes: "not_sent"
   };
   if (Number.isFinite(view.expiresAtMs) && view.expiresAtMs > Date.now() + EARLY_MS) {
     spec2.expiresAt = new Date(Math.floor((view.expiresAtMs - EARLY_MS) / 1e3) * 1e3).toISOString();
@@ -2940,8 +3191,8 @@ var REPLY_SETTLE_WAIT_MS = 1e4;
 function openReply(conversationId) {
   let close = () => {
   };
-  const settled = new Promise((resolve) => {
-    close = resolve;
+  const settled = new Promise((resolve2) => {
+    close = resolve2;
   });
   const open = openReplies.get(conversationId) ?? /* @__PURE__ */ new Set();
   open.add(settled);
@@ -2958,8 +3209,8 @@ async function repliesSettled(conversationId, timeoutMs = REPLY_SETTLE_WAIT_MS) 
   let timer;
   await Promise.race([
     Promise.all([...open]),
-    new Promise((resolve) => {
-      timer = setTimeout(resolve, timeoutMs);
+    new Promise((resolve2) => {
+      timer = setTimeout(resolve2, timeoutMs);
     })
   ]);
   clearTimeout(timer);
@@ -3070,7 +3321,7 @@ async function dispatchPersonMessage(params) {
         return;
       } catch (error) {
         if (replies === 0 && isContention(error) && attempt < CONTENTION_TRIES) {
-          await new Promise((resolve) => setTimeout(resolve, Math.min(4e3, 500 * 2 ** (attempt - 1))));
+          await new Promise((resolve2) => setTimeout(resolve2, Math.min(4e3, 500 * 2 ** (attempt - 1))));
           continue;
         }
         link.log.warn(`OpenClaw could not take LineUp message ${message.messageId}: ${String(error)}`);
@@ -3091,7 +3342,7 @@ async function dispatchPersonMessage(params) {
 
 // src/link.ts
 import { mkdirSync as mkdirSync2 } from "node:fs";
-import { basename as basename4, dirname as dirname4, join as join6 } from "node:path";
+import { basename as basename4, dirname as dirname4, join as join7 } from "node:path";
 var MAX_MESSAGE_CHARS = 32e3;
 var MAX_HUB_MESSAGE_CHARS = 6e4;
 function record4(value) {
@@ -3102,7 +3353,7 @@ function text3(value) {
 }
 function stateDir(credentialFile) {
   const name = basename4(credentialFile).replace(/\.json$/, "");
-  return join6(dirname4(credentialFile), `${name}.state`);
+  return join7(dirname4(credentialFile), `${name}.state`);
 }
 var HubLink = class _HubLink {
   credential;
@@ -3125,7 +3376,7 @@ var HubLink = class _HubLink {
     const dir = stateDir(credentialFile);
     mkdirSync2(dir, { recursive: true, mode: 448 });
     const client = new AgentClient(credential, {
-      statePath: join6(dir, "cursor.json"),
+      statePath: join7(dir, "cursor.json"),
       runtime: "openclaw",
       agentVersion: options2.version,
       capabilities: ["messages", "approval"],
@@ -3133,7 +3384,7 @@ var HubLink = class _HubLink {
       credentialPath: credentialFile,
       pairCommand: "lineup connect openclaw --hub URL --code CODE"
     });
-    const state2 = new ChannelState(join6(dir, "openclaw-channel.json"), credential.agentId);
+    const state2 = new ChannelState(join7(dir, "openclaw-channel.json"), credential.agentId);
     return new _HubLink(credential, client, state2, options2.log);
   }
   get agentId() {
@@ -3294,7 +3545,7 @@ function logger(sink) {
   return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }
 function abortPromise(signal) {
-  return signal.aborted ? Promise.resolve() : new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+  return signal.aborted ? Promise.resolve() : new Promise((resolve2) => signal.addEventListener("abort", () => resolve2(), { once: true }));
 }
 async function sendText(params) {
   const conversationId = normalizeTarget(params.to);
