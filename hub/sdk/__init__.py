@@ -20,6 +20,7 @@ await agent.run()
 """
 
 from hub.sdk import approvals, files
+from hub.sdk.cleartext import InsecureHub
 from hub.sdk.client import AgentClient
 from hub.sdk.credentials import Credential, load_credential, pair, pair_or_load, save_credential
 from hub.sdk.errors import AuthError, HubError, OutboxFull, ReplacedError, SdkError, ToolCallError
@@ -27,6 +28,6 @@ from hub.sdk.tasks import ChildTask, MessageStream, Outcome, TaskHandle, stable_
 
 __all__ = [
     "AgentClient", "Credential", "pair", "pair_or_load", "load_credential", "save_credential",
-    "AuthError", "HubError", "OutboxFull", "ReplacedError", "SdkError", "ToolCallError",
+    "AuthError", "HubError", "InsecureHub", "OutboxFull", "ReplacedError", "SdkError", "ToolCallError",
     "Outcome", "TaskHandle", "MessageStream", "ChildTask", "approvals", "files", "stable_id",
 ]

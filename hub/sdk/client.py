@@ -19,6 +19,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from hub.sdk import files
+from hub.sdk.cleartext import allowed_by_environment, refuse_cleartext
 from hub.sdk.credentials import Credential
 from hub.sdk.errors import AuthError, HubError, ReplacedError, SdkError, ToolCallError
 from hub.sdk.outbox import Outbox
@@ -80,14 +81,19 @@ class AgentClient:
     (the older client stops with ReplacedError). Leave it unset for an agent that takes tasks (one copy runs);
     give each process its own for siblings that share an identity on purpose (the MCP bridge).
     `credential_path` and `pair_command` only make errors say which file holds the credential and how to
-    pair again.
+    pair again. A plain http:// hub beyond this machine is refused (InsecureHub, before anything is sent) unless
+    `allow_insecure` is True, the credential was paired so, or LINEUP_ALLOW_INSECURE_HUB=1.
     """
 
     def __init__(self, credential: Credential, *, state_path: Path | str | None = None, runtime: str = "python-sdk",
                  agent_version: str = "", capabilities: list[str] | None = None, max_outbox: int = 10_000,
                  backoff_initial_s: float = 0.5, backoff_max_s: float = 20.0,
                  tools: list[dict[str, Any]] | None = None, instance: str | None = None,
-                 credential_path: Path | str | None = None, pair_command: str | None = None) -> None:
+                 credential_path: Path | str | None = None, pair_command: str | None = None,
+                 allow_insecure: bool | None = None) -> None:
+        # Never the credential in clear beyond this machine, unless the person chose it (hub/sdk/cleartext.py).
+        insecure = allow_insecure if allow_insecure is not None else credential.insecure or allowed_by_environment()
+        refuse_cleartext(credential.hub_url, insecure, "this agent's credential")
         self.credential = credential
         self.instance = instance
         self.credential_path = Path(credential_path) if credential_path else None

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from hub.netaddr import is_loopback_host
+from hub.sdk.cleartext import allowed_by_environment, refuse_cleartext
 from hub.sdk.errors import AuthError, HubError, SdkError
 from hub.sdk.privatefile import write_private_json
 from hub.sdk.tlspin import check_peer, client_context, normalise, served_fingerprint
@@ -63,6 +65,9 @@ class Credential:
     # What pairing did to the agent it replaces (pair_or_load with a stored credential, or pair(replaces=)); never
     # saved in the credential file.
     replaced: Replacement | None = field(default=None, compare=False)
+    # Paired over plain http beyond this machine by the person's explicit choice (hub/sdk/cleartext.py): the agent
+    # started from this file later keeps that choice.
+    insecure: bool = False
 
     def __repr__(self) -> str:  # never print the secret by accident
         return f"Credential(hub_url={self.hub_url!r}, agent_id={self.agent_id!r}, workspace_id={self.workspace_id!r})"
@@ -124,7 +129,7 @@ class _PinnedHTTPS(urllib.request.HTTPSHandler):
 
 async def pair(hub_url: str, code: str, *, name: str = "agent", runtime: str = "python-sdk",
                agent_version: str = "", timeout_s: float = 10.0, tls_fingerprint: str | None = None,
-               replaces: Credential | None = None) -> Credential:
+               replaces: Credential | None = None, allow_insecure: bool | None = None) -> Credential:
     """Redeem a one-time pairing code (from the app or `lineup pair`) for this agent's credential.
 
     For a hub with a self-signed certificate pass its fingerprint (printed by the hub, shown in the pairing
@@ -134,8 +139,13 @@ async def pair(hub_url: str, code: str, *, name: str = "agent", runtime: str = "
     tasks) and rotates its credential; the old one is refused from then on. One it does not accept (revoked, unknown,
     of another workspace) pairs a new agent; `Credential.replaced` says which happened. The old secret travels in
     the request body, as the code does, and only where it was already sent at every connection (pair_or_load).
+
+    The code is a credential too: a plain http:// hub beyond this machine is refused (InsecureHub) unless
+    `allow_insecure` (or LINEUP_ALLOW_INSECURE_HUB=1); the credential then remembers that choice.
     """
     base = hub_url.rstrip("/")
+    insecure = allowed_by_environment() if allow_insecure is None else allow_insecure
+    refuse_cleartext(base, insecure, "the pairing code")
     pin = normalise(tls_fingerprint) if tls_fingerprint else None
     body = {"code": code, "name": name, "runtime": runtime, "agentVersion": agent_version}
     if replaces is not None:
@@ -147,8 +157,9 @@ async def pair(hub_url: str, code: str, *, name: str = "agent", runtime: str = "
     elif replaces is not None or answer.get("notReplaced"):
         replaced = Replacement(replaces.agent_id if replaces is not None else None, kept=False,
                                reason=answer.get("notReplaced"))
+    plain = not base.startswith("https://") and not is_loopback_host(urlsplit(base).hostname)
     return Credential(base, answer["agentId"], answer["workspaceId"], answer["credential"], pin, _code_hash(code),
-                      replaced)
+                      replaced, insecure=plain)
 
 
 def _code_hash(code: str) -> str:
@@ -158,6 +169,8 @@ def _code_hash(code: str) -> str:
 def _stored_form(credential: Credential) -> dict[str, Any]:
     stored = asdict(credential)
     del stored["replaced"]  # what pairing did, not part of the credential
+    if not stored["insecure"]:
+        del stored["insecure"]  # the file as before: only the explicit choice is written
     return stored
 
 
@@ -169,7 +182,7 @@ def save_credential(credential: Credential, path: Path | str) -> None:
 def load_credential(path: Path | str) -> Credential:
     data = json.loads(Path(path).read_text())
     return Credential(data["hub_url"], data["agent_id"], data["workspace_id"], data["credential"],
-                      data.get("tls_fingerprint"), data.get("code_sha256"))
+                      data.get("tls_fingerprint"), data.get("code_sha256"), insecure=data.get("insecure") is True)
 
 
 async def find_hub(timeout_s: float = 3.0, interfaces: list[str] | None = None) -> str:

@@ -181,7 +181,7 @@ async def create_pairing_code(request: Request) -> JSONResponse:
     # The agent may run on another machine: never a loopback address when the hub has another.
     # Its TLS listener when it has one, an https public_url, never an http one past TLS (hub/web/addresses.py).
     where = addresses.for_agents(request)
-    commands = agent_commands(where.url, code, where.fingerprint)
+    commands = agent_commands(where.url, code, where.fingerprint, plain=where.transport == "plain")
     return JSONResponse({"code": code, "expiresAt": result["expiresAt"], "codeId": result["codeId"],
                          "hubUrl": where.url, "otherDevices": where.other_devices, "fingerprint": where.fingerprint,
                          "agentTransport": where.transport, "command": commands["demo"], "commands": commands,
@@ -199,10 +199,14 @@ CONNECT_COMMANDS = {
 }
 
 
-def agent_commands(base: str, code: str, fingerprint: str | None) -> dict[str, str]:
+def agent_commands(base: str, code: str, fingerprint: str | None, plain: bool = False) -> dict[str, str]:
     pin = f" --fingerprint {fingerprint}" if fingerprint else ""
     program = cli_program()
-    return {kind: f"{program} {words} --hub {base} --code {code}{pin}" for kind, words in CONNECT_COMMANDS.items()}
+    # A plain http:// hub beyond the agent's machine (agent_tls = "off"): the SDK sends a credential there only
+    # when told to (hub/sdk/cleartext.py), and the command says so.
+    allow = "LINEUP_ALLOW_INSECURE_HUB=1 " if plain else ""
+    return {kind: f"{allow}{program} {words} --hub {base} --code {code}{pin}"
+            for kind, words in CONNECT_COMMANDS.items()}
 
 
 async def pair(request: Request) -> JSONResponse:
