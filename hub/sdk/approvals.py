@@ -114,25 +114,20 @@ def approves_bytes(approves: dict[str, Any] | list[dict[str, Any]]) -> int:
 
 
 def _leaner(subject: dict[str, Any]) -> dict[str, Any] | None:
-    """The item with less to show and nothing hidden: a write shown by its diff alone (an edit of the file), or,
-    without the diff, as its whole new content replacing a file the card then says it does not show. None when
-    nothing can go."""
-    if "diff" not in subject:
-        return None
-    if subject["kind"] == "write" and "diff" in subject and not subject["diff"].startswith("--- /dev/null"):
-        as_edit = {k: v for k, v in subject.items() if k not in ("content",)}
-        as_edit["kind"] = "edit"
-        if _size(as_edit) < _size(subject):
-            return as_edit
-    if subject["kind"] == "edit" and not subject.get("edits"):
-        return None  # the diff is all an edit without `edits` shows
+    """The item with less to show and nothing hidden: a write of an existing file shown by its diff alone (an edit
+    of the file) or by its new content alone (the card then says the old content is not shown), whichever is
+    smaller; an edit by its edits alone. None when nothing can go."""
+    if "diff" not in subject or (subject["kind"] == "edit" and not subject.get("edits")):
+        return None  # an edit without `edits` shows its diff only
     lean = {k: v for k, v in subject.items() if k != "diff"}
-    if subject["kind"] == "write" and not subject["diff"].startswith("--- /dev/null"):
-        lean["oldHidden"] = "too_large"
-        size = _file_size(subject)
-        if size is not None:
-            lean["oldSize"] = size
-    return lean
+    if subject["kind"] != "write" or subject["diff"].startswith("--- /dev/null"):
+        return lean
+    lean["oldHidden"] = "too_large"
+    size = _file_size(subject)
+    if size is not None:
+        lean["oldSize"] = size
+    as_edit = {**{k: v for k, v in subject.items() if k != "content"}, "kind": "edit"}
+    return as_edit if _size(as_edit) <= _size(lean) else lean
 
 
 def fits(approves: dict[str, Any] | list[dict[str, Any]]) -> dict[str, Any] | list[dict[str, Any]] | None:

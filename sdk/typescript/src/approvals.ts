@@ -128,25 +128,19 @@ function fileSize(subject: ApprovalSubject): number | null {
   }
 }
 
-/** The item with less to show and nothing hidden: a write shown by its diff alone (an edit of the file), or, without
- * the diff, as its whole new content replacing a file the card then says it does not show. Null when nothing can
- * go. */
+/** The item with less to show and nothing hidden: a write of an existing file shown by its diff alone (an edit of
+ * the file) or by its new content alone (the card then says the old content is not shown), whichever is smaller; an
+ * edit by its edits alone. Null when nothing can go. */
 function leaner(subject: ApprovalSubject): ApprovalSubject | null {
-  if (!subject.diff) return null;
-  const newFile = subject.diff.startsWith("--- /dev/null");
-  if (subject.kind === "write" && !newFile) {
-    const { content: _content, ...rest } = subject;
-    const asEdit: ApprovalSubject = { ...rest, kind: "edit" };
-    if (size(asEdit) < size(subject)) return asEdit;
-  }
-  if (subject.kind === "edit" && !subject.edits?.length) return null; // the diff is all it shows
+  if (!subject.diff || (subject.kind === "edit" && !subject.edits?.length)) return null; // its diff is all it shows
   const { diff: _diff, ...lean } = subject;
-  if (subject.kind === "write" && !newFile) {
-    lean.oldHidden = "too_large";
-    const known = fileSize(subject);
-    if (known !== null) lean.oldSize = known;
-  }
-  return lean;
+  if (subject.kind !== "write" || subject.diff.startsWith("--- /dev/null")) return lean;
+  lean.oldHidden = "too_large";
+  const known = fileSize(subject);
+  if (known !== null) lean.oldSize = known;
+  const { content: _content, ...rest } = subject;
+  const asEdit: ApprovalSubject = { ...rest, kind: "edit" };
+  return size(asEdit) <= size(lean) ? asEdit : lean;
 }
 
 /** `approves` within the card's budget, in the shape given: the largest items made leaner first (a diff instead of a
