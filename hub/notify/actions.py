@@ -3,12 +3,12 @@
 The secret travels in the request body (never the URL): ntfy's `http` action posts `{"token": …}` back to
 `/api/actions`. The token is stored hashed; it works once, until it expires, for one interaction and one answer.
 
-A button answers only what may be answered outside the app (hub/notify/outside.py; docs/notifications.md#what-a-
-notification-may-answer): no yes to an approval that carries a command, a file change or a tool's input (the app
-shows all of it), no "always" or "for this session" option, no yes to a high-risk question (the app asks twice).
-No link is made for such an answer, and a link that would give one (an older hub's, or one written by hand) is
-refused when pressed. Declining stays one tap. A question that is no longer waiting (answered, expired, withdrawn,
-its task ended) refuses its buttons in words a person reads on a phone.
+A button answers only what may be answered outside the app (hub/notify/outside.py,
+docs/notifications.md#what-a-notification-may-answer): no yes to an approval that carries a command, a file change
+or a tool's input (the app shows all of it), no "always" or "for this session" option, no yes to a high-risk
+question (the app asks twice). No link is made for such an answer, and a link that would give one (an older hub's,
+or one written by hand) is refused when pressed. Declining stays one tap. A question that is no longer waiting
+(answered, expired, withdrawn, its task ended) refuses its buttons in words a person reads on a phone.
 """
 
 from __future__ import annotations

@@ -154,8 +154,9 @@ async def test_what_an_approval_approves_is_in_the_text_or_it_is_approved_only_i
 
 
 async def test_a_command_approval_is_rejected_by_text_but_never_approved(hub_factory: Any, fakes: Any) -> None:
-    """Issue 43: "1" (approve) to a medium-risk command approval is refused, saying where it is approved; "2" (reject)
-    answers; an approval without items still approves by text; hidden characters in a title are marked."""
+    """"1" (approve) to a medium-risk command approval is refused, saying where it is approved; "2" (reject) answers;
+    an approval without items still approves by text; hidden characters in a title are marked
+    (docs/relay.md#the-text-fallback-any-im-client)."""
     fake = await fakes("compat")
     hub, token = await relay_hub(hub_factory, fake)
     await connected(hub)

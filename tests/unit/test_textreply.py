@@ -126,7 +126,7 @@ def test_a_confirmation_waits_for_its_window_and_is_taken_once() -> None:
     assert expired.take("alice", 2, "int-2") is None
 
 
-# ---- an approval that carries what it approves: shown, rejected by text, approved only in the app (issue 43) -------
+# ---- an approval that carries what it approves: shown, rejected by text, approved only in the app ----------------
 
 COMMAND = {**APPROVAL, "title": "Run the tests?", "risk": "medium",
            "approves": [{"kind": "command", "command": "npm test", "length": 8}]}
