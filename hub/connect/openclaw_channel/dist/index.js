@@ -3,7 +3,7 @@ const require = __lineupCreateRequire(import.meta.url);
 import {
   lineupPlugin,
   runtimeStore
-} from "./chunks/chunk-KMTOC4UI.js";
+} from "./chunks/chunk-XPCZEIUT.js";
 import "./chunks/chunk-WKF5EYHC.js";
 
 // src/index.ts

@@ -2698,25 +2698,18 @@ function fileSize(subject) {
   }
 }
 function leaner(subject) {
-  if (!subject.diff)
-    return null;
-  const newFile = subject.diff.startsWith("--- /dev/null");
-  if (subject.kind === "write" && !newFile) {
-    const { content: _content, ...rest } = subject;
-    const asEdit = { ...rest, kind: "edit" };
-    if (size(asEdit) < size(subject))
-      return asEdit;
-  }
-  if (subject.kind === "edit" && !subject.edits?.length)
+  if (!subject.diff || subject.kind === "edit" && !subject.edits?.length)
     return null;
   const { diff: _diff, ...lean } = subject;
-  if (subject.kind === "write" && !newFile) {
-    lean.oldHidden = "too_large";
-    const known = fileSize(subject);
-    if (known !== null)
-      lean.oldSize = known;
-  }
-  return lean;
+  if (subject.kind !== "write" || subject.diff.startsWith("--- /dev/null"))
+    return lean;
+  lean.oldHidden = "too_large";
+  const known = fileSize(subject);
+  if (known !== null)
+    lean.oldSize = known;
+  const { content: _content, ...rest } = subject;
+  const asEdit = { ...rest, kind: "edit" };
+  return size(asEdit) <= size(lean) ? asEdit : lean;
 }
 function fits(approves) {
   const items = itemsOf(approves).map((item) => ({ ...item }));
