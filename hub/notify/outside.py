@@ -127,4 +127,6 @@ def approve_in_app(spec: dict[str, Any], risk: str | None) -> str | None:
         return ("High risk. " if risk == "high" else "") + f"Open LineUp to see {said} and approve there."
     if spec.get("type") == "approval" and risk == "high":
         return "High risk: open LineUp to approve."
+    if not any(button["approves"] for button in buttons(spec, risk)) and spec.get("type") == "approval":
+        return "Open LineUp to approve."  # its only yes is an "always" option, or of style secondary
     return None

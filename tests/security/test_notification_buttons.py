@@ -506,7 +506,7 @@ def test_every_approval_notification_offers_a_deny_and_no_always(options: list[d
     """What hub/notify/outside.py lets a channel offer, for each source's options: a Deny that declines this once,
     at most one yes (none with items or at high risk), never an "always" or "session" option."""
     from hub.domain.interactions import DEFAULT_APPROVAL_OPTIONS, check_response
-    from hub.notify.outside import buttons
+    from hub.notify.outside import approve_in_app, buttons
     spec: dict[str, Any] = {"type": "approval", "title": "Go?", "risk": risk,
                             "options": options or DEFAULT_APPROVAL_OPTIONS}
     if approves is not None:
@@ -519,3 +519,4 @@ def test_every_approval_notification_offers_a_deny_and_no_always(options: list[d
     assert len(yes) == (0 if approves is not None or risk == "high" else 1)
     chosen = [b["response"].get("optionId", "") for b in offered]
     assert not any(word in str(chosen) for word in ("always", "session")), chosen
+    assert (approve_in_app(spec, risk) is None) == bool(yes)  # no yes button: the notification says where to approve
