@@ -185,7 +185,7 @@ def how_to_answer(spec: dict[str, Any], number: int, several_open: bool) -> str:
             f"/ 回复 {prefix}编号或选项名称。")
 
 
-MAX_APPROVES_IN_TEXT = 3000  # characters of what an approval approves an IM message shows whole; more: only in the app
+MAX_APPROVES_IN_TEXT = 3000  # characters of what an approval approves an IM message shows whole; more: none of it
 _SPACES = re.compile(r" {16,}")
 
 
