@@ -46,8 +46,8 @@ def _split_z(data: bytes) -> list[str]:
 
 async def changed_files(folder: Path, baseline: str, current: str) -> tuple[list[Changed], bool]:
     """The files that differ between two trees (or commits), with their line counts; at most MAX_FILES."""
-    statuses = await git.run(folder, "diff-tree", "-r", "-z", "-M", "--no-ext-diff", "--name-status", baseline,
-                             current)
+    statuses = await git.run(folder, "diff-tree", "-r", "-z", "-M", "--no-ext-diff", "--no-textconv",
+                             "--name-status", baseline, current)
     parts = _split_z(statuses.stdout)
     entries: list[tuple[str, str, str | None]] = []  # status letter, path, old path
     index = 0
@@ -100,7 +100,7 @@ async def baseline_of(folder: Path, against: str, start_snapshot: str | None, ba
 
 async def empty_tree(folder: Path) -> str:
     """The empty tree's id in this repository's hash (the baseline of a repository without commits)."""
-    return (await git.run(folder, "hash-object", "-t", "tree", "/dev/null")).stdout.decode().strip()
+    return await git.empty_tree(folder)
 
 
 async def file_diff(folder: Path, baseline: str, current: str, entry: Changed) -> tuple[str, bool]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,9 +24,10 @@ from hub.protocol import payloads as P
 from hub.protocol.actors import Actor
 from hub.protocol.envelope import PROTOCOL_VERSION, Envelope, new_id, now_iso
 from hub.protocol.errors import LapError
+from hub.runtimes import orphans
 from hub.runtimes.base import RuntimeConfigError
 from hub.sdk.client import AgentClient
-from hub.sessions import changes, commands, git
+from hub.sessions import commands, commit, git, repository
 from hub.sessions.agents import Catalogue
 from hub.sessions.folders import check_folder, resolved_roots
 from hub.store.events import StoredEvent
@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("lineup.sessions")
 
 CONNECT_TIMEOUT_S = 20.0
-WITHDRAW_TIMEOUT_S = 5.0
 STOP_TIMEOUT_S = 30.0
 
 
@@ -116,10 +115,12 @@ class SessionHost:
                     await self._end_record(record, "sessions_off", "Sessions are off on this hub ([sessions] roots "
                                                                    "is empty in lineup.toml), so this session ended.")
                 unended = []
+            await commit.withdraw_stale(self, unended)  # first: these say to ask for the commit again
+            await self._settle_orphans(unended)
             resumed = []
             for record in unended:
                 if record.status == "running":  # the hub stopped during a turn: its process, and the turn, are gone
-                    await self._execute_quietly(commands.update(record.workspace_id, record.id,
+                    await self.execute_quietly(commands.update(record.workspace_id, record.id,
                                                                 record.conversation_id, {"status": "idle"}))
                     await self.say(record, "The hub stopped while the agent was working, and that turn stopped with "
                                            "it. Send your message again to go on.")
@@ -132,8 +133,7 @@ class SessionHost:
             for preset in list(self.presets.values()):  # every runtime exists now: what is replayed finds its own
                 self._connect_now(preset)
             for live in resumed:
-                self._spawn(self._resume(live))
-            self._spawn(self.withdraw_stale_commits())
+                self.spawn(self._resume(live))
         finally:
             self.ready.set()
 
@@ -151,6 +151,20 @@ class SessionHost:
             await self._close_preset(preset)
         self.presets.clear()
 
+    async def _settle_orphans(self, records: list[SessionRecord]) -> None:
+        """What the sessions' agent processes left open when the hub stopped: nobody can act on it any more. Their
+        questions still waiting are withdrawn ("the agent restarted: it will ask again"; an answer is refused with
+        those words) and a message they were streaming is finished with what the hub stored (runtimes/orphans.py)."""
+        conversations: dict[tuple[str, str], set[str]] = {}
+        for record in records:
+            conversations.setdefault((record.agent_id, record.workspace_id), set()).add(record.conversation_id)
+        for (agent_id, workspace_id), ids in conversations.items():
+            try:
+                asked_in = await orphans.withdraw_pending(self.hub, agent_id)
+                await orphans.finish_streams(self.hub, agent_id, workspace_id, ids | asked_in)
+            except LapError as exc:
+                log.warning("what the agent %s left open could not be closed: %s", agent_id, exc)
+
     async def _stop_runtime(self, live: Live) -> None:
         try:
             async with asyncio.timeout(STOP_TIMEOUT_S):
@@ -158,7 +172,7 @@ class SessionHost:
         except Exception:
             log.exception("stopping the process of session %s failed", live.id)
 
-    def _spawn(self, coro: Awaitable[Any]) -> None:
+    def spawn(self, coro: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
@@ -225,10 +239,10 @@ class SessionHost:
             for pair_key, preset in list(self.presets.items()):
                 if preset.client.credential.agent_id == agent_id:  # a new session says it was revoked
                     del self.presets[pair_key]
-                    self._spawn(self._close_preset(preset))
+                    self.spawn(self._close_preset(preset))
             for live in list(self.live.values()):
                 if live.record.agent_id == agent_id:
-                    self._spawn(self.end(live.record, "agent_revoked", "Its agent was revoked in the app.",
+                    self.spawn(self.end(live.record, "agent_revoked", "Its agent was revoked in the app.",
                                          say=False))
 
     @staticmethod
@@ -327,21 +341,21 @@ class SessionHost:
 
     def report(self, live: Live, changes_: dict[str, Any]) -> None:
         record = live.record
-        self._spawn(self._execute_quietly(commands.update(record.workspace_id, record.id, record.conversation_id,
+        self.spawn(self.execute_quietly(commands.update(record.workspace_id, record.id, record.conversation_id,
                                                           changes_)))
 
     def say_later(self, live: Live, text: str) -> None:
-        self._spawn(self.say(live.record, text))
+        self.spawn(self.say(live.record, text))
 
     def remember_offers(self, key: str, offers: dict[str, Any], takes: dict[str, bool]) -> None:
         self.catalogue.remember(key, offers, takes)
 
     def session_lost(self, live: Live, message: str) -> None:
         """The agent process died and came back unable to load the session (turn_failed `session_lost`)."""
-        self._spawn(self.end(live.record, "agent_exited", "The agent's process ended and this session cannot "
+        self.spawn(self.end(live.record, "agent_exited", "The agent's process ended and this session cannot "
                                                           f"continue: {message} Start a new session to go on."))
 
-    async def _execute_quietly(self, command: Command) -> None:
+    async def execute_quietly(self, command: Command) -> None:
         try:
             await self.hub.execute(command)
         except LapError as exc:
@@ -358,24 +372,33 @@ class SessionHost:
     # ---- the person's requests (hub/web/sessions.py) ----------------------------------------------------------
 
     async def check_folder_of(self, record: SessionRecord) -> Path:
-        """The session's folder, still there and still what it was: a removed worktree is an error, never a switch
-        to the main checkout (or any other folder git would find above it)."""
+        """The session's folder, still there and under the roots: a removed worktree is an error, never a switch to
+        the main checkout (or any other folder git would find above it)."""
         folder = Path(record.folder)
-        missing = LapError("conflict", f"This session's folder {folder} is gone"
-                           + (" (its worktree was removed)" if record.worktree else "") + ".",
-                           hint="End this session and start a new one; the hub never switches it to another folder.")
         if not folder.is_dir():
-            raise missing
+            raise self._gone(record)
         try:
             check_folder(str(folder), self.settings.roots, "folder")
         except LapError:
             raise LapError("forbidden", f"This session's folder {folder} is no longer under [sessions] roots.",
                            hint="End this session, or add its folder back to [sessions] roots.") from None
-        if record.start_snapshot is not None or record.worktree:
-            top = await git.toplevel(folder)
-            if top is None or top.resolve() != folder.resolve():
-                raise missing
         return folder
+
+    async def repository_of(self, record: SessionRecord) -> tuple[Path, git.Pin]:
+        """The session's folder and the repository it began in, checked (hub/sessions/repository.py): git runs
+        there only pinned to it. A folder that was no repository at the start, or where git now finds another one,
+        is refused saying so."""
+        folder = await self.check_folder_of(record)
+        pin = await repository.verified(self.state_dir, self.settings, record, folder)
+        if pin.folder != folder.resolve():  # git would work on a folder above it: the worktree is not there
+            raise self._gone(record)
+        return folder, pin
+
+    @staticmethod
+    def _gone(record: SessionRecord) -> LapError:
+        return LapError("conflict", f"This session's folder {record.folder} is gone"
+                        + (" (its worktree was removed)" if record.worktree else "") + ".",
+                        hint="End this session and start a new one; the hub never switches it to another folder.")
 
     async def record(self, actor: Actor, session_id: str) -> SessionRecord:
         record = await self.hub.read(lambda c: session_rows.session(c, session_id, actor.workspace_id))
@@ -383,10 +406,13 @@ class SessionHost:
             raise LapError("not_found", f"No session {session_id!r} in this workspace.")
         return record
 
-    async def create(self, actor: Actor, payload: dict[str, Any], agent: Any, first: dict[str, Any]) -> Live:
+    async def create(self, actor: Actor, payload: dict[str, Any], agent: Any, first: dict[str, Any],
+                     pin: git.Pin | None = None) -> Live:
         """Store the session (its conversation and `session.started`), make its runtime and start its process, then
-        post the person's first message in the conversation (it streams back as in any conversation)."""
+        post the person's first message in the conversation (it streams back as in any conversation). `pin`: the
+        repository its folder belongs to now (None: no repository), remembered before the agent runs there."""
         preset = await self.preset(actor.workspace_id, agent.key, agent.name)
+        repository.remember(self.state_dir, payload["sessionId"], pin)
         payload["agentId"] = preset.client.credential.agent_id
         async with self._lock:
             await self.hub.execute(commands.start(actor, payload, self.settings.max_running))
@@ -425,11 +451,10 @@ class SessionHost:
                   actor: Actor | None = None, *, say: bool = True) -> bool:
         """End the session: `session.ended`, its process stopped, its conversation told. Never deletes a worktree."""
         fresh = await self.hub.read(lambda c: session_rows.session(c, record.id, record.workspace_id)) or record
-        preset = self.presets.get((record.workspace_id, record.agent_key))
-        if fresh.pending_commit and preset is not None and say:
-            with contextlib.suppress(Exception):  # TimeoutError too: the card is closed with the session anyway
-                async with asyncio.timeout(WITHDRAW_TIMEOUT_S):
-                    await preset.client.withdraw(fresh.pending_commit, "The session ended before the answer.")
+        if fresh.pending_commit and say:  # withdrawn by the hub itself, as the agent: no connection needed
+            with contextlib.suppress(LapError):
+                await orphans.withdraw(self.hub, record.agent_id, record.workspace_id, fresh.pending_commit,
+                                       "The session ended before the answer.")
         ended = await self.hub.execute(commands.end(actor or Actor("hub", "hub", record.workspace_id), record.id,
                                                     reason, message))
         live = self.live.pop(record.id, None)
@@ -451,94 +476,15 @@ class SessionHost:
         except LapError as exc:
             log.warning("session %s could not be ended: %s", record.id, exc)
 
-    # ---- commit through an approval card ----------------------------------------------------------------------
+    # ---- commit through an approval card (hub/sessions/commit.py) ------------------------------------------
 
     async def request_commit(self, actor: Actor, record: SessionRecord, message: str) -> str:
-        """Ask the person, as the session's agent, to approve `git add -A && git commit -m <message>` in the session's
-        folder (the card lists the files); commit when approved. Returns the card's interaction id."""
-        folder = await self.check_folder_of(record)
-        if record.pending_commit:
-            raise LapError("conflict", "A commit of this session already waits for an answer.",
-                           hint="Answer that card first.")
+        """Ask the person to approve committing exactly the folder as it is now; commit that when approved."""
+        return await commit.request(self, record, message)
+
+    def client_of(self, record: SessionRecord) -> AgentClient | None:
         preset = self.presets.get((record.workspace_id, record.agent_key))
-        if preset is None or record.status == "ended":
-            raise LapError("conflict", "This session has ended.", hint="Commit in a session that runs.")
-        if await git.toplevel(folder) is None:
-            raise LapError("conflict", f"{folder} is not a git repository: there is nothing to commit.")
-        head = await git.head(folder)
-        baseline = head or await changes.empty_tree(folder)
-        current = await git.working_tree(folder, self.state_dir / "tmp")
-        files, truncated = await changes.changed_files(folder, baseline, current)
-        if not files:
-            raise LapError("conflict", "There are no uncommitted changes to commit.")
-        command = f"git add -A && git commit -m {shlex.quote(message)}"
-        listed = "\n".join(f"{f.status[0].upper()} {f.path}" + ("" if f.binary else f" (+{f.added} −{f.removed})")
-                           for f in files[:200])
-        more = len(files) - 200 if len(files) > 200 else 0
-        interaction_id = new_id("int")
-        count = f"{len(files)}{'+' if truncated else ''} file{'s' if len(files) != 1 else ''}"
-        interaction = {
-            "id": interaction_id, "type": "approval", "title": f"Commit {count} in {folder.name}?",
-            "description": f"Files:\n{listed}" + (f"\n… and {more} more" if more else ""),
-            "approves": {"kind": "command", "command": command, "cwd": str(folder)},
-            "options": [{"id": "approve", "label": "Commit", "style": "primary"},
-                        {"id": "reject", "label": "Don't commit", "style": "danger"}],
-            "details": {"sessionId": record.id, "files": [f.path for f in files[:200]]}}
-        await self.hub.execute(commands.commit_requested(record.workspace_id, record.id, record.conversation_id,
-                                                         interaction_id, message, [f.path for f in files[:200]]))
-        self._spawn(self._commit_when_answered(preset.client, record, folder, interaction, message))
-        return interaction_id
-
-    async def _commit_when_answered(self, client: AgentClient, record: SessionRecord, folder: Path,
-                                    interaction: dict[str, Any], message: str) -> None:
-        interaction_id = interaction["id"]
-
-        async def resolved(outcome: str, commit: str | None = None, error: str | None = None) -> None:
-            await self._execute_quietly(commands.commit_resolved(record.workspace_id, record.id,
-                                                                 record.conversation_id, interaction_id, outcome,
-                                                                 commit, error))
-        try:
-            answer = await client.ask(interaction, conversation_id=record.conversation_id)
-        except Exception as exc:  # noqa: BLE001 - the card could not be asked: said, and the request is over
-            await resolved("failed", error=str(exc))
-            await self.say(record, f"The commit card could not be shown: {exc}")
-            return
-        if answer.option_id != "approve" or answer.outcome != "answered":
-            declined = answer.outcome in ("answered", "declined")
-            await resolved("declined" if declined else "withdrawn")
-            await self.say(record, "No commit was made: " + ("you declined it." if declined
-                                                             else f"the card {answer.outcome}."))
-            return
-        now = await self.hub.read(lambda c: session_rows.session(c, record.id, record.workspace_id))
-        if now is None or now.status == "ended":
-            await resolved("withdrawn")
-            await self.say(record, "No commit was made: the session had ended before the answer.")
-            return
-        try:
-            await self.check_folder_of(record)
-            commit = await git.commit_all(folder, message)
-        except (git.GitError, LapError) as exc:
-            await resolved("failed", error=str(exc))
-            await self.say(record, f"The commit failed: {exc}")
-            return
-        await resolved("committed", commit=commit)
-        await self.say(record, f"Committed {commit[:12]}: {message.splitlines()[0] if message else ''}")
-
-    async def withdraw_stale_commits(self) -> None:
-        """Commit cards asked before a restart: nobody waits for their answer any more, so they are withdrawn."""
-        records = await self.hub.read(session_rows.unended_sessions)
-        for record in records:
-            if not record.pending_commit:
-                continue
-            preset = self.presets.get((record.workspace_id, record.agent_key))
-            if preset is not None:
-                with contextlib.suppress(Exception):
-                    async with asyncio.timeout(CONNECT_TIMEOUT_S + WITHDRAW_TIMEOUT_S):
-                        await preset.client.withdraw(record.pending_commit, "The hub restarted before the answer: "
-                                                                            "ask for the commit again.")
-            await self._execute_quietly(commands.commit_resolved(record.workspace_id, record.id,
-                                                                 record.conversation_id, record.pending_commit,
-                                                                 "withdrawn"))
+        return preset.client if preset is not None else None
 
     # ---- reads ------------------------------------------------------------------------------------------------
 

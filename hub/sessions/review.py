@@ -72,6 +72,8 @@ async def quote_lines(folder: Path, baseline: str, comments: list[ReviewComment]
 
 async def _lines(folder: Path, baseline: str, path: str, side: str) -> list[str] | None:
     if side == "old":
+        if not baseline:  # no start to read from (no repository): git is not run
+            return None
         out = await git.run(folder, "cat-file", "-p", f"{baseline}:{path}", check=False, max_output=MAX_FILE_BYTES)
         return out.stdout.decode("utf-8", "replace").splitlines() if out.returncode == 0 else None
     def read() -> list[str] | None:

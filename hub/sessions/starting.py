@@ -83,9 +83,10 @@ async def check_choice(catalogue: Catalogue, key: str, what: str, value: str | N
 
 
 async def prepare(settings: SessionSettings, catalogue: Catalogue, request: StartRequest,
-                  scratch: Path) -> tuple[dict[str, Any], SessionAgent, dict[str, Any]]:
+                  scratch: Path) -> tuple[dict[str, Any], SessionAgent, dict[str, Any], git.Pin | None]:
     """Check the request and make its folder ready: the `session.started` payload (without the agent's id), the agent
-    to run, and the first message's payload."""
+    to run, the first message's payload, and the repository the folder belongs to (None: it is no repository), which
+    the host remembers (hub/sessions/repository.py)."""
     agent = await catalogue.agent(request.agent)
     if agent is None:
         raise LapError("not_found", f"No agent {request.agent!r} for sessions.",
@@ -116,7 +117,8 @@ async def prepare(settings: SessionSettings, catalogue: Catalogue, request: Star
             branch = branch_from(request.message or "session", set(await git.branches(repo, 10_000)))
         elif not await git.valid_branch_name(repo, branch):
             raise LapError("invalid_payload", f"{branch!r} is not a valid branch name.",
-                           hint="Use letters, digits, -, _ and /; no spaces, `..`, `~`, `^`, `:` or a leading -.")
+                           hint="Use letters, digits, -, _ and /; no spaces, `..`, `~`, `^`, `:`, `@` alone or a "
+                                "leading -.")
         elif await git.branch_exists(repo, branch):
             raise LapError("conflict", f"The branch {branch!r} exists already.",
                            hint="Pick another name, or open its worktree (an existing worktree).")
@@ -139,12 +141,15 @@ async def prepare(settings: SessionSettings, catalogue: Catalogue, request: Star
         try:
             await git.add_worktree(repo, path, branch, f"refs/heads/{start}" if where.from_ else start)
         except git.GitError as exc:
-            raise LapError("conflict", f"git worktree add failed: {exc}") from None
+            raise LapError("conflict", f"git worktree add failed: {exc}",
+                           hint=f"Nothing was left behind (the branch {branch!r} and the worktree were removed); "
+                                "pick another branch name or start point.") from None
         folder = path.resolve()
         worktree = {"path": str(folder), "branch": branch, "created": True}
     elif isinstance(where, WhereWorktree):
         if repo is None:
-            raise LapError("invalid_payload", f"{project} is not a git repository: it has no worktrees.")
+            raise LapError("invalid_payload", f"{project} is not a git repository: it has no worktrees.",
+                           hint="Work in this folder instead, or pick a git project.")
         path = check_folder(where.path, settings.roots, "where.path")
         listed = {Path(w.path).resolve(): w for w in await git.worktrees(repo) if not w.prunable}
         found = listed.get(path)
@@ -155,13 +160,15 @@ async def prepare(settings: SessionSettings, catalogue: Catalogue, request: Star
         worktree = {"path": str(folder), "branch": found.branch, "created": False}
         main = next((w for w in listed.values() if w.main), None)
         base_ref = main.branch if main is not None and main.path != found.path else None
-    base_commit = await git.head(folder) if repo is not None else None
+    pin = await git.identity(folder) if repo is not None else None
+    base_commit = await git.head(folder) if pin is not None else None
     session_id = new_id("ses")
     snapshot = None
-    if repo is not None:
+    if pin is not None:
         try:
-            snapshot = await git.snapshot(folder, scratch, f"refs/lineup/sessions/{session_id}", base_commit,
-                                          f"LineUp session {session_id}: the folder when it started")
+            with git.pinned(pin):
+                snapshot = await git.snapshot(folder, scratch, f"refs/lineup/sessions/{session_id}", base_commit,
+                                              f"LineUp session {session_id}: the folder when it started")
         except git.GitError:
             snapshot = None  # changes "since the start" then count from HEAD (docs/sessions.md)
     first_line = (request.message.strip().splitlines() or ["Files"])[0]
@@ -181,4 +188,4 @@ async def prepare(settings: SessionSettings, catalogue: Catalogue, request: Star
     first: dict[str, Any] = {"content": request.message}
     if request.attachments:
         first["attachments"] = [{"fileId": a.fileId} for a in request.attachments]
-    return payload, agent, first
+    return payload, agent, first, pin

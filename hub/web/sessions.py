@@ -29,6 +29,7 @@ from hub.sessions import review as reviews
 from hub.sessions.agents import public
 from hub.sessions.folders import MAX_PROJECTS, WALK_DEPTH, WALK_FOLDERS, check_folder, inside, walk_projects
 from hub.sessions.host import SessionHost, message_command
+from hub.sessions.repository import NOT_A_REPOSITORY_HINT
 from hub.sessions.starting import StartRequest, prepare
 from hub.store.queries import accounts as people
 from hub.store.queries import files as file_rows
@@ -180,7 +181,7 @@ async def _repo(request: Request, host: SessionHost) -> Path:
     project = check_folder(_param(request, "project"), host.settings.roots)
     repo = await git.toplevel(project)
     if repo is None:
-        raise LapError("invalid_payload", f"{project} is not a git repository.")
+        raise LapError("invalid_payload", f"{project} is not a git repository.", hint=NOT_A_REPOSITORY_HINT)
     return repo
 
 
@@ -285,8 +286,8 @@ async def start_session(request: Request) -> JSONResponse:
         if missing:
             raise LapError("not_found", f"No file {missing[0]!r} in this workspace.",
                            hint="Upload it first (POST /api/files) and attach the fileId it answers.")
-    payload, agent, first = await prepare(host.settings, host.catalogue, body, host.state_dir / "tmp")
-    live = await host.create(actor, payload, agent, first)
+    payload, agent, first, pin = await prepare(host.settings, host.catalogue, body, host.state_dir / "tmp")
+    live = await host.create(actor, payload, agent, first, pin)
     answer: dict[str, Any] = {"sessionId": live.id, "conversationId": live.conversation_id,
                               "agentId": live.record.agent_id, "folder": live.record.folder}
     if payload.get("worktree"):
@@ -322,9 +323,9 @@ async def _against(request: Request) -> str:
 
 
 async def _trees(host: SessionHost, record: SessionRecord, against: str) -> tuple[Path, str, str]:
-    folder = await host.check_folder_of(record)
-    if await git.toplevel(folder) is None:
-        raise LapError("conflict", f"{folder} is not a git repository: changes are shown for git folders only.")
+    """The folder, the baseline `against` names and the folder's tree now; git pinned to the session's repository
+    by the caller (`_repository`)."""
+    folder = Path(record.folder)
     baseline = await changes.baseline_of(folder, against, record.start_snapshot, record.base_commit, record.base_ref)
     current = await git.working_tree(folder, host.state_dir / "tmp")
     return folder, baseline, current
@@ -336,9 +337,11 @@ async def session_changes(request: Request) -> JSONResponse:
     host = host_of(request)
     record = await host.record(actor, request.path_params["session_id"])
     against = await _against(request)
+    _, pin = await host.repository_of(record)
     try:
-        folder, baseline, current = await _trees(host, record, against)
-        files, truncated = await changes.changed_files(folder, baseline, current)
+        with git.pinned(pin):
+            folder, baseline, current = await _trees(host, record, against)
+            files, truncated = await changes.changed_files(folder, baseline, current)
     except git.GitError as exc:
         raise LapError("conflict", f"git could not list the changes: {exc}") from None
     return JSONResponse({"against": against, "files": [f.as_dict() for f in files], "truncated": truncated,
@@ -353,16 +356,18 @@ async def session_diff(request: Request) -> JSONResponse:
     record = await host.record(actor, request.path_params["session_id"])
     against = await _against(request)
     path = _param(request, "path")
+    _, pin = await host.repository_of(record)
     try:
-        folder, baseline, current = await _trees(host, record, against)
-        files, _ = await changes.changed_files(folder, baseline, current)
-        entry = next((f for f in files if f.path == path), None)
-        if entry is None:
-            raise LapError("not_found", f"{path} has no changes against {against}.",
-                           hint="Pick a file from the session's changes.")
-        if entry.binary:
-            return JSONResponse({**entry.as_dict(), "against": against, "diff": "", "truncated": False})
-        text, truncated = await changes.file_diff(folder, baseline, current, entry)
+        with git.pinned(pin):
+            folder, baseline, current = await _trees(host, record, against)
+            files, _ = await changes.changed_files(folder, baseline, current)
+            entry = next((f for f in files if f.path == path), None)
+            if entry is None:
+                raise LapError("not_found", f"{path} has no changes against {against}.",
+                               hint="Pick a file from the session's changes.")
+            if entry.binary:
+                return JSONResponse({**entry.as_dict(), "against": against, "diff": "", "truncated": False})
+            text, truncated = await changes.file_diff(folder, baseline, current, entry)
     except git.GitError as exc:
         raise LapError("conflict", f"git could not show the diff: {exc}") from None
     return JSONResponse({**entry.as_dict(), "against": against, "diff": text, "truncated": truncated})
@@ -384,7 +389,13 @@ async def session_review(request: Request) -> JSONResponse:
                        hint="Start a new session to go on.")
     folder = await host.check_folder_of(record)
     baseline = record.start_snapshot or record.base_commit or ""
-    quoted = await reviews.quote_lines(folder, baseline, body.comments) if baseline or body.comments else []
+    quoted: list[reviews.Quoted] = []
+    if baseline and any(c.side == "old" for c in body.comments):  # the old side is read from git: its repository
+        _, pin = await host.repository_of(record)
+        with git.pinned(pin):
+            quoted = await reviews.quote_lines(folder, baseline, body.comments)
+    elif body.comments:
+        quoted = await reviews.quote_lines(folder, baseline, body.comments)
     text = reviews.message(quoted, body.summary)
     message_id = new_id("msg")
     await request.app.state.hub.execute(message_command(actor, record.conversation_id, {

@@ -186,14 +186,17 @@ async def test_a_session_in_a_new_worktree_from_start_to_end(hub_factory: Any, l
     asked = await h.api.post(f"/api/sessions/{session_id}/commit", {"message": "Add notes"}, status=202)
     interaction_id = asked.json()["interactionId"]
     card = await _card(h, interaction_id)
-    assert card["approves"][0] == {**card["approves"][0], "kind": "command", "command": "git add -A && git commit -m "
-                                                                                  "'Add notes'", "cwd": str(worktree)}
-    assert "notes.md" in card["description"]
+    [item] = card["approves"]  # exactly what is committed: this tree, on HEAD, no hooks
+    head = git(worktree, "rev-parse", "HEAD")
+    assert item == {**item, "kind": "commit", "cwd": str(worktree), "message": "Add notes", "parent": head,
+                    "hooks": [], "files": [{"path": "notes.md", "status": "added", "added": 2}]}
+    assert "No hooks run" in card["description"]
     await h.app.ok("interaction.respond", {"interactionId": interaction_id, "response": {"optionId": "approve"}})
     resolved = await h.app.event("session.commit_resolved", WAIT_S, interactionId=interaction_id)
     assert resolved["payload"]["outcome"] == "committed"
     assert git(worktree, "log", "-1", "--format=%s") == "Add notes"
     assert git(worktree, "rev-parse", "HEAD") == resolved["payload"]["commit"]
+    assert git(worktree, "rev-parse", "HEAD^{tree}") == item["tree"] and git(worktree, "rev-parse", "HEAD^") == head
     assert (await h.api.get(f"/api/sessions/{session_id}/changes", against="uncommitted"))["files"] == []
     assert [f["path"] for f in (await h.api.get(f"/api/sessions/{session_id}/changes"))["files"]] == ["notes.md"]
     await h.reply(conversation_id, lambda text: text.startswith("Committed "))
