@@ -1,5 +1,4 @@
-"""What each approval source puts on the card, driven the way the approval review did it (issue 43; review N2, N7,
-N8, N9, N11, N12, N14), against a real hub:
+"""What each approval source puts on the card, driven the way the approval review did it, against a real hub:
 
 - Claude Code: `lineup connect claude-code`, then `PermissionRequest` / `PreToolUse` events piped into the exact
   command it wrote into .claude/settings.json (`CLAUDE_CODE_ENTRYPOINT=cli`: interactive Claude Code's hooks);
@@ -126,7 +125,7 @@ def decision(printed: str) -> dict[str, Any]:
 # ---- Claude Code ----------------------------------------------------------------------------------------------------
 
 async def test_an_mcp_tool_card_carries_its_whole_input_and_no_allow_always(stage: Stage) -> None:
-    """N7: the SQL was only in the folded "Details", and "Allow always" allowed the whole tool for good."""
+    """Before: the SQL was only in the folded "Details", and "Allow always" allowed the whole tool for good."""
     await stage.connect("claude-code", "--dir", str(stage.project))
     tool_input = {"sql": SQL + " " * 3000 + "-- the end"}
     hook = stage.run(stage.claude_hook("PermissionRequest"), stage.event("mcp__postgres__execute_sql", tool_input),
@@ -143,7 +142,7 @@ async def test_an_mcp_tool_card_carries_its_whole_input_and_no_allow_always(stag
 
 
 async def test_allow_always_on_an_edit_remembers_that_one_file(stage: Stage) -> None:
-    """N9: "Allow always" on one edit added a bare `Edit` rule (every file, for good) plus Claude's suggestions."""
+    """Before: "Allow always" on one edit added a bare `Edit` rule (every file, for good) plus Claude's suggestions."""
     await stage.connect("claude-code", "--dir", str(stage.project))
     target = stage.project / "src" / "util.py"
     target.write_text("def add(a, b):\n    return a + b\n")
@@ -187,7 +186,7 @@ async def test_allow_always_on_an_edit_remembers_that_one_file(stage: Stage) -> 
 
 
 async def test_a_write_to_a_key_file_carries_no_key_bytes(stage: Stage) -> None:
-    """N11: the card's diff held the private key (on the phone, in the log, in relay text), approved or not."""
+    """Before: the card's diff held the private key (on the phone, in the log, in relay text), approved or not."""
     key = stage.home / ".ssh" / "id_ed25519"
     key.write_text(KEY)
     await stage.connect("claude-code", "--dir", str(stage.project))
@@ -209,7 +208,7 @@ async def test_a_write_to_a_key_file_carries_no_key_bytes(stage: Stage) -> None:
 # ---- Codex ----------------------------------------------------------------------------------------------------------
 
 async def test_a_codex_argv_is_shown_shell_quoted_as_it_runs(stage: Stage) -> None:
-    """N12: `" ".join` showed `sh -c eval "$0" rm -rf ~`, which is not what runs, and labelled it lower."""
+    """Before: `" ".join` showed `sh -c eval "$0" rm -rf ~`, which is not what runs, and labelled it lower."""
     (stage.home / ".codex").mkdir()
     credential = stage.tmp / "codex-agent.json"
     await stage.connect("codex", "--user", "--credential-file", str(credential))
@@ -229,8 +228,8 @@ async def test_a_codex_argv_is_shown_shell_quoted_as_it_runs(stage: Stage) -> No
 # ---- ACP ------------------------------------------------------------------------------------------------------------
 
 async def test_acp_cards_show_every_file_and_whole_inputs(hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
-    """N2: a tool call with two file diffs showed only the first (README.md), and allowing it rewrote ~/.bashrc too.
-    N8: a tool input without a command was cut at 4,000 characters. Codex's prefix option named a prefix only in its
+    """Before: a tool call with two file diffs showed only the first (README.md), and allowing it rewrote ~/.bashrc too.
+    A tool input without a command was cut at 4,000 characters. Codex's prefix option named a prefix only in its
     label; its description now says what Codex stops asking for."""
     project, bashrc = tmp_path / "proj1", tmp_path / "home" / ".bashrc"
     project.mkdir()
@@ -268,10 +267,10 @@ async def test_acp_cards_show_every_file_and_whole_inputs(hub_factory: Any, lap:
     await h.reply(lambda text: text == "Permission outcome: selected approved-execpolicy-amendment", task_id="t3")
 
 
-# ---- the SDK's transport (N14) --------------------------------------------------------------------------------------
+# ---- the SDK's transport --------------------------------------------------------------------------------------------
 
 async def test_no_pairing_code_in_clear_to_a_hub_beyond_this_machine(stage: Stage) -> None:
-    """N14: the SDK sent the credential in clear to an http:// hub on the LAN. 10.255.255.1 is never connected to:
+    """Before: the SDK sent the credential in clear to an http:// hub on the LAN. 10.255.255.1 is never connected to:
     a try would hang until the pairing timeout instead of the refusal coming at once."""
     started = time.monotonic()
     done = await asyncio.to_thread(stage.lineup, "demo-agent", "--hub", "http://10.255.255.1:9527",

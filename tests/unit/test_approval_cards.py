@@ -1,6 +1,5 @@
-"""Every source's approval card, built from what the agent asked (issue 43; review N2, N7, N8, N9, N12): each carries
-all of what it approves as items, offers "Allow always" only with a rule no wider than the item and names that rule,
-and says what happens to a note. The real hooks and agents drive the same functions in tests/integration/
+"""Every source's approval card, built from what the agent asked: each carries all of what it approves as items,
+offers "Allow always" only with a rule no wider than the item and names that rule, and says what happens to a note. The real hooks and agents drive the same functions in tests/integration/
 test_approval_sources.py; these are the cases no real agent sends on demand."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 // What an approval approves, as this SDK builds it (docs/protocol.md#what-an-approval-approves), and what it refuses
 // to send: items of every kind and lists of them, `fits` over a list, the old file read for a diff only inside the
-// working folder and never a key (review N11), and no credential or pairing code in clear to a hub beyond this
-// machine (review N14). Nothing here talks to a network: the refusals come before any connection.
+// working folder and never a key, and no credential or pairing code in clear to a hub beyond this machine. Nothing
+// here talks to a network: the refusals come before any connection.
 
 import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";

@@ -1,6 +1,6 @@
 """hub/sdk/approvals.py and oldfile.py: approvals as items, `fits` over a list as the hub counts it, and the old file
-read for a diff only inside the working folder and never from a key (review N11: a Write of ~/.ssh/id_ed25519 put
-the private key in the card's diff, the log and relay text)."""
+read for a diff only inside the working folder and never from a key (a Write of ~/.ssh/id_ed25519 used to
+put the private key in the card's diff, the log and relay text)."""
 
 from __future__ import annotations
 

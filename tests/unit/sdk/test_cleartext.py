@@ -1,4 +1,4 @@
-"""hub/sdk/cleartext.py (review N14): the SDK sends no credential and no pairing code in clear to a hub beyond this
+"""hub/sdk/cleartext.py: the SDK sends no credential and no pairing code in clear to a hub beyond this
 machine, unless told to; the refusal comes before any connection and names the https address to use. 10.255.255.1
 is never connected to: a try would hang until the timeout instead of raising at once."""
 
