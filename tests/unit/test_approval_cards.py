@@ -1,6 +1,7 @@
 """Every source's approval card, built from what the agent asked: each carries all of what it approves as items,
-offers "Allow always" only with a rule no wider than the item and names that rule, and says what happens to a note. The real hooks and agents drive the same functions in tests/integration/
-test_approval_sources.py; these are the cases no real agent sends on demand."""
+offers "Allow always" only with a rule no wider than the item and names that rule, and says what happens to a note.
+The real hooks and agents drive the same functions in tests/integration/test_approval_sources.py; these are the
+cases no real agent sends on demand."""
 
 from __future__ import annotations
 
