@@ -85,6 +85,7 @@ class TurnScheduler:
             text = "\n\n".join([text, *notes]).strip()
         blocks.insert(0, acp.text_block(text or "(files attached)"))
         session.turn = turn
+        turn.agent = agent
         observer = runtime.observer
         if observer is not None:
             observer.turn_started(session.key)
@@ -182,6 +183,7 @@ class TurnScheduler:
         else:
             await _report(task, task.fail(stop_reason, STOP_FAILURES.get(stop_reason,
                                                                     f"The agent stopped: {stop_reason}.")))
+        await self._notes(session, turn)
 
     def _failed(self, session: Session, error: TurnError) -> None:
         observer = self.runtime.observer
@@ -226,6 +228,30 @@ class TurnScheduler:
             if stop_reason not in ("end_turn", "cancelled"):
                 await self._say(conversation_id, reply_task_id,
                                 STOP_FAILURES.get(stop_reason, f"The agent stopped: {stop_reason}."))
+            await self._notes(session, turn)
+
+    async def _notes(self, session: Session, turn: Turn) -> None:
+        """The notes the person added to answers during the turn, each the session's next prompt (still under its
+        lock: before any message that waits), its reply shown as a message's is. ACP's permission answer has no
+        field for a note (the card says `notes: next_message`)."""
+        notes = turn.notes
+        while notes and not self.runtime.stopping:
+            follow = Turn(self.runtime, None, turn.conversation_id, None if turn.task is not None
+                          else turn.reply_task_id)
+            try:
+                stop_reason = await self.prompt(session, follow, notes.pop(0))
+            except TurnError as exc:
+                await self._close(session, follow, succeeded=False)
+                self._failed(session, exc)
+                if turn.conversation_id is not None and not self.runtime.stopping:
+                    await self._say(turn.conversation_id, follow.reply_task_id,
+                                    f"Your note could not be passed on ({exc.code}): {exc.message}")
+                return
+            await self._close(session, follow, succeeded=True)
+            if stop_reason not in ("end_turn", "cancelled") and turn.conversation_id is not None:
+                await self._say(turn.conversation_id, follow.reply_task_id,
+                                STOP_FAILURES.get(stop_reason, f"The agent stopped: {stop_reason}."))
+            notes.extend(follow.notes)
 
     async def _say(self, conversation_id: str, task_id: str | None, text: str) -> None:
         try:

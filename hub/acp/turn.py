@@ -25,11 +25,15 @@ from hub.sdk import ChildTask, HubError, MessageStream, Outcome, TaskHandle, sta
 
 if TYPE_CHECKING:
     from hub.acp.config import AcpOptions
+    from hub.acp.process import AgentProcess
     from hub.sdk import AgentClient
 
 log = logging.getLogger("lineup.runtimes.acp")
 
 WITHDRAW_TIMEOUT_S = 5.0  # a card withdrawn after the turn moved on: waited for at most this long
+PROCESS_ENDED = ("The agent's process ended before the answer, so it can no longer act on it: it will ask again if "
+                 "it still needs this.")
+MAX_NOTE_CHARS = 8000
 PLAN_STATUS = {"pending": "queued", "in_progress": "running", "completed": "succeeded"}
 CHILD_ORDER = {"queued": 0, "running": 1, "succeeded": 2}
 
@@ -46,6 +50,9 @@ class TurnRuntime(Protocol):
 
     @property
     def session_cwd(self) -> Path: ...
+
+    @property
+    def stopping(self) -> bool: ...
 
 
 class Turn:
@@ -70,6 +77,10 @@ class Turn:
         # Permission requests still on a card, by tool call id: set when the agent went on without the answer (the
         # tool call finished or failed, the turn ended), e.g. Hermes denying by itself after 60 s.
         self.gave_up: dict[str, asyncio.Event] = {}
+        self.agent: AgentProcess | None = None  # the process the prompt went to (set by the scheduler)
+        # Notes the person added to an answer: ACP's answer has no field for them, so each becomes the session's
+        # next prompt once this turn is over (scheduler.py).
+        self.notes: list[str] = []
 
     async def update(self, update: Any) -> None:
         async with self.lock:
@@ -184,8 +195,14 @@ class Turn:
                 return cancelled()
             outcome: Outcome = asking.result()
         except asyncio.CancelledError:
-            # The agent stopped waiting (it cancelled the request, or gave up on its own timeout): the card ends.
-            await asyncio.shield(self._withdraw(interaction["id"], "The agent stopped waiting for this answer."))
+            # The agent stopped waiting (it cancelled the request, gave up on its own timeout, or its process ended):
+            # the card ends. When the runtime stops (the hub stops, a session ends), its driver withdraws what was
+            # left (the session host at End; hub/runtimes/orphans.py at the next start): the hub's socket may be gone.
+            if not self.runtime.stopping:
+                agent = self.agent
+                gone = agent is not None and not agent.alive
+                await asyncio.shield(self._withdraw(interaction["id"], PROCESS_ENDED if gone
+                                                    else "The agent stopped waiting for this answer."))
             raise
         except HubError as exc:  # e.g. the task ended meanwhile
             log.info("the permission request could not be asked: %s", exc)
@@ -197,7 +214,17 @@ class Turn:
             for future in (asking, stop, moved_on):
                 if not future.done():
                     future.cancel()
+        self._keep_note(interaction, title, outcome)
         return answer(choices, outcome)
+
+    def _keep_note(self, interaction: dict[str, Any], title: str, outcome: Outcome) -> None:
+        """A note the person wrote with the answer, kept for the next prompt (unless the card said it is not sent)."""
+        comment = outcome.response.get("comment")
+        if not isinstance(comment, str) or not comment.strip() or interaction.get("notes") == "not_sent":
+            return
+        chosen = outcome.option_label or ("declined" if outcome.outcome == "declined" else outcome.outcome)
+        self.notes.append(clip(f"My note on your request “{title}” (I answered: {chosen}):\n\n{comment.strip()}",
+                               MAX_NOTE_CHARS))
 
     async def _withdraw(self, interaction_id: str, reason: str) -> None:
         try:  # bounded: while the hub stops, the agent's socket is gone and nothing would answer

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from hub.domain import accounts, housekeeping
 from hub.protocol.actors import hub_actor
+from hub.runtimes import orphans
 from hub.runtimes.base import AgentConfig, RuntimeConfigError, RuntimeSpec, SupervisedAgent, load_agent_configs
 from hub.sdk.client import AgentClient
 from hub.sdk.credentials import Credential, load_credential, save_credential
@@ -136,7 +137,13 @@ class Supervisor:
 
     async def _fail_orphans(self, agent_id: str) -> None:
         """Tasks this agent was running when the hub stopped: their process is gone, so they fail clearly
-        instead of staying `running` for ever (a supervised runtime cannot pick a process up again)."""
+        instead of staying `running` for ever (a supervised runtime cannot pick a process up again). Its questions
+        still waiting are withdrawn first (a task waiting for one runs again, then fails), and a message it was
+        streaming where it asked one is finished (hub/runtimes/orphans.py)."""
+        asked_in = await orphans.withdraw_pending(self.hub, agent_id)
+        agent = await self.hub.read(lambda c: agent_rows.agent_by_id(c, agent_id))
+        if asked_in and agent is not None:
+            await orphans.finish_streams(self.hub, agent_id, agent.workspace_id, asked_in)
         rows = await self.hub.read(lambda c: presence_rows.running_tasks_of_agent(c, agent_id))
         for row in rows:
             await self.hub.execute(housekeeping.fail_interrupted(row.id, row.workspace_id))

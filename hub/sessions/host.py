@@ -31,6 +31,7 @@ from hub.sessions import commands, commit, git, repository
 from hub.sessions.agents import Catalogue
 from hub.sessions.folders import check_folder, resolved_roots
 from hub.store.events import StoredEvent
+from hub.store.queries import interactions as interaction_rows
 from hub.store.queries import sessions as session_rows
 from hub.store.queries.records import SessionRecord
 from hub.store.writer import Command
@@ -164,6 +165,17 @@ class SessionHost:
                 await orphans.finish_streams(self.hub, agent_id, workspace_id, ids | asked_in)
             except LapError as exc:
                 log.warning("what the agent %s left open could not be closed: %s", agent_id, exc)
+
+    async def _withdraw_left(self, record: SessionRecord, reason: str) -> None:
+        """The session's questions still waiting once its process stopped: withdrawn by the hub, as its agent."""
+        try:
+            pending = await self.hub.read(lambda c: interaction_rows.pending_of_agent(c, record.agent_id,
+                                                                                     record.workspace_id))
+            for interaction in pending:
+                if interaction.conversation_id == record.conversation_id:
+                    await orphans.withdraw(self.hub, record.agent_id, record.workspace_id, interaction.id, reason)
+        except LapError as exc:
+            log.warning("the questions of session %s could not be withdrawn: %s", record.id, exc)
 
     async def _stop_runtime(self, live: Live) -> None:
         try:
@@ -463,6 +475,7 @@ class SessionHost:
             if live.warming is not None and not live.warming.done():
                 live.warming.cancel()
             await self._stop_runtime(live)
+        await self._withdraw_left(record, "The session ended before the answer, and its agent with it.")
         if ended and say:
             note = message or "Session ended; its agent process was stopped."
             if record.worktree:
