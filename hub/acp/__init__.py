@@ -35,7 +35,10 @@ turns run one at a time:
   command, the file edit as a diff); the chosen option goes back as `selected`, anything else (declined without an
   option, expired, cancelled) as `cancelled`. When the agent stops waiting (its own timeout, `permission_timeout_s`,
   whose deadline the card shows from the start; the tool call finishing or failing without the answer; the turn
-  ending or being cancelled) the card is withdrawn, saying why, and can no longer be approved;
+  ending or being cancelled, its process ending) the card is withdrawn, saying why, and can no longer be approved;
+  what a process that ended with the hub left waiting is withdrawn at the next start by the runtime's driver (the
+  supervisor, the session host: hub/runtimes/orphans.py). ACP's answer carries no note: a note the person wrote with
+  the answer becomes the session's next prompt once the turn is over (the card says `notes: "next_message"`);
 - the stop reason ends the task: `end_turn` → succeeded, `cancelled` → cancelled, `refusal`, `max_tokens`,
   `max_turn_requests` → failed with that code; a cancel request sends `session/cancel`.
 
