@@ -104,14 +104,16 @@ def base_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def config_env(pairs: list[tuple[str, str]]) -> dict[str, str]:
-    """Configuration given to git as GIT_CONFIG_COUNT/KEY/VALUE: a key is taken whole, whatever characters a
-    driver's name holds (`-c key=value` would split at a `=` in the name)."""
-    env = {"GIT_CONFIG_COUNT": str(len(pairs))}
-    for index, (key, value) in enumerate(pairs):
-        env[f"GIT_CONFIG_KEY_{index}"] = key
-        env[f"GIT_CONFIG_VALUE_{index}"] = value
-    return env
+def config_args(pairs: list[tuple[str, str]]) -> list[str]:
+    """Configuration given on git's command line (`-c key=value`, read after the repository's own, so it wins).
+    `-c` splits at the first `=`: a driver name holding one cannot be blanked, and git is then not run at all."""
+    args: list[str] = []
+    for key, value in pairs:
+        if "=" in key or "\n" in key:
+            raise GitError(f"the repository's git configuration names a filter driver the hub cannot switch off "
+                           f"({key!r}), so the hub does not run git there")
+        args += ["-c", f"{key}={value}"]
+    return args
 
 
 def blanked(drivers: list[str]) -> list[tuple[str, str]]:
@@ -163,8 +165,8 @@ async def run(cwd: Path, *args: str, timeout_s: float = READ_TIMEOUT_S, env: dic
         pairs = list(OVERRIDES)
         if not _content_free(args):  # read just before, so a driver added a moment ago is blanked too
             pairs += blanked(await _filter_drivers(cwd, place, timeout_s))
-        call_env = {**(env or {}), **place, **config_env(pairs)}
-        out, code, truncated, err = await _exec(cwd, args, call_env, timeout_s, max_output, stdin)
+        out, code, truncated, err = await _exec(cwd, (*config_args(pairs), *args), {**(env or {}), **place},
+                                                timeout_s, max_output, stdin)
     finally:
         _slots().release()
     if check and code != 0 and not truncated:
@@ -174,8 +176,8 @@ async def run(cwd: Path, *args: str, timeout_s: float = READ_TIMEOUT_S, env: dic
 
 async def _filter_drivers(cwd: Path, place: dict[str, str], timeout_s: float) -> list[str]:
     """The filter drivers git's configuration for `cwd` names (every scope, includes followed)."""
-    out, code, _, _ = await _exec(cwd, ("config", "--includes", "--null", "--get-regexp", r"^filter\."),
-                                  {**place, **config_env(list(OVERRIDES))}, timeout_s, CONFIG_BYTES, None)
+    out, code, _, _ = await _exec(cwd, (*config_args(list(OVERRIDES)), "config", "--includes", "--null",
+                                        "--get-regexp", r"^filter\."), place, timeout_s, CONFIG_BYTES, None)
     return drivers_in(out) if code == 0 else []
 
 
@@ -240,7 +242,8 @@ async def _exec(cwd: Path, args: tuple[str, ...], env: dict[str, str], timeout_s
     except TimeoutError:
         _kill(process)
         await process.wait()
-        raise GitError(f"git {args[0] if args else ''} took longer than {timeout_s:g} s and was stopped") from None
+        name = next((a for a, before in zip(args, ("", *args), strict=False) if before != "-c" and a != "-c"), "")
+        raise GitError(f"git {name} took longer than {timeout_s:g} s and was stopped") from None
     finally:
         for helper in helpers:
             if not helper.done():
@@ -272,13 +275,12 @@ async def toplevel(folder: Path) -> Path | None:
 async def identity(folder: Path) -> Pin | None:
     """The working tree `folder` belongs to and its repository (git dir, common dir), all absolute and resolved, as
     git finds them from `folder`; None when it is in no working tree."""
-    out = await run(folder, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir",
-                    "--git-common-dir", check=False)
+    out = await run(folder, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir", check=False)
     lines = out.stdout.decode("utf-8", "surrogateescape").splitlines()
     if out.returncode != 0 or len(lines) != 3:
         return None
-    top, git_dir, common = (Path(line).resolve() for line in lines)
-    return Pin(top, git_dir, common)
+    top, git_dir, common = (folder / line for line in lines)  # the common dir may be relative to `folder`
+    return Pin(top.resolve(), git_dir.resolve(), common.resolve())
 
 
 async def head(folder: Path) -> str | None:
@@ -367,7 +369,7 @@ async def add_worktree(repo: Path, path: Path, branch: str, start: str) -> None:
     """`git worktree add --no-checkout -b <branch> <path> <start>`, then its files checked out by `git reset --hard`
     under the same overrides (no smudge filter, no post-checkout hook). When either fails, what it left is removed:
     the branch (it did not exist before), the worktree's entry in the repository, the folder."""
-    common = Path(await text(repo, "rev-parse", "--path-format=absolute", "--git-common-dir"))
+    common = (repo / await text(repo, "rev-parse", "--git-common-dir")).resolve()
     entries = common / "worktrees"
     before = set(os.listdir(entries)) if entries.is_dir() else set()
     try:
