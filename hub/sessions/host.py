@@ -424,10 +424,10 @@ class SessionHost:
         post the person's first message in the conversation (it streams back as in any conversation). `pin`: the
         repository its folder belongs to now (None: no repository), remembered before the agent runs there."""
         preset = await self.preset(actor.workspace_id, agent.key, agent.name)
-        repository.remember(self.state_dir, payload["sessionId"], pin)
         payload["agentId"] = preset.client.credential.agent_id
         async with self._lock:
             await self.hub.execute(commands.start(actor, payload, self.settings.max_running))
+            repository.remember(self.state_dir, payload["sessionId"], pin)  # before its process starts
             record = await self.record(actor, payload["sessionId"])
             live = self._make_live(record, agent, preset.client)
         live.warming = asyncio.ensure_future(self._warm(live))
