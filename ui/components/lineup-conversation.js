@@ -41,6 +41,9 @@ export class LineupConversation extends LineupElement {
     this._lastTop = 0;
     this._expanded = new Set();
     this._pendingSeen = null; // ids of pending cards already on screen, to bring a new one into view
+    this._anchorId = null; // the pending card shown from its top while the reader has not scrolled (_keepAtEnd)
+    this._released = new Set(); // cards the reader scrolled away from: never pulled back to
+    this._setTop = 0; // the scrollTop this element set last, to tell its own scrolls from the reader's
     // Cards, Markdown and fonts grow the stream after it is rendered: while the reader is at the newest message,
     // keep it there whatever grows (a scroll set once at render opened conversations 1,100–4,500 px too high).
     this._resize = new ResizeObserver(() => this._keepAtEnd());
@@ -99,6 +102,15 @@ export class LineupConversation extends LineupElement {
 
   _onScroll(event) {
     const el = event.target;
+    if (this._anchorId && Math.abs(el.scrollTop - this._setTop) > 1) {
+      // The reader moved off the question's top: from here on they scroll as they like, and the end holds the view
+      // only once they are back at it.
+      this._released.add(this._anchorId);
+      this._anchorId = null;
+      this._stick = el.scrollTop + el.clientHeight >= el.scrollHeight - 80;
+      this._lastTop = el.scrollTop;
+      return;
+    }
     // Only the reader scrolling up lets go of the end; content growing below (which leaves scrollTop where it
     // was) must not, or the next card would render out of sight.
     if (el.scrollTop + el.clientHeight >= el.scrollHeight - 80) this._stick = true;
@@ -106,11 +118,40 @@ export class LineupConversation extends LineupElement {
     this._lastTop = el.scrollTop;
   }
 
+  /** A card asks that the view stay where it is (its high-risk confirmation opens under the finger's place): neither
+   * kept at the end nor at a question's top until the reader scrolls back to the end. */
+  _hold() {
+    if (this._anchorId) this._released.add(this._anchorId);
+    this._anchorId = null;
+    this._stick = false;
+  }
+
+  /** The question to show from its top: the first of the pending cards that end the stream (the newest items), unless
+   * the reader has scrolled away from it once. Kept while it stays pending, whatever arrives after it. */
+  _anchorCard(stream) {
+    if (this._anchorId) {
+      const kept = stream.querySelector(`.stream-card[data-pending-interaction="${CSS.escape(this._anchorId)}"]`);
+      if (kept) return kept;
+      this._anchorId = null; // answered or gone: the end holds the view again
+    }
+    let first = null;
+    for (let el = stream.lastElementChild; el?.dataset.pendingInteraction; el = el.previousElementSibling) first = el;
+    if (!first || this._released.has(first.dataset.pendingInteraction)) return null;
+    this._anchorId = first.dataset.pendingInteraction;
+    return first;
+  }
+
   _keepAtEnd() {
     const stream = this.querySelector('.stream');
     if (stream && this._stick) {
-      stream.scrollTop = stream.scrollHeight;
+      // A question that arrives at the end is shown from its top (its title, risk, reasons and the start of what it
+      // approves), not from its tail and buttons: docs/design.md#interaction-cards. A short one is all in view at the
+      // end anyway (the scroll stops there).
+      const card = this._anchorCard(stream);
+      const top = card ? Math.max(0, card.offsetTop - 4) : Infinity; // its border just in view
+      stream.scrollTop = Math.min(stream.scrollHeight, top);
       this._lastTop = stream.scrollTop;
+      this._setTop = stream.scrollTop;
     }
   }
 
@@ -122,6 +163,7 @@ export class LineupConversation extends LineupElement {
     if (switched) {
       this._stick = true;
       this._pendingSeen = null;
+      this._anchorId = null;
       this._resize.disconnect();
     }
     for (const child of stream.children) this._resize.observe(child); // observing twice is a no-op
@@ -142,8 +184,10 @@ export class LineupConversation extends LineupElement {
     this._pendingSeen = new Set(ids);
     if (!seen) return; // the first render of this conversation: the end is shown
     const fresh = pending.filter((el) => !seen.has(el.dataset.pendingInteraction));
-    if (!fresh.length || this._stick) return;
-    requestAnimationFrame(() => fresh[fresh.length - 1].scrollIntoView({ block: 'nearest' }));
+    if (!fresh.length || this._stick) return; // at the end: shown from its top by _keepAtEnd
+    // Scrolled up: brought into view, from its top when it is taller than the view, else as little as needed.
+    const card = fresh[fresh.length - 1];
+    requestAnimationFrame(() => card.scrollIntoView({ block: card.offsetHeight > stream.clientHeight ? 'start' : 'nearest' }));
   }
 
   _toggle(id) {
@@ -193,7 +237,8 @@ export class LineupConversation extends LineupElement {
       </header>
       ${session ? html`<lineup-session-bar .session=${session} .api=${this.api}></lineup-session-bar>` : ''}
       <h2 class="visually-hidden">${t('conversation.stream')}</h2>
-      <div class="stream" role="log" aria-label=${t('conversation.stream')} tabindex="0" @scroll=${(e) => this._onScroll(e)}>
+      <div class="stream" role="log" aria-label=${t('conversation.stream')} tabindex="0" @scroll=${(e) => this._onScroll(e)}
+        @lineup-view-hold=${() => this._hold()}>
         ${list?.loading && !list.items?.length ? html`<p class="muted center" role="status"><span class="spinner small" aria-hidden="true"></span> ${t('app.loading')}</p>` : ''}
         ${list?.error ? html`<p class="notice notice-error" role="alert">${t('conversation.loadFailed')}</p>` : ''}
         ${!items.length && !list?.loading ? html`<p class="muted center empty">${agents.length && agents.every((a) => a.revokedAt)

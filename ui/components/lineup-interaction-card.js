@@ -7,7 +7,8 @@ import { icon } from '../lib/icons.js';
 import { t, formatTime, formatDateTime, formatCountdown } from '../lib/i18n.js';
 import { riskBadge } from '../lib/status.js';
 import { artifactItem } from '../lib/artifacts.js';
-import { approvesSection, confirmSummary } from '../lib/approves.js';
+import { approvesSection, approvalItems, confirmWhat, withSlots } from '../lib/approves.js';
+import { visible } from '../lib/visible.js';
 // An agent's text is put into the page a little per frame (<lineup-markdown .plain>): a question of 64 KiB, or a
 // page of such cards in the inbox, never holds the page (docs/security.md).
 import '../lib/markdown.js';
@@ -79,12 +80,27 @@ function optionLabel(spec, id) {
   return (spec.options || []).find((o) => o.id === id)?.label || id;
 }
 
-/** The risk the agent gave, or null: only then is a risk badge shown (the hub files every card as "medium"). */
+/** The risk to show as a badge, or null. An approval always shows its risk (the hub's own judgement of what it
+ * approves, never lower than the agent's); another card only the risk the agent gave (the hub files every card as
+ * "medium"). */
 export function statedRisk(it) {
   const spec = it.spec || {};
   if (spec.risk) return spec.risk;
+  if (it.type === 'approval') return it.risk || 'medium';
   return it.risk && it.risk !== 'medium' ? it.risk : null;
 }
+
+/** Whether choosing `option` approves (anything but reject and a `danger` option). */
+const approving = (option) => option.id !== 'reject' && option.style !== 'danger';
+
+// docs/design.md#no-approval-by-accident: the high-risk confirmation ignores its button this long after it appears,
+// and shows that it is not yet active: a double-tap, a double-click or Enter pressed twice lands on it before anyone
+// could have read it.
+const CONFIRM_DELAY_MS = 1000;
+
+// Approvals whose end has been in view (`${context}:${id}`): an approval taller than the screen is approved only once
+// all of it has passed by (docs/security.md#what-an-approval-shows), and a card drawn again keeps that.
+const endSeen = new Set();
 
 /** Whether an option's label is just the word "Approve" (or "Reject"), which the wording must not repeat. */
 function plainLabel(label, word) {
@@ -103,6 +119,72 @@ export class LineupInteractionCard extends LineupElement {
   constructor() {
     super();
     this.local = { chosen: new Set(), text: '', comment: '', confirming: null, error: '' };
+    this._armed = true; // the confirmation's button may act (false for CONFIRM_DELAY_MS after it appears)
+    this._gateKnown = false; // whether the end of what is approved has been looked for yet (no hint before)
+    this._onRowsComplete = () => this._watchEnd(true);
+  }
+
+  connectedCallback() {
+    super.connectedCallback();
+    this.addEventListener('lineup-rows-complete', this._onRowsComplete);
+  }
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    this.removeEventListener('lineup-rows-complete', this._onRowsComplete);
+    this._endObserver?.disconnect();
+    this._endObserver = null;
+    clearTimeout(this._arming);
+  }
+
+  /** Whether Approve waits for the end of what is approved to have been in view. */
+  _gated(it = this.interaction) {
+    if (!it || it.type !== 'approval' || it.status !== 'pending') return false;
+    if (!approvalItems(it.spec?.approves).length) return false;
+    return !endSeen.has(`${this.context || 'card'}:${it.id}`);
+  }
+
+  updated() {
+    // The items became whole in the page (the diff view loaded): the mark may have been in view all along, and an
+    // observer says nothing until that changes, so it is asked afresh.
+    const list = this.querySelector('.approves-list');
+    const whole = Boolean(list) && !list.querySelector('[data-loading], lineup-rows:not([data-complete])');
+    const again = whole && !this._wasWhole;
+    this._wasWhole = whole;
+    this._watchEnd(again);
+  }
+
+  /** Watch the mark after the last item (lib/approves.js `.approves-end`); once it has been in view with every item
+   * whole in the page (no diff still loading, every block of rows painted), Approve is enabled. `again`: rows were
+   * just completed, so ask the observer afresh whether the mark is in view now. */
+  _watchEnd(again) {
+    if (!this._gated()) {
+      this._endObserver?.disconnect();
+      this._endObserver = null;
+      return;
+    }
+    const end = this.querySelector('.approves-end');
+    if (!end) return;
+    if (this._endTarget !== end || again) {
+      this._endObserver?.disconnect();
+      this._endObserver = new IntersectionObserver((entries) => this._endInView(entries));
+      this._endObserver.observe(end);
+      this._endTarget = end;
+    }
+  }
+
+  _endInView(entries) {
+    const entry = entries[entries.length - 1];
+    const list = this.querySelector('.approves-list');
+    const whole = list && !list.querySelector('[data-loading], lineup-rows:not([data-complete])');
+    const firstLook = !this._gateKnown;
+    this._gateKnown = true;
+    if (entry?.isIntersecting && whole) {
+      endSeen.add(`${this.context || 'card'}:${this.interaction.id}`);
+      this._endObserver?.disconnect();
+      this._endObserver = null;
+      this.requestUpdate();
+    } else if (firstLook) this.requestUpdate(); // now the hint is shown
   }
 
   /** Ids inside the card are unique per place: the same interaction can be on screen twice (stream and detail). */
@@ -114,23 +196,66 @@ export class LineupInteractionCard extends LineupElement {
     const comment = this.local.comment.trim();
     if (comment) response.comment = comment;
     this.local.confirming = null;
+    clearTimeout(this._arming);
     this.local.error = '';
     this.emit('lineup-interaction-respond', { interaction: this.interaction, response });
     this.requestUpdate();
   }
 
-  _chooseApproval(option) {
+  _chooseApproval(option, event) {
     const spec = this.interaction.spec || {};
-    const approving = option.id !== 'reject' && option.style !== 'danger';
-    if (approving && (this.interaction.risk || spec.risk) === 'high' && this.local.confirming !== option.id) {
+    if (approving(option) && this._gated()) return; // its button is disabled; a stale event does nothing either
+    if (approving(option) && (this.interaction.risk || spec.risk) === 'high') {
       // docs/design.md#no-approval-by-accident: a high-risk approval needs a second, explicit step, so it is never
-      // given by accident.
+      // given by accident. The confirmation opens under the buttons (the one asked with stays where it was, disabled:
+      // a second tap or click there does nothing), its own button acts only after CONFIRM_DELAY_MS and is never left
+      // under the point that asked, and the focus goes to its words, so Enter pressed again approves nothing.
+      if (this.local.confirming === option.id) return;
       this.local.confirming = option.id;
+      this._armed = false;
+      this._confirmShownAt = performance.now();
+      clearTimeout(this._arming);
+      this._arming = setTimeout(() => { this._armed = true; this.requestUpdate(); }, CONFIRM_DELAY_MS);
+      // A conversation kept at its end would move everything up by the confirmation's height, which put its button
+      // under a finger still on Approve: the view is held where the person is instead.
+      this.emit('lineup-view-hold');
+      const point = event?.detail > 0 ? { x: event.clientX, y: event.clientY } : null; // a click or tap, not a key
       this.requestUpdate();
-      requestAnimationFrame(() => this.querySelector('.confirm-approve')?.focus());
+      requestAnimationFrame(() => this._showConfirmation(point));
       return;
     }
     this._respond({ optionId: option.id });
+  }
+
+  /** Bring the confirmation into view (its scroll container only) without its button coming under `point`, then put
+   * the focus on its words. */
+  _showConfirmation(point) {
+    const box = this.querySelector('.confirm-box');
+    if (!box) return;
+    let scroller = box.parentElement;
+    while (scroller && !/(auto|scroll)/.test(getComputedStyle(scroller).overflowY)) scroller = scroller.parentElement;
+    scroller ??= document.scrollingElement;
+    const view = scroller === document.scrollingElement ? { top: 0, bottom: innerHeight } : scroller.getBoundingClientRect();
+    const rect = box.getBoundingClientRect();
+    let by = Math.max(0, Math.min(rect.bottom - view.bottom + 8, rect.top - view.top - 8));
+    const button = this.querySelector('.confirm-approve')?.getBoundingClientRect();
+    const under = (shift) => point && button && point.x >= button.left - 12 && point.x <= button.right + 12
+      && button.top - shift - 12 <= point.y && point.y <= button.bottom - shift + 12;
+    if (under(by)) by = button.top - point.y - 13; // it stops just below the point instead (up or down)
+    if (by) scroller.scrollTop += by;
+    this.querySelector('.confirm-text')?.focus({ preventScroll: true });
+  }
+
+  _confirm(option) {
+    if (!this._armed || performance.now() - (this._confirmShownAt ?? 0) < CONFIRM_DELAY_MS) return;
+    this._respond({ optionId: option.id });
+  }
+
+  _cancelConfirm() {
+    this.local.confirming = null;
+    clearTimeout(this._arming);
+    this._armed = true;
+    this.requestUpdate();
   }
 
   _submitChoice(event) {
@@ -182,14 +307,14 @@ export class LineupInteractionCard extends LineupElement {
           @click=${(e) => { e.preventDefault(); this.emit('lineup-task-open', { taskId: task.id }); }}>${task.title}</a>` : ''}
           · <time datetime=${it.createdAt}>${formatTime(it.createdAt)}</time></span>
       </header>
-      <h3 class="card-title" id=${`${id}-title`}>${it.title}</h3>
-      ${risk && spec.riskReasons?.length ? html`<p class="risk-reasons small" data-risk=${risk}>${t('card.riskReasons', {
-        reasons: riskReasons(spec).join('; ') })}</p>` : ''}
+      <h3 class="card-title" id=${`${id}-title`}>${visible(it.title)}</h3>
+      ${risk && spec.riskReasons?.length ? html`<p class="risk-reasons small" data-risk=${risk}>${visible(t('card.riskReasons', {
+        reasons: riskReasons(spec).join('; ') }))}</p>` : ''}
+      ${approvesSection(spec.approves, this._uid(it), () => this.requestUpdate())}
       ${spec.description ? html`<section class="card-section why">
         <h4>${t('card.why')}</h4>
         <lineup-markdown class="card-text" .plain=${true} .source=${spec.description}></lineup-markdown>
       </section>` : ''}
-      ${approvesSection(spec.approves, this._uid(it), () => this.requestUpdate())}
       ${spec.impact ? html`<section class="card-section impact"><h4>${t('card.impact')}</h4><lineup-markdown class="card-text"
         .plain=${true} .source=${spec.impact}></lineup-markdown></section>` : ''}
       ${it.type === 'review' && (spec.content || spec.attachments?.length) ? html`<section class="card-section review-section">
@@ -229,35 +354,59 @@ export class LineupInteractionCard extends LineupElement {
     }
   }
 
-  _note() {
+  _note(spec = {}) {
+    // Whether the note reaches the agent (docs/protocol.md#what-an-approval-approves `notes`): said before it is typed.
+    const notes = ['sent', 'next_message', 'not_sent'].includes(spec.notes) ? spec.notes : 'sent';
     return html`<details class="note" ?open=${Boolean(this.local.comment)}>
       <summary>${t('card.addNote')}</summary>
       <label class="field"><span class="visually-hidden">${t('card.note')}</span>
-        <textarea rows="2" maxlength="4000" .value=${this.local.comment}
+        <textarea rows="2" maxlength="4000" .value=${this.local.comment} aria-describedby=${`note-${this._uid(this.interaction)}`}
           @input=${(e) => { this.local.comment = e.target.value; }}></textarea></label>
+      <p class="note-fate muted small" id=${`note-${this._uid(this.interaction)}`} data-notes=${notes}>${t(`card.note.${notes}`)}</p>
     </details>`;
   }
 
   _approvalControls(it, spec) {
     const options = spec.options?.length ? spec.options : [{ id: 'reject', label: t('card.reject'), style: 'danger' },
       { id: 'approve', label: t('card.approve'), style: 'primary' }];
+    const uid = this._uid(it);
     const confirming = options.find((o) => o.id === this.local.confirming);
-    if (confirming) {
-      return html`<div class="confirm-box" role="group" aria-labelledby=${`confirm-${this._uid(it)}`}>
-        <p id=${`confirm-${this._uid(it)}`}>${icon('warning')} <strong>${t('card.confirmHigh', { title: it.title })}</strong></p>
-        ${confirmSummary(spec.approves) ? html`<p class="confirm-summary prewrap">${confirmSummary(spec.approves)}</p>` : ''}
-        ${spec.impact ? html`<p class="muted">${spec.impact}</p>` : ''}
-        <div class="button-row">
-          <button class="button primary confirm-approve" data-option=${confirming.id}
-            @click=${() => this._respond({ optionId: confirming.id })}>${plainLabel(confirming.label, 'approve')
-              ? t('card.confirmApprove') : t('card.confirmButton', { label: confirming.label })}</button>
-          <button class="button" @click=${() => { this.local.confirming = null; this.requestUpdate(); }}>${t('action.back')}</button>
-        </div></div>`;
-    }
-    return html`<div class="button-row">${options.map((o) => html`<button
-        class="button ${o.style === 'danger' ? 'danger' : o.style === 'primary' ? 'primary' : ''}" data-option=${o.id}
-        @click=${() => this._chooseApproval(o)}>${o.style === 'danger' ? icon('close') : icon('check')}<span>${o.label}</span></button>`)}
-      </div>${this._note()}`;
+    const gated = this._gated(it);
+    const hint = gated && this._gateKnown;
+    const described = (o, index) => [o.description ? `option-${uid}-${index}` : '', approving(o) && hint ? `gate-${uid}` : '']
+      .filter(Boolean).join(' ') || nothing;
+    const withDescriptions = options.some((o) => o.description);
+    return html`${hint ? html`<p class="gate-hint small" id=${`gate-${uid}`} role="status">${icon('warning')}
+        <span>${t('card.scrollToEnd')}</span></p>` : ''}
+      <div class="approval-options ${withDescriptions ? 'described' : ''}">${options.map((o, index) => html`<div class="approval-option">
+        <button class="button ${o.style === 'danger' ? 'danger' : o.style === 'primary' ? 'primary' : ''}" data-option=${o.id}
+          ?disabled=${approving(o) && (gated || confirming === o)} aria-expanded=${confirming === o ? 'true' : nothing}
+          aria-describedby=${described(o, index)}
+          @click=${(e) => this._chooseApproval(o, e)}>${o.style === 'danger' ? icon('close') : icon('check')}<span
+            class="option-label">${visible(o.label)}</span></button>
+        ${o.description ? html`<p class="option-description small" id=${`option-${uid}-${index}`}>${visible(o.description)}</p>` : ''}
+      </div>`)}</div>
+      ${confirming ? this._confirmation(it, spec, confirming) : ''}
+      ${this._note(spec)}`;
+  }
+
+  /** The second step of a high-risk approval, under the buttons: the hub's reasons and what is approved, in the hub's
+   * words (never the agent's `impact`), and a button that acts only after CONFIRM_DELAY_MS. */
+  _confirmation(it, spec, option) {
+    const uid = this._uid(it);
+    const reasons = spec.riskReasons?.length ? riskReasons(spec).join('; ') : '';
+    return html`<div class="confirm-box" id=${`confirm-${uid}`} role="group" aria-labelledby=${`confirm-${uid}-text`}>
+      <p class="confirm-text" id=${`confirm-${uid}-text`} tabindex="-1">${icon('warning')} <strong>${t('card.confirmHigh')}</strong></p>
+      ${reasons ? html`<p class="confirm-reasons small">${visible(t('card.riskReasons', { reasons }))}</p>` : ''}
+      ${confirmWhat(spec.approves)}
+      <div class="button-row">
+        <button class="button primary confirm-approve ${this._armed ? '' : 'arming'}" data-option=${option.id}
+          ?disabled=${!this._armed} @click=${() => this._confirm(option)}>${plainLabel(option.label, 'approve')
+            ? t('card.confirmApprove') : withSlots('card.confirmButton', {}, { label: visible(option.label) })}</button>
+        <button class="button" @click=${() => this._cancelConfirm()}>${t('action.back')}</button>
+      </div>
+      <p class="confirm-wait muted small" aria-live="polite">${this._armed ? '' : t('card.confirmWait')}</p>
+    </div>`;
   }
 
   _choiceControls(it, spec) {
@@ -281,7 +430,7 @@ export class LineupInteractionCard extends LineupElement {
         </label>`)}
       </fieldset>
       ${this.local.error ? html`<p class="field-error" id=${`${name}-error`} role="alert">${this.local.error}</p>` : ''}
-      ${this._note()}
+      ${this._note(spec)}
       <div class="button-row">
         <button type="submit" class="button primary">${t('card.choice.submit')}</button>
         <button type="button" class="button ghost" @click=${() => this._respond({ declined: true })}>${t('card.decline')}</button>
@@ -302,7 +451,7 @@ export class LineupInteractionCard extends LineupElement {
         @input=${(e) => { this.local.text = e.target.value; if (this.local.error) { this.local.error = validateInput(spec, this.local.text); this.requestUpdate(); } }}>
       <p class="muted small" id=${`${inputId}-hint`}>${t(`card.input.format.${format}`)}${spec.pattern ? ` · ${t('card.input.patternHint', { pattern: spec.pattern })}` : ''}</p>
       ${this.local.error ? html`<p class="field-error" id=${`${inputId}-error`} role="alert">${icon('warning')} ${this.local.error}</p>` : ''}
-      ${this._note()}
+      ${this._note(spec)}
       <div class="button-row">
         <button type="submit" class="button primary">${icon('send')}<span>${t('card.input.submit')}</span></button>
         <button type="button" class="button ghost" @click=${() => this._respond({ declined: true })}>${t('card.decline')}</button>
@@ -327,8 +476,8 @@ export class LineupInteractionCard extends LineupElement {
       ${spec.attachments?.length ? html`<ul class="artifact-list">${spec.attachments.map((a) => artifactItem(a))}</ul>` : ''}`;
   }
 
-  _reviewControls() {
-    return html`${this._note()}
+  _reviewControls(it, spec) {
+    return html`${this._note(spec)}
       <div class="button-row">
         <button class="button" data-decision="request_changes" @click=${() => this._respond({ decision: 'request_changes' })}>
           ${icon('close')}<span>${t('card.review.changes')}</span></button>

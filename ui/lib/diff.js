@@ -1,7 +1,11 @@
-// A unified diff (git diff, diff -u) as files, hunks and +/- lines, and its view: text only, never HTML.
+// A unified diff (git diff, diff -u) as files, hunks and +/- lines, and its view: text only, never HTML, every line
+// wrapped and every character a person cannot see marked.
 
-import { html, render } from '../vendor/lit-html/lit-html.js';
+import { html, nothing } from '../vendor/lit-html/lit-html.js';
 import { t } from './i18n.js';
+import { paintedRows } from './rows.js';
+import { foldLine, piecesView, tallyPieces } from './text-shape.js';
+import { visible } from './visible.js';
 
 const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$/;
 
@@ -91,89 +95,56 @@ function fileName(file) {
 }
 
 const SIGN = { add: '+', del: '−', context: ' ', note: '' };
-// Past this many lines a file's rows go into the page a block per frame (DiffLines below): a 2,000-line file change
-// on an approval card drawn as one template was one long task on a phone, while the card waits to be answered.
-const LINES_PER_BLOCK = 300;
 
-function lineView(line) {
-  return html`<div class="diff-line diff-${line.kind} mono" data-kind=${line.kind}><span
-    class="diff-num" aria-hidden="true">${line.oldLine ?? ''}</span><span class="diff-num" aria-hidden="true">${line.newLine ?? ''}</span><span
-    class="diff-sign">${line.kind === 'add' ? html`<span class="visually-hidden">${t('diff.added')}</span>` : ''}${line.kind === 'del'
-      ? html`<span class="visually-hidden">${t('diff.removed')}</span>` : ''}<span aria-hidden="true">${SIGN[line.kind]}</span></span><span
-    class="diff-text">${line.text}</span></div>`;
+// Lines wrap, every character a person cannot see is a mark and long runs of spaces or repeats are folded and counted
+// (lib/text-shape.js): `import os` + 300 spaces + `;os.system(…)` showed as `import os` in a box that scrolled
+// sideways, with no sign of the rest (docs/security.md#what-an-approval-shows).
+function lineView(row) {
+  return html`<div class="diff-line diff-${row.kind} mono" data-kind=${row.kind}><span
+    class="diff-num" aria-hidden="true">${row.oldLine ?? ''}</span><span class="diff-num" aria-hidden="true">${row.newLine ?? ''}</span><span
+    class="diff-sign">${row.kind === 'add' ? html`<span class="visually-hidden">${t('diff.added')}</span>` : ''}${row.kind === 'del'
+      ? html`<span class="visually-hidden">${t('diff.removed')}</span>` : ''}<span aria-hidden="true">${SIGN[row.kind]}</span></span><span
+    class="diff-text">${piecesView(row.pieces)}</span></div>`;
 }
 
 function rowView(row) {
-  return row.hunk !== undefined ? html`<div class="diff-hunk-head mono">${row.hunk}</div>` : lineView(row);
+  return row.hunk !== undefined ? html`<div class="diff-hunk-head mono">${visible(row.hunk)}</div>` : lineView(row);
 }
 
-function rowsOf(file) {
-  const rows = [];
-  for (const hunk of file.hunks) {
-    rows.push({ hunk: hunk.header });
-    rows.push(...hunk.lines);
-  }
-  return rows;
-}
-
-/** A long file's rows, LINES_PER_BLOCK of them a frame, each block rendered once into an element of its own (the
- * app re-renders the card on every event: the blocks already in the page cost nothing then). `data-complete` once
- * every row is in. */
-class DiffLines extends HTMLElement {
-  set rows(rows) {
-    if (rows === this._rows) return;
-    this._rows = rows;
-    this._painted = 0;
-    this.replaceChildren();
-    this.removeAttribute('data-complete');
-    if (this.isConnected) this._schedule();
-  }
-
-  connectedCallback() {
-    if (this._rows && this._painted < this._rows.length) this._schedule();
-  }
-
-  disconnectedCallback() {
-    cancelAnimationFrame(this._frame);
-    this._frame = null;
-  }
-
-  _schedule() {
-    if (this._frame) return;
-    const step = () => {
-      this._frame = null;
-      if (!this.isConnected) return;
-      const block = document.createElement('div');
-      block.className = 'diff-block';
-      render(html`${this._rows.slice(this._painted, this._painted + LINES_PER_BLOCK).map(rowView)}`, block);
-      this.append(block);
-      this._painted = Math.min(this._rows.length, this._painted + LINES_PER_BLOCK);
-      if (this._painted < this._rows.length) this._frame = requestAnimationFrame(step);
-      else this.setAttribute('data-complete', '');
-    };
-    step();  // the first block at once: a short diff looks no different, a long one starts where it should
-  }
-}
-if (!customElements.get('lineup-diff-lines')) customElements.define('lineup-diff-lines', DiffLines);
-
-// Rows are kept per file object, so a re-render of the same card hands the element the same array (no repaint).
+// Rows are kept per file object, so a re-render of the same card hands the same array over (no repaint).
 const rowsByFile = new WeakMap();
 
-function bodyView(file) {
-  const count = file.hunks.reduce((sum, hunk) => sum + hunk.lines.length, 0);
-  if (count <= LINES_PER_BLOCK) return file.hunks.map((hunk) => html`<div class="diff-hunk-head mono">${hunk.header}</div>
-    ${hunk.lines.map(lineView)}`);
-  if (!rowsByFile.has(file)) rowsByFile.set(file, rowsOf(file));
-  return html`<lineup-diff-lines .rows=${rowsByFile.get(file)}></lineup-diff-lines>`;
+/** A file's rows to show (hunk headers and lines, each line's pieces), what is folded and marked in them, and the
+ * longest line. Computed once per file object. */
+export function diffRows(file) {
+  let made = rowsByFile.get(file);
+  if (made) return made;
+  const rows = [];
+  const tally = { folds: 0, marks: 0 };
+  let longest = 0;
+  for (const hunk of file.hunks) {
+    rows.push({ hunk: hunk.header, cost: hunk.header.length });
+    for (const line of hunk.lines) {
+      const pieces = foldLine(line.text, { content: true });
+      tallyPieces(pieces, tally);
+      longest = Math.max(longest, line.text.length);
+      rows.push({ kind: line.kind, oldLine: line.oldLine, newLine: line.newLine, pieces, cost: line.text.length });
+    }
+  }
+  made = { rows, tally, longest };
+  rowsByFile.set(file, made);
+  return made;
 }
 
-/** The diff view of parsed files (parseUnifiedDiff). */
-export function diffView(files) {
+/** The diff view of parsed files (parseUnifiedDiff), their lines wrapped. Long files go into the page a block of
+ * lines per frame (lib/rows.js: a 2,000-line change drawn as one template was one long task on a phone). `focusable`:
+ * each file's lines are a stop for the keyboard (a review's diff, in a box of its own). */
+export function diffView(files, { focusable = true } = {}) {
   return html`<div class="diff" data-files=${files.length}>${files.map((file) => html`<section class="diff-file"
       aria-label=${t('diff.file', { name: fileName(file) })}>
-    <header class="diff-file-head"><span class="diff-file-name mono">${fileName(file)}</span>
+    <header class="diff-file-head"><span class="diff-file-name mono">${visible(fileName(file))}</span>
       <span class="diff-stat"><span class="diff-stat-add">+${file.added}</span> <span class="diff-stat-del">−${file.removed}</span></span></header>
-    <div class="diff-body" tabindex="0" role="group" aria-label=${t('diff.changes', { name: fileName(file) })}>
-      ${bodyView(file)}
+    <div class="diff-body" tabindex=${focusable ? '0' : nothing} role="group" aria-label=${t('diff.changes', { name: fileName(file) })}>
+      ${paintedRows(diffRows(file).rows, rowView, 'diff-block')}
     </div></section>`)}</div>`;
 }
