@@ -3,8 +3,8 @@
 Its process is gone (the hub stopped or crashed), so a question it asked can never reach it and an answer would
 change nothing: each is withdrawn everywhere, saying so, and an answer to it is refused with those words. A message
 it was streaming would show as unfinished for ever: it is finished with the text the hub stored and a note. The
-supervisor does this for `[[agents]]` and the session host for the agents of sessions, at start, before anything
-runs again (docs/sessions.md "Stop, End, and a restart").
+supervisor does this for `[[agents]]` of the acp runtime and the session host for the agents of sessions, at start,
+before anything runs again (docs/sessions.md "Stop, End, and a restart").
 """
 
 from __future__ import annotations

@@ -137,12 +137,13 @@ class Supervisor:
 
     async def _fail_orphans(self, agent_id: str) -> None:
         """Tasks this agent was running when the hub stopped: their process is gone, so they fail clearly
-        instead of staying `running` for ever (a supervised runtime cannot pick a process up again). Its questions
-        still waiting are withdrawn first (a task waiting for one runs again, then fails), and a message it was
-        streaming where it asked one is finished (hub/runtimes/orphans.py)."""
-        asked_in = await orphans.withdraw_pending(self.hub, agent_id)
+        instead of staying `running` for ever (a supervised runtime cannot pick a process up again). An ACP agent's
+        questions still waiting are withdrawn first (its new process never heard them; a task waiting for one runs
+        again, then fails), and a message it was streaming where it asked one is finished (hub/runtimes/orphans.py).
+        Other runtimes' handlers may ask the same question again after a restart and wait for its answer."""
         agent = await self.hub.read(lambda c: agent_rows.agent_by_id(c, agent_id))
-        if asked_in and agent is not None:
+        if agent is not None and agent.runtime == "acp":
+            asked_in = await orphans.withdraw_pending(self.hub, agent_id)
             await orphans.finish_streams(self.hub, agent_id, agent.workspace_id, asked_in)
         rows = await self.hub.read(lambda c: presence_rows.running_tasks_of_agent(c, agent_id))
         for row in rows:
