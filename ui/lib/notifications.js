@@ -1,6 +1,11 @@
 // Notifications in the app (docs/notifications.md, the in-app channel): which `notification.created` events
 // pop up, what they say, where they lead, and the browser's Notification API and vibration.
 //
+// They answer nothing: a toast and a browser notification carry no Approve or Deny, only the way to the card, where
+// the whole approval is shown (docs/notifications.md#what-a-notification-may-answer). What an agent named (its name,
+// a question's or a task's title) is shown with every hidden or direction-changing character as a mark (`⟨U+2067⟩`),
+// so a title cannot reorder itself on the screen or in the system's notification.
+//
 // No storm: only a notification that arrives live (after `system.caught_up`) is shown; a replay (a resume, a
 // reload from lastSequence 0) is not. Each id is shown at most once per browser: the ids shown are kept in
 // localStorage (bounded) and claimed under a Web Lock where there is one, so two tabs never both pop it.
@@ -29,6 +34,22 @@ const LOOK = {
   test: { icon: 'check', tone: 'running', lingerMs: 8000 },
 };
 
+// Characters a person cannot see, by hub/domain/visible.py's rule: format and control characters (not a line
+// break), line and paragraph separators, private use, unassigned, lone surrogates, every space but U+0020, and the
+// supplementary variation selectors.
+const HIDDEN = /[[\p{Cf}\p{Cc}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}\p{Zs}\u{E0100}-\u{E01EF}]--[\n ]]/v;
+
+/** `text` with every hidden character as a visible mark, `⟨U+2067⟩`, as the hub marks what it composes. */
+export function markText(text) {
+  const value = String(text ?? '');
+  if (/^[\x20-\x7e]*$/.test(value)) return value;
+  let out = '';
+  for (const char of value) {
+    out += HIDDEN.test(char) ? `⟨U+${char.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩` : char;
+  }
+  return out;
+}
+
 export function lookOf(kind) {
   return LOOK[kind] || LOOK.test;
 }
@@ -54,33 +75,36 @@ export function statusWord(status) {
 export function describe(note, state) {
   const task = note.taskId ? state?.tasks?.find((x) => x.id === note.taskId) : null;
   const interaction = note.interactionId ? state?.interactions?.find((i) => i.id === note.interactionId) : null;
-  const agent = note.agent || t('who.agent');
-  const taskTitle = task?.title || '';
+  // Marked here too: the state's titles are as the agent sent them (the hub marks only what it composes).
+  const agent = markText(note.agent || t('who.agent'));
+  const taskTitle = markText(task?.title || '');
+  const title = markText(note.title || '');
+  const body = markText(note.body || '');
   switch (note.kind) {
     case 'waiting_for_me':
       return {
         heading: t('notify.waitingHeading', { agent }),
-        text: interaction?.title || note.body || '',
+        text: markText(interaction?.title || '') || body,
         task: interaction && taskTitle ? t('notify.taskLine', { title: taskTitle }) : '',
       };
     case 'failed':
     {
       // Why, when the agent said (its error's message, else its code), on one line.
-      const why = String(task?.error?.message || task?.error?.code || '').replace(/\s+/g, ' ').trim();
-      return { heading: taskTitle ? t('notify.failedHeading', { title: taskTitle }) : note.title || '',
+      const why = markText(String(task?.error?.message || task?.error?.code || '').replace(/\s+/g, ' ').trim());
+      return { heading: taskTitle ? t('notify.failedHeading', { title: taskTitle }) : title,
         text: why ? t('notify.failedTextWhy', { agent, why }) : t('notify.failedText', { agent }), task: '' };
     }
     case 'succeeded':
-      return { heading: taskTitle ? t('notify.succeededHeading', { title: taskTitle }) : note.title || '',
+      return { heading: taskTitle ? t('notify.succeededHeading', { title: taskTitle }) : title,
         text: t('notify.succeededText', { agent }), task: '' };
     case 'agent_offline':
       return { heading: t('notify.offlineHeading', { agent }), text: t('notify.offlineText'), task: '' };
     case 'agent_waiting':
-      return { heading: t('notify.agentWaitingHeading', { agent }), text: note.body || '', task: '' };
+      return { heading: t('notify.agentWaitingHeading', { agent }), text: body, task: '' };
     case 'test':
       return { heading: t('notify.testHeading'), text: t('notify.testText'), task: '' };
     default:
-      return { heading: note.title || kindWord(note.kind), text: note.body || '', task: '' };
+      return { heading: title || kindWord(note.kind), text: body, task: '' };
   }
 }
 
@@ -240,7 +264,8 @@ export async function requestBrowserPermission() {
   }
 }
 
-/** Raise a browser notification; `onClick` opens the task. Returns the notification, or null if not allowed. */
+/** Raise a browser notification; `onClick` opens the task. Returns the notification, or null if not allowed. It has
+ * no action buttons (`actions`): it answers nothing, a click leads to the card. */
 export function showBrowserNotification(note, words, onClick) {
   if (!browserNotifyState().enabled) return null;
   let shown;
