@@ -1,0 +1,310 @@
+"""git, subcommand by subcommand: reading is low; changing the repository, fetching and pushing a branch is medium;
+force-pushing, pushing to main, deleting remote branches, discarding uncommitted work and rewriting history are high
+and say so. `git -c` settings that make git run a program, aliases and unknown subcommands (which may be an alias
+from the repository's config) are "LineUp cannot tell what this runs"."""
+
+from __future__ import annotations
+
+import re
+
+from hub.domain.risk.network import host_of
+from hub.domain.risk.options import Parsed, parse
+from hub.domain.risk.paths import Folders
+from hub.domain.risk.scope import Call, Scope
+from hub.domain.risk.words import Word, names, split
+
+MAIN_BRANCHES = frozenset({"main", "master", "trunk", "production", "prod", "release"})
+# `-c key=value` settings that only change how git shows or names things.
+SAFE_SETTINGS = re.compile(
+    r"^(user\.(name|email)|color\.[\w.]+|core\.(quotepath|autocrlf|safecrlf|longpaths|filemode|ignorecase"
+    r"|precomposeunicode|abbrev|eol)|init\.defaultbranch|advice\.\w+|commit\.gpgsign|tag\.gpgsign|log\.\w+"
+    r"|diff\.(renames|noprefix|mnemonicprefix|algorithm|colormoved|relative|statgraphwidth)|pull\.(rebase|ff)"
+    r"|merge\.(ff|conflictstyle)|rebase\.autostash|push\.(default|autosetupremote)|fetch\.prune|safe\.directory"
+    r"|i18n\.\w+|format\.pretty|status\.\w+|column\.ui|pager\.\w+=(false|true|cat|less)|gc\.auto"
+    r"|protocol\.version|http\.(postbuffer|version|sslverify)|credential\.helper=)$", re.IGNORECASE)
+READS = names("""
+status diff log show ls-files ls-tree rev-parse rev-list describe blame annotate shortlog grep cat-file whatchanged
+merge-base name-rev for-each-ref count-objects help version show-ref check-ignore check-attr var cherry range-diff
+diff-tree diff-files diff-index show-branch verify-commit verify-tag fsck ls-remote instaweb check-ref-format
+hash-object get-tar-commit-id column difftool bugreport diagnose request-pull rerere --version --help -h --exec-path
+--html-path --man-path --info-path
+""")
+CHANGES = frozenset({"add", "commit", "mv", "rm", "init", "merge", "rebase", "cherry-pick", "revert", "am", "apply",
+                     "tag", "notes", "stash", "switch", "checkout", "branch", "restore", "reset", "worktree",
+                     "sparse-checkout", "bisect", "gc", "prune", "repack", "pack-refs", "maintenance", "format-patch",
+                     "archive", "bundle", "submodule", "lfs", "update-index", "commit-tree", "mktag", "mktree",
+                     "read-tree", "write-tree", "update-ref", "symbolic-ref", "replace", "citool", "mergetool",
+                     "reflog", "clean", "remote", "config", "fetch", "pull", "clone", "push", "filter-branch",
+                     "filter-repo", "fast-import", "switch-branch", "range-diff", "unpack-objects", "pack-objects",
+                     "index-pack", "multi-pack-index", "commit-graph", "checkout-index"})
+_GLOBAL_VALUES = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path",
+                            "--super-prefix", "--list-cmds"})
+
+
+def git(call: Call, scope: Scope) -> None:
+    words = call.words
+    index = 0
+    here = scope.folders
+    while index < len(words):
+        value = words[index].value
+        if value is None:
+            scope.cannot_tell(call.part)
+            return
+        if not value.startswith("-") or value in ("--version", "--help", "-h"):
+            break
+        name, equals, attached = value.partition("=")
+        argument = Word.literal(attached) if equals else (words[index + 1] if index + 1 < len(words) else None)
+        if name in _GLOBAL_VALUES and not equals:
+            index += 1
+        index += 1
+        if name == "-c":
+            _setting(argument, call, scope)
+        elif name in ("--config-env", "--exec-path") and (name == "--config-env" or equals):
+            scope.cannot_tell(call.part)
+        elif name in ("-C", "--git-dir", "--work-tree") and argument is not None:
+            if argument.value is None:
+                scope.cannot_tell(call.part)
+                return
+            if name == "-C":
+                here = Folders(here.project, here.home, here.resolve(argument.value))
+            else:
+                place = here.place(argument.value)
+                if place is None or place.kind not in ("project", "project_all", "git"):
+                    here = Folders(here.project, here.home, None)
+        elif name in ("-p", "--paginate"):
+            pass
+    if index >= len(words):
+        return
+    verb = words[index].value or ""
+    rest = words[index + 1:]
+    inside = here.here is not None and here.here.is_relative_to(here.project)
+    if verb in READS:
+        _read(verb, rest, call, scope)
+        return
+    if verb not in CHANGES:
+        scope.cannot_tell(f"git {verb}")  # an alias from the repository's or the person's git config, or git-<verb>
+        return
+    if not inside and verb not in ("clone", "init", "ls-remote"):
+        scope.raise_to("high", "git_outside", str(here.here) if here.here is not None else "chosen at run time")
+    inner = Scope(scope.found, here, scope.runner, scope.depth, scope.functions)
+    _changes(verb, rest, call, inner)
+
+
+def _setting(argument: Word | None, call: Call, scope: Scope) -> None:
+    """`git -c key=value`: settings that run programs (alias.x=!…, core.sshCommand, core.pager, …) are judged as
+    the program they run, and whatever git then runs through them cannot be read from the command."""
+    if argument is None or argument.value is None:
+        scope.cannot_tell(call.part)
+        return
+    key, _, value = argument.value.partition("=")
+    if SAFE_SETTINGS.match(f"{key}={value}") or SAFE_SETTINGS.match(key):
+        return
+    scope.raise_to("high", "git_runs_program", f"-c {key}")
+    scope.cannot_tell(f"git -c {key}=…")
+    _program(key, value, scope)
+
+
+def _program(key: str, value: str, scope: Scope) -> None:
+    """What a setting makes git run: an alias's command (`!…` a shell command, else a git command), a program
+    (core.pager, core.sshCommand, core.fsmonitor, filter.x.clean …); paths and switches run nothing themselves."""
+    lowered = key.lower()
+    if lowered.startswith("alias."):
+        if value.startswith("!"):
+            scope.script(value[1:])
+        elif (words := split(value)) is not None:
+            scope.run([Word.literal("git"), *words])
+        else:
+            scope.cannot_tell(f"git alias {key}")
+    elif value.strip() and not re.fullmatch(r"(true|false|yes|no|on|off|\d+)", value.strip(), re.IGNORECASE) and not (
+            lowered.endswith(("path", "dir", "file")) or lowered.startswith(("url.", "remote.", "branch."))):
+        scope.script(value)
+
+
+def _read(verb: str, rest: list[Word], call: Call, scope: Scope) -> None:
+    parsed = parse(rest, frozenset({"--output", "-o", "--ext-diff", "-O", "--open-files-in-pager"}))
+    for target in parsed.values("--output"):
+        scope.write(target)
+    if verb == "grep" and parsed.has("-O", "--open-files-in-pager"):
+        scope.cannot_tell(call.part)
+    if verb in ("diff", "log", "show") and parsed.has("--ext-diff", "--textconv"):
+        scope.raise_to("medium", "runs_project", call.part)
+    if verb == "difftool" and any(n in ("-x", "--extcmd", "-t", "--tool") for n, _ in parsed.options):
+        scope.cannot_tell(call.part)
+    if verb == "ls-remote":
+        scope.raise_to("medium", "git_remote", call.part)
+    if verb == "instaweb":
+        scope.raise_to("medium", "serves", call.part)
+
+
+def _changes(verb: str, rest: list[Word], call: Call, scope: Scope) -> None:
+    parsed = parse(rest, frozenset({"-m", "--message", "-F", "--file", "-b", "-B", "-c", "-C", "--author", "--date",
+                                    "-t", "--template", "-x", "--exec", "-s", "--strategy", "-X", "--onto", "--depth",
+                                    "-o", "--origin", "-u", "--upload-pack", "--reference", "--separate-git-dir",
+                                    "--branch", "--format", "--prefix", "--output", "--upstream", "--set-upstream-to",
+                                    "-e", "--filter", "--jobs", "-j"}))
+    for name in ("--upload-pack", "-u", "--template", "--exec", "-x", "--separate-git-dir"):
+        for text in parsed.values(name):
+            if verb in ("clone", "fetch", "pull", "init", "rebase") and (name != "-u" or verb != "push"):
+                if name in ("--exec", "-x") and text.value is not None:
+                    scope.script(text.value)
+                else:
+                    scope.cannot_tell(f"git {verb} {name}")
+    if verb == "clean":
+        if not parsed.has("-n", "--dry-run") and any(n in ("-f", "--force") for n, _ in parsed.options):
+            scope.raise_to("high", "discards_work", "git clean")
+        return
+    if verb == "reset":
+        if parsed.has("--hard", "--merge", "--keep"):
+            scope.raise_to("high", "discards_work", "git reset " + " ".join(w.text for w in rest))
+        else:
+            scope.raise_to("medium", "git_changes", call.part)
+        return
+    if verb in ("checkout", "restore", "switch"):
+        _checkout(verb, parsed.operands, parsed, call, scope)
+        return
+    if verb == "branch":
+        if parsed.has("-D", "-f", "--force", "-M", "-C") or ("-d" in [n for n, _ in parsed.options] and
+                                                              parsed.has("--force")):
+            scope.raise_to("high", "discards_work", "git branch " + " ".join(w.text for w in rest))
+        elif parsed.operands or parsed.has("-d", "--delete", "-m", "--move", "-u", "--set-upstream-to"):
+            scope.raise_to("medium", "git_changes", call.part)
+        return
+    if verb == "stash":
+        action = parsed.operands[0].value if parsed.operands else ""
+        if action in ("drop", "clear"):
+            scope.raise_to("high", "discards_work", f"git stash {action}")
+        elif action not in ("list", "show"):
+            scope.raise_to("medium", "git_changes", call.part)
+        return
+    if verb in ("filter-branch", "filter-repo", "replace", "fast-import") or (verb == "reflog" and parsed.operands[:1]
+                                                                              and parsed.operands[0].value in
+                                                                              ("expire", "delete")):
+        scope.raise_to("high", "rewrites_history", f"git {verb}")
+        return
+    if verb == "gc" and any((v or "").startswith("--prune") for v in (w.value for w in rest)):
+        scope.raise_to("high", "rewrites_history", call.part)
+        return
+    if verb == "update-ref" and parsed.has("-d"):
+        scope.raise_to("high", "discards_work", call.part)
+        return
+    if verb in ("rebase", "bisect") and parsed.operands[:1] and parsed.operands[0].value == "run" and len(
+            parsed.operands) > 1:
+        scope.run(parsed.operands[1:])
+    if verb == "submodule" and parsed.operands[:1] and parsed.operands[0].value == "foreach":
+        joined = " ".join(w.value or "\0" for w in parsed.operands[1:] if w.value != "--recursive")
+        if "\0" in joined:
+            scope.cannot_tell(call.part)
+        else:
+            scope.script(joined)
+    if verb == "config":
+        _config(parsed, call, scope)
+        return
+    if verb == "remote" and (not parsed.operands or parsed.operands[0].value in ("-v", "show", "get-url")):
+        return
+    if verb == "worktree" and parsed.operands[:1] and parsed.operands[0].value == "add" and len(parsed.operands) > 1:
+        scope.write(parsed.operands[1])
+    if verb == "tag" and not parsed.operands and not parsed.has("-d", "--delete"):
+        return
+    if verb == "worktree" and parsed.operands[:1] and parsed.operands[0].value == "list":
+        return
+    if verb in ("fetch", "pull", "clone"):
+        _remote(verb, parsed, call, scope)
+        return
+    if verb == "push":
+        push(parse(rest, frozenset({"--repo", "-o", "--push-option", "--receive-pack", "--exec"})), call, scope)
+        return
+    scope.raise_to("medium", "git_changes", call.part)
+
+
+def _checkout(verb: str, operands: list[Word], parsed: Parsed, call: Call, scope: Scope) -> None:
+    """checkout/switch of a branch is medium; checking out or restoring files over uncommitted changes is high."""
+    words = [w.value for w in call.words]
+    staged_only = verb == "restore" and ("--staged" in words or "-S" in words) and not (
+        "--worktree" in words or "-W" in words)
+    force = any(v in ("-f", "--force", "--discard-changes") for v in words)
+    files = "--" in words or any(v is not None and (v == "." or re.search(r"\.\w{1,6}$", v) or v.endswith("/")
+                                                    or v.startswith(("./", ":/")))
+                                 for v in (w.value for w in operands))
+    if force or (not staged_only and (verb == "restore" or files)):
+        scope.raise_to("high", "discards_work", call.part)
+    else:
+        scope.raise_to("medium", "git_changes", call.part)
+
+
+def _config(parsed: Parsed, call: Call, scope: Scope) -> None:
+    words = [w.value for w in call.words]
+    if any(v in ("--get", "--get-all", "--get-regexp", "--list", "-l", "--show-origin", "get", "list")
+           for v in words):
+        return
+    operands = [v for v in words[1:] if v is not None and not v.startswith("-")]
+    if len(operands) < 2 and not any(v in ("--unset", "--unset-all", "--add", "--edit", "-e", "--rename-section",
+                                          "--remove-section", "set", "unset") for v in words):
+        return
+    key = (operands[1] if operands and operands[0] in ("set", "unset") and len(operands) > 1 else
+           operands[0] if operands else "")
+    value = operands[-1] if len(operands) >= 2 else ""
+    global_ = any(v in ("--global", "--system", "--file", "-f") for v in words)
+    if SAFE_SETTINGS.match(f"{key}={value}") or SAFE_SETTINGS.match(key):
+        scope.raise_to("medium", "git_changes", call.part)
+    else:
+        scope.raise_to("high", "git_runs_program" if not global_ else "write_gitconfig", key if not global_
+                       else "~/.gitconfig")
+        if len(operands) >= 2:
+            _program(key, value, scope)
+
+
+def _remote(verb: str, parsed: Parsed, call: Call, scope: Scope) -> None:
+    operands = parsed.operands
+    url = next((w.value for w in operands if w.value and (re.match(r"^[\w+.-]+://", w.value) or re.match(
+        r"^[\w.-]+@[\w.-]+:", w.value))), None)
+    host = (host_of(url) or url.split("@")[-1].split(":")[0]) if url else None
+    if verb == "clone":
+        targets = [w for w in operands if w.value != url]
+        if targets:
+            scope.write(targets[-1])
+        elif url:
+            scope.write(Word.literal(url.rstrip("/").rpartition("/")[2].removesuffix(".git") or "."))
+        if parsed.has("--recurse-submodules", "--recursive"):
+            scope.raise_to("medium", "git_remote", call.part)
+    scope.raise_to("medium", "git_remote", host or call.part)
+    if verb == "pull":
+        scope.raise_to("medium", "git_changes", call.part)
+
+
+def push(parsed: Parsed, call: Call, scope: Scope) -> None:
+    """A branch pushed is medium; force, `+refspec`, --mirror, --delete, `:branch` and main are high."""
+    names = {name for name, _ in parsed.options}
+    operands = [w.value for w in parsed.operands]
+    if None in operands:
+        scope.cannot_tell(call.part)
+        return
+    refspecs = [v for v in operands[1:] if v is not None]
+    force = bool(names & {"-f", "--force", "--force-with-lease", "--force-if-includes"})
+    if "--mirror" in names:
+        scope.raise_to("high", "force_push", "every branch of the remote (--mirror)")
+    if "--all" in names or "--branches" in names:
+        scope.raise_to("high", "push_main", "every branch")
+    if "--delete" in names or "-d" in names:
+        for refspec in refspecs:
+            scope.raise_to("high", "push_delete", refspec)
+    if parsed.has("--receive-pack", "--exec"):
+        scope.cannot_tell(call.part)
+    remote = operands[0] if operands else "origin"
+    for refspec in refspecs:
+        plus = refspec.startswith("+")
+        source, colon, destination = refspec.lstrip("+").partition(":")
+        branch = re.sub(r"^refs/heads/", "", destination if colon else source)
+        if colon and not source:
+            scope.raise_to("high", "push_delete", branch)
+        elif force or plus:
+            scope.raise_to("high", "force_push", branch if branch != "HEAD" else f"the branch on {remote}")
+        elif branch in MAIN_BRANCHES:
+            scope.raise_to("high", "push_main", f"{remote} {branch}")
+        else:
+            scope.raise_to("medium", "push_branch", branch)
+    if not refspecs:
+        if force:
+            scope.raise_to("high", "force_push", f"the current branch on {remote}")
+        else:
+            scope.raise_to("medium", "push_branch", "the current branch")
+

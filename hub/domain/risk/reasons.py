@@ -1,0 +1,170 @@
+"""The reasons a risk is what it is: each a code and its English text, and the assessment that collects them.
+
+Reasons say what the command does to what ("deletes your home folder (~)", "force-pushes over main"), never only
+which program it uses. `{part}` is the part of the command, the path or the host it is about; the app shows each
+code in the person's language (ui/lib/strings-*.js `risk.reason.<code>`) and the English text goes to chat relays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hub.protocol.vocabulary import RISK_LEVELS, RiskLevel
+
+MAX_REASONS = 12
+CANNOT_TELL = "LineUp cannot tell what this runs"
+
+REASONS: dict[str, str] = {
+    # What the hub cannot read: always high.
+    "cannot_tell": CANNOT_TELL + " ({part})",
+    "unknown_program": CANNOT_TELL + ": it does not know the program {part}",
+    "unparsed": CANNOT_TELL + ": parts of it do not parse ({part})",
+    "too_long": CANNOT_TELL + ": it is too long to read fully",
+    "too_many_commands": CANNOT_TELL + ": it has more than {part} commands",
+    "nested_too_deep": CANNOT_TELL + ": it nests shells too deep to follow",
+    # Deleting, by where it is.
+    "delete_everything": "deletes everything on the machine ({part})",
+    "delete_home": "deletes your home folder ({part})",
+    "delete_home_all": "deletes everything in your home folder ({part})",
+    "delete_system": "deletes system files ({part})",
+    "delete_keys": "deletes your keys or credentials ({part})",
+    "delete_startup": "deletes your shell’s start-up file {part}",
+    "delete_settings": "deletes settings of git or an agent ({part})",
+    "delete_git": "deletes the project’s git history ({part})",
+    "delete_project_all": "deletes the whole project ({part})",
+    "delete_outside": "deletes {part}, outside the project",
+    "delete_cache": "deletes a cache ({part})",
+    "delete_temp": "deletes temporary files ({part})",
+    "delete_project": "deletes {part} in the project",
+    # Writing, by where it goes.
+    "write_startup": "writes to your shell’s start-up file {part}",
+    "write_authorized_keys": "adds a key to {part}",
+    "write_keys": "writes to your keys or credentials ({part})",
+    "write_agent": "changes an agent’s permissions ({part})",
+    "write_hooks": "changes git hooks ({part})",
+    "write_gitconfig": "changes git settings that can run programs ({part})",
+    "write_schedule": "changes scheduled or start-up jobs ({part})",
+    "write_path_bin": "installs a program on your PATH ({part})",
+    "write_secrets": "writes to the secrets file {part}",
+    "write_system": "writes to system files ({part})",
+    "write_outside": "writes to {part}, outside the project",
+    "write_project": "writes {part} in the project",
+    "chmod_outside": "changes the permissions of {part}, outside the project",
+    "chmod_project": "changes the permissions of {part} in the project",
+    "read_keys": "reads your keys or credentials ({part})",
+    "read_secrets": "reads the secrets file {part}",
+    # Running code.
+    "runs_project": "runs the project’s own code ({part})",
+    "runs_script": "runs the project’s script {part}",
+    "runs_outside": "runs {part}, a program outside the project",
+    "runs_download": "runs code downloaded from {part}",
+    "runs_package": "downloads and runs a package ({part})",
+    "runs_program": "runs a program from inside another program ({part})",
+    "as_root": "runs as root ({part})",
+    # Packages.
+    "installs": "installs packages ({part})",
+    "installs_from": "installs packages from {part}",
+    "installs_program": "installs a program on your machine ({part})",
+    "publishes": "publishes to a package registry ({part})",
+    "package_settings": "changes a package manager’s settings ({part})",
+    # The network.
+    "downloads": "downloads from {part}",
+    "sends_files": "sends files to {part}",
+    "sends_data": "sends data to {part}",
+    "connects": "opens a network connection to {part}",
+    "remote": "runs commands on {part}",
+    "copies_remote": "copies files to or from {part}",
+    "serves": "starts a server ({part})",
+    "secret_plain": "sends a secret unencrypted to {part}",
+    # git.
+    "force_push": "force-pushes over {part}",
+    "push_main": "pushes to the main branch ({part})",
+    "push_delete": "deletes {part} on the remote",
+    "push_branch": "pushes {part} to the remote",
+    "discards_work": "discards uncommitted work ({part})",
+    "rewrites_history": "rewrites the repository’s history ({part})",
+    "git_runs_program": "sets git to run a program ({part})",
+    "git_changes": "changes the repository ({part})",
+    "git_remote": "downloads from the repository’s remote ({part})",
+    "git_outside": "changes the repository {part}, outside the project",
+    # The machine, containers and clusters.
+    "stops_processes": "stops processes ({part})",
+    "changes_system": "changes the system ({part})",
+    "containers": "runs or changes containers ({part})",
+    "cluster": "changes a cluster or cloud resources ({part})",
+    "opens": "opens {part} in another program",
+    # Databases.
+    "sql_drop_table": "drops the table {part}",
+    "sql_drop": "drops {part}",
+    "sql_truncate": "empties the table {part}",
+    "sql_delete_all": "deletes every row of {part}",
+    "sql_update_all": "changes every row of {part}",
+    "sql_alter_drop": "drops columns or constraints of {part}",
+    "sql_access": "changes who may use the database ({part})",
+    "sql_program": "runs a program from the database client ({part})",
+    "sql_server_files": "reads or writes files on the database server ({part})",
+    "sql_writes": "changes data in the database ({part})",
+    # Inline code.
+    "code_network": "runs code that reaches the network ({part})",
+    # Kept for the approval's other items (hub/domain/approvals.py).
+    "hidden_characters": "contains invisible or direction-changing characters ({part})",
+    "runs_hooks": "runs the repository’s hooks ({part}), programs an agent could have written",
+    "tool_sql": "{part} is given SQL that drops, empties or changes every row",
+}
+
+
+@dataclass
+class Assessment:
+    """A risk level and the reasons for it, each naming the part of the command it comes from: `reasons` in English,
+    `codes` the same reasons as {"code", "part"?} for the app to show in the person's language (REASONS)."""
+
+    level: RiskLevel = "low"
+    reasons: list[str] = field(default_factory=list)
+    codes: list[dict[str, str]] = field(default_factory=list)
+    # Each reason's level, so that the reasons for "high" can be listed first (`sort`).
+    levels: list[RiskLevel] = field(default_factory=list, repr=False, compare=False)
+
+    def raise_to(self, level: RiskLevel, code: str | None = None, part: str | None = None) -> None:
+        if RISK_LEVELS.index(level) > RISK_LEVELS.index(self.level):
+            self.level = level
+        if code is None:
+            return
+        reason = REASONS[code].replace("{part}", part or "")
+        if reason in self.reasons:
+            index = self.reasons.index(reason)
+            if len(self.levels) > index and RISK_LEVELS.index(level) > RISK_LEVELS.index(self.levels[index]):
+                self.levels[index] = level
+        elif len(self.reasons) < MAX_REASONS:
+            self.reasons.append(reason)
+            self.codes.append({"code": code, "part": part} if part is not None else {"code": code})
+            self.levels.append(level)
+
+    def merge(self, other: Assessment) -> None:
+        """Take on `other`'s level and reasons (an approval of several items: the highest of them)."""
+        if RISK_LEVELS.index(other.level) > RISK_LEVELS.index(self.level):
+            self.level = other.level
+        levels = other.levels if len(other.levels) == len(other.reasons) else [other.level] * len(other.reasons)
+        for reason, code, level in zip(other.reasons, other.codes, levels, strict=True):
+            if reason not in self.reasons and len(self.reasons) < MAX_REASONS:
+                self.reasons.append(reason)
+                self.codes.append(code)
+                self.levels.append(level)
+
+    def sort(self) -> None:
+        """The reasons for the highest level first (stable otherwise): the card leads with what makes it high."""
+        if len(self.levels) != len(self.reasons):
+            return
+        order = sorted(range(len(self.reasons)), key=lambda i: -RISK_LEVELS.index(self.levels[i]))
+        self.reasons[:] = [self.reasons[i] for i in order]
+        self.codes[:] = [self.codes[i] for i in order]
+        self.levels[:] = [self.levels[i] for i in order]
+
+
+def higher(a: RiskLevel, b: RiskLevel) -> RiskLevel:
+    return a if RISK_LEVELS.index(a) >= RISK_LEVELS.index(b) else b
+
+
+def clip(text: str, size: int = 60) -> str:
+    """A part as a reason shows it: one line, at most `size` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= size else text[: size - 1] + "…"

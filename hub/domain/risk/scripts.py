@@ -1,0 +1,56 @@
+"""Code a shell or an interpreter runs from a file or from its standard input: the project's own script is medium;
+standard input, `/dev/stdin` and process substitutions are judged by what the card holds of them, else high."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hub.domain.risk.reasons import clip
+from hub.domain.risk.scope import Call, Scope, Stream
+from hub.domain.risk.words import Word
+
+STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+# The person's own environment scripts that agents source before a build (`. "$HOME/.cargo/env"`).
+ENVIRONMENT_SCRIPTS = frozenset({"~/.bashrc", "~/.bash_profile", "~/.profile", "~/.zshrc", "~/.zprofile",
+                                 "~/.cargo/env", "~/.nvm/nvm.sh", "~/.sdkman/bin/sdkman-init.sh",
+                                 "~/.rvm/scripts/rvm", "~/.asdf/asdf.sh", "~/.ghcup/env", "~/.deno/env"})
+
+
+def fed(stream: Stream, scope: Scope, judge_text: Callable[[str], None], receiver: str) -> None:
+    """What a program runs from its input: judged when the card holds the text, else high."""
+    if not stream.present:
+        return
+    if stream.text is not None:
+        judge_text(stream.text)
+    elif stream.origin is not None:
+        scope.raise_to("high", "runs_download", stream.origin)
+    else:
+        scope.cannot_tell(f"{receiver} runs what {stream.source} gives it")
+
+
+def script_file(word: Word, call: Call, scope: Scope, judge_text: Callable[[str], None]) -> None:
+    """A file of code `call` runs (`bash x.sh`, `source f`, `python3 f.py`)."""
+    stream = scope.substituted(word)
+    if stream is not None:  # `bash <(…)`: what the process substitution prints, unseen on the card
+        scope.cannot_tell(f"{call.name} {clip(word.text, 40)}")
+        fed(stream, scope, judge_text, call.name)
+        return
+    value = word.value
+    if value is None:
+        origin = scope.origin(word)
+        if origin is not None:
+            scope.raise_to("high", "runs_download", origin)
+        scope.cannot_tell(f"{call.name} {clip(word.text, 40)}")
+        return
+    if value in STDIN_FILES:
+        scope.cannot_tell(f"{call.name} {value}")
+        fed(call.stdin, scope, judge_text, call.name)
+        return
+    place = scope.place(word)
+    path = scope.folders.resolve(value)
+    if place is None or path is None:
+        scope.cannot_tell(f"{call.name} {clip(word.text, 40)}")
+    elif scope.folders.shown(path) in ENVIRONMENT_SCRIPTS or place.kind in ("project", "project_all", "git"):
+        scope.raise_to("medium", "runs_script", place.shown)
+    else:
+        scope.raise_to("high", "runs_outside", place.shown)
