@@ -137,8 +137,34 @@ _GLOB_CHARS = frozenset("*?[]\\{}!#")
 
 
 def settings_files(project_dir: Path, home: Path) -> list[Path]:
-    return [home / ".claude" / "settings.json", home / ".claude" / "settings.local.json",
-            project_dir / ".claude" / "settings.json", project_dir / ".claude" / "settings.local.json"]
+    """The settings files whose permission rules Claude Code applies here: the user's, and the project's own only
+    in a trusted workspace."""
+    user = [home / ".claude" / "settings.json", home / ".claude" / "settings.local.json"]
+    if not trusted(project_dir, home):
+        return user
+    return [*user, project_dir / ".claude" / "settings.json", local_settings(project_dir)]
+
+
+def trusted(project_dir: Path, home: Path) -> bool:
+    """Whether Claude Code takes the permission rules of the project's own settings files: only in a trusted
+    workspace (the folder, or one above it, accepted in its trust dialog: `projects[<path>].hasTrustDialogAccepted`
+    in ~/.claude.json; or CLAUDE_CODE_SANDBOXED). In any other folder it drops them ("workspace not yet trusted"),
+    so LineUp must not count them either: a cloned repository's `.claude/settings.json` allows nothing."""
+    if os.environ.get("CLAUDE_CODE_SANDBOXED", "").strip().lower() in ("1", "true", "yes"):
+        return True
+    folder = Path(os.environ["CLAUDE_CONFIG_DIR"]) if os.environ.get("CLAUDE_CONFIG_DIR") else home
+    try:
+        projects = read_json(folder / ".claude.json").get("projects") or {}
+    except (OSError, ValueError):
+        return False
+    if not isinstance(projects, dict):
+        return False
+    here = Path(os.path.normpath(os.path.abspath(project_dir)))
+    for place in (here, *here.parents):
+        entry = projects.get(str(place))
+        if isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True:
+            return True
+    return False
 
 
 def local_settings(project_dir: Path) -> Path:

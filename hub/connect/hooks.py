@@ -122,10 +122,13 @@ def project_dir(event: dict[str, Any]) -> Path:
 
 def always_rule(event: dict[str, Any]) -> tuple[str, str] | None:
     """The one rule "Allow always" adds for this call, never wider than it (hub/connect/claude_settings.py
-    `rule_for`), or None: then the card offers no "Allow always"."""
+    `rule_for`), or None: then the card offers no "Allow always". Not in print mode in a workspace Claude Code does
+    not trust: it would ignore the rule the option promises (interactive Claude Code runs only in a trusted one)."""
     rule = cs.rule_for(str(event.get("tool_name", "")), event.get("tool_input") or {}, str(event.get("cwd") or "")
                        or None)
     if rule is None or len(cs.rule_text(*rule)) > MAX_RULE_SHOWN:
+        return None
+    if event.get("hook_event_name") == "PreToolUse" and not cs.trusted(project_dir(event), Path.home()):
         return None
     return rule
 

@@ -163,6 +163,16 @@ async def test_allow_always_on_an_edit_remembers_that_one_file(stage: Stage) -> 
 
     # Print mode (`claude -p`) asks through PreToolUse, and the hook writes the rule itself: the same one rule, read
     # back so that the same file is not asked again and any other file is (another Claude session: `claude -p`).
+    # Only in a workspace Claude Code trusts: elsewhere it ignores the project's rules, and no Allow always is offered.
+    start = len(stage.app.frames)
+    hook = stage.run(stage.claude_hook("PreToolUse"), stage.event("Edit", edit, "PreToolUse", "print-0"),
+                     CLAUDE_CODE_ENTRYPOINT="sdk-cli")
+    card = await stage.card(start)
+    assert [o["id"] for o in card["options"]] == ["allow_once", "deny"]
+    await stage.answer(card, {"optionId": "deny"})
+    await hook
+    (stage.home / ".claude.json").write_text(json.dumps({"projects": {str(stage.project): {
+        "hasTrustDialogAccepted": True}}}))
     start = len(stage.app.frames)
     hook = stage.run(stage.claude_hook("PreToolUse"), stage.event("Edit", edit, "PreToolUse", "print-1"),
                      CLAUDE_CODE_ENTRYPOINT="sdk-cli")
@@ -182,7 +192,7 @@ async def test_allow_always_on_an_edit_remembers_that_one_file(stage: Stage) -> 
     await stage.answer(card, {"optionId": "deny"})
     await other
     assert sum(f["type"] == "interaction.requested" and f.get("sequence") is not None
-               for f in stage.app.frames) == 3
+               for f in stage.app.frames) == 4
 
 
 async def test_a_write_to_a_key_file_carries_no_key_bytes(stage: Stage) -> None:

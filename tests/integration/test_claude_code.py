@@ -116,6 +116,12 @@ class Stage:
         path = self.credential.with_name("claude-code.state") / "hook.log"
         return path.read_text() if path.exists() else ""
 
+    def trust(self) -> None:
+        """The project as Claude Code's trust dialog leaves it accepted: only then does it (and LineUp) take the
+        permission rules of the project's own settings files, "allow always" among them."""
+        (self.home / ".claude.json").write_text(json.dumps({
+            "hasCompletedOnboarding": True, "projects": {str(self.project): {"hasTrustDialogAccepted": True}}}))
+
 
 @pytest.fixture
 async def stage(hub_factory, tmp_path: Path) -> AsyncIterator[Stage]:  # type: ignore[no-untyped-def]
@@ -150,7 +156,8 @@ async def test_print_mode_asks_in_lineup_and_approving_runs_the_command(stage: S
     record("connect_to_first_card", shown_at - connected_at)
     assert card["title"] == f"Claude wants to run: {COMMAND}"
     assert card.get("risk", "medium") == "medium"  # the default is left out of the stored payload
-    assert [o["id"] for o in card["options"]] == ["allow_once", "allow_always", "deny"]
+    # No "Allow always" in a workspace Claude Code does not trust: it would ignore the project's rule in `-p`.
+    assert [o["id"] for o in card["options"]] == ["allow_once", "deny"]
     assert not (stage.project / "out.txt").exists()  # it waits for the person
 
     await stage.answer(card["id"], {"optionId": "allow_once"})
@@ -194,6 +201,7 @@ async def test_print_mode_deny_with_a_reason_claude_sees(stage: Stage) -> None:
 
 
 async def test_allow_always_in_print_mode_is_remembered(stage: Stage) -> None:
+    stage.trust()
     await stage.connect()
     claude = stage.claude_print()
     card = await stage.card()
@@ -211,6 +219,43 @@ async def test_allow_always_in_print_mode_is_remembered(stage: Stage) -> None:
     assert "Done again." in out
     assert (stage.project / "out.txt").exists(), json.dumps(stage.model.tool_results())
     assert sum(e["type"] == "interaction.requested" for e in stage.app.events()) == 1
+
+
+async def test_allow_always_on_a_file_is_that_file_only_and_claude_code_reads_it_so(stage: Stage) -> None:
+    """"Allow always" on a write adds Claude Code's rule for that one file, `Edit(//<path>)`, never a bare `Edit`
+    (every file, for good): the real Claude Code then writes that file again without asking, and still asks for
+    another file."""
+    kept, other = stage.project / "notes.md", stage.project / "other.md"
+    stage.model.script.replace(tool("Write", {"file_path": str(kept), "content": "one\n"}), text("Done."))
+    stage.trust()
+    await stage.connect()
+    claude = stage.claude_print("Write the notes")
+    card = await stage.card()
+    local = stage.project / ".claude" / "settings.local.json"
+    always = next(o for o in card["options"] if o["id"] == "allow_always")
+    assert always["description"].startswith(f"Adds `Edit(/{kept})` to {local}"), always
+    await stage.answer(card["id"], {"optionId": "allow_always"})
+    code, _, err = await finished(claude)
+    assert code == 0, err
+    assert kept.read_text() == "one\n"
+    assert json.loads(local.read_text())["permissions"]["allow"] == [f"Edit(/{kept})"]
+
+    # The same file again: Claude Code's own rule allows it, nobody is asked.
+    stage.model.script.add(tool("Read", {"file_path": str(kept)}),
+                           tool("Write", {"file_path": str(kept), "content": "two\n"}), text("Done again."))
+    code, out, err = await finished(stage.claude_print("Again"))
+    assert code == 0, err
+    assert kept.read_text() == "two\n", json.dumps(stage.model.tool_results())
+    assert sum(e["type"] == "interaction.requested" for e in stage.app.events()) == 1
+    # Another file is asked.
+    stage.model.script.add(tool("Write", {"file_path": str(other), "content": "x\n"}), text("Done 3."))
+    claude = stage.claude_print("Other")
+    card = await stage.app.wait_for(lambda f: f["type"] == "interaction.requested" and f.get("sequence")
+                                    and f["payload"]["interaction"]["approves"][0]["path"] == str(other), 90)
+    await stage.answer(card["payload"]["interaction"]["id"], {"optionId": "deny"})
+    code, _, err = await finished(claude)
+    assert code == 0, err
+    assert not other.exists()
 
 
 async def test_hub_down_claude_keeps_its_normal_behaviour_and_does_not_hang(stage: Stage) -> None:

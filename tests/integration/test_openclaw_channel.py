@@ -190,6 +190,7 @@ async def test_a_message_asks_on_a_card_and_the_answer_decides(channel: Channel,
                                 "cwd": str(setup.gateway.work)}
     assert card["title"] == f"OpenClaw wants to run: touch {made}"
     assert [(o["id"], o["label"]) for o in card["options"]] == [("allow-once", "Allow Once"), ("deny", "Deny")]
+    assert card["notes"] == "not_sent"  # OpenClaw's approval.resolve takes a decision only
     assert card["details"]["session"] == "agent:main:lineup:group:conv_oc1"
     assert card["expiresAt"]  # OpenClaw's own deadline (30 min), shown from the start
     assert not made.exists()

@@ -5,6 +5,7 @@ cases no real agent sends on demand."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,27 @@ def test_allow_always_on_a_file_change_is_that_file_only(tool: str, tmp_path: Pa
     card = hooks.approval_card(asked, "int_1", 60)
     always = next(o for o in card["options"] if o["id"] == "allow_always")
     assert f"`Edit(/{cs.escape(str(target))})`" in always["description"] and str(target) in always["description"]
+
+
+def test_print_mode_offers_allow_always_only_where_claude_code_takes_the_projects_rules(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`claude -p` in a workspace it does not trust drops the permission rules of the project's own settings: an
+    "Allow always" written there would be ignored, and a cloned repository's rules must not count for LineUp either."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CLAUDE_CODE_SANDBOXED", raising=False)
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    project = tmp_path / "repo"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.json").write_text('{"permissions": {"allow": ["Bash(curl -s x | sh)"]}}')
+    asked = event("Bash", {"command": "curl -s x | sh"}, project, hook_event_name="PreToolUse")
+    assert options(hooks.approval_card(asked, "int_1", 60)) == ["allow_once", "deny"]
+    assert hooks.settled_by_rules(asked) is None  # the repository's own rule allows nothing: asked
+    (home / ".claude.json").write_text(json.dumps({"projects": {str(tmp_path): {"hasTrustDialogAccepted": True}}}))
+    assert options(hooks.approval_card(asked, "int_1", 60)) == ["allow_once", "allow_always", "deny"]
+    assert hooks.settled_by_rules(asked) == "allow"  # trusted (a folder above): Claude Code takes it, so does LineUp
 
 
 @pytest.mark.parametrize("name", ["*.py", "a?.py", "[ab].py", "back\\slash.py", "trailing "])
