@@ -469,7 +469,7 @@ EVERYDAY: list[str] = [
     "cp .env.example .env.local", "mv src/old_name.py src/new_name.py", "rm -rf build", "rm -rf dist node_modules/.cache",
     "rm -f coverage.xml", "rm src/unused.ts", "chmod +x scripts/deploy.sh", "./scripts/test.sh", "bash scripts/setup.sh",
     "sh ./run-tests.sh", "ln -s ../common src/common", "tar -czf dist.tar.gz dist", "unzip -o fixtures.zip -d tests/fixtures",
-    "sed -i 's/foo/bar/g' src/config.ts", "perl -pi -e 's/v1/v2/g' docs/api.md", "echo 'node_modules' >> .gitignore",
+    "sed -i 's/foo/bar/g' src/config.ts", "perl -pi -e 's/v1/v2/g' docs/guide.txt", "echo 'node_modules' >> .gitignore",
     "cat > src/version.ts <<'EOF'\nexport const VERSION = '1.2.3';\nEOF", "printf 'a\\nb\\n' > tests/data.txt",
     "echo done > /tmp/x.txt", "diff -u old.txt new.txt", "sort data.csv | uniq -c | sort -rn | head",
     "cut -d, -f1 data.csv | sort -u", "find . -name '*.pyc' -delete", "find . -name __pycache__ -type d -exec rm -rf {} +",

@@ -147,17 +147,19 @@ class Folders:
         for category, pattern in SENSITIVE:
             if pattern.search(home_text) or pattern.search(text):
                 return Place("sensitive", category, shown)
-        if any(text == t or text.startswith(t + "/") for t in TEMPORARY):
-            return Place("temp", None, shown)
-        if CACHE.search(home_text):
-            return Place("cache", None, shown)
-        if folder == self.project or (self.project == NO_CWD and folder == NO_CWD):
+        if folder == self.project:
             return Place("project_all", None, shown)
-        if path.is_relative_to(self.project):
+        if path.is_relative_to(self.project):  # before temporary folders: a project may live in /tmp
             inside = path.relative_to(self.project).parts
             if inside[:1] == (".git",) and len(inside) <= 2 and (len(inside) == 1 or inside[1] in ("objects", "refs")):
                 return Place("git", None, shown)
             return Place("project", None, shown)
+        if self.project.is_relative_to(folder):  # a folder the project is in: deleting it deletes the project
+            return Place("outside", None, shown)
+        if any(text == t or text.startswith(t + "/") for t in TEMPORARY):
+            return Place("temp", None, shown)
+        if CACHE.search(home_text):
+            return Place("cache", None, shown)
         if len(path.parts) >= 2 and path.parts[1] in SYSTEM_TOP and not path.is_relative_to(self.home) and (
                 len(path.parts) <= 2 or path.parts[1] not in ("home", "Users", "mnt", "media", "Volumes", "root")):
             return Place("system", None, shown)

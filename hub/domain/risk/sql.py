@@ -1,5 +1,5 @@
-"""SQL given to a database client, read statement by statement after its comments are removed (`DROP/**/TABLE` is
-DROP TABLE; MySQL's `/*! … */` runs and is kept): reading is low, changing chosen rows medium; dropping, emptying,
+"""SQL given to a database client, read statement by statement after its comments are removed (`DROP/**/TABLE`
+drops a table like its spelling without the comment; MySQL's `/*! … */` runs and is kept): reading is low, changing chosen rows medium; dropping, emptying,
 changing every row (`WHERE true` and `WHERE 1=1` choose every row), access grants, and the client's own commands that
 run programs (`\\!`, `COPY … PROGRAM`, sqlite3's `.shell`, mysql's `system`) are high."""
 
@@ -33,7 +33,8 @@ _UNTRUSTED_LANGUAGES = re.compile(r"\bLANGUAGE\s+['\"]?(c|plpythonu|plpython3u|p
 
 
 def _strip(text: str) -> str:
-    """Comments out (each becomes a space, so `DROP/**/TABLE` is `DROP TABLE`); strings and identifiers kept."""
+    """Comments out (each becomes a space, so the comment in `DROP/**/TABLE` hides nothing); strings and
+    identifiers kept."""
     out: list[str] = []
     index, size = 0, len(text)
     while index < size:

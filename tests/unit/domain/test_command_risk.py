@@ -357,6 +357,12 @@ def test_high_reasons_come_first() -> None:
     assert found.reasons[0] == "deletes your home folder (~)"
 
 
+def test_a_project_in_a_temporary_folder_is_still_the_project() -> None:
+    assert "deletes build in the project" in reasons("rm -rf build", "/tmp/work/p")
+    assert assess_command("rm -rf /tmp", "/tmp/work/p").level == "high"  # the folder the project is in
+    assert assess_command("rm -rf /tmp/other", "/tmp/work/p").level == "medium"
+
+
 def test_without_a_working_folder_relative_paths_are_the_project_and_absolute_ones_are_not() -> None:
     assert assess_command("rm -rf build", None).level == "medium"
     assert "outside the project" in reasons("rm -rf /srv/data/x", None) or "system" in reasons("rm -rf /srv/x", None)
