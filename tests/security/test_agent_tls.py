@@ -98,21 +98,30 @@ def test_plain_agents_only_by_an_explicit_choice(lan: Lan, tmp_path: Path) -> No
 
 def test_an_agent_on_another_machine_at_the_plain_port_is_refused_with_the_tls_address(lan: Lan,
                                                                                          tmp_path: Path) -> None:
-    """With the TLS listener on, the plain port takes no agent from another machine: the SDK does not send the
-    pairing code there at all (hub/sdk/cleartext.py), saying which https address to use; the agent socket is refused
-    by the hub too; nothing crosses the LAN in clear."""
+    """With the TLS listener on, the plain port takes no agent from another machine: pairing and the agent
+    socket are refused, saying which https address (and fingerprint) to use; nothing crosses the LAN in clear. The
+    SDK itself does not even send the code there (hub/sdk/cleartext.py) unless told to, which it is here to reach
+    the hub's own refusal."""
     start_hub(lan, tmp_path / "data")
     _, pairing = pairing_at_hub(lan)
     plain = f"http://{HUB_ADDRESS}:{PORT}"
-    with open(tmp_path / "agent.log", "w") as log:
-        agent = subprocess.Popen(
-            ["ip", "netns", "exec", lan.phone_ns, sys.executable, "-m", "hub", "demo-agent", "--hub", plain,
-             "--code", str(pairing["code"]), "--credential-file", str(tmp_path / "agent.json")],
-            stdout=log, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
-    lan.processes.append(agent)
-    assert agent.wait(30) != 0
-    said = (tmp_path / "agent.log").read_text()
+
+    def demo_agent(log_name: str, env: dict[str, str]) -> str:
+        with open(tmp_path / log_name, "w") as log:
+            agent = subprocess.Popen(
+                ["ip", "netns", "exec", lan.phone_ns, "env", *[f"{k}={v}" for k, v in env.items()],
+                 sys.executable, "-m", "hub", "demo-agent", "--hub", plain, "--code", str(pairing["code"]),
+                 "--credential-file", str(tmp_path / "agent.json")],
+                stdout=log, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+        lan.processes.append(agent)
+        assert agent.wait(30) != 0
+        return (tmp_path / log_name).read_text()
+
+    said = demo_agent("sdk.log", {})
     assert "in clear" in said and f"https://{HUB_ADDRESS}:{PORT + 1}" in said, said
+    said = demo_agent("agent.log", {"LINEUP_ALLOW_INSECURE_HUB": "1"})
+    assert "over TLS only" in said and f"https://{HUB_ADDRESS}:{PORT + 1}" in said, said
+    assert str(pairing["fingerprint"]) in said, said
     assert not (tmp_path / "agent.json").exists()  # not paired: the code was not spent over plain http
     # The agent socket too: the first frame says why, then the socket closes (policy).
     probe = lan.run(lan.phone_ns, sys.executable, "-c", textwrap.dedent(f"""
