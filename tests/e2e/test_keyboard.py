@@ -40,8 +40,12 @@ def test_high_risk_approval_by_keyboard(hub, open_page, demo_agents, shots) -> N
     shots(page, "01-approve-focused")
     page.keyboard.press("Enter")
     confirm = card.locator(".confirm-approve")
-    expect(confirm).to_be_focused()  # the second step of a high-risk approval takes the focus
+    # The second step of a high-risk approval takes the focus on its words (Enter again approves nothing); its button
+    # acts after a moment, reached with Tab.
+    expect(card.locator(".confirm-text")).to_be_focused()
     expect(card.locator(".confirm-box")).to_contain_text("High risk: are you sure?")
+    expect(confirm).to_be_enabled()
+    tab_to(page, confirm)
     shots(page, "02-confirm-focused")
     page.keyboard.press("Space")
     answered = page.locator(".stream .interaction-card[data-status='answered']")

@@ -210,6 +210,7 @@ def test_a_claude_code_session(hub_factory, open_page, tmp_path, shots, viewport
         print(f"FIGURE claude-code in the browser: Start to the card {time.monotonic() - started:.1f} s")
         assert not (worktree / "notes.md").exists()
         shots(page, "01-write-card")
+        card.locator(".approves-end").scroll_into_view_if_needed()  # taller than its view: read to its end first
         card.locator("button[data-option='allow_once']").click()
         theirs = page.locator(".stream .message.theirs")
         expect(theirs.filter(has_text="I wrote notes.md.")).to_be_visible(timeout=TURN_S)
@@ -255,6 +256,9 @@ def test_a_2000_line_change_is_painted_in_blocks(hub_factory, open_page, main_th
     page.goto(hub.base + f"/#/conversations/{started['conversationId']}")
     card = pending_card(page.locator(".stream"))
     expect(card).to_have_count(1, timeout=20_000)
+    # A card taller than the screen is approved once its end has been in view, all of it painted.
+    expect(card.locator("lineup-rows[data-complete]")).to_have_count(1, timeout=20_000)
+    card.locator(".approves-end").scroll_into_view_if_needed()
     card.locator("button[data-option]").first.click()
     expect(page.locator("lineup-session-bar .files-changed")).to_have_attribute("data-files", "1", timeout=20_000)
     tasks = main_thread()

@@ -126,8 +126,9 @@ export class LineupConversation extends LineupElement {
     this._stick = false;
   }
 
-  /** The question to show from its top: the first of the pending cards that end the stream (the newest items), unless
-   * the reader has scrolled away from it once. Kept while it stays pending, whatever arrives after it. */
+  /** The question to show from its top: the first of the pending cards that end the stream (the newest items), when
+   * the end would hide its top, unless the reader has scrolled away from it once. Kept while it stays pending, whatever
+   * arrives after it. */
   _anchorCard(stream) {
     if (this._anchorId) {
       const kept = stream.querySelector(`.stream-card[data-pending-interaction="${CSS.escape(this._anchorId)}"]`);
@@ -137,7 +138,10 @@ export class LineupConversation extends LineupElement {
     let first = null;
     for (let el = stream.lastElementChild; el?.dataset.pendingInteraction; el = el.previousElementSibling) first = el;
     if (!first || this._released.has(first.dataset.pendingInteraction)) return null;
-    this._anchorId = first.dataset.pendingInteraction;
+    if (stream.scrollHeight - first.offsetTop <= stream.clientHeight) return null; // the end shows all of it
+    // While the messages are read it is shown from its top too (never its tail first), but not kept: newer messages
+    // may come after it.
+    if (!this.state?.messages[this.conversationId]?.loading) this._anchorId = first.dataset.pendingInteraction;
     return first;
   }
 

@@ -101,6 +101,15 @@ const CONFIRM_DELAY_MS = 1000;
 // Approvals whose end has been in view (`${context}:${id}`): an approval taller than the screen is approved only once
 // all of it has passed by (docs/security.md#what-an-approval-shows), and a card drawn again keeps that.
 const endSeen = new Set();
+const END_DWELL_MS = 300;
+
+/** The height of the view `el` scrolls in: its nearest scrolling ancestor's, else the window's. */
+function viewHeight(el) {
+  for (let up = el.parentElement; up; up = up.parentElement) {
+    if (/(auto|scroll)/.test(getComputedStyle(up).overflowY) && up.clientHeight) return up.clientHeight;
+  }
+  return window.innerHeight;
+}
 
 /** Whether an option's label is just the word "Approve" (or "Reject"), which the wording must not repeat. */
 function plainLabel(label, word) {
@@ -120,8 +129,10 @@ export class LineupInteractionCard extends LineupElement {
     super();
     this.local = { chosen: new Set(), text: '', comment: '', confirming: null, error: '' };
     this._armed = true; // the confirmation's button may act (false for CONFIRM_DELAY_MS after it appears)
-    this._gateKnown = false; // whether the end of what is approved has been looked for yet (no hint before)
-    this._onRowsComplete = () => this._watchEnd(true);
+    // What the gate on Approve knows (see _gated): every item whole in the page, and the card taller than its view.
+    this._whole = false;
+    this._tall = false;
+    this._onRowsComplete = () => this.requestUpdate();
   }
 
   connectedCallback() {
@@ -134,38 +145,64 @@ export class LineupInteractionCard extends LineupElement {
     this.removeEventListener('lineup-rows-complete', this._onRowsComplete);
     this._endObserver?.disconnect();
     this._endObserver = null;
+    this._endTarget = null;
+    this._resized?.disconnect();
+    this._sized = null;
     clearTimeout(this._arming);
+    clearTimeout(this._dwell);
   }
 
-  /** Whether Approve waits for the end of what is approved to have been in view. */
+  /** Whether Approve waits (docs/security.md#what-an-approval-shows): an approval with items is approved once all of
+   * them are in the page (no diff still loading, every block of rows painted) and, when the card is taller than the
+   * view it scrolls in, once the end of its last item has been in view. Rejecting never waits. */
   _gated(it = this.interaction) {
     if (!it || it.type !== 'approval' || it.status !== 'pending') return false;
     if (!approvalItems(it.spec?.approves).length) return false;
-    return !endSeen.has(`${this.context || 'card'}:${it.id}`);
+    if (endSeen.has(`${this.context || 'card'}:${it.id}`)) return false;
+    return !this._whole || this._tall;
+  }
+
+  /** The line above the buttons of a card taller than its view: 'wait' (scroll to the end first) while its end has
+   * not been seen, then 'seen' in the same place (its words change; the buttons under it do not move). */
+  _scrollHint(it) {
+    if (this._gated(it) && this._whole && this._tall) {
+      this._hinted = true;
+      return 'wait';
+    }
+    return this._hinted && it.status === 'pending' ? 'seen' : '';
   }
 
   updated() {
-    // The items became whole in the page (the diff view loaded): the mark may have been in view all along, and an
-    // observer says nothing until that changes, so it is asked afresh.
+    const it = this.interaction;
     const list = this.querySelector('.approves-list');
-    const whole = Boolean(list) && !list.querySelector('[data-loading], lineup-rows:not([data-complete])');
-    const again = whole && !this._wasWhole;
-    this._wasWhole = whole;
-    this._watchEnd(again);
-  }
-
-  /** Watch the mark after the last item (lib/approves.js `.approves-end`); once it has been in view with every item
-   * whole in the page (no diff still loading, every block of rows painted), Approve is enabled. `again`: rows were
-   * just completed, so ask the observer afresh whether the mark is in view now. */
-  _watchEnd(again) {
-    if (!this._gated()) {
+    if (!list || it?.status !== 'pending' || endSeen.has(`${this.context || 'card'}:${it.id}`)) {
       this._endObserver?.disconnect();
       this._endObserver = null;
+      this._endTarget = null;
+      this._resized?.disconnect();
+      this._sized = null;
       return;
     }
-    const end = this.querySelector('.approves-end');
-    if (!end) return;
-    if (this._endTarget !== end || again) {
+    const whole = !list.querySelector('[data-loading], lineup-rows:not([data-complete])');
+    const article = this.querySelector('article');
+    // Measured again whenever the card's size changes (a drawer opened, a font loaded), not only when it is drawn.
+    this._resized ??= new ResizeObserver(() => this.requestUpdate());
+    if (this._sized !== article) { this._resized.disconnect(); this._resized.observe(article); this._sized = article; }
+    const tall = whole && article.offsetHeight > viewHeight(article);
+    if (whole && !tall && article.offsetHeight > 0) {
+      // All of it fits in its view: nothing to scroll through, now or when the card grows later (a note, the
+      // confirmation under the buttons, which must not bring a hint above them and move them).
+      endSeen.add(`${this.context || 'card'}:${it.id}`);
+    }
+    if (whole !== this._whole || tall !== this._tall) {
+      this._whole = whole;
+      this._tall = tall;
+      this.requestUpdate();
+    }
+    // Watch the mark after the last item (lib/approves.js `.approves-end`). Asked afresh once the items are whole: the
+    // mark may have been in view all along, and an observer says nothing until that changes.
+    const end = list.querySelector('.approves-end');
+    if (tall && (this._endTarget !== end || !this._endObserver)) {
       this._endObserver?.disconnect();
       this._endObserver = new IntersectionObserver((entries) => this._endInView(entries));
       this._endObserver.observe(end);
@@ -173,18 +210,18 @@ export class LineupInteractionCard extends LineupElement {
     }
   }
 
+  /** The end counts as seen once it has stayed in view END_DWELL_MS: not when a scroll only passed over it, or the
+   * page showed it for a moment before moving to the card's top. */
   _endInView(entries) {
-    const entry = entries[entries.length - 1];
-    const list = this.querySelector('.approves-list');
-    const whole = list && !list.querySelector('[data-loading], lineup-rows:not([data-complete])');
-    const firstLook = !this._gateKnown;
-    this._gateKnown = true;
-    if (entry?.isIntersecting && whole) {
+    clearTimeout(this._dwell);
+    if (!entries[entries.length - 1]?.isIntersecting || !this._whole) return;
+    this._dwell = setTimeout(() => {
+      if (!this.isConnected || !this.interaction) return;
       endSeen.add(`${this.context || 'card'}:${this.interaction.id}`);
       this._endObserver?.disconnect();
       this._endObserver = null;
       this.requestUpdate();
-    } else if (firstLook) this.requestUpdate(); // now the hint is shown
+    }, END_DWELL_MS);
   }
 
   /** Ids inside the card are unique per place: the same interaction can be on screen twice (stream and detail). */
@@ -362,7 +399,7 @@ export class LineupInteractionCard extends LineupElement {
       <label class="field"><span class="visually-hidden">${t('card.note')}</span>
         <textarea rows="2" maxlength="4000" .value=${this.local.comment} aria-describedby=${`note-${this._uid(this.interaction)}`}
           @input=${(e) => { this.local.comment = e.target.value; }}></textarea></label>
-      <p class="note-fate muted small" id=${`note-${this._uid(this.interaction)}`} data-notes=${notes}>${t(`card.note.${notes}`)}</p>
+      <p class="note-fate small" id=${`note-${this._uid(this.interaction)}`} data-notes=${notes}>${t(`card.note.${notes}`)}</p>
     </details>`;
   }
 
@@ -372,12 +409,12 @@ export class LineupInteractionCard extends LineupElement {
     const uid = this._uid(it);
     const confirming = options.find((o) => o.id === this.local.confirming);
     const gated = this._gated(it);
-    const hint = gated && this._gateKnown;
-    const described = (o, index) => [o.description ? `option-${uid}-${index}` : '', approving(o) && hint ? `gate-${uid}` : '']
-      .filter(Boolean).join(' ') || nothing;
+    const hint = this._scrollHint(it);
+    const described = (o, index) => [o.description ? `option-${uid}-${index}` : '', approving(o) && hint === 'wait'
+      ? `gate-${uid}` : ''].filter(Boolean).join(' ') || nothing;
     const withDescriptions = options.some((o) => o.description);
-    return html`${hint ? html`<p class="gate-hint small" id=${`gate-${uid}`} role="status">${icon('warning')}
-        <span>${t('card.scrollToEnd')}</span></p>` : ''}
+    return html`${hint ? html`<p class="gate-hint small" id=${`gate-${uid}`} role="status" data-gate=${hint}>${icon(
+        hint === 'wait' ? 'warning' : 'check')} <span>${t(hint === 'wait' ? 'card.scrollToEnd' : 'card.endSeen')}</span></p>` : ''}
       <div class="approval-options ${withDescriptions ? 'described' : ''}">${options.map((o, index) => html`<div class="approval-option">
         <button class="button ${o.style === 'danger' ? 'danger' : o.style === 'primary' ? 'primary' : ''}" data-option=${o.id}
           ?disabled=${approving(o) && (gated || confirming === o)} aria-expanded=${confirming === o ? 'true' : nothing}

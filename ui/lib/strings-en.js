@@ -271,6 +271,7 @@ export const en = {
   'card.confirmApprove': 'Yes, approve',
   'card.confirmWait': 'Read this first: the button works in a moment.',
   'card.scrollToEnd': 'Scroll to the end of what you approve to enable Approve',
+  'card.endSeen': 'You have scrolled to the end of what you approve',
   'card.note.sent': 'The agent is told your note',
   'card.note.next_message': 'Your note reaches the agent as its next message',
   'card.note.not_sent': 'This agent is not told your note',

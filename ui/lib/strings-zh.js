@@ -271,6 +271,7 @@ export const zh = {
   'card.confirmApprove': '确定批准',
   'card.confirmWait': '请先阅读：按钮稍后才能使用。',
   'card.scrollToEnd': '滚动到要批准内容的末尾后才能批准',
+  'card.endSeen': '你已看到要批准内容的末尾',
   'card.note.sent': '智能体会收到你的备注',
   'card.note.next_message': '你的备注会作为智能体的下一条消息送达',
   'card.note.not_sent': '此智能体不会收到你的备注',
