@@ -24,6 +24,7 @@ from hub.domain.risk import (
     wrappers,
 )
 from hub.domain.risk.scope import Call, Judge, Scope
+from hub.domain.risk.scripts import run_written
 
 CATALOG: dict[str, Judge] = {
     **readers.PROGRAMS, **tools.PROGRAMS, **system.PROGRAMS, **network.PROGRAMS, **databases.PROGRAMS,
@@ -54,6 +55,9 @@ def judge(call: Call, scope: Scope) -> None:
             place = scope.folders.place(name)
             if place is None:
                 scope.cannot_tell(name)
+                return
+            if (known := scope.known(name)) is not None:  # written by this same command
+                run_written(known, scope, place.shown)
                 return
             if place.kind not in ("project", "git"):
                 scope.raise_to("high", "runs_outside", place.shown)

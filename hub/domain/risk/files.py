@@ -61,10 +61,12 @@ def install(call: Call, scope: Scope) -> None:
 def link(call: Call, scope: Scope) -> None:
     parsed = parse(call.words, _COPY_VALUES)
     sources, destination = _target(parsed)
+    if destination is None and sources and sources[0].value is not None:  # `ln -s target`: a link named after it
+        destination = Word.literal(sources[0].value.rstrip("/").rpartition("/")[2] or ".")
     if destination is not None:
         scope.write(destination)
-    elif sources and sources[0].value is not None:  # `ln -s target`: a link named after it, here
-        scope.write(Word.literal(sources[0].value.rstrip("/").rpartition("/")[2] or "."))
+        if len(sources) == 1:
+            scope.link(destination, sources[0])
 
 
 def create(call: Call, scope: Scope) -> None:
@@ -82,6 +84,8 @@ def create(call: Call, scope: Scope) -> None:
     for operand in parsed.operands:
         if call.name != "tee" or operand.value != "-":
             scope.write(operand)
+            if call.name == "tee":
+                scope.remember(operand, call.stdin, append=parsed.has("-a", "--append"))
 
 
 def permissions(call: Call, scope: Scope) -> None:

@@ -6,11 +6,12 @@ from the repository's config) are "LineUp cannot tell what this runs"."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from hub.domain.risk.network import host_of
+from hub.domain.risk.network import host_of, loopback
 from hub.domain.risk.options import Parsed, parse
 from hub.domain.risk.paths import Folders
-from hub.domain.risk.scope import Call, Scope
+from hub.domain.risk.scope import Call, Scope, Stream
 from hub.domain.risk.words import Word, names, split
 
 MAIN_BRANCHES = frozenset({"main", "master", "trunk", "production", "prod", "release"})
@@ -86,7 +87,7 @@ def git(call: Call, scope: Scope) -> None:
         return
     if not inside and verb not in ("clone", "init", "ls-remote"):
         scope.raise_to("high", "git_outside", str(here.here) if here.here is not None else "chosen at run time")
-    inner = Scope(scope.found, here, scope.runner, scope.depth, scope.functions)
+    inner = replace(scope, folders=here)
     _changes(verb, rest, call, inner)
 
 
@@ -141,7 +142,7 @@ def _changes(verb: str, rest: list[Word], call: Call, scope: Scope) -> None:
                                     "-t", "--template", "-x", "--exec", "-s", "--strategy", "-X", "--onto", "--depth",
                                     "-o", "--origin", "-u", "--upload-pack", "--reference", "--separate-git-dir",
                                     "--branch", "--format", "--prefix", "--output", "--upstream", "--set-upstream-to",
-                                    "-e", "--filter", "--jobs", "-j"}))
+                                    "-e", "--filter", "--jobs", "-j", "--config"}))
     for name in ("--upload-pack", "-u", "--template", "--exec", "-x", "--separate-git-dir"):
         for text in parsed.values(name):
             if verb in ("clone", "fetch", "pull", "init", "rebase") and (name != "-u" or verb != "push"):
@@ -149,6 +150,9 @@ def _changes(verb: str, rest: list[Word], call: Call, scope: Scope) -> None:
                     scope.script(text.value)
                 else:
                     scope.cannot_tell(f"git {verb} {name}")
+    if verb == "clone":  # `git clone -c core.fsmonitor=… url`: the new repository's settings run at checkout
+        for setting in parsed.values("-c", "--config"):
+            _setting(setting, call, scope)
     if verb == "clean":
         if not parsed.has("-n", "--dry-run") and any(n in ("-f", "--force") for n, _ in parsed.options):
             scope.raise_to("high", "discards_work", "git clean")
@@ -260,10 +264,11 @@ def _remote(verb: str, parsed: Parsed, call: Call, scope: Scope) -> None:
     host = (host_of(url) or url.split("@")[-1].split(":")[0]) if url else None
     if verb == "clone":
         targets = [w for w in operands if w.value != url]
-        if targets:
-            scope.write(targets[-1])
-        elif url:
-            scope.write(Word.literal(url.rstrip("/").rpartition("/")[2].removesuffix(".git") or "."))
+        target = targets[-1] if targets else Word.literal(
+            (url or "").rstrip("/").rpartition("/")[2].removesuffix(".git") or ".")
+        scope.write(target)
+        if host is not None and not loopback(host):  # what runs from it later is code from that host
+            scope.remember(target, Stream(True, None, host, "git clone"))
         if parsed.has("--recurse-submodules", "--recursive"):
             scope.raise_to("medium", "git_remote", call.part)
     scope.raise_to("medium", "git_remote", host or call.part)
@@ -289,7 +294,11 @@ def push(parsed: Parsed, call: Call, scope: Scope) -> None:
             scope.raise_to("high", "push_delete", refspec)
     if parsed.has("--receive-pack", "--exec"):
         scope.cannot_tell(call.part)
-    remote = operands[0] if operands else "origin"
+    remote = operands[0] or "origin" if operands else "origin"
+    url = re.match(r"^[\w+.-]+://|^[\w.-]+@([\w.-]+):", remote)
+    destination = (host_of(remote) if "://" in remote else url.group(1)) if url is not None else None
+    if destination is not None and not loopback(destination):  # a URL, not a remote the repository has
+        scope.raise_to("high", "sends_files", destination)
     for refspec in refspecs:
         plus = refspec.startswith("+")
         source, colon, destination = refspec.lstrip("+").partition(":")

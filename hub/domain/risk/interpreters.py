@@ -159,6 +159,10 @@ def _module(name: str | None, rest: list[Word], call: Call, scope: Scope) -> Non
     elif name in ("http.server", "SimpleHTTPServer", "smtpd", "pydoc") and not (name == "pydoc" and rest and
                                                                               rest[0].value != "-p"):
         scope.raise_to("medium", "serves", f"python -m {name}")
+        folder = parse(rest, frozenset({"-d", "--directory", "-b", "--bind"})).value("-d", "--directory")
+        place = scope.place(folder) if folder is not None else None
+        if folder is not None and (place is None or place.kind not in ("project", "project_all")):
+            scope.raise_to("high", "sends_files", f"the network ({folder.text})")
     elif name in _READ_MODULES:
         return
     elif name in ("timeit",):
@@ -288,8 +292,43 @@ def deno(call: Call, scope: Scope) -> None:
         scope.raise_to("medium", "runs_project", call.part)
 
 
+def java(call: Call, scope: Scope) -> None:
+    """java [options] (-jar FILE.jar | CLASS | FILE.java) [args]: the project's classes are its own code."""
+    words = call.words
+    index = 0
+    while index < len(words):
+        value = words[index].value
+        if value is None:
+            scope.cannot_tell(call.part)
+            return
+        if value in ("-version", "--version", "-showversion", "--help", "-help", "-h", "-?"):
+            return
+        if value.startswith(("-javaagent:", "-agentpath:", "-agentlib:", "-XX:OnError", "-XX:OnOutOfMemoryError")):
+            agent = value.split(":", 1)[1].split("=")[0]
+            place = scope.folders.place(agent)
+            if place is None or place.kind not in ("project", "project_all") or value.startswith("-XX:"):
+                scope.cannot_tell(f"{call.name} {value}")
+            index += 1
+            continue
+        if value in ("-cp", "-classpath", "--class-path", "-p", "--module-path", "--add-opens", "--add-exports"):
+            index += 2
+            continue
+        if value == "-jar" and index + 1 < len(words):
+            script_file(words[index + 1], call, scope, lambda text: scope.cannot_tell(call.part))
+            return
+        if value.startswith("-"):
+            index += 1
+            continue
+        if value.endswith(".java"):
+            script_file(words[index], call, scope, lambda text: scope.cannot_tell(call.part))
+        else:
+            scope.raise_to("medium", "runs_project", call.part)
+        return
+
+
 PROGRAMS = {
-    **{name: shell for name in BASH_LIKE | OTHER_SHELLS}, "python": python, "python3": python, "python2": python,
+    "java": java, **{name: shell for name in BASH_LIKE | OTHER_SHELLS}, "python": python, "python3": python,
+    "python2": python,
     "pypy": python, "pypy3": python, "node": node, "nodejs": node, "ts-node": node, "tsx": node, "esno": node,
     "vite-node": node, "perl": perl, "ruby": simple("ruby", ("-e",)), "php": simple("php", ("-r",)),
     "lua": simple("lua", ("-e",)), "luajit": simple("lua", ("-e",)), "Rscript": simple("r", ("-e",)),

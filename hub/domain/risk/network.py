@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 from hub.domain.risk.options import parse
-from hub.domain.risk.scope import Call, Scope
+from hub.domain.risk.scope import Call, Scope, Stream
 from hub.domain.risk.words import Word, names
 
 _URL = re.compile(r"^[A-Za-z][\w+.-]*://(?:[^/?#@]*@)?(\[[^\]]*\]|[^/?#:]*)")
@@ -72,6 +72,14 @@ def curl(call: Call, scope: Scope) -> None:
         for target in parsed.values(name):
             if target.value != "-":
                 scope.write(target)
+                if name in ("-o", "--output"):
+                    scope.remember(target, Stream(True, None, host, "curl"))
+    if parsed.has("-O", "--remote-name"):
+        for url in urls:
+            name = (url or "").split("?")[0].rstrip("/").rpartition("/")[2]
+            if name:
+                scope.write(Word.literal(name))
+                scope.remember(Word.literal(name), Stream(True, None, host, "curl"))
     scope.raise_to("medium", "downloads", host)
 
 
@@ -99,6 +107,16 @@ def wget(call: Call, scope: Scope) -> None:
         for target in parsed.values(name):
             if target.value != "-":
                 scope.write(target)
+                if name in ("-O", "--output-document"):
+                    scope.remember(target, Stream(True, None, host, "wget"))
+    if not parsed.values("-O", "--output-document"):  # the file is named after the URL, in the current folder
+        for operand in parsed.operands:
+            name = (operand.value or "").split("?")[0].rstrip("/").rpartition("/")[2]
+            if name:
+                folder = parsed.value("-P", "--directory-prefix")
+                target = Word.literal(f"{folder.value}/{name}" if folder is not None and folder.value else name)
+                scope.write(target)
+                scope.remember(target, Stream(True, None, host, "wget"))
     scope.raise_to("medium", "downloads", host)
 
 

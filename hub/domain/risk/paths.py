@@ -34,7 +34,8 @@ SENSITIVE: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("keys", re.compile(
         r"(^|/)\.(ssh|gnupg|aws|azure|kube|password-store|docker)(/|$)|(^|/)\.config/(gh|gcloud|hub|op|git/credentials)"
         r"(/|$)|(^|/)\.(netrc|_netrc|git-credentials|npmrc|pypirc|yarnrc|yarnrc\.yml|gem/credentials|pgpass|my\.cnf"
-        r"|vault-token|terraformrc)$|(^|/)id_(rsa|dsa|ecdsa|ed25519)(\.pub)?$|(^|/)\.cargo/credentials(\.toml)?$")),
+        r"|vault-token|terraformrc)$|(^|/)id_(rsa|dsa|ecdsa|ed25519)(\.pub)?$|(^|/)\.cargo/credentials(\.toml)?$"
+        r"|^/etc/(shadow|gshadow|sudoers|master\.passwd)$|^/etc/ssh/ssh_host_\w+_key$")),
     ("agent", re.compile(
         r"(^|/)\.claude/(settings(\.local)?\.json|hooks/|commands/|agents/)|(^|/)\.claude\.json$|(^|/)\.codex/"
         r"|(^|/)\.gemini/settings\.json$|(^|/)\.mcp\.json$|(^|/)\.cursor/(mcp\.json|rules)|(^|/)\.vscode/tasks\.json$")),

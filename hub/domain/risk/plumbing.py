@@ -145,6 +145,11 @@ class Plumbing:
             return unknown
         return self._command_output(node, ancestors, depth, unknown)
 
+    def command_output(self, node: Any, ancestors: Sequence[Any]) -> Stream:
+        """What a command prints, whatever its redirections do with it."""
+        return self._command_output(node, ancestors, 0, Stream(True, None, source=clip(text_of(
+            node, self.reader.source), 40)))
+
     def _command_output(self, node: Any, ancestors: Sequence[Any], depth: int, unknown: Stream) -> Stream:
         name_node = node.child_by_field_name("name")
         if name_node is None:

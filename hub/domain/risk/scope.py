@@ -92,6 +92,44 @@ class Scope:
     runner: Runner
     depth: int = 0
     functions: set[str] = field(default_factory=set)
+    # Files this command wrote before, by absolute path: their text when the card holds it (`cat > x.sh <<EOF`), or
+    # the host they were downloaded from (`curl -o x.sh …`); running one runs that (scripts.py).
+    files: dict[str, Stream] = field(default_factory=dict)
+    links: dict[str, Word] = field(default_factory=dict)  # symbolic links it made: a write to one writes its target
+
+    def remember(self, word: Word, stream: Stream, append: bool = False) -> None:
+        """`word` now holds what `stream` carries (after what it held, when appended)."""
+        path = self.folders.resolve(word.value) if word.value is not None and not word.globby else None
+        if path is None or not (stream.text is not None or stream.origin is not None):
+            return
+        before = self.files.get(str(path)) if append else None
+        if before is not None:
+            text = before.text + stream.text if before.text is not None and stream.text is not None else None
+            stream = Stream(True, text, before.origin or stream.origin, stream.source)
+        self.files[str(path)] = stream
+
+    def known(self, value: str) -> Stream | None:
+        """What this command put in `value` before: its text, or the host it (or a folder it is in) came from."""
+        path = self.folders.resolve(value)
+        if path is None:
+            return None
+        if (exact := self.files.get(str(path))) is not None:
+            return exact
+        for folder in list(path.parents)[:32]:
+            found = self.files.get(str(folder))
+            if found is not None and found.origin is not None:  # a file of a repository cloned from that host
+                return Stream(True, None, found.origin, found.source)
+        return None
+
+    def link(self, link: Word, target: Word) -> None:
+        """`ln -s target link`: a later write to `link` writes `target`."""
+        path = self.folders.resolve(link.value) if link.value is not None else None
+        if path is not None and target.value is not None:
+            self.links[str(path)] = target
+
+    def _through(self, word: Word) -> Word | None:
+        path = self.folders.resolve(word.value) if word.value is not None else None
+        return None if path is None else self.links.get(str(path))
 
     def raise_to(self, level: RiskLevel, code: str | None = None, part: str | None = None) -> None:
         self.found.raise_to(level, code, None if part is None else clip(part, 60))
@@ -117,7 +155,12 @@ class Scope:
         for each in self._each(word):
             self._write(each)
 
-    def _write(self, word: Word) -> None:
+    def _write(self, word: Word, through: bool = True) -> None:
+        if through and (target := self._through(word)) is not None:
+            self._write(target, through=False)  # one link deep: a loop of links writes nothing more
+        path = self.folders.resolve(word.value) if word.value is not None else None
+        if path is not None:
+            self.files.pop(str(path), None)  # what it holds now is what this write puts there, if anything
         place = self.place(word)
         if place is None:
             self.cannot_tell(f"writes to {word.text}")

@@ -50,7 +50,32 @@ def script_file(word: Word, call: Call, scope: Scope, judge_text: Callable[[str]
     path = scope.folders.resolve(value)
     if place is None or path is None:
         scope.cannot_tell(f"{call.name} {clip(word.text, 40)}")
+    elif (known := scope.known(value)) is not None:
+        written(known, scope, judge_text, place.shown)
     elif scope.folders.shown(path) in ENVIRONMENT_SCRIPTS or place.kind in ("project", "project_all", "git"):
         scope.raise_to("medium", "runs_script", place.shown)
     else:
         scope.raise_to("high", "runs_outside", place.shown)
+
+
+def written(known: Stream, scope: Scope, judge_text: Callable[[str], None], shown: str) -> None:
+    """A file the same command wrote before it runs it: what was written is what runs (`cat > x.sh <<EOF … EOF;
+    bash x.sh`, `curl -o x.sh …; sh x.sh`)."""
+    if known.origin is not None:
+        scope.raise_to("high", "runs_download", known.origin)
+    elif known.text is not None:
+        scope.raise_to("medium", "runs_script", shown)
+        judge_text(known.text)
+
+
+def run_written(known: Stream, scope: Scope, shown: str) -> None:
+    """A written file run as a program: its `#!` line says in what language its text is judged."""
+    from hub.domain.risk.code import judge_code
+
+    first = (known.text or "").split("\n", 1)[0]
+    if "python" in first:
+        written(known, scope, lambda text: judge_code("python", text, scope, shown), shown)
+    elif first.startswith("#!") and not any(shell in first for shell in ("sh", "bash", "dash", "zsh", "ksh")):
+        written(known, scope, lambda text: scope.cannot_tell(f"{shown}: {first}"), shown)
+    else:
+        written(known, scope, scope.script, shown)

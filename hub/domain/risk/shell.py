@@ -123,7 +123,7 @@ class Walk:
         elif kind == "variable_assignment":
             self.assignment(node)
         elif kind == "file_redirect":
-            self.redirect(node)
+            self.redirect(node, ancestors)
         elif kind == "heredoc_redirect":
             self.heredoc(node)
         elif kind == "function_definition":
@@ -171,7 +171,7 @@ class Walk:
         word = self.reader.word(value) if value is not None else Word("", "")
         assignment(text_of(name, self.reader.source), word, self.scope)
 
-    def redirect(self, node: Any) -> None:
+    def redirect(self, node: Any, ancestors: list[Any]) -> None:
         destinations = node.children_by_field_name("destination")
         operator = next((c.type for c in node.children if not c.is_named), "")
         if not destinations:
@@ -187,6 +187,19 @@ class Walk:
             self.scope.read(target)
         elif operator in (">", ">>", ">|", "&>", "&>>", ">&"):
             self.scope.write(target)
+            descriptor = node.child_by_field_name("descriptor")
+            if descriptor is None or text_of(descriptor, self.reader.source) == "1":
+                self._remember(target, ancestors, append=operator in (">>", "&>>"))
+
+    def _remember(self, target: Word, ancestors: list[Any], append: bool) -> None:
+        """What a command writes into the file its output goes to (`cat > x.sh <<EOF`, `curl … > x.sh`)."""
+        parent = ancestors[-1] if ancestors else None
+        command = parent.child_by_field_name("body") if parent is not None and parent.type == "redirected_statement" \
+            else parent
+        if command is None or command.type != "command":
+            return
+        above = ancestors if command is not parent else ancestors[:-1]
+        self.scope.remember(target, self.plumbing.command_output(command, above), append)
 
     def heredoc(self, node: Any) -> None:
         """bash ends a heredoc at the line equal to its delimiter after quote removal (`E"O"F` → `EOF`); when

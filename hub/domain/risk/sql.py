@@ -1,7 +1,7 @@
-"""SQL given to a database client, read statement by statement after its comments are removed (`DROP/**/TABLE`
-drops a table like its spelling without the comment; MySQL's `/*! … */` runs and is kept): reading is low, changing chosen rows medium; dropping, emptying,
-changing every row (`WHERE true` and `WHERE 1=1` choose every row), access grants, and the client's own commands that
-run programs (`\\!`, `COPY … PROGRAM`, sqlite3's `.shell`, mysql's `system`) are high."""
+"""SQL given to a database client, read statement by statement after its comments are removed (the comment in
+`DROP/**/TABLE` hides nothing; MySQL's `/*! … */` runs and is kept): reading is low, changing chosen rows medium;
+dropping, emptying, changing every row (`WHERE true` and `WHERE 1=1` choose every row), access grants, and the
+client's own commands that run programs (`\\!`, `COPY … PROGRAM`, sqlite3's `.shell`, mysql's `system`) are high."""
 
 from __future__ import annotations
 

@@ -41,6 +41,11 @@ def project_tool(call: Call, scope: Scope) -> None:
                      "zig", "ghc", "go"):
         for target in parsed.values("-o", "--output"):
             scope.write(target)
+    if call.name in ("make", "gmake"):
+        for makefile in parsed.values("-f", "--file", "--makefile"):
+            place = scope.place(makefile)
+            if place is None or place.kind not in ("project", "project_all", "git"):
+                scope.raise_to("high", "runs_outside", makefile.text)
     if call.name == "pre-commit" and parsed.operands[:1] and parsed.operands[0].value in ("install",
                                                                                           "install-hooks"):
         scope.raise_to("high", "write_hooks", ".git/hooks")
@@ -85,6 +90,16 @@ def docker(call: Call, scope: Scope) -> None:
             return
         if verb == "down" and any(v in ("-v", "--volumes", "--rmi") for v in rest):
             scope.raise_to("high", "containers", call.part)
+        elif verb in ("exec", "run"):  # a command in one of the project's own services: judged as a command
+            scope.raise_to("medium", "containers", call.part)
+            service = parse(inner[1:], frozenset({"-e", "--env", "-u", "--user", "-w", "--workdir", "--index",
+                                                  "--name", "--entrypoint", "-p", "--publish", "-v", "--volume",
+                                                  "-l", "--label"}), first_operand_stops=True).operands
+            if any((v or "").startswith(("-v", "--volume")) for v in rest) or parse(
+                    inner[1:], frozenset()).has("--privileged"):
+                scope.raise_to("high", "containers", call.part)
+            if len(service) > 1:
+                scope.run(service[1:], call.stdin)
         elif verb in _DOCKER_BUILDS:
             scope.raise_to("medium", "runs_project", call.part)
         else:
@@ -116,6 +131,8 @@ def cluster(call: Call, scope: Scope) -> None:
     subverb = rest[0].value if rest else ""
     if verb is None:
         scope.cannot_tell(call.part)
+    elif verb == "rollout" and subverb in ("status", "history"):
+        return
     elif verb in _KUBE_READS and subverb not in _KUBE_WRITE_SUBVERBS:
         if verb in ("init", "plan", "dependency", "repo"):
             scope.raise_to("medium", "runs_project", call.part)
@@ -192,7 +209,19 @@ def github(call: Call, scope: Scope) -> None:
         scope.cannot_tell(call.part)
 
 
+def editor(call: Call, scope: Scope) -> None:
+    """code, vim, nano …: opening files for the person is medium; an editor told to run commands cannot be told."""
+    values = [v or "" for v in call.values]
+    if any(v.startswith("+") or v in ("-c", "--cmd", "-S", "--eval", "-u", "-x", "--headless", "--install-extension",
+                                      "-l", "--batch", "-batch", "--script") for v in values) or None in call.values:
+        scope.cannot_tell(call.part)
+    else:
+        scope.raise_to("medium", "opens", " ".join(v for v in values if not v.startswith("-")) or call.name)
+
+
 PROGRAMS = {
+    **{name: editor for name in ("code", "code-insiders", "cursor", "subl", "idea", "vim", "vi", "nvim", "nano",
+                                 "emacs", "micro", "hx", "zed", "mate", "gedit", "kate")},
     **{name: project_tool for name in BUILD_TOOLS}, **{name: checker for name in CHECKERS},
     "docker": docker, "podman": docker, "nerdctl": docker, "docker-compose": docker, "podman-compose": docker,
     **{name: cluster for name in ("kubectl", "oc", "helm", "terraform", "tofu", "terragrunt", "pulumi", "cdk",
