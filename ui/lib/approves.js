@@ -151,6 +151,13 @@ function changeFiles(item) {
 function parseChange(item) {
   if (item.diff) {
     const parsed = diffs.parseUnifiedDiff(item.diff);
+    // The file changed is the item's path: a diff of one file is headed with it, and says so when its own header
+    // names another file (what the agent's diff claims is not what is written).
+    if (parsed?.length === 1 && item.path) {
+      const own = parsed[0].newPath || parsed[0].oldPath || '';
+      const same = !own || item.path === own || item.path.endsWith(`/${own}`);
+      return [{ ...parsed[0], label: item.path, note: same ? '' : t('approves.diffNames', { name: own }) }];
+    }
     if (parsed) return parsed;
   }
   const path = item.path || '?';
@@ -170,13 +177,27 @@ function parseChange(item) {
   return [{ oldPath: path, newPath: path, added: added('add'), removed: added('del'), hunks }];
 }
 
+/** The characters a file item writes or changes. The hub counts `length` (hub/domain/approvals.py subject_text): a
+ * write's whole new content, an edit's old and new text; counted the same here for an older hub. An edit that carries
+ * only a diff counts its removed and added lines (once the diff view is loaded). */
+function changedChars(item) {
+  if (item.kind === 'edit' && !item.edits?.length && item.diff && diffs) {
+    let chars = 0;
+    for (const file of changeFiles(item)) for (const hunk of file.hunks) for (const line of hunk.lines) {
+      if (line.kind === 'add' || line.kind === 'del') chars += line.text.length + 1;
+    }
+    return chars;
+  }
+  const whole = item.kind === 'write' ? item.content
+    : (item.edits || []).map((edit) => `${edit.old}\n${edit.new}`).join('\n');
+  return item.length ?? String(whole ?? '').length;
+}
+
 function changeView(item, index, count, uid, onReady) {
   if (!diffs) loadDiffs(onReady);
   // The hub counts `length` (hub/domain/approvals.py subject_text): a write's whole new content, an edit's old and new
   // text; counted the same here for an older hub. A write's characters are written, an edit's changed.
-  const whole = item.kind === 'write' ? item.content
-    : (item.edits || []).map((edit) => `${edit.old}\n${edit.new}`).join('\n');
-  const chars = item.length ?? String(whole ?? '').length;
+  const chars = changedChars(item);
   const size = t(item.kind === 'write' ? 'approves.shape.written' : 'approves.shape.changed', { chars: formatNumber(chars) });
   let body;
   if (diffs) {
@@ -290,7 +311,7 @@ function itemSummary(item) {
   }
   if (item.kind === 'write' || item.kind === 'edit') {
     return html`<li data-approves=${item.kind}>${withSlots(`approves.sum.${item.kind}`, {
-      chars: formatNumber(item.length ?? 0) }, slots)}${item.oldHidden ? html` ${t('approves.sum.replaces')}` : ''}</li>`;
+      chars: formatNumber(changedChars(item)) }, slots)}${item.oldHidden ? html` ${t('approves.sum.replaces')}` : ''}</li>`;
   }
   if (item.kind === 'tool') {
     return html`<li data-approves=${item.kind}>${withSlots('approves.sum.tool', {

@@ -90,6 +90,7 @@ export function parseUnifiedDiff(text) {
 }
 
 function fileName(file) {
+  if (file.label) return file.label; // an approval's item names its file itself (lib/approves.js)
   if (file.oldPath && file.newPath && file.oldPath !== file.newPath) return `${file.oldPath} → ${file.newPath}`;
   return file.newPath || file.oldPath || '?';
 }
@@ -142,7 +143,8 @@ export function diffRows(file) {
 export function diffView(files, { focusable = true } = {}) {
   return html`<div class="diff" data-files=${files.length}>${files.map((file) => html`<section class="diff-file"
       aria-label=${t('diff.file', { name: fileName(file) })}>
-    <header class="diff-file-head"><span class="diff-file-name mono">${visible(fileName(file))}</span>
+    <header class="diff-file-head"><span class="diff-file-name mono">${visible(fileName(file))}${file.note
+      ? html` <span class="diff-file-note">${file.note}</span>` : ''}</span>
       <span class="diff-stat"><span class="diff-stat-add">+${file.added}</span> <span class="diff-stat-del">−${file.removed}</span></span></header>
     <div class="diff-body" tabindex=${focusable ? '0' : nothing} role="group" aria-label=${t('diff.changes', { name: fileName(file) })}>
       ${paintedRows(diffRows(file).rows, rowView, 'diff-block')}

@@ -336,6 +336,7 @@ export const en = {
   'approves.wholeFile': 'The whole new file',
   'approves.editOne': 'Edit {n}: this text is replaced',
   'approves.editAll': 'Edit {n}: every occurrence is replaced',
+  'approves.diffNames': '(its diff names {name})',
   'approves.shape.oneLine': '1 line of {chars} characters',
   'approves.shape.lines': '{lines} lines, the longest {longest} characters, {chars} in all',
   'approves.shape.input': '{chars} characters of input',

@@ -336,6 +336,7 @@ export const zh = {
   'approves.wholeFile': '新文件的全部内容',
   'approves.editOne': '修改 {n}：替换这段文字',
   'approves.editAll': '修改 {n}：替换所有出现之处',
+  'approves.diffNames': '（它的 diff 写的是 {name}）',
   'approves.shape.oneLine': '1 行，共 {chars} 个字符',
   'approves.shape.lines': '{lines} 行，最长一行 {longest} 个字符，共 {chars} 个字符',
   'approves.shape.input': '输入共 {chars} 个字符',
