@@ -50,8 +50,8 @@ def commit_text(subject: ApprovalSubject) -> str:
 
 
 def subject_text(subject: ApprovalSubject) -> str:
-    """The text the person approves: the command, the new content, every edit's old and new text, a tool's input,
-    a commit's message and files."""
+    """The text the person approves: the command, the new content, every edit's old and new text (or the diff of an
+    edit sent as a diff alone), a tool's input, a commit's message and files."""
     if subject.kind == "command":
         return subject.command or ""
     if subject.kind == "write":
@@ -60,7 +60,9 @@ def subject_text(subject: ApprovalSubject) -> str:
         return tool_text(subject.input)
     if subject.kind == "commit":
         return commit_text(subject)
-    return "\n".join(f"{edit.old}\n{edit.new}" for edit in subject.edits or [])
+    if not subject.edits:  # an edit sent as a diff alone: the diff is what the card shows
+        return subject.diff or ""
+    return "\n".join(f"{edit.old}\n{edit.new}" for edit in subject.edits)
 
 
 def _check(subject: ApprovalSubject, where: str) -> ApprovalSubject:

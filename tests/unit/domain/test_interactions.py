@@ -232,3 +232,33 @@ def test_empty_comment_is_not_stored() -> None:
 def test_unknown_stored_type_is_refused() -> None:
     with pytest.raises(LapError, match="Unknown interaction type"):
         check_response({"type": "poll", "options": []}, {"optionId": "a"})
+
+
+# ---- what an approval approves: every item counted --------------------------------------------------------------
+
+def test_an_edit_sent_as_a_diff_alone_is_counted_by_its_diff() -> None:
+    """The card says how much it shows: an edit given only as a diff counts the diff, not nothing."""
+    diff = "--- a/app.py\n+++ b/app.py\n@@ -1,1 +1,1 @@\n-print(1)\n+print(2)\n"
+    stored = spec(type="approval", approves={"kind": "edit", "path": "app.py", "diff": diff})
+    assert stored["approves"][0]["length"] == len(diff) and stored["approves"][0]["lines"] == diff.count("\n") + 1
+
+
+def test_every_item_is_stored_with_its_own_risk_and_the_whole_is_the_highest() -> None:
+    stored = spec(type="approval", approves=[{"kind": "command", "command": "git status"},
+                                             {"kind": "write", "path": "/home/u/.bashrc", "content": "x\n"}])
+    assert [item["kind"] for item in stored["approves"]] == ["command", "write"]
+    assert stored["approves"][1]["risk"] == "high" and stored["risk"] == "high"
+    assert stored["approves"][0]["risk"] in ("low", "medium")
+
+
+def test_argv_is_stored_shell_quoted_and_a_differing_command_is_refused() -> None:
+    stored = spec(type="approval", approves={"kind": "command", "argv": ["sh", "-c", 'eval "$0"', "rm -rf ~"]})
+    assert stored["approves"][0]["command"] == "sh -c 'eval \"$0\"' 'rm -rf ~'"
+    with pytest.raises(LapError, match="differs"):
+        spec(type="approval", approves={"kind": "command", "argv": ["ls", "a b"], "command": "ls a b"})
+
+
+def test_more_than_a_card_shows_is_refused_not_cut() -> None:
+    with pytest.raises(LapError, match="more than a card shows"):
+        spec(type="approval", approves=[{"kind": "write", "path": f"f{i}.txt", "content": "x" * 2000}
+                                        for i in range(40)])
