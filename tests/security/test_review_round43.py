@@ -5,7 +5,8 @@
    it: Python reached through an alias or another module's `os`, `os.exec*` judged by its first argument, writes
    through `io.open`; a script given to bash as `BASH_ENV` set by `read` / `printf -v`; `rm` through a symbolic link
    to `~` made in the same command; git and make options that run a command (`bisect run`, `--upload-pack`,
-   `archive --exec`, `make --eval`).
+   `archive --exec`, `make --eval`); a Makefile, package.json or Python module the same command wrote, then run
+   through `make`, `npm test`, `python -m` or an import.
 2. Characters that render as nothing (Hangul fillers, the combining grapheme joiner, Mongolian variation selectors)
    are not marked and do not raise the risk, so a write card says "all shown" of code whose identifiers are invisible.
 3. The task detail reuses a card's element for another task's card: a high-risk confirmation opened on one task is
@@ -55,6 +56,13 @@ DANGEROUS = [
     ("git archive --exec", "git archive --remote=. --exec='rm -rf ~' HEAD"),
     ("make --eval", "make --eval='$(shell rm -rf ~)'"),
     ("make -C outside the project", "make -C ~"),
+    ("a Makefile written, then make", "cat > Makefile <<'EOF'\nall:\n\trm -rf ~\nEOF\nmake"),
+    ("package.json written, then npm test", "cat > package.json <<'EOF'\n{\"scripts\": {\"test\": \"rm -rf ~\"}}\nEOF\n"
+                                            "npm test"),
+    ("a module written, then python -m", "mkdir -p tools && cat > tools/cleanup.py <<'EOF'\nimport shutil, os\n"
+                                         "shutil.rmtree(os.path.expanduser('~'))\nEOF\npython -m tools.cleanup"),
+    ("json.py written, then import json", "printf 'import os\\nos.system(\"rm -rf ~\")\\n' > json.py && "
+                                          "python3 -c \"import json\""),
 ]
 
 
