@@ -20,6 +20,7 @@ MAX_DIFF_BYTES = 512 * 1024      # one file's diff text; past it cut at a line, 
 
 Against = Literal["start", "uncommitted", "base"]
 AGAINST = ("start", "uncommitted", "base")
+GITLINK = "160000"               # the mode of a nested repository's entry in a tree: a commit id, not files
 STATUS = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "added", "T": "modified"}
 
 
@@ -31,6 +32,8 @@ class Changed:
     removed: int
     binary: bool
     old_path: str | None = None
+    gitlink: str | None = None   # a nested repository (mode 160000) on either side: the commit it records
+
 
     def as_dict(self) -> dict[str, object]:
         entry: dict[str, object] = {"path": self.path, "status": self.status, "added": self.added,
@@ -46,21 +49,24 @@ def _split_z(data: bytes) -> list[str]:
 
 async def changed_files(folder: Path, baseline: str, current: str) -> tuple[list[Changed], bool]:
     """The files that differ between two trees (or commits), with their line counts; at most MAX_FILES."""
-    statuses = await git.run(folder, "diff-tree", "-r", "-z", "-M", "--no-ext-diff", "--no-textconv",
-                             "--name-status", baseline, current)
+    statuses = await git.run(folder, "diff-tree", "-r", "-z", "-M", "--no-ext-diff", "--no-textconv", "--raw",
+                             "--no-abbrev", baseline, current)
     parts = _split_z(statuses.stdout)
-    entries: list[tuple[str, str, str | None]] = []  # status letter, path, old path
+    entries: list[tuple[str, str, str | None, str | None]] = []  # status letter, path, old path, gitlink's commit
     index = 0
-    while index < len(parts) and parts[index]:
-        letter = parts[index][0]
+    while index + 1 < len(parts) and parts[index].startswith(":"):
+        # ":<old mode> <new mode> <old id> <new id> <status letter><score>", then the path (two for R and C)
+        fields = parts[index].split()
+        letter = fields[4][0] if len(fields) > 4 and fields[4] else "M"
+        gitlink = fields[3] if fields[1] == GITLINK else fields[2] if fields[0] == ":" + GITLINK else None
         if letter in ("R", "C"):
-            if index + 2 >= len(parts) + 1:
+            if index + 2 >= len(parts):
                 break
             old, new = parts[index + 1], parts[index + 2]
-            entries.append((letter, new, old if letter == "R" else None))
+            entries.append((letter, new, old if letter == "R" else None, gitlink))
             index += 3
         else:
-            entries.append((letter, parts[index + 1], None))
+            entries.append((letter, parts[index + 1], None, gitlink))
             index += 2
     truncated = len(entries) > MAX_FILES or statuses.truncated
     entries = entries[:MAX_FILES]
@@ -77,8 +83,8 @@ async def changed_files(folder: Path, baseline: str, current: str) -> tuple[list
             index += 2
         binary = added == "-" or removed == "-"
         counts[path] = (0 if binary else int(added or 0), 0 if binary else int(removed or 0), binary)
-    files = [Changed(path, STATUS.get(letter, "modified"), *counts.get(path, (0, 0, False)), old_path=old)
-             for letter, path, old in entries]
+    files = [Changed(path, STATUS.get(letter, "modified"), *counts.get(path, (0, 0, False)), old_path=old,
+                     gitlink=gitlink) for letter, path, old, gitlink in entries]
     return files, truncated
 
 

@@ -97,6 +97,15 @@ async def what_is_shown(folder: Path, scratch: Path) -> Shown:
     if truncated or len(files) > MAX_FILES:
         raise LapError("conflict", f"{len(files):,}{'+' if truncated else ''} files changed: more than a commit card "
                                    f"shows ({MAX_FILES}), so none was made.", hint=TERMINAL_HINT)
+    nested = [f for f in files if f.gitlink]
+    if nested:  # a tree records only the commit id of a repository inside it: no card shows that as files
+        first = nested[0]
+        more = f" (and {len(nested) - 1} more)" if len(nested) > 1 else ""
+        raise LapError("conflict", f"{first.path} is a nested git repository (at commit {(first.gitlink or '')[:12]})"
+                                   f"{more}: a commit would record only that commit's id, not its files, so no "
+                                   "commit card is made.",
+                       hint="Commit in a terminal in the session's folder, where you decide what to do with it (a "
+                            "submodule, its files, or leave it out with .gitignore).")
     filtered = await git.filtered_paths(folder, [f.path for f in files if f.status != "deleted"])
     if filtered:
         raise LapError("conflict", f"{len(filtered)} of the files go through a git filter ({filtered[0]}"

@@ -78,11 +78,86 @@ def check_folder(raw: object, roots: tuple[Path, ...], what: str = "project") ->
 @dataclass(frozen=True)
 class Found:
     path: Path
-    git: bool           # a repository's top level (a `.git` folder, or a worktree's `.git` file)
+    git: bool           # a repository's top level (a `.git` folder, or a worktree's `.git` file), its own
+    refused: str = ""   # why a `.git` there is not taken as this folder's repository (then `git` is False)
 
 
 def is_git_top(folder: Path) -> bool:
     return (folder / ".git").exists()
+
+
+GITFILE_BYTES = 4096
+
+
+@dataclass(frozen=True)
+class OwnGit:
+    """Where a folder's `.git` leads, read without running git: its git dir and common dir (resolved)."""
+
+    top: Path
+    git_dir: Path
+    common_dir: Path
+
+
+def _read(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(GITFILE_BYTES).decode("utf-8", "surrogateescape")
+    except (OSError, ValueError):
+        return None
+
+
+def _resolve(base: Path, named: str) -> Path | None:
+    try:
+        return (base / named).resolve(strict=True)
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
+def own_git(top: Path, roots: list[Path]) -> tuple[OwnGit | None, str]:
+    """Whether the `.git` in `top` makes `top` a repository the hub may run git in, judged before any git runs:
+    its git dir and its common dir (where the objects and refs are) lie inside `top` (a `.git` folder, or a `.git`
+    file naming a folder inside it), or it is a linked worktree: a `.git` file naming `<common dir>/worktrees/<name>`
+    of a repository inside the roots, whose own record (`gitdir`) names this folder's `.git` back. (None, "") when
+    there is no `.git`; (None, why) when there is one that leads elsewhere: an agent (or a clone) can write a `.git`
+    file naming any repository on the machine (docs/sessions.md "Git, as the hub runs it")."""
+    dot = top / ".git"
+    if not os.path.lexists(dot):
+        return None, ""
+    if dot.is_dir():
+        git_dir = _resolve(top, ".git")
+    else:
+        text = _read(dot)
+        if text is None or not text.startswith("gitdir: "):
+            return None, "its .git is neither a folder nor a file naming a git folder"
+        git_dir = _resolve(top, text[len("gitdir: "):].rstrip("\r\n"))
+    if git_dir is None or not git_dir.is_dir():
+        return None, "its .git names a git folder that does not exist"
+    named = _read(git_dir / "commondir")
+    common_dir = git_dir if named is None else _resolve(git_dir, named.rstrip("\r\n"))
+    if common_dir is None:
+        return None, "its .git names a repository that does not exist"
+    if git_dir.is_relative_to(top) and common_dir.is_relative_to(top):
+        return OwnGit(top, git_dir, common_dir), ""
+    leads = common_dir if not common_dir.is_relative_to(top) else git_dir
+    where = "" if inside(leads, roots) else " and the folders sessions may use"
+    refused = f"its .git leads to {leads}, outside this folder{where}"
+    if git_dir == common_dir or git_dir.parent != common_dir / "worktrees" or not inside(common_dir, roots):
+        return None, refused
+    back = _read(git_dir / "gitdir")
+    if back is None or _resolve(git_dir, back.rstrip("\r\n")) != _resolve(top, ".git"):
+        return None, f"its .git names the worktree {git_dir.name} of {common_dir}, which is another folder's"
+    return OwnGit(top, git_dir, common_dir), ""
+
+
+def repository_top(folder: Path, roots: list[Path]) -> Path | None:
+    """The nearest folder from `folder` up, inside the roots, that holds a `.git` (the top git would find), or None:
+    a repository above the roots (a home folder kept in git) is never the project's."""
+    for candidate in (folder, *folder.parents):
+        if not inside(candidate, roots):
+            return None
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return None
 
 
 def walk_projects(roots: tuple[Path, ...], query: str = "") -> tuple[list[Found], bool]:
@@ -97,7 +172,7 @@ def walk_projects(roots: tuple[Path, ...], query: str = "") -> tuple[list[Found]
     looked = 0
     cut = False
     for root in allowed:
-        if is_git_top(root) and root not in seen:
+        if is_git_top(root) and root not in seen and own_git(root, allowed)[0] is not None:
             seen.add(root)
             if not needle or needle in str(root).lower():
                 found.append(Found(root, True))
@@ -127,8 +202,9 @@ def walk_projects(roots: tuple[Path, ...], query: str = "") -> tuple[list[Found]
                     continue  # a symlink out of the roots, or a folder seen through another link
                 seen.add(real)
                 git = is_git_top(real)
+                refused = own_git(real, allowed)[1] if git else ""
                 if (depth == 0 or git) and (not needle or needle in str(real).lower()):
-                    found.append(Found(real, git))
+                    found.append(Found(real, git and not refused, refused))
                 if not git and depth + 1 < WALK_DEPTH:
                     stack.append((real, depth + 1))
     return found, cut

