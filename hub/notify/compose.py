@@ -52,17 +52,27 @@ def _agent_name(conn: sqlite3.Connection, agent_id: str | None) -> str:
     return shown(name) if name is not None else "An agent"
 
 
-def _approval(spec: dict[str, Any]) -> dict[str, Any]:
+def _approval(spec: dict[str, Any], include_details: bool) -> dict[str, Any]:
     """What a channel needs to offer buttons by the rule (hub/notify/outside.py): each option marked (`approves`:
     it says yes; `remembers`: "always" or "for this session"), whether the approval carries what it approves, the
-    buttons it may offer (Deny always among them) and, when none says yes, where to approve."""
+    buttons it may offer (Deny always among them) and, when none says yes, where to approve. Without
+    `include_details`, the options of an approval that carries items are named without words that may quote them
+    (outside.plain_label)."""
     risk = spec.get("risk", "medium")
+    plain = outside.carries_items(spec) and not include_details
+
+    def label(text: str, says_yes: bool, remembers: bool) -> str:
+        return shown(outside.plain_label(text, says_yes, remembers) if plain else text)
+
+    options = []
+    for o in spec.get("options", []):
+        says_yes, remembers = outside.approves(spec, {"optionId": o["id"]}), outside.remembers(o)
+        options.append({**{k: o[k] for k in ("id", "style") if k in o},
+                        "label": label(str(o.get("label") or o["id"]), says_yes, remembers),
+                        "approves": says_yes, "remembers": remembers})
     note: dict[str, Any] = {
-        "options": [{**{k: o[k] for k in ("id", "style") if k in o}, "label": shown(str(o.get("label") or o["id"])),
-                     "approves": outside.approves(spec, {"optionId": o["id"]}), "remembers": outside.remembers(o)}
-                    for o in spec.get("options", [])],
-        "carriesItems": outside.carries_items(spec), "itemKinds": outside.item_kinds(spec),
-        "buttons": [{**b, "label": shown(b["label"])} for b in outside.buttons(spec, risk)]}
+        "options": options, "carriesItems": outside.carries_items(spec), "itemKinds": outside.item_kinds(spec),
+        "buttons": [{**b, "label": label(b["label"], b["approves"], False)} for b in outside.buttons(spec, risk)]}
     approve_in_app = outside.approve_in_app(spec, risk)
     if approve_in_app is not None:
         note["approveInApp"] = approve_in_app
@@ -87,10 +97,14 @@ def compose(conn: sqlite3.Connection, event: StoredEvent, kind: str, base_url: s
     if kind == "waiting_for_me":
         spec = event.payload["interaction"]
         agent = _agent_name(conn, event.actor.partition(":")[2])
-        note.update(title=f"{agent} needs your decision", body=shown(spec["title"]), risk=spec.get("risk", "medium"),
+        # An approval that carries items is named by their kinds: its title is the source's and may hold a command
+        # ("Claude wants to run: …"), whose secrets must not reach a topic others may read.
+        said = f"{agent} wants to {shown(outside.wants(spec))}" if outside.carries_items(spec) \
+            and not include_details else shown(spec["title"])
+        note.update(title=f"{agent} needs your decision", body=said, risk=spec.get("risk", "medium"),
                     agent=agent, interactionId=spec["id"], interactionType=spec["type"], options=[])
         if spec["type"] == "approval":  # a channel offers only `buttons` (docs/notifications.md#ntfy-buttons)
-            note.update(_approval(spec))
+            note.update(_approval(spec, include_details))
         if task is not None:
             note["body"] = f"{note['body']} — task: {shown(task.title)}"
         if include_details:

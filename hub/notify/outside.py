@@ -74,6 +74,47 @@ def item_kinds(spec: dict[str, Any]) -> list[str]:
     return kinds or (["tool"] if carries_items(spec) else [])
 
 
+TOOL_NAME = re.compile(r"[A-Za-z0-9_.:/@-]{1,80}")  # a tool's name as tools are named (mcp__postgres__execute_sql)
+
+
+def wants(spec: dict[str, Any]) -> str:
+    """What an approval that carries items asks, by their kinds and never their text: "run a command", "change 2
+    files", "use mcp__postgres__execute_sql", "commit 3 files", joined ("run a command and change a file"). A tool is
+    named only when its name is a plain identifier (an ACP agent may name it with the call's own words)."""
+    items = stored_items(spec)
+    commands = sum(1 for item in items if item.get("kind") == "command")
+    paths = list(dict.fromkeys(str(item.get("path")) for item in items if item.get("kind") in ("write", "edit")))
+    tools = list(dict.fromkeys(str(item.get("tool") or "") for item in items if item.get("kind") == "tool"))
+    committed = [len(item.get("files") or []) for item in items if item.get("kind") == "commit"]
+    parts: list[str] = []
+    if commands:
+        parts.append("run a command" if commands == 1 else f"run {commands} commands")
+    if paths:
+        parts.append("change a file" if len(paths) == 1 else f"change {len(paths)} files")
+    named = [name for name in tools if TOOL_NAME.fullmatch(name)]
+    if tools:
+        if len(named) == len(tools) and len(named) <= 3:
+            parts.append("use " + " and ".join(named))
+        else:
+            parts.append("use a tool" if len(tools) == 1 else f"use {len(tools)} tools")
+    for count in committed:
+        parts.append(f"commit {count} file{'s' if count != 1 else ''}")
+    if not parts:  # a tool's input in `details.input` (cards sent before `approves` took tools)
+        parts.append("use a tool")
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def plain_label(label: str, option_approves: bool, option_remembers: bool) -> str:
+    """An option's label as a notification of an approval that carries items shows it without `include_details`: as
+    the agent wrote it, unless it may quote what is approved (a `code span`, as Codex's "don't ask again for commands
+    that start with `npm run`", or longer than a button's words): then what the option does."""
+    if "`" not in label and len(label) <= 40:
+        return label
+    if not option_approves:
+        return "Deny"
+    return "Allow, and remember a rule (the app shows it)" if option_remembers else "Allow"
+
+
 def _option(spec: dict[str, Any], response: dict[str, Any]) -> dict[str, Any] | None:
     option_id = response.get("optionId")
     return next((o for o in spec.get("options", []) if o.get("id") == option_id), None)
