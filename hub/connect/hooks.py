@@ -84,7 +84,8 @@ def risk_of(tool: str, tool_input: dict[str, Any]) -> str:
 
 def items_of_call(tool: str, tool_input: dict[str, Any], cwd: str) -> list[dict[str, Any]]:
     """What approving this call approves, whole (docs/protocol.md#what-an-approval-approves): the command, the file
-    written or edited, or for any other tool (MCP tools, WebFetch, WebSearch, Task...) its name and whole input."""
+    written or edited, or for any other tool (MCP tools, WebFetch, WebSearch, Task, NotebookEdit...) its name and
+    whole input."""
     path = str(tool_input.get("file_path") or tool_input.get("notebook_path") or "")
     where = cwd or None
     if tool == "Bash" and isinstance(tool_input.get("command"), str) and tool_input["command"].strip():
@@ -100,10 +101,8 @@ def items_of_call(tool: str, tool_input: dict[str, Any], cwd: str) -> list[dict[
                   "replaceAll": bool(e.get("replace_all"))}
                  for e in tool_input.get("edits") or [] if isinstance(e, dict)]
         return [approvals.edit_approval(path, edits, where)]
-    if tool == "NotebookEdit" and path:
-        return [approvals.edit_approval(path, [{"old": f"(cell {tool_input.get('cell_id') or 'new'}, "
-                                                       f"{tool_input.get('edit_mode') or 'replace'})",
-                                                "new": str(tool_input.get("new_source") or "")}], where)]
+    # NotebookEdit (a cell replaced, inserted or deleted in a .ipynb) falls through: its whole input (notebook_path,
+    # cell_id, edit_mode, new_source) is the item, never a diff whose removed text the hub would have to invent.
     return [approvals.tool_approval(tool or "tool", tool_input, where)]
 
 
