@@ -18,7 +18,7 @@ from typing import Any
 import websockets
 from websockets.asyncio.client import ClientConnection
 
-from hub.sdk import files
+from hub.sdk import files, frames
 from hub.sdk.cleartext import allowed_by_environment, refuse_cleartext
 from hub.sdk.credentials import Credential
 from hub.sdk.errors import AuthError, HubError, ReplacedError, SdkError, ToolCallError
@@ -129,6 +129,7 @@ class AgentClient:
         self._state_dirty = False
         self.heartbeat_interval_s = 25.0
         self._last_heard = 0.0  # loop time of the last frame from the hub
+        self._bad_frames = 0  # frames from the hub that broke the protocol, ignored (logged: the first 5, every 100th)
         self.tools = tools  # this agent's own tools (docs/design.md#tool-types), offered to apps through agent.hello
         self._tool_handlers: dict[str, ToolHandler] = {}
         self._tool_waiters: dict[str, asyncio.Future[dict[str, Any]]] = {}
@@ -342,7 +343,10 @@ class AgentClient:
                 hello["epoch"] = self.epoch
             await ws.send(json.dumps(self._envelope("agent.hello", hello)))
             async with asyncio.timeout(15):
-                first = json.loads(await ws.recv())
+                first, why = frames.parse(await ws.recv())
+            if first is None:  # a broken answer to the hello: a failed connection, tried again
+                self._bad_frame(why)
+                raise HubError("invalid_envelope", "The hub's answer to the hello is not a protocol frame.")
             if first["type"] == "system.error":
                 error = first["payload"]
                 if error["code"] == "unauthorized":
@@ -353,7 +357,8 @@ class AgentClient:
             if first["type"] != "system.welcome":
                 raise HubError("invalid_envelope", f"Expected system.welcome, got {first['type']}.")
             welcome = first["payload"]
-            self.heartbeat_interval_s = welcome["heartbeatIntervalMs"] / 1000
+            # Bounded as the TypeScript SDK does: 0 would ping in a tight loop, a year never notice a dead link.
+            self.heartbeat_interval_s = min(3600.0, max(0.1, welcome["heartbeatIntervalMs"] / 1000))
             if self.epoch is None:
                 self.epoch = welcome["epoch"]
             self._take_snapshot(welcome)
@@ -365,7 +370,7 @@ class AgentClient:
             try:
                 async for raw in ws:
                     self._last_heard = asyncio.get_running_loop().time()
-                    self._on_frame(json.loads(raw))
+                    self._on_raw(raw)
             except websockets.ConnectionClosed:
                 if ws.close_code not in (CLOSE_REVOKED, CLOSE_REPLACED):
                     raise  # 4401 (revoked) and 4409 (replaced) are raised below, not retried
@@ -421,6 +426,25 @@ class AgentClient:
             await asyncio.sleep(self.heartbeat_interval_s)
 
     # ---- frames from the hub -------------------------------------------------------------------------
+
+    def _on_raw(self, raw: str | bytes) -> None:
+        """One frame as it came: checked against the hub's schema first (hub/sdk/frames.py), so a broken or hostile
+        hub gets its frame ignored and logged, never a crash of `run()`."""
+        frame, why = frames.parse(raw)
+        if frame is None:
+            self._bad_frame(why)
+            return
+        try:
+            self._on_frame(frame)
+        except Exception:  # a frame the schema allows and this code still trips on: logged, the connection stays
+            log.exception("could not handle a %s frame from the hub", frame["type"])
+
+    def _bad_frame(self, why: str) -> None:
+        self._bad_frames += 1
+        if self._bad_frames <= 5 or self._bad_frames % 100 == 0:
+            clipped = why[:300].encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate logs too
+            log.warning("ignoring a frame from the hub that breaks the protocol (%s); %d so far", clipped,
+                        self._bad_frames)
 
     def _on_frame(self, frame: dict[str, Any]) -> None:
         type_, payload = frame["type"], frame.get("payload") or {}
@@ -668,7 +692,13 @@ class AgentClient:
 
     def _take_snapshot(self, welcome: dict[str, Any]) -> None:
         """The hub's list of this agent's unfinished tasks: what to resume, and how far each got."""
-        self._snapshot = {t["taskId"]: t for t in welcome.get("openTasks") or []}
+        self._snapshot = {}
+        for raw in welcome.get("openTasks") or []:
+            task = frames.read_open_task(raw)
+            if task is None:
+                self._bad_frame("an openTasks entry of the welcome is malformed")
+            else:
+                self._snapshot[task["taskId"]] = task
         self._snapshot_head = int(welcome.get("headSequence") or 0)
         for task in self._snapshot.values():
             for question in task.get("interactions") or []:

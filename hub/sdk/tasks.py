@@ -159,7 +159,7 @@ class TaskHandle:
         """Take what the hub has of this task (the welcome's openTasks entry) before the handler runs."""
         self.status = info.get("status") or self.status
         self.resumed = self.status != "queued"
-        self.conversation_id = info.get("conversationId", self.conversation_id)
+        self.conversation_id = info.get("conversationId") or self.conversation_id
         self.checkpoints = dict(info.get("checkpoints") or {})
         if self.resumed and info.get("progress") is not None:
             self._progress_floor = int(info["progress"])

@@ -21,7 +21,7 @@ import {
   Outcome, TaskHandle, TERMINAL_TASK_STATUSES, type OpenTask, type OutcomeKind, type SendFields, type StoredFile,
   type TaskClient, type UploadOptions,
 } from "./tasks.js";
-import { openSocket, type Socket } from "./transport.js";
+import { BINARY, openSocket, type Frame, type Socket } from "./transport.js";
 import { frameProblem } from "./validate.js";
 
 export const CLOSE_REVOKED = 4401;
@@ -539,7 +539,11 @@ export class AgentClient implements TaskClient {
 
   /** The frame, checked against the hub's schema (frames.hubToAgent), or null (logged): a hostile or broken hub gets
    * its frame ignored, never a crash. */
-  #parse(text: string): HubFrame | null {
+  #parse(text: Frame): HubFrame | null {
+    if (text === BINARY) {
+      this.#badFrame("a binary frame (the protocol is text frames only)");
+      return null;
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -551,6 +555,12 @@ export class AgentClient implements TaskClient {
     if (problem !== null) {
       const type = typeof value === "object" && value !== null ? (value as { type?: unknown }).type : undefined;
       this.#badFrame(`${typeof type === "string" ? `${type}: ` : ""}${problem}`);
+      return null;
+    }
+    // Past what a JavaScript number counts exactly, or below zero: every later event would look handled already.
+    const sequence = (value as { sequence?: unknown }).sequence;
+    if (typeof sequence === "number" && !(sequence >= 0 && sequence <= Number.MAX_SAFE_INTEGER)) {
+      this.#badFrame(`$.sequence: ${sequence} is beyond 0 to ${Number.MAX_SAFE_INTEGER}`);
       return null;
     }
     return value as HubFrame;

@@ -6,6 +6,10 @@ import { refuseCleartext } from "./cleartext.js";
 import { PinMismatch, SdkError } from "./errors.js";
 import { pinnedSocket } from "./tlspin.js";
 
+/** A frame as it came: its text, or `BINARY` for a binary frame (the protocol has none: the client logs it). */
+export type Frame = string | typeof BINARY;
+export const BINARY = null;
+
 /** One open connection, text frames only. */
 export interface Socket {
   send(text: string): void;
@@ -14,9 +18,9 @@ export interface Socket {
   /** Drop the connection at once. */
   terminate(): void;
   /** The next frame (for the hello's answer), or an error after `timeoutMs` or when the socket closes. */
-  next(timeoutMs: number): Promise<string>;
+  next(timeoutMs: number): Promise<Frame>;
   /** From now on every frame goes to `onText` (frames that arrived before and were not taken by `next` first). */
-  listen(onText: (text: string) => void): void;
+  listen(onText: (text: Frame) => void): void;
   /** Resolves once the connection is closed, with the close code and reason. */
   readonly closed: Promise<{ code: number; reason: string }>;
 }
@@ -47,12 +51,12 @@ function loadWs(): Promise<WsModule | null> {
 }
 
 class Frames {
-  readonly #queue: string[] = [];
-  #listener: ((text: string) => void) | null = null;
-  #waiter: { resolve: (text: string) => void; reject: (error: Error) => void } | null = null;
+  readonly #queue: Frame[] = [];
+  #listener: ((text: Frame) => void) | null = null;
+  #waiter: { resolve: (text: Frame) => void; reject: (error: Error) => void } | null = null;
   #ended: Error | null = null;
 
-  push(text: string): void {
+  push(text: Frame): void {
     if (this.#listener) this.#listener(text);
     else if (this.#waiter) {
       const waiter = this.#waiter;
@@ -68,9 +72,8 @@ class Frames {
     waiter?.reject(error);
   }
 
-  next(timeoutMs: number): Promise<string> {
-    const queued = this.#queue.shift();
-    if (queued !== undefined) return Promise.resolve(queued);
+  next(timeoutMs: number): Promise<Frame> {
+    if (this.#queue.length) return Promise.resolve(this.#queue.shift() as Frame);
     if (this.#ended) return Promise.reject(this.#ended);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -84,7 +87,7 @@ class Frames {
     });
   }
 
-  listen(onText: (text: string) => void): void {
+  listen(onText: (text: Frame) => void): void {
     this.#listener = onText;
     for (const text of this.#queue.splice(0)) onText(text);
   }
@@ -128,7 +131,10 @@ async function openWithWs(ws: WsModule, url: string, fingerprint: string | null)
   socket.removeAllListeners("close");
   socket.on("error", () => {}); // followed by "close"
   socket.on("message", (data, isBinary) => {
-    if (isBinary) return; // the protocol is text frames only
+    if (isBinary) {
+      frames.push(BINARY); // the protocol is text frames only: the client logs it
+      return;
+    }
     frames.push(Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.from(data as ArrayBuffer).toString("utf8"));
   });
   socket.on("close", (code, reason) => {
@@ -157,7 +163,7 @@ async function openNative(Native: NativeConstructor, url: string): Promise<Socke
     socket.onerror = () => { clearTimeout(timer); reject(new SdkError(`Cannot open the agent socket at ${url}.`)); };
   });
   socket.onerror = null;
-  socket.onmessage = (event) => { if (typeof event.data === "string") frames.push(event.data); };
+  socket.onmessage = (event) => { frames.push(typeof event.data === "string" ? event.data : BINARY); };
   socket.onclose = (event) => {
     frames.end(new SdkError(`The hub closed the connection (${event.code}).`));
     closedResolve({ code: event.code, reason: event.reason });
