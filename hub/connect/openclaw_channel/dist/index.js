@@ -3,7 +3,7 @@ const require = __lineupCreateRequire(import.meta.url);
 import {
   lineupPlugin,
   runtimeStore
-} from "./chunks/chunk-XPCZEIUT.js";
+} from "./chunks/chunk-3ZXZMWUU.js";
 import "./chunks/chunk-WKF5EYHC.js";
 
 // src/index.ts

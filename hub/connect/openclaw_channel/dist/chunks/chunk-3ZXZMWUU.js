@@ -963,6 +963,7 @@ var MessageStream = class {
 };
 
 // ../../sdk/typescript/dist/transport.js
+var BINARY = null;
 var MAX_FRAME_BYTES = 64 * 1024 * 1024;
 var OPEN_TIMEOUT_MS = 1e4;
 var wsModule;
@@ -992,9 +993,8 @@ var Frames = class {
     waiter?.reject(error);
   }
   next(timeoutMs) {
-    const queued = this.#queue.shift();
-    if (queued !== void 0)
-      return Promise.resolve(queued);
+    if (this.#queue.length)
+      return Promise.resolve(this.#queue.shift());
     if (this.#ended)
       return Promise.reject(this.#ended);
     return new Promise((resolve2, reject) => {
@@ -1062,8 +1062,10 @@ async function openWithWs(ws, url, fingerprint) {
   socket.on("error", () => {
   });
   socket.on("message", (data, isBinary) => {
-    if (isBinary)
+    if (isBinary) {
+      frames.push(BINARY);
       return;
+    }
     frames.push(Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.from(data).toString("utf8"));
   });
   socket.on("close", (code, reason) => {
@@ -1105,8 +1107,7 @@ async function openNative(Native, url) {
   });
   socket.onerror = null;
   socket.onmessage = (event) => {
-    if (typeof event.data === "string")
-      frames.push(event.data);
+    frames.push(typeof event.data === "string" ? event.data : BINARY);
   };
   socket.onclose = (event) => {
     frames.end(new SdkError(`The hub closed the connection (${event.code}).`));
@@ -1739,6 +1740,10 @@ var AgentClient = class {
   /** The frame, checked against the hub's schema (frames.hubToAgent), or null (logged): a hostile or broken hub gets
    * its frame ignored, never a crash. */
   #parse(text4) {
+    if (text4 === BINARY) {
+      this.#badFrame("a binary frame (the protocol is text frames only)");
+      return null;
+    }
     let value;
     try {
       value = JSON.parse(text4);
@@ -1750,6 +1755,11 @@ var AgentClient = class {
     if (problem !== null) {
       const type = typeof value === "object" && value !== null ? value.type : void 0;
       this.#badFrame(`${typeof type === "string" ? `${type}: ` : ""}${problem}`);
+      return null;
+    }
+    const sequence = value.sequence;
+    if (typeof sequence === "number" && !(sequence >= 0 && sequence <= Number.MAX_SAFE_INTEGER)) {
+      this.#badFrame(`$.sequence: ${sequence} is beyond 0 to ${Number.MAX_SAFE_INTEGER}`);
       return null;
     }
     return value;
