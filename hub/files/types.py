@@ -1,8 +1,8 @@
 """What type a stored file is, judged from its bytes, never taken from the sender as it is.
 
-An image is one of png, jpeg, gif or webp by its first bytes (whatever the sender called it); text is UTF-8 without a
-NUL byte, stored as text/plain unless it is Markdown, CSV or JSON; a PDF starts with `%PDF-`; anything else is
-application/octet-stream. So an upload never becomes a type a browser would run as a page: an svg, an html page, an
+An image is one of png, jpeg, gif or webp by its first bytes (whatever the sender called it); a PDF starts with `%PDF-`
+(even when all its bytes are ASCII); text is UTF-8 without a NUL byte, stored as text/plain unless it is Markdown, CSV
+or JSON; anything else is application/octet-stream. So an upload never becomes a type a browser would run as a page: an svg, an html page, an
 xml or a script the sender declares is stored as text/plain (its source, shown as text) or application/octet-stream,
 and served with a sandboxing CSP and `nosniff` all the same (docs/security.md "Files").
 """
@@ -41,14 +41,14 @@ def stored_type(head: bytes, is_text: bool, declared: str | None, name: str) -> 
     found = image_type(head)
     if found is not None:
         return found
+    if head.startswith(b"%PDF-"):  # before the text check: a PDF of ASCII bytes only is valid UTF-8 too
+        return "application/pdf"
     if is_text:
         base = (declared or "").split(";", 1)[0].strip().lower()
         if base in TEXT_TYPES and base != "text/plain":
             return base
         dot = name.rfind(".")
         return _BY_EXTENSION.get(name[dot:].lower(), "text/plain") if dot >= 0 else "text/plain"
-    if head.startswith(b"%PDF-"):
-        return "application/pdf"
     return "application/octet-stream"
 
 

@@ -288,6 +288,9 @@ async def test_another_workspace_and_other_agents_cannot_read_a_file(hub: HubPro
     ("script.js", "application/javascript", b"alert(document.cookie)", "text/plain"),
     ("data.json", "application/json", b'{"a": 1}', "application/json"),
     ("paper.pdf", "application/pdf", b"%PDF-1.7\n\xff\xfe binary", "application/pdf"),
+    # A PDF of ASCII bytes only (no binary comment line) is valid UTF-8: it was stored and shown as text.
+    ("ascii.pdf", "application/pdf", b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << >>\n%%EOF\n",
+     "application/pdf"),
 ])
 async def test_an_svg_or_html_upload_is_never_served_as_an_image_or_a_page(hub: HubProcess, owner_token: str,
                                                                            name: str, declared: str, body: bytes,
