@@ -31,11 +31,13 @@ turns run one at a time:
   succeeded) and the parent's progress is completed / total; tool calls are reported as progress summaries,
   which land in the task's timeline;
 - `session/request_permission` becomes an approval card offering the agent's options (allow once / for this
-  session / always, reject once / always, with the agent's labels) and carrying what it approves whole (the
-  command, the file edit as a diff); the chosen option goes back as `selected`, anything else (declined without an
-  option, expired, cancelled) as `cancelled`. When the agent stops waiting (its own timeout, `permission_timeout_s`,
-  whose deadline the card shows from the start; the tool call finishing or failing without the answer; the turn
-  ending or being cancelled, its process ending) the card is withdrawn, saying why, and can no longer be approved;
+  session / always, reject once / always, with the agent's labels; an "always" or "for this session" option whose
+  width LineUp cannot state is left out beside an "allow once", and said so when it is the only yes:
+  hub/acp/permission.py) and carrying what it approves whole (the command, the file edit as a diff); the chosen
+  option goes back as `selected`, anything else (declined without an option, expired, cancelled) as `cancelled`.
+  When the agent stops waiting (its own timeout, `permission_timeout_s`, whose deadline the card shows from the
+  start; the tool call finishing or failing without the answer; the turn ending or being cancelled, its process
+  ending) the card is withdrawn, saying why, and can no longer be approved;
   what a process that ended with the hub left waiting is withdrawn at the next start by the runtime's driver (the
   supervisor, the session host: hub/runtimes/orphans.py). ACP's answer carries no note: a note the person wrote with
   the answer becomes the session's next prompt once the turn is over (the card says `notes: "next_message"`);

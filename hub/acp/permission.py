@@ -22,11 +22,15 @@ from hub.sdk import Outcome, approvals
 OPTION_STYLE = {"allow_once": "primary", "allow_always": "secondary", "reject_once": "danger",
                 "reject_always": "danger"}
 OPTION_HINT = {"allow_once": "Allow this time; the agent asks again next time.",
-               "allow_session": "Allow for the rest of this session; a new session asks again.",
-               "allow_always": "Allow, and the agent stops asking for what it counts as this kind of action, by "
-                               "its own rule (LineUp cannot say how wide that rule is).",
                "reject_once": "Refuse this time.",
                "reject_always": "Refuse, and the agent stops asking for this kind of action."}
+# An "always" or "for this session" option whose width LineUp cannot state (the agent's own rule: claude-code-acp's
+# "Always Allow" adds Claude Code's suggestions, Gemini's "Allow for this session" every edit or the command's
+# program): left out where the agent offers "allow once"; where it is the agent's only yes, kept and said so.
+UNSTATED = ("The agent offers no way to allow only this once: choosing this also lets it do more without asking, by "
+            "a rule of its own ({how}). LineUp cannot tell what that rule covers, so it may allow more than what is "
+            "shown here.")
+UNSTATED_HOW = {"allow_session": "for the rest of this session", "allow_always": "possibly for good"}
 # A command the hub can read is judged by the hub (hub/domain/command_risk.py); one it cannot is high.
 RISK_BY_KIND = {"read": "low", "search": "low", "think": "low", "fetch": "low", "delete": "high", "execute": "high"}
 # Codex (codex-acp): "Yes, and don't ask again for commands that start with `<prefix>`".
@@ -69,8 +73,9 @@ def _prefix(option: PermissionOption, raw: dict[str, Any]) -> str | None:
 
 def describe_option(option: PermissionOption, meaning: str, options: list[PermissionOption],
                     raw: dict[str, Any]) -> str | None:
-    """What choosing the option makes the agent remember, as exactly as LineUp knows it; None when it must say
-    more than an option's description holds (the option is then not offered)."""
+    """What choosing the option makes the agent remember, as exactly as LineUp knows it; None when the option is not
+    offered: what it remembers cannot be shown whole, or it is an "always" / "for this session" option whose width
+    LineUp cannot state beside an "allow once" ("Allow always" is never wider than what the card shows)."""
     prefix = _prefix(option, raw) if meaning == "allow_always" else None
     if prefix is not None:
         text = (f"Codex runs it, then, from now on and in every session, runs without asking every command that "
@@ -89,6 +94,10 @@ def describe_option(option: PermissionOption, meaning: str, options: list[Permis
                                  "again."}.get(meaning)
         if hint is not None:
             return clip(hint, MAX_DESCRIPTION)
+    if meaning in UNSTATED_HOW:
+        if any(o.kind == "allow_once" for o in options):
+            return None
+        return UNSTATED.format(how=UNSTATED_HOW[meaning])
     return OPTION_HINT.get(meaning, "")
 
 

@@ -28,6 +28,7 @@ from typing import Any
 import psutil
 import pytest
 
+from hub.notify import outside
 from tests.integration.conftest import Connect
 from tests.integration.test_runtime_acp import start_acp_hub
 from tests.integration.test_sdk import FAST_ENV, Api
@@ -275,6 +276,36 @@ async def test_acp_cards_show_every_file_and_whole_inputs(hub_factory: Any, lap:
     assert spec["approves"][0]["command"] == "npm run build"
     await h.app.ok("interaction.respond", {"interactionId": spec["id"], "response": {"optionId": "allow_always"}})
     await h.reply(lambda text: text == "Permission outcome: selected approved-execpolicy-amendment", task_id="t3")
+
+
+async def test_acp_always_options_of_a_width_lineup_cannot_state_are_left_out(hub_factory: Any, lap: Connect,
+                                                                               tmp_path: Path) -> None:
+    """Before: claude-code-acp's "Always Allow" was offered beside "Allow", described "LineUp cannot say how wide that
+    rule is". An option of a width LineUp cannot state is left out where the agent offers "allow once"; where it is
+    the only yes, it stays, its description says exactly that, and no notification may offer it as a button."""
+    project = tmp_path / "proj3"
+    project.mkdir()
+    h = await start_acp_hub(hub_factory, lap, tmp_path, f"cwd = {json.dumps(str(project))}")
+    await h.task("t1", "always")
+    spec = await h.interaction("t1")
+    assert [(o["id"], o["label"]) for o in spec["options"]] == [("allow_once", "Allow"), ("reject_once", "Reject")]
+    assert "how wide" not in json.dumps(spec)
+    await h.app.ok("interaction.respond", {"interactionId": spec["id"], "response": {"optionId": "allow_once"}})
+    await h.reply(lambda text: text == "Permission outcome: selected allow", task_id="t1")
+
+    await h.task("t2", "only_always")
+    spec = await h.interaction("t2")
+    assert [(o["id"], o["label"]) for o in spec["options"]] == [("allow_always", "Always Allow"),
+                                                               ("reject_once", "Reject")]
+    always = spec["options"][0]
+    assert always["style"] == "secondary"
+    assert always["description"].startswith("The agent offers no way to allow only this once: choosing this also "
+                                            "lets it do more without asking, by a rule of its own")
+    assert "LineUp cannot tell what that rule covers" in always["description"]
+    assert [b["response"] for b in outside.buttons(spec, spec["risk"])] == [{"optionId": "reject_once"}]
+    assert outside.why_not(spec, "low", {"optionId": "allow_always"}) == "remembers"
+    await h.app.ok("interaction.respond", {"interactionId": spec["id"], "response": {"optionId": "allow_always"}})
+    await h.reply(lambda text: text == "Permission outcome: selected allow_always", task_id="t2")
 
 
 # ---- the SDK's transport --------------------------------------------------------------------------------------------

@@ -182,17 +182,19 @@ async def test_permission_request_is_answered_from_the_app(hub_factory: Any, lap
         said = await h.reply(lambda text: text.startswith("Permission outcome"), task_id=task_id)
         return spec, said["payload"]["content"]
 
-    spec, said = await answer("t1", {"optionId": "allow_always"})
+    spec, said = await answer("t1", {"optionId": "allow_once"})
     # `rm -rf build/` deletes a folder inside the project: medium, saying so (docs/security.md#how-the-hub-judges-the-risk)
     assert spec["type"] == "approval" and spec["title"] == "Allow Delete build/?" and spec["risk"] == "medium"
+    # "Always allow deleting" (an agent's own rule, of a width LineUp cannot state) is left out beside "Allow once"
+    # (hub/acp/permission.py; tests/integration/test_approval_sources.py).
     assert [(o["id"], o["label"], o.get("style")) for o in spec["options"]] == [
-        ("allow_once", "Allow once", "primary"), ("allow_always", "Always allow deleting", "secondary"),
-        ("reject_once", "Reject", "danger"), ("reject_always", "Never allow", "danger")]
+        ("allow_once", "Allow once", "primary"), ("reject_once", "Reject", "danger"),
+        ("reject_always", "Never allow", "danger")]
     # What it approves travels whole in `approves` (the hub judged it), not as a clipped copy in details.
     assert spec["details"] == {"toolCallId": "call-rm", "kind": "delete"}
     assert spec["approves"][0]["kind"] == "command" and spec["approves"][0]["command"] == "rm -rf build/"
     assert "deletes build/ in the project" in spec["riskReasons"]
-    assert said == "Permission outcome: selected opt-allow-always"
+    assert said == "Permission outcome: selected opt-allow-once"
     # A reject option is the agent's own reject option (the hub records the card as declined) ...
     assert (await answer("t2", {"optionId": "reject_once"}))[1] == "Permission outcome: selected opt-reject-once"
     # ... and a refusal without an option is ACP's "cancelled" outcome.
@@ -208,7 +210,7 @@ async def test_permission_request_is_answered_from_the_app(hub_factory: Any, lap
                                 and f["payload"]["content"].startswith("Permission outcome"), 15, start)
     assert said["payload"]["content"] == "Permission outcome: selected opt-allow-once" and not said.get("taskId")
     answers = [a["outcome"] for a in h.received("permission/answer")]
-    assert answers == ["selected opt-allow-always", "selected opt-reject-once", "cancelled",
+    assert answers == ["selected opt-allow-once", "selected opt-reject-once", "cancelled",
                        "selected opt-allow-once"]
     outcomes = [f["payload"]["outcome"] for f in of_type(h.app, "interaction.resolved")]
     assert outcomes == ["answered", "declined", "declined", "answered"]

@@ -26,6 +26,10 @@ word of the prompt:
   ending in `DROP TABLE users; -- cleanup`, no command or file change; replies with the outcome;
 - `prefix`: asks permission for `npm run build` (argv) with Codex's options (codex-acp): "Yes, proceed", "Yes, and
   don't ask again for commands that start with `npm run`", "No, and tell Codex what to do differently";
+- `always`: asks permission for `npm test` with claude-code-acp's options: "Always Allow" (allow_always, a rule of
+  the agent's own whose width LineUp cannot state), "Allow" (allow_once), "Reject" (reject_once); replies with the
+  outcome;
+- `only_always`: the same with "Always Allow" and "Reject" only: no way to allow just this once;
 - `settings`: replies "mode <m> model <x>", the mode and model its session is in (see `$ACP_TEST_MODES`);
 - `usage`: sends a `usage_update` (1200 of 200000 tokens, 0.25 USD) and answers the prompt with `usage` (100 in, 20
   out, 120 in all);
@@ -434,6 +438,25 @@ class ScriptedAgent:
                                     kind="reject_once")]
         chosen = await self.ask(session_id, f"call-npm-{self.sessions[session_id]}", "npm run build", "execute",
                                 options, raw_input={"command": ["npm", "run", "build"], "cwd": os.getcwd()})
+        await self.say(session_id, f"Permission outcome: {chosen}")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_always(self, session_id: str, rest: str) -> PromptResponse:
+        """claude-code-acp's options: its "Always Allow" adds Claude Code's own suggestions, of a width not said."""
+        options = [PermissionOption(option_id="allow_always", name="Always Allow", kind="allow_always"),
+                   PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+                   PermissionOption(option_id="reject", name="Reject", kind="reject_once")]
+        chosen = await self.ask(session_id, f"call-test-{self.sessions[session_id]}", "npm test", "execute",
+                                options, raw_input={"command": "npm test"})
+        await self.say(session_id, f"Permission outcome: {chosen}")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_only_always(self, session_id: str, rest: str) -> PromptResponse:
+        """An agent whose only yes is "Always Allow": no allow_once at all."""
+        options = [PermissionOption(option_id="allow_always", name="Always Allow", kind="allow_always"),
+                   PermissionOption(option_id="reject", name="Reject", kind="reject_once")]
+        chosen = await self.ask(session_id, f"call-lint-{self.sessions[session_id]}", "npm run lint", "execute",
+                                options, raw_input={"command": "npm run lint"})
         await self.say(session_id, f"Permission outcome: {chosen}")
         return PromptResponse(stop_reason="end_turn")
 
