@@ -1,7 +1,9 @@
 """The text fallback of a question: numbered options out; only explicit replies ("1", "#2 approve") back in.
 
 An approval that carries what it approves (a command, a file change, a tool's input, a commit) shows it, whole when it
-fits a message, and is approved only in the app; here it can be rejected (hub/notify/outside.py, docs/relay.md).
+fits a message, and is approved only in the app; here it can be rejected (hub/notify/outside.py, docs/relay.md). A
+review shows its content whole, hidden characters marked, when it fits a message; one that does not is approved only
+in the app, and changes can still be requested here.
 """
 
 from __future__ import annotations
@@ -122,6 +124,8 @@ def parse(spec: dict[str, Any], text: str) -> Reply:
             return Reply(problem="not_understood")
         chosen = [option]
     if kind == "review":
+        if not_by_text(spec, {"decision": chosen[0]["id"]}):
+            return Reply(problem="in_the_app")
         return Reply({"decision": chosen[0]["id"]})
     if multiple:
         return Reply({"optionIds": [o["id"] for o in chosen]})
@@ -142,7 +146,10 @@ def is_approving(spec: dict[str, Any], response: dict[str, Any]) -> bool:
 
 
 def not_by_text(spec: dict[str, Any], response: dict[str, Any]) -> bool:
-    """A yes to an approval that carries what it approves: given only in the app, where all of it is shown."""
+    """A yes to an approval that carries what it approves, or to a review too long for a message: given only in the
+    app, where all of it is shown."""
+    if spec.get("type") == "review":
+        return response.get("decision") == "approve" and review_text(spec) is None
     return only_in_the_app(spec) and is_approving(spec, response)
 
 
@@ -166,6 +173,9 @@ def how_to_answer(spec: dict[str, Any], number: int, several_open: bool) -> str:
     if kind == "input":  # free text is an answer only with its number: anything else stays a chat message
         return (f"Reply “#{number} your answer”, or “#{number} skip” to decline. "
                 f"/ 回复 “#{number} 答案”，或 “#{number} 跳过” 表示不答。")
+    if kind == "review" and review_text(spec) is None:
+        return (f"Open LineUp to read it and approve; here you can request changes: reply #{number} changes. "
+                f"/ 请在 LineUp 中阅读全文后通过；在此可要求修改：回复 #{number} 修改。")
     if kind == "review":
         return (f"Reply {prefix}1 or {prefix}approve to approve, {prefix}2 or {prefix}changes to request "
                 f"changes. / 回复 {prefix}1 通过，{prefix}2 需要修改。")
@@ -247,6 +257,13 @@ def approves_text(spec: dict[str, Any]) -> str | None:
     return text if parts and len(text) <= MAX_APPROVES_IN_TEXT else None
 
 
+def review_text(spec: dict[str, Any]) -> str | None:
+    """A review's content as IM text: whole, hidden characters marked and long runs of spaces counted; None when
+    that does not fit a message (then it is approved only in the app)."""
+    shown = _visible(str(spec.get("content") or ""))
+    return shown if len(shown) <= MAX_APPROVES_IN_TEXT else None
+
+
 def only_in_the_app(spec: dict[str, Any]) -> bool:
     """An approval that carries what it approves (a command, a file change, a tool's input, a commit): approved in
     the app, where all of it is shown, never by text; here it can only be rejected
@@ -260,7 +277,13 @@ def title_of(spec: dict[str, Any]) -> str:
 
 
 def in_the_app(spec: dict[str, Any], number: int) -> str:
-    """The answer to a yes by text to an approval that carries what it approves: nothing was approved, and why."""
+    """The answer to a yes by text to an approval that carries what it approves, or to a review too long for a
+    message: nothing was approved, and why."""
+    if spec.get("type") == "review":
+        return (f"#{number} {title_of(spec)}: this review is too long for a message, so it is approved in the LineUp "
+                f"app, where all of it is shown. Nothing was approved. Here you can request changes: reply #{number} "
+                f"changes. / 内容过长，只能在 LineUp 应用中阅读全文后通过，本次未通过；"
+                f"在此可要求修改：回复 #{number} 修改。")
     return (f"#{number} {title_of(spec)}: approvals of commands, file changes and tool input are made in the LineUp "
             f"app, where all of it is shown. Nothing was approved. Here you can reject: reply #{number} reject. "
             f"/ 命令、文件修改和工具输入只能在 LineUp 应用中查看全部后批准，本次未批准；"
@@ -283,11 +306,16 @@ def render_question(spec: dict[str, Any], number: int, several_open: bool) -> st
         size = sum(len(_item_text(item)[1]) for item in _items(spec))
         lines.append(f"What this approves is {size:,} characters, too long for a message: open LineUp to read all of "
                      "it. / 内容过长，请在 LineUp 中查看全文。")
-    if spec["type"] == "review" and spec.get("content"):
-        content = str(spec["content"])
-        lines.append(content if len(content) <= 1500 else content[:1500] + " …")
     if spec["type"] == "review":
-        lines += ["1. Approve / 通过", "2. Request changes / 需要修改"]
+        review = review_text(spec)
+        if review is None:  # never a part that reads as the whole: none of it, and approved in the app
+            size = len(str(spec.get("content") or ""))
+            lines.append(f"The review is {size:,} characters, too long for a message: open LineUp to read all of it. "
+                         "/ 内容过长，请在 LineUp 中查看全文。")
+        elif review:
+            lines.append(review)
+        lines += ["1. Approve" + (" (in the app / 在应用中)" if review is None else " / 通过"),
+                  "2. Request changes / 需要修改"]
     for index, option in enumerate(spec.get("options", []), start=1):
         recommended = " (recommended)" if option.get("recommended") else ""
         where = " (in the app / 在应用中)" if not_by_text(spec, {"optionId": option["id"]}) else ""

