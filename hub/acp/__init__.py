@@ -42,7 +42,10 @@ turns run one at a time:
   supervisor, the session host: hub/runtimes/orphans.py). ACP's answer carries no note: a note the person wrote with
   the answer becomes the session's next prompt once the turn is over (the card says `notes: "next_message"`);
 - the stop reason ends the task: `end_turn` → succeeded, `cancelled` → cancelled, `refusal`, `max_tokens`,
-  `max_turn_requests` → failed with that code; a cancel request sends `session/cancel`.
+  `max_turn_requests` → failed with that code; a cancel request sends `session/cancel`. A turn in which the agent
+  denied by itself what nobody answered in time (its own timeout, `permission_timeout_s`; the tool call failing or
+  the request cancelled while its card waited) fails with `approval_timed_out`, naming what did not run, even when
+  the agent ends it with `end_turn` (Hermes does, after it denies at 60 s); allowed when asked again, it does not.
 
 File-system and terminal requests are refused unless `fs` / `terminal` are set. Which session each
 conversation has is kept in `<data dir>/agents/<name>.acp-sessions.json`: after a hub restart an agent that

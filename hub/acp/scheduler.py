@@ -38,6 +38,13 @@ STOP_FAILURES = {
 }
 
 
+def unanswered_message(denied: dict[str, str]) -> str:
+    """Why a turn whose requests the agent denied for want of an answer failed: each request and how it ended."""
+    listed = "; ".join(f"“{title}”: {reason}" for title, reason in denied.items())
+    what, it = ("this request", "it") if len(denied) == 1 else ("these requests", "them")
+    return clip(f"Nobody answered in time, so the agent denied {what} and did not run {it}: {listed}", 4000)
+
+
 class SchedulerRuntime(Protocol):
     """What the scheduler uses of its AcpRuntime (runtime.py), which it is made by: named here, so this module does
     not import the runtime back."""
@@ -171,8 +178,12 @@ class TurnScheduler:
             await self._close(session, turn, succeeded=False)
             await _report(task, task.fail("runtime_error", clip(f"{type(exc).__name__}: {exc}", 4000)))
             return
-        await self._close(session, turn, succeeded=stop_reason == "end_turn")
-        if stop_reason == "end_turn":
+        await self._close(session, turn, succeeded=stop_reason == "end_turn" and not turn.unanswered)
+        if stop_reason == "end_turn" and turn.unanswered:
+            # The agent ended its turn after denying, by itself, what nobody answered in time (Hermes after 60 s):
+            # what the task asked for was not done, so it is not shown as succeeded.
+            await _report(task, task.fail("approval_timed_out", unanswered_message(turn.unanswered)))
+        elif stop_reason == "end_turn":
             await _report(task, task.succeed(last_line(turn.text) or "Finished"))
         elif stop_reason == "cancelled":
             # Without a cancel request it was the agent's own choice: codex-acp ends the turn this way when the

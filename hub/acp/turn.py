@@ -77,6 +77,11 @@ class Turn:
         # Permission requests still on a card, by tool call id: set when the agent went on without the answer (the
         # tool call finished or failed, the turn ended), e.g. Hermes denying by itself after 60 s.
         self.gave_up: dict[str, asyncio.Event] = {}
+        self.failed_tools: set[str] = set()  # tool calls the agent reported failed while their card waited
+        # What the agent denied by itself because nobody answered in time (its own deadline, Hermes's 60 s): the
+        # task did not do what it was asked, so it does not end as succeeded (scheduler.py). Title -> the reason.
+        self.unanswered: dict[str, str] = {}
+        self.asking: set[asyncio.Task[Any]] = set()  # permission requests on a card now (their handlers' tasks)
         self.agent: AgentProcess | None = None  # the process the prompt went to (set by the scheduler)
         # Notes the person added to an answer: ACP's answer has no field for them, so each becomes the session's
         # next prompt once this turn is over (scheduler.py).
@@ -102,6 +107,8 @@ class Turn:
             await self._progress(f"Tool: {plain_title(update.title)}")
         elif isinstance(update, ToolCallProgress):
             if update.status in ("completed", "failed") and update.tool_call_id in self.gave_up:
+                if update.status == "failed":  # denied without the answer (Hermes and its own timeout)
+                    self.failed_tools.add(update.tool_call_id)
                 self.gave_up[update.tool_call_id].set()  # its card can no longer decide anything
             title = self.tools[update.tool_call_id] = update.title or self.tools.get(update.tool_call_id, "tool call")
             if update.status == "completed":
@@ -180,16 +187,24 @@ class Turn:
         stop = asyncio.ensure_future(self.cancelling.wait())
         gave_up = self.gave_up.setdefault(tool_call.tool_call_id, asyncio.Event())
         moved_on = asyncio.ensure_future(gave_up.wait())
+        current = asyncio.current_task()
+        if current is not None:
+            self.asking.add(current)
         reasons = ["The agent stopped waiting for this answer and went on."]
+        ran_out_at: list[bool] = []
         timer: asyncio.TimerHandle | None = None
         if timeout_s is not None:
             def ran_out() -> None:
                 reasons[0] = f"The agent stops waiting after {timeout_s:g} s and denies by itself: this card ran out."
+                ran_out_at.append(True)
                 gave_up.set()
             timer = asyncio.get_running_loop().call_later(max(0.0, timeout_s - 1.0), ran_out)
         try:
             await asyncio.wait({asking, stop, moved_on}, return_when=asyncio.FIRST_COMPLETED)
             if not asking.done():
+                if ran_out_at or tool_call.tool_call_id in self.failed_tools:
+                    self.unanswered[title] = reasons[0] if ran_out_at else \
+                        "The agent stopped waiting for the answer and denied it by itself."
                 await self._withdraw(interaction["id"], reasons[0] if gave_up.is_set()
                                      else "The turn was cancelled before anyone answered.")
                 return cancelled()
@@ -201,6 +216,9 @@ class Turn:
             if not self.runtime.stopping:
                 agent = self.agent
                 gone = agent is not None and not agent.alive
+                if not gone and not self.cancelling.is_set():  # it gave up on the request: denied unanswered
+                    self.unanswered[title] = reasons[0] if ran_out_at else \
+                        "The agent stopped waiting for the answer and denied it by itself."
                 await asyncio.shield(self._withdraw(interaction["id"], PROCESS_ENDED if gone
                                                     else "The agent stopped waiting for this answer."))
             raise
@@ -211,10 +229,15 @@ class Turn:
             if timer is not None:
                 timer.cancel()
             self.gave_up.pop(tool_call.tool_call_id, None)
+            self.failed_tools.discard(tool_call.tool_call_id)
+            if current is not None:
+                self.asking.discard(current)
             for future in (asking, stop, moved_on):
                 if not future.done():
                     future.cancel()
         self._keep_note(interaction, title, outcome)
+        if outcome.approved:
+            self.unanswered.pop(title, None)  # asked again and allowed: what was denied before ran after all
         return answer(choices, outcome)
 
     def _keep_note(self, interaction: dict[str, Any], title: str, outcome: Outcome) -> None:
@@ -243,6 +266,8 @@ class Turn:
         card still waiting once the turn is over is withdrawn (the agent went on without the answer)."""
         for event in list(self.gave_up.values()):
             event.set()
+        if self.asking:  # their cards end first, and what each says counts for how the task ends (`unanswered`)
+            await asyncio.wait(set(self.asking), timeout=WITHDRAW_TIMEOUT_S + 1)
         async with self.lock:
             try:
                 await self._close_stream()

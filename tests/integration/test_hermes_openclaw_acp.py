@@ -89,7 +89,7 @@ async def test_hermes_asks_with_its_own_options_and_the_answer_decides(
 async def test_hermes_stopping_after_60_s_ends_its_card(hub_factory: Any, lap: Connect, tmp_path: Path,
                                                         chat: FakeChat) -> None:
     """Nobody answers: Hermes denies by itself at 60 s. The card ends as withdrawn, saying so, and cannot be
-    approved."""
+    approved; the task, whose command Hermes denied, ends failed saying why (it was shown as succeeded)."""
     h = await hermes_hub(hub_factory, lap, tmp_path, chat)
     junk = h.agent.work / "junk"
     junk.mkdir()
@@ -102,7 +102,11 @@ async def test_hermes_stopping_after_60_s_ends_its_card(hub_factory: Any, lap: C
     late = await h.app.request("interaction.respond", {"interactionId": card["id"],
                                                        "response": {"optionId": "allow_once"}})
     assert late["type"] == "system.error" and "withdrew" in late["payload"]["message"]
-    await h.ended("t1", "succeeded", timeout=30)
+    ended = await h.ended("t1", "failed", timeout=30)
+    assert ended["error"]["code"] == "approval_timed_out", ended
+    assert ended["error"]["message"].startswith("Nobody answered in time, so the agent denied this request and did "
+                                                "not run it: “"), ended
+    assert "60 s" in ended["error"]["message"], ended
     assert junk.exists()  # Hermes denied it
 
 

@@ -388,7 +388,8 @@ async def test_published_agent_initialize_and_session_new(published_agent: Path,
 
 
 async def test_an_agent_that_stops_waiting_withdraws_its_card(hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
-    """The agent gives up on its own (as Hermes denies by itself after 60 s): the card must not stay approvable."""
+    """The agent gives up on its own (as Hermes denies by itself after 60 s): the card must not stay approvable, and
+    the task, whose command did not run, does not end as succeeded (it did: the turn's end_turn counted)."""
     h = await start_acp_hub(hub_factory, lap, tmp_path)
     await h.task("t1", "impatient 1")
     spec = await h.interaction("t1")
@@ -402,7 +403,10 @@ async def test_an_agent_that_stops_waiting_withdraws_its_card(hub_factory: Any, 
     late = await h.app.request("interaction.respond", {"interactionId": spec["id"],
                                                        "response": {"optionId": "allow_once"}})
     assert late["type"] == "system.error" and "withdrew" in late["payload"]["message"]
-    await h.ended("t1", "succeeded")
+    ended = await h.ended("t1", "failed")
+    assert ended["error"] == {"code": "approval_timed_out", "message": "Nobody answered in time, so the agent denied "
+                              "this request and did not run it: “git push”: The agent stopped waiting for the answer "
+                              "and denied it by itself."}, ended
 
 
 async def test_an_agent_with_a_known_deadline_shows_it_and_its_card_runs_out(hub_factory: Any, lap: Connect,
@@ -421,3 +425,6 @@ async def test_an_agent_with_a_known_deadline_shows_it_and_its_card_runs_out(hub
     assert closed["payload"]["response"] == {
         "cause": "withdrawn", "reason": "The agent stops waiting after 3 s and denies by itself: this card ran out."}
     assert datetime.fromisoformat(closed["occurredAt"].replace("Z", "+00:00")) < deadline  # before the hub's expiry
+    ended = await h.ended("t1", "failed")  # not succeeded: nobody allowed the command, so it did not run
+    assert ended["error"]["code"] == "approval_timed_out", ended
+    assert "“git push”: The agent stops waiting after 3 s and denies by itself" in ended["error"]["message"], ended
