@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +24,7 @@ from playwright.sync_api import Page, expect
 from tests.e2e.conftest import DESKTOP, PHONE, create_owner
 from tests.e2e.test_axe import assert_no_violations, axe_source
 from tests.e2e.test_rich_content import Agent, loaded_width
-from tests.support.files import png, png_of_size
+from tests.support.files import ascii_pdf, png, png_of_size
 from tests.support.hubproc import HubProcess
 
 REPORT = """# Weekly report
@@ -249,3 +250,55 @@ def test_a_failed_upload_is_said_on_the_file_and_the_draft_is_kept(hub_factory, 
         expect(page.locator(".message.mine").filter(has_text="Look at this")).to_have_count(1)
     finally:
         agent.close()
+
+
+PDF_VIEWER = "chrome-extension://mhjfbmdgcfjbbpaeojofohoefgiehjai/"  # Chromium's own PDF viewer
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_a_pdf_artifact_opens_in_a_tab_of_its_own_as_well_as_downloading(hub, open_page, full_browser, world,  # type: ignore[no-untyped-def]
+                                                                         shots, viewport) -> None:
+    """A PDF (here one of ASCII bytes only, which was stored as text/plain and shown as its source) has Open beside
+    Download: a new tab, cut from the app, shows the PDF in the browser's viewer from its bytes, a blob: URL of type
+    application/pdf (the hub's file URL cannot carry the token). The full Chromium: its headless shell has no PDF
+    viewer and downloads instead."""
+    owner, agent = world
+    pdf = ascii_pdf()
+    task_id, [stored] = artifact_task(agent, [("paper.pdf", pdf, "application/pdf")])
+    assert stored["mimeType"] == "application/pdf"
+    context = full_browser.new_context(viewport=viewport, locale="en-US", base_url=hub.base, service_workers="block",
+                                       accept_downloads=True)
+    try:
+        context.add_init_script(f"localStorage.setItem('lineup.token', {owner.token!r});")
+        # The blob: URLs the app makes, kept to read back (the app's CSP lets no page fetch a blob: URL).
+        context.add_init_script("window.__made = {}; const make = URL.createObjectURL; URL.createObjectURL = (b) => "
+                                "{ const url = make(b); window.__made[url] = b; return url; };")
+        page = open_page(hub, path=f"/#/tasks?task={task_id}", context=context)
+        item = page.locator("lineup-task-detail .artifact-file")
+        expect(item.locator(".file-open")).to_be_visible()
+        expect(item.locator(".file-download")).to_be_visible()
+        expect(item.locator(".file-open")).to_have_text(re.compile(r"^Open"))
+        assert item.locator("lineup-markdown, img").count() == 0  # never shown as text
+        opener, saver = item.locator(".file-open").bounding_box(), item.locator(".file-download").bounding_box()
+        assert opener and saver and opener["height"] >= 24 and opener["x"] + opener["width"] <= viewport["width"]
+        shots(page, "01-pdf")
+        navigated: list[str] = []
+        context.on("page", lambda tab: tab.on("framenavigated", lambda frame: navigated.append(frame.url)))
+        with context.expect_page() as opened:
+            item.locator(".file-open").click()
+        tab = opened.value
+        deadline = time.monotonic() + 20
+        while not any(url.startswith(PDF_VIEWER) for url in navigated):  # the viewer took the tab
+            assert time.monotonic() < deadline, navigated
+            page.wait_for_timeout(100)
+        assert tab.url.startswith(f"blob:{hub.base}/"), tab.url
+        assert tab.evaluate("window.opener") is None  # cut from the app
+        served = page.evaluate("async (url) => { const b = window.__made[url]; return { type: b.type, size: b.size, "
+                               "head: await b.slice(0, 8).text() }; }", tab.url)
+        assert served == {"type": "application/pdf", "head": "%PDF-1.4", "size": len(pdf)}, served
+        with page.expect_download() as download:
+            item.locator(".file-download").click()
+        assert download.value.suggested_filename == "paper.pdf"
+        assert Path(download.value.path()).read_bytes() == pdf
+    finally:
+        context.close()

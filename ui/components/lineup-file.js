@@ -1,6 +1,7 @@
 // <lineup-file>: a file stored on the hub, shown where it is attached (an artifact, a message). An image is shown
 // inline (bounded; a click opens it full screen), a text or Markdown file is shown inline (Markdown rendered through
-// <lineup-markdown>: in its worker, within its time budget), anything else is a download. The bytes are fetched with
+// <lineup-markdown>: in its worker, within its time budget), a PDF opens in a new tab of the browser's own viewer (and
+// downloads), anything else is a download. The bytes are fetched with
 // the app's token once the file is near the screen (lib/files.js). `.file = {id, name, mimeType, size?}`; `.named`:
 // say the file's name (an attachment; an artifact names itself).
 
@@ -8,7 +9,7 @@ import { html, nothing } from '../vendor/lit-html/lit-html.js';
 import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t } from '../lib/i18n.js';
-import { fileBlob, fileText, formatSize, kindOf, saveFile, TEXT_PREVIEW_BYTES } from '../lib/files.js';
+import { fileBlob, fileText, formatSize, kindOf, openFile, saveFile, TEXT_PREVIEW_BYTES } from '../lib/files.js';
 import '../lib/markdown.js';
 
 const LONG_CHARS = 2400; // a text longer than this is shown folded, with "Show more" (as a long message)
@@ -59,7 +60,7 @@ export class LineupFile extends LineupElement {
       this.requestUpdate();
       return;
     }
-    if (this._state === 'idle' && kindOf(this.file?.mimeType) !== 'other') {
+    if (this._state === 'idle' && !['other', 'pdf'].includes(kindOf(this.file?.mimeType))) {
       this._state = 'waiting';
       this._seen.observe(this);
     }
@@ -106,6 +107,18 @@ export class LineupFile extends LineupElement {
     this.requestUpdate();
   }
 
+  async _openInTab() {
+    this._saving = 'saving';
+    this.requestUpdate();
+    try {
+      await openFile(this.file.id, this.file.mimeType);
+      this._saving = null;
+    } catch (error) {
+      this._saving = error;
+    }
+    this.requestUpdate();
+  }
+
   _viewer(show) {
     const dialog = this.querySelector('dialog.file-viewer');
     if (!dialog) return;
@@ -130,6 +143,9 @@ export class LineupFile extends LineupElement {
           ${kind === 'image' && this._url ? html`<button type="button" class="artifact-link link-button file-open"
             @click=${() => this._viewer(true)}>${icon('external')}<span>${t('file.fullScreen')}</span>
             <span class="visually-hidden">${name}</span></button>` : ''}
+          ${kind === 'pdf' ? html`<button type="button" class="artifact-link link-button file-open"
+            ?disabled=${this._saving === 'saving'} @click=${() => this._openInTab()}>${icon('external')}<span>${t('artifact.open')}</span>
+            <span class="visually-hidden">${name}</span></button>` : ''}
           <button type="button" class="artifact-link link-button file-download" ?disabled=${this._saving === 'saving'}
             @click=${() => this._save()}>${icon('download')}<span>${t('artifact.download')}</span>
             <span class="visually-hidden">${name}</span></button>
@@ -147,7 +163,7 @@ export class LineupFile extends LineupElement {
   }
 
   _body(kind, name) {
-    if (kind === 'other') return nothing;
+    if (kind === 'other' || kind === 'pdf') return nothing;
     if (this._state === 'failed') {
       return html`<p class="file-failed small" role="alert">${icon('warning')} ${t('file.failed', { name, message: this._error?.message || '' })}
         <button type="button" class="button small" @click=${() => this._retry()}>${t('action.tryAgain')}</button></p>`;

@@ -50,6 +50,7 @@ export function kindOf(mimeType) {
   if (IMAGE_TYPES.has(type)) return 'image';
   if (type === 'text/markdown') return 'markdown';
   if (TEXT_TYPES.has(type)) return 'text';
+  if (type === 'application/pdf') return 'pdf';
   return 'other';
 }
 
@@ -163,6 +164,34 @@ export async function fileText(id, maxBytes = TEXT_PREVIEW_BYTES) {
   let text = new TextDecoder('utf-8').decode(buffer.byteLength > maxBytes ? buffer.slice(0, maxBytes) : buffer);
   if (truncated) text = text.replace(/\uFFFD$/, ''); // a character cut in two at the end
   return { text, truncated, size: total };
+}
+
+// What a new tab may show of a stored file, by the kind the hub judged from its bytes (hub/files/types.py): a PDF in
+// the browser's viewer, an image, text as plain text. Never a type a browser runs as a page.
+const OPEN_AS = { pdf: 'application/pdf', image: null, text: 'text/plain;charset=utf-8',
+  markdown: 'text/plain;charset=utf-8' };
+
+/** Open the file in a new tab, from its bytes fetched with the token (a tab cannot carry the token itself): a blob:
+ * URL of a safe type (`OPEN_AS`), as a data: link is opened (lib/artifacts.js). The tab is opened in the tap's own
+ * turn, so no pop-up blocker stops it, and cut from the app (`opener` null) before it is pointed at the bytes; it is
+ * closed again when they cannot be read. Resolves to the tab (null when the browser refused one). */
+export async function openFile(id, mimeType) {
+  const kind = kindOf(mimeType);
+  if (!(kind in OPEN_AS)) throw new FileError(0, 'not_shown', 'this kind of file is downloaded, not opened');
+  const tab = window.open('', '_blank');
+  if (tab) tab.opener = null;
+  try {
+    const { blob } = await fileBlob(id);
+    const type = OPEN_AS[kind] || blob.type;
+    const url = URL.createObjectURL(new Blob([blob], { type }));
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    if (tab) tab.location.replace(url);
+    else window.open(url, '_blank', 'noopener');
+    return tab;
+  } catch (error) {
+    tab?.close();
+    throw error;
+  }
 }
 
 /** Save the file under its name (the browser's download), from its bytes fetched with the token. */
