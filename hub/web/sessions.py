@@ -33,6 +33,7 @@ from hub.sessions.folders import (
     WALK_FOLDERS,
     check_folder,
     inside,
+    own_git,
     resolved_roots,
     walk_projects,
 )
@@ -204,7 +205,8 @@ async def list_worktrees(request: Request) -> JSONResponse:
     listed = []
     for worktree in (await git.worktrees(repo))[:MAX_WORKTREES]:
         path = Path(worktree.path)
-        usable = path.is_dir() and not worktree.prunable and inside(path.resolve(), roots)
+        usable = path.is_dir() and not worktree.prunable and inside(path.resolve(), roots) \
+            and own_git(path.resolve(), roots)[0] is not None  # its .git still names it back (no git run otherwise)
         entry: dict[str, Any] = {"path": worktree.path, "branch": worktree.branch, "head": worktree.head,
                                  "main": worktree.main, "usable": usable, "dirty": None}
         if usable:

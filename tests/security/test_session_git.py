@@ -224,6 +224,8 @@ async def test_a_git_file_cannot_point_the_session_at_another_repository(hub_fac
     worktree = Path(started["worktree"]["path"])
     assert (await h.api.get(f"/api/sessions/{session_id}/changes"))["files"] == []
     (worktree / ".git").write_text(f"gitdir: {outside / '.git'}\n")
+    listed = {w["path"]: w for w in await h.api.get("/api/sessions/worktrees", project=str(h.repo))}
+    assert (listed[str(worktree)]["usable"], listed[str(worktree)]["dirty"]) == (False, None)  # no git run there
     error = (await h.query(f"/api/sessions/{session_id}/changes", 409, against="uncommitted"))["error"]
     assert str(outside / ".git") in error["message"] and "not the one this session began in" in error["message"]
     response = await h.api.post(f"/api/sessions/{session_id}/commit", {"message": "x"})
