@@ -21,6 +21,7 @@ from hub.web.auth import require_user
 # Every list is bounded (a flood of questions once made the inbox 102 MB: docs/security.md#agents); a task's parts
 # beyond this are left out of its detail, and the inbox says how many questions wait in all.
 DETAIL_PART_LIMIT = 500
+TASK_CARD_FILES = 6  # files named on a task's card in the task list (the rest counted; the detail lists them all)
 
 
 def _int_param(request: Request, name: str, default: int, *, low: int = 0, high: int = 1 << 62) -> int:
@@ -79,9 +80,15 @@ async def list_tasks(request: Request) -> JSONResponse:
         raise LapError("invalid_payload", f"Unknown task status {sorted(unknown)}; use {sorted(TASK_STATUSES)}.")
     limit = _int_param(request, "limit", 100, low=1, high=1000)
     conversation_id = request.query_params.get("conversationId")
-    rows = await request.app.state.hub.read(
-        lambda c: tasks.latest_tasks(c, actor.workspace_id, statuses, conversation_id, limit))
-    return JSONResponse({"tasks": [views.task(r) for r in rows]})
+
+    def read(c: sqlite3.Connection) -> list[dict[str, Any]]:
+        rows = tasks.latest_tasks(c, actor.workspace_id, statuses, conversation_id, limit)
+        # An agent's files on its task's card in the conversation: the first few of each, and how many in all.
+        files = tasks.files_of_tasks(c, actor.workspace_id, [r.id for r in rows if not r.parent_task_id],
+                                     TASK_CARD_FILES)
+        return [{**views.task(r), **views.task_files(*files.get(r.id, ([], 0)))} for r in rows]
+
+    return JSONResponse({"tasks": await request.app.state.hub.read(read)})
 
 
 async def task_detail(request: Request) -> JSONResponse:

@@ -50,6 +50,12 @@ def task(row: TaskRecord) -> dict[str, Any]:
             "lastSequence": row.last_sequence}
 
 
+def task_files(rows: list[ArtifactRecord], total: int) -> dict[str, Any]:
+    """A task's files for its card in lists (`files`, the first few; `fileCount`, all of them)."""
+    return {"files": [{"fileId": r.url.rsplit("/", 1)[-1], "name": r.name, "mimeType": r.mime_type,
+                       "artifactId": r.id} for r in rows], "fileCount": total}
+
+
 def interaction(row: InteractionRecord) -> dict[str, Any]:
     return {"id": row.id, "taskId": row.task_id, "conversationId": row.conversation_id,
             "agentId": row.agent_id, "type": row.type, "title": row.title, "risk": row.risk,

@@ -302,3 +302,60 @@ def test_a_pdf_artifact_opens_in_a_tab_of_its_own_as_well_as_downloading(hub, op
         assert Path(download.value.path()).read_bytes() == pdf
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_an_agents_files_are_chips_on_its_task_card_in_the_conversation(hub, open_page, world, shots,  # type: ignore[no-untyped-def]
+                                                                        viewport) -> None:
+    """The task's card in the conversation names the agent's files as chips, as they come (the detail was the only
+    place they showed): a text file opens in a tab of its own, any other kind downloads; past six, "+N more" opens
+    the task."""
+    owner, agent = world
+    conversation = agent.conversation("Reports")
+    task_id = f"task-{uuid.uuid4().hex[:8]}"
+    agent.send("task.create", {"title": "Write the report"}, conversationId=conversation, taskId=task_id)
+    page = open_page(hub, token=owner.token, path=f"/#/conversations/{conversation}", viewport=viewport)
+    card = page.locator(f"lineup-conversation .task-chip-wrap:has(.task-chip[data-task-id='{task_id}'])")
+    expect(card).to_be_visible()
+    assert card.locator(".file-chip").count() == 0
+    files = [("notes.txt", b"line one\nline two\n", "text/plain"),
+             ("data.bin", bytes(range(256)) * 4, "application/octet-stream")]
+    stored = []
+    for name, data, mime in files:  # while the conversation is open: the chips come with the artifacts
+        uploaded = agent.run(agent.client.upload_file(data, name=name, mime_type=mime))
+        agent.send("artifact.created", {"name": name, "fileId": uploaded["fileId"]}, conversationId=conversation,
+                   taskId=task_id)
+        stored.append(uploaded)
+    chips = card.locator(".task-files .file-chip:not(.file-chip-more)")
+    expect(chips).to_have_count(2)
+    expect(chips.nth(0)).to_have_text("notes.txt")
+    expect(chips.nth(0)).to_have_attribute("data-action", "open")
+    expect(chips.nth(1)).to_have_attribute("data-action", "download")
+    expect(chips.nth(1)).to_have_accessible_name("Download data.bin")
+    for chip in (chips.nth(0), chips.nth(1)):
+        box, within = chip.bounding_box(), card.locator(".task-chip").bounding_box()
+        assert box and within and box["height"] >= 32 and box["x"] >= within["x"] - 1, (box, within)
+        assert box["x"] + box["width"] <= within["x"] + within["width"] + 1, (box, within)
+    shots(page, "01-chips")
+    with page.expect_download() as download:
+        chips.nth(1).click()
+    assert download.value.suggested_filename == "data.bin"
+    assert Path(download.value.path()).read_bytes() == files[1][1]
+    with page.context.expect_page() as opened:
+        chips.nth(0).click()
+    tab = opened.value
+    tab.wait_for_url(re.compile(r"^blob:"))
+    expect(tab.locator("body")).to_contain_text("line two")  # plain text, in a tab cut from the app
+    assert tab.evaluate("window.opener") is None
+    tab.close()
+    # More than six: the first six and "+N more", which opens the task with all of them.
+    for n in range(6):
+        uploaded = agent.run(agent.client.upload_file(f"part {n}\n".encode(), name=f"part-{n}.txt",
+                                                      mime_type="text/plain"))
+        agent.send("artifact.created", {"name": f"part-{n}.txt", "fileId": uploaded["fileId"]},
+                   conversationId=conversation, taskId=task_id)
+    expect(card.locator(".file-chip-more")).to_have_text("+2 more")
+    expect(chips).to_have_count(6)
+    shots(page, "02-more")
+    card.locator(".file-chip-more").click()
+    expect(page.locator("lineup-task-detail .artifact-file")).to_have_count(8)

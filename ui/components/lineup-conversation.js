@@ -9,7 +9,7 @@ import { TERMINAL, taskStatusBadge, agentStatusBadge, progressBar, connectionLos
 import { interactionCard } from '../lib/cards.js';
 import { conversationOf, interactionCalls, toolItems } from '../lib/tool-calls.js';
 import { toolItem } from '../lib/tool-views.js';
-import { attachmentList } from '../lib/artifacts.js'; // a message's files (components/lineup-file.js)
+import { attachmentList, taskFileChips } from '../lib/artifacts.js'; // files (components/lineup-file.js, lineup-task-files.js)
 import '../lib/markdown.js';
 import './lineup-composer.js'; // the conversation's own piece, loaded with it
 import './lineup-tool-call.js';
@@ -301,7 +301,7 @@ export class LineupConversation extends LineupElement {
           <span class="muted small">${task.progress ?? 0}%${taskSummary(task, state) ? ` · ${taskSummary(task, state)}` : ''}</span></span>`}
         ${task.connectionLostAt && !TERMINAL.has(task.status)
           ? html`<span class="small tone-text-danger lost-line">${icon('offline')} ${this._lost(task, state)}</span>` : ''}
-      </button></div>`;
+      </button>${taskFileChips(task)}</div>`;
     }
     if (item.kind === 'tool-call' || item.kind === 'tool-instance') return toolItem(item, state, 'stream');
     return html`<div class="stream-card" data-pending-interaction=${item.interaction.status === 'pending' ? item.interaction.id : nothing}>${item.call ? html`<lineup-tool-call .entry=${item.call} .state=${state}

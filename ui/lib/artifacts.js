@@ -56,6 +56,16 @@ export function fileElement(file, named = false) {
   return html`<lineup-file .file=${file} .named=${named}></lineup-file>`;
 }
 
+let taskFilesView = null;
+
+/** An agent's files on its task's card in a conversation, as chips (components/lineup-task-files.js, loaded the first
+ * time a task with files is shown); nothing for a task without files. */
+export function taskFileChips(task) {
+  if (!task?.files?.length) return '';
+  taskFilesView ??= import('../components/lineup-task-files.js').catch(() => { taskFilesView = null; });
+  return html`<lineup-task-files .task=${task}></lineup-task-files>`;
+}
+
 /** A message's attached files (`attachments`: [{fileId, name, mimeType, size}], as the hub stores them). */
 export function attachmentList(attachments) {
   if (!Array.isArray(attachments) || !attachments.length) return '';

@@ -51,6 +51,26 @@ def latest_tasks(conn: sqlite3.Connection, workspace_id: str, statuses: Sequence
     return fetch_all(conn, TaskRecord, sql, (*params, limit))
 
 
+def files_of_tasks(conn: sqlite3.Connection, workspace_id: str, task_ids: Sequence[str],
+                   per_task: int) -> dict[str, tuple[list[ArtifactRecord], int]]:
+    """The artifacts of these tasks that are files the hub stores (their url `/api/files/<id>`): the first `per_task`
+    of each task, oldest first, and how many it has in all (by task id; tasks without one are left out)."""
+    wanted = sorted(set(task_ids))
+    found: dict[str, tuple[list[ArtifactRecord], int]] = {}
+    columns = select_list(ArtifactRecord)
+    for start in range(0, len(wanted), 500):  # SQLite's bound on parameters, well below
+        chunk = wanted[start:start + 500]
+        where = f"workspace_id = ? AND task_id IN ({','.join('?' * len(chunk))}) AND url LIKE '/api/files/%'"
+        totals = dict(conn.execute(f"SELECT task_id, COUNT(*) FROM artifacts WHERE {where} GROUP BY task_id",
+                                   (workspace_id, *chunk)).fetchall())
+        rows = fetch_all(conn, ArtifactRecord, f"SELECT {columns} FROM (SELECT {columns}, ROW_NUMBER() OVER "
+                         f"(PARTITION BY task_id ORDER BY created_at, id) AS n FROM artifacts WHERE {where}) "
+                         "WHERE n <= ? ORDER BY task_id, n", (workspace_id, *chunk, per_task))
+        for row in rows:
+            found.setdefault(str(row.task_id), ([], int(totals.get(row.task_id, 0))))[0].append(row)
+    return found
+
+
 def children(conn: sqlite3.Connection, task_id: str, workspace_id: str, limit: int) -> list[TaskRecord]:
     """A task's child tasks, oldest first, `limit` of them."""
     return fetch_all(conn, TaskRecord, f"{_TASKS} WHERE parent_task_id = ? AND workspace_id = ? ORDER BY created_at "
