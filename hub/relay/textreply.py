@@ -16,7 +16,7 @@ from typing import Any
 
 from hub.domain.approvals import stored_items
 from hub.domain.visible import mark
-from hub.notify.outside import approves, carries_items, decline_button
+from hub.notify.outside import approves, carries_items, decline_button, remembers
 
 CONFIRM_WINDOW_S = 300  # a high-risk approval given by text waits this long for "confirm N"
 DECLINE = {"skip", "decline", "跳过"}
@@ -150,7 +150,14 @@ def not_by_text(spec: dict[str, Any], response: dict[str, Any]) -> bool:
     app, where all of it is shown."""
     if spec.get("type") == "review":
         return response.get("decision") == "approve" and review_text(spec) is None
-    return only_in_the_app(spec) and is_approving(spec, response)
+    return (only_in_the_app(spec) or _remembers(spec, response)) and is_approving(spec, response)
+
+
+def _remembers(spec: dict[str, Any], response: dict[str, Any]) -> bool:
+    """An "always" or "for this session" option (hub/notify/outside.py `remembers`): chosen in the app, where what it
+    allows is said; IM text shows only labels."""
+    option = next((o for o in spec.get("options", []) if o.get("id") == response.get("optionId")), None)
+    return spec.get("type") == "approval" and option is not None and remembers(option)
 
 
 def needs_confirmation(spec: dict[str, Any], response: dict[str, Any]) -> bool:
@@ -180,7 +187,9 @@ def how_to_answer(spec: dict[str, Any], number: int, several_open: bool) -> str:
         return (f"Reply {prefix}1 or {prefix}approve to approve, {prefix}2 or {prefix}changes to request "
                 f"changes. / 回复 {prefix}1 通过，{prefix}2 需要修改。")
     options = spec.get("options", [])
-    if only_in_the_app(spec):
+    by_text = [o for o in options if is_approving(spec, {"optionId": o["id"]})
+               and not not_by_text(spec, {"optionId": o["id"]})]
+    if only_in_the_app(spec) or (kind == "approval" and options and not by_text):
         return (f"Open LineUp to approve; here you can reject: reply #{number} reject. "
                 f"/ 请在 LineUp 中批准；在此可拒绝：回复 #{number} 拒绝。")
     if spec.get("multiple"):
@@ -284,6 +293,10 @@ def in_the_app(spec: dict[str, Any], number: int) -> str:
                 f"app, where all of it is shown. Nothing was approved. Here you can request changes: reply #{number} "
                 f"changes. / 内容过长，只能在 LineUp 应用中阅读全文后通过，本次未通过；"
                 f"在此可要求修改：回复 #{number} 修改。")
+    if not only_in_the_app(spec):  # a plain approval's "always" option
+        return (f"#{number} {title_of(spec)}: “Always” and “for this session” are chosen in the LineUp app, where what "
+                f"they allow is shown. Nothing was approved. Here you can reject: reply #{number} reject. "
+                f"/ “总是”和“本次会话”类选项只能在 LineUp 应用中选择，本次未批准；在此可拒绝：回复 #{number} 拒绝。")
     return (f"#{number} {title_of(spec)}: approvals of commands, file changes and tool input are made in the LineUp "
             f"app, where all of it is shown. Nothing was approved. Here you can reject: reply #{number} reject. "
             f"/ 命令、文件修改和工具输入只能在 LineUp 应用中查看全部后批准，本次未批准；"

@@ -242,3 +242,19 @@ def test_a_review_shown_whole_has_its_hidden_characters_marked() -> None:
     assert "rm -rf ~⟨300 spaces⟩; evil()" in text and "…" not in text
     assert "1. Approve / 通过" in text and "in the app" not in text
     assert textreply.parse(spec, "1").response == {"decision": "approve"}
+
+
+@pytest.mark.parametrize("text", ["1", "Always Allow", "#1 1"])
+def test_an_always_option_is_chosen_only_in_the_app_also_without_items(text: str) -> None:
+    """An ACP card without items whose only yes is "Always Allow" (hub/acp/permission.py says on the card that LineUp
+    cannot tell what it covers; IM text shows labels only): not chosen by text, as no notification button chooses it."""
+    spec = {**APPROVAL, "options": [{"id": "allow_always", "label": "Always Allow", "style": "secondary",
+                                     "description": "The agent offers no way to allow only this once: …"},
+                                    {"id": "reject_once", "label": "Reject", "style": "danger"}]}
+    reply = textreply.parse(spec, textreply.read(text).rest)
+    assert (reply.response, reply.problem) == (None, "in_the_app")
+    shown = textreply.render_question(spec, 1, several_open=False)
+    assert "1. Always Allow (in the app / 在应用中)" in shown and "here you can reject: reply #1 reject" in shown
+    assert textreply.in_the_app(spec, 1).startswith("#1 Deploy?: “Always” and “for this session” are chosen in the "
+                                                    "LineUp app, where what they allow is shown. Nothing was approved.")
+    assert textreply.parse(spec, "2").response == {"optionId": "reject_once"}
