@@ -247,12 +247,14 @@ def task_cancel_requested(tx: Tx, actor: Actor, env: Envelope, p: P.TaskCancelRe
 
 def resolve_interaction(tx: Tx, actor: Actor, interaction: InteractionRecord, outcome: str,
                         response: dict[str, Any] | None, *, correlation_id: str | None, envelope_id: str | None = None,
-                        occurred_at: str | None = None) -> None:
+                        occurred_at: str | None = None, answered_at: str | None = None) -> None:
     """Record the outcome of an interaction; the agent that asked always receives it."""
     type_ = "interaction.expired" if outcome == "expired" else "interaction.resolved"
     payload: dict[str, Any] = {"interactionId": interaction.id, "outcome": outcome, "response": response}
     if actor.kind == "user":
         payload["respondedBy"] = {**actor.as_author(), "displayName": people.user_display_name(tx.conn, actor.id)}
+    if answered_at is not None:
+        payload["answeredAt"] = answered_at
     tx.append(type_, payload, id=envelope_id, workspace_id=actor.workspace_id, actor=actor.ref,
               task_id=interaction.task_id, conversation_id=interaction.conversation_id,
               correlation_id=correlation_id, occurred_at=occurred_at, recipients=(interaction.agent_id,))
@@ -285,6 +287,27 @@ def why_closed(interaction: InteractionRecord) -> str:
     return f"This question was already {interaction.status}{by}{when}; the first answer stands."
 
 
+def answered_at(occurred_at: str, asked_at: str, received_at: str) -> str:
+    """When the person answered, as the card's "Decided" says it: the answer's own time (the tap in the app, which an
+    answer kept while offline carries to the hub later), held between the question's creation and the hub's receipt,
+    so a phone's wrong clock never dates an answer in the future or before the question. All three are UTC ISO 8601;
+    an unreadable time is the receipt."""
+    def parsed(value: str) -> datetime | None:
+        try:
+            when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return when if when.tzinfo is not None else None
+
+    received, asked, tapped = parsed(received_at), parsed(asked_at), parsed(occurred_at)
+    if received is None or tapped is None:
+        return received_at
+    when = min(tapped, received)
+    if asked is not None:
+        when = max(when, asked)
+    return when.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def interaction_respond(tx: Tx, actor: Actor, env: Envelope, p: P.InteractionRespond) -> None:
     interaction = interaction_rows.interaction(tx.conn, p.interactionId, actor.workspace_id)
     if interaction is None:
@@ -298,7 +321,8 @@ def interaction_respond(tx: Tx, actor: Actor, env: Envelope, p: P.InteractionRes
     spec = json.loads(interaction.spec)
     outcome, response = check_response(spec, p.response)
     resolve_interaction(tx, actor, interaction, outcome, response, correlation_id=env.correlationId,
-                        envelope_id=env.id, occurred_at=env.occurredAt)
+                        envelope_id=env.id, occurred_at=env.occurredAt,
+                        answered_at=answered_at(env.occurredAt, interaction.created_at, tx.recorded_at))
     resume_task_if_unblocked(tx, actor, interaction.task_id, env.correlationId)
 
 

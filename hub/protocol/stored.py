@@ -139,6 +139,9 @@ class InteractionResolved(P.Payload):
     outcome: InteractionOutcome
     response: dict[str, Any] | None
     respondedBy: Responder | None = None
+    # When the person answered: the answer's own time (its envelope's `occurredAt`, the tap in the app, also for an
+    # answer kept while offline and sent later), never later than the hub received it nor earlier than the question.
+    answeredAt: str | None = None
 
 
 class StoredArtifactCreated(P.ArtifactCreated, kw_only=True):

@@ -266,10 +266,12 @@ def _interaction_requested(conn: sqlite3.Connection, ev: StoredEvent) -> None:
 @projects("interaction.resolved", "interaction.expired")
 def _interaction_resolved(conn: sqlite3.Connection, ev: StoredEvent) -> None:
     p = ev.payload
+    # A person's answer is dated when it was given (`answeredAt`, hub/domain/collaboration.py answered_at), an answer
+    # kept offline included; everything else when the hub recorded it.
     conn.execute("UPDATE interactions SET status = ?, response = ?, responded_by = ?, responded_at = ?, "
                  "last_sequence = ? WHERE id = ? AND workspace_id = ?",
-                 (p["outcome"], _json(p.get("response")), _json(p.get("respondedBy")), ev.recorded_at, ev.sequence,
-                  p["interactionId"], ev.workspace_id))
+                 (p["outcome"], _json(p.get("response")), _json(p.get("respondedBy")),
+                  p.get("answeredAt") or ev.recorded_at, ev.sequence, p["interactionId"], ev.workspace_id))
 
 
 @projects("artifact.created")

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import re
+import time
+from datetime import datetime
+
+import pytest
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import api, create_owner
+from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
 from tests.e2e.flows import connect_demo_agent, open_agent_conversation, pending_card, send_task
 
 
@@ -78,11 +82,15 @@ def test_two_tabs_see_the_same_answer(hub, open_page, demo_agents, shots) -> Non
     shots(second, "second-tab-read-only")
 
 
-def test_answer_given_offline_is_sent_after_reconnect(hub, open_page, demo_agents, shots) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_answer_given_offline_is_sent_after_reconnect(hub, open_page, demo_agents, shots,  # type: ignore[no-untyped-def]
+                                                      viewport) -> None:
+    """Kept while offline, the card says which answer waits ("Approve — queued, sends when back online": its buttons
+    are disabled and show no choice), and once sent its "Decided" time is the tap, not the hub's receipt."""
     owner = create_owner(hub)
     connect_demo_agent(hub, owner, demo_agents)
-    page = open_page(hub, token=owner.token)
-    open_agent_conversation(page)
+    page = open_page(hub, token=owner.token, viewport=viewport)
+    open_agent_conversation(page, phone=viewport is PHONE)
     send_task(page, "Decide while the hub is down")
     card = pending_card(page.locator(".stream"))
     expect(card).to_be_visible(timeout=15_000)
@@ -93,11 +101,15 @@ def test_answer_given_offline_is_sent_after_reconnect(hub, open_page, demo_agent
     expect(banner).to_contain_text("Can’t reach the hub.")
     card.get_by_role("button", name="Approve").click()
     card.get_by_role("button", name="Yes, approve").click()
-    expect(card.locator(".submission")).to_contain_text("your answer is kept and sent when the connection is back")
+    tapped = page.evaluate("Date.now()") / 1000
+    expect(card.locator(".submission")).to_have_text("Approve — queued, sends when back online")
     expect(banner).to_contain_text("1 waiting to be sent")
     assert page.evaluate("JSON.parse(Object.entries(localStorage).find(([k]) => k.startsWith('lineup.outbox.'))[1]).length") == 1
     shots(page, "offline-answer-queued")
 
+    while time.time() < tapped + 3:  # the hub gets it seconds after the tap, so the two times differ
+        page.wait_for_timeout(100)
+    restarted = time.time()
     hub.start()
     # The app may reconnect on its own schedule before the click lands (the banner then goes, and its
     # button with it); "Retry now" only shortens the wait, so a click that finds no button is fine.
@@ -110,7 +122,16 @@ def test_answer_given_offline_is_sent_after_reconnect(hub, open_page, demo_agent
     interactions = api(hub, owner.token, "GET", "/api/interactions")["interactions"]
     assert [(i["status"], i["response"]["optionId"]) for i in interactions] == [("answered", "approve")]
     assert page.evaluate("Object.keys(localStorage).filter((k) => k.startsWith('lineup.outbox.')).length") == 0
+    # "Decided" is the tap: the card's time and the stored one, seconds before the hub received the answer.
+    decided = answered.locator(".card-outcome time").get_attribute("datetime")
+    assert decided == interactions[0]["respondedAt"], (decided, interactions[0])
+    assert abs(when(decided) - tapped) < 1.5, (decided, tapped)
+    assert when(decided) < restarted - 2, (decided, restarted)  # the hub could receive it only after this
     shots(page, "after-reconnect")
+
+
+def when(iso: str) -> float:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
 
 
 def test_resync_required_reloads_everything(hub, open_page, demo_agents) -> None:  # type: ignore[no-untyped-def]

@@ -6,6 +6,7 @@ import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, formatTime, formatDateTime, formatCountdown } from '../lib/i18n.js';
 import { riskBadge } from '../lib/status.js';
+import { queuedLine } from '../lib/answer-words.js';
 import { artifactItem } from '../lib/artifacts.js';
 import { approvesSection, approvalItems, confirmWhat, withSlots } from '../lib/approves.js';
 import { visible } from '../lib/visible.js';
@@ -564,7 +565,8 @@ export class LineupInteractionCard extends LineupElement {
     const live = this.state?.connection?.status === 'live';
     let body = '';
     if (it.status === 'pending') {
-      if (answer.status === 'sending' && !live) body = html`${icon('clock')} ${t('card.submit.queued')}`;
+      // Offline: the answer waits in the page; say which it was (the buttons are disabled and show no choice).
+      if (answer.status === 'sending' && !live) body = html`<span>${icon('clock')} ${queuedLine(it, answer.response)}</span>`;
       else if (answer.status === 'sending') body = html`<span class="spinner small" aria-hidden="true"></span> ${t('card.submit.sending')}`;
       else if (answer.status === 'sent') body = html`${icon('check')} ${t('card.submit.sent')}`;
     }

@@ -116,8 +116,9 @@ export function applyRelayEvent(state, env) {
     }
     case 'interaction.resolved':
     case 'interaction.expired':
+      // A person's answer is dated when it was given (`answeredAt`: an answer kept offline is stored later).
       interactions = patchById(interactions, p.interactionId, () => ({ status: p.outcome, response: p.response ?? null,
-        respondedBy: p.respondedBy ?? null, respondedAt: at, lastSequence: seq }));
+        respondedBy: p.respondedBy ?? null, respondedAt: p.answeredAt ?? at, lastSequence: seq }));
       break;
     default:
       break;

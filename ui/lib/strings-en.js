@@ -403,6 +403,7 @@ export const en = {
   'card.byYou': '{name} (you)',
   'card.submit.sending': 'Sending your answer…',
   'card.submit.queued': 'Offline: your answer is kept and sent when the connection is back.',
+  'card.submit.queuedAnswer': '{answer} — queued, sends when back online',
   'card.submit.sent': 'Answer received by the hub.',
   'card.submit.failed': 'Your answer was not accepted: {message}',
   'card.submit.already': 'Someone already answered this request.',

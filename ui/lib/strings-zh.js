@@ -403,6 +403,7 @@ export const zh = {
   'card.byYou': '{name}（你）',
   'card.submit.sending': '正在提交你的回答…',
   'card.submit.queued': '离线：你的回答已保留，连接恢复后自动发送。',
+  'card.submit.queuedAnswer': '{answer} — 已排队，恢复联网后发送',
   'card.submit.sent': 'Hub 已收到你的回答。',
   'card.submit.failed': '回答未被接受：{message}',
   'card.submit.already': '已经有人回应了这个请求。',

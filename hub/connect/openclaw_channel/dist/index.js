@@ -3,7 +3,7 @@ const require = __lineupCreateRequire(import.meta.url);
 import {
   lineupPlugin,
   runtimeStore
-} from "./chunks/chunk-3ZXZMWUU.js";
+} from "./chunks/chunk-6FZVGJN3.js";
 import "./chunks/chunk-WKF5EYHC.js";
 
 // src/index.ts
