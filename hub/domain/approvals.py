@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 
 from hub.domain.command_risk import Assessment, assess_command, assess_file_change, assess_tool_input
+from hub.domain.risk.reasons import clip
 from hub.domain.unified_diff import diff_problem
 from hub.domain.visible import hidden_characters, named
 from hub.protocol.errors import LapError
@@ -147,7 +148,7 @@ def assess_item(subject: ApprovalSubject) -> Assessment:
     elif subject.kind in ("write", "edit"):
         found = assess_file_change(subject.path or "", subject.cwd)
     elif subject.kind == "tool":
-        found = assess_tool_input(subject.tool or "", subject.input)
+        found = assess_tool_input(subject.tool or "", subject.input, subject.cwd)
     else:
         found = _assess_commit(subject)
     hidden = _hidden_in(subject)
@@ -175,12 +176,25 @@ def assess(approves: ApprovalSubject | list[ApprovalSubject]) -> list[Assessment
 
 
 def combined(assessments: list[Assessment]) -> Assessment:
-    """The approval's risk: the highest of its items', with every item's reasons (high ones first)."""
+    """The approval's risk: the highest of its items', with every item's reasons, high ones first and the most
+    destructive of them first; `codes` as stored (riskReasonCodes), each with its level. An approval whose items
+    change a file and run the project's code that may read it (`edit package.json` + `npm test`, a module written +
+    `python -m` it) is high: what runs is what the other item writes, which neither item's own risk shows."""
     total = Assessment(level="low")
     for level in reversed(RISK_LEVELS):
         for found in assessments:
             if found.level == level:
                 total.merge(found)
+    for index, found in enumerate(assessments):
+        for other, runner in enumerate(assessments):
+            if other == index:
+                continue
+            for written in found.writes:
+                run = next((r for r in runner.runs if r.reads_file(written.path)), None)
+                if run is not None:
+                    total.raise_to("high", "runs_changed", clip(f"{written.shown}; {run.part}", 60))
+    total.sort()
+    total.codes = total.stored_codes()
     return total
 
 

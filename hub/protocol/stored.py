@@ -113,9 +113,12 @@ class StoredApprovalSubject(P.ApprovalSubject, kw_only=True):
 
 class RiskReasonCode(P.Payload):
     """One reason for an approval's risk as a code the app translates (`risk.reason.<code>`), with the part of the
-    command or the file it names; hub/domain/command_risk.py REASONS lists the codes and their English text."""
+    command or the file it names; hub/domain/command_risk.py REASONS lists the codes and their English text. `level`
+    is the risk this reason alone makes (absent in events stored before 2026-12): the app shows the high ones
+    prominently; they come first, the most destructive first."""
     code: str
     part: str | None = None
+    level: RiskLevel | None = None
 
 
 class StoredInteraction(P.InteractionSpec, kw_only=True):

@@ -8,10 +8,9 @@ something else (an alias, `shopt -s expand_aliases`, `enable -f`, `hash -p`) is 
 from __future__ import annotations
 
 from hub.domain.risk.options import parse
-from hub.domain.risk.paths import Folders
 from hub.domain.risk.scope import Call, Scope
 from hub.domain.risk.scripts import script_file
-from hub.domain.risk.variables import code_in_text
+from hub.domain.risk.variables import arithmetic_sets, assignment, code_in_text, sets
 from hub.domain.risk.words import Word
 
 
@@ -20,11 +19,11 @@ def cd(call: Call, scope: Scope) -> None:
     operands = [w for w in parse(call.words).operands]
     target = operands[0] if operands else Word.literal("~")
     here = None if target.value in (None, "-") else scope.folders.resolve(target.value or "")
-    scope.folders = Folders(scope.folders.project, scope.folders.home, here)
+    scope.folders = scope.folders.moved(scope.through_folder(here))
 
 
 def popd(call: Call, scope: Scope) -> None:
-    scope.folders = Folders(scope.folders.project, scope.folders.home, None)
+    scope.folders = scope.folders.moved(None)
 
 
 def source(call: Call, scope: Scope) -> None:
@@ -127,6 +126,7 @@ def coproc(call: Call, scope: Scope) -> None:
 def let(call: Call, scope: Scope) -> None:
     if any(code_in_text(v) or v is None for v in call.values):
         scope.cannot_tell(call.part)
+    sets([name for v in call.values if v is not None for name in arithmetic_sets(v)], "let", scope)
 
 
 def mapfile(call: Call, scope: Scope) -> None:
@@ -136,6 +136,41 @@ def mapfile(call: Call, scope: Scope) -> None:
             scope.cannot_tell(call.part)
         else:
             scope.script(callback.value + " 0 line")
+    sets([w.value for w in parsed.operands[:1]] or ["MAPFILE"], call.name, scope)
+
+
+def read(call: Call, scope: Scope) -> None:
+    """`read [-a NAME] [NAME…]`: each name is set to what is read at run time."""
+    parsed = parse(call.words, frozenset({"-a", "-d", "-i", "-n", "-N", "-p", "-t", "-u"}))
+    sets([w.value for w in parsed.operands + parsed.values("-a")] or ["REPLY"], "read", scope)
+
+
+def printf(call: Call, scope: Scope) -> None:
+    """`printf -v NAME FORMAT ARGS…` sets NAME: a plain format is judged as `NAME=text`."""
+    parsed = parse(call.words, frozenset({"-v"}), first_operand_stops=True)
+    target = parsed.value("-v")
+    if target is None:
+        return
+    if target.value is None:
+        scope.cannot_tell(call.part)
+        return
+    operands = parsed.operands
+    if len(operands) == 1 and operands[0].value is not None and "%" not in operands[0].value and "\\" not in (
+            operands[0].value):
+        assignment(target.value, operands[0], scope)
+    else:
+        sets([target.value], "printf -v", scope)
+
+
+def getopts(call: Call, scope: Scope) -> None:
+    operands = parse(call.words).operands
+    if len(operands) >= 2:
+        sets([operands[1].value], "getopts", scope)
+
+
+def wait(call: Call, scope: Scope) -> None:
+    parsed = parse(call.words, frozenset({"-p"}))
+    sets([w.value for w in parsed.values("-p")], "wait -p", scope)
 
 
 def completion(call: Call, scope: Scope) -> None:
@@ -173,5 +208,6 @@ PROGRAMS = {
     "cd": cd, "pushd": cd, "popd": popd, "source": source, ".": source, "eval": eval_, "exec": exec_,
     "command": command, "builtin": builtin, "time": time, "trap": trap, "alias": alias, "shopt": shopt, "set": set_,
     "enable": enable, "coproc": coproc, "let": let, "mapfile": mapfile, "readarray": mapfile, "compgen": completion,
-    "complete": completion, "bind": bind, "hash": hash_, "fc": fc,
+    "complete": completion, "bind": bind, "hash": hash_, "fc": fc, "read": read, "printf": printf,
+    "getopts": getopts, "wait": wait,
 }

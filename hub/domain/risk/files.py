@@ -3,7 +3,10 @@ are (hub/domain/risk/paths.py), whatever the program; `find` and `fd` by what th
 
 from __future__ import annotations
 
-from hub.domain.risk.options import Parsed, parse
+import re
+
+from hub.domain.risk.options import Parsed, abbreviates, parse
+from hub.domain.risk.reasons import clip
 from hub.domain.risk.scope import Call, Scope
 from hub.domain.risk.words import Word
 
@@ -51,9 +54,15 @@ def copy(call: Call, scope: Scope) -> None:
 
 def install(call: Call, scope: Scope) -> None:
     parsed = parse(call.words, _COPY_VALUES)
+    for program in parsed.values("--strip-program"):
+        scope.raise_to("high", "runs_program", call.part)
+        if program.value is None:
+            scope.cannot_tell(call.part)
+        else:
+            scope.script(program.value)
     if parsed.has("-d", "--directory"):
         for operand in parsed.operands:
-            scope.write(operand)
+            scope.write(operand, "empty")
         return
     copy(call, scope)
 
@@ -83,7 +92,7 @@ def create(call: Call, scope: Scope) -> None:
         return
     for operand in parsed.operands:
         if call.name != "tee" or operand.value != "-":
-            scope.write(operand)
+            scope.write(operand, "empty" if call.name in ("mkdir", "touch", "mkfifo") else "content")
             if call.name == "tee":
                 scope.remember(operand, call.stdin, append=parsed.has("-a", "--append"))
 
@@ -128,6 +137,16 @@ _FIND_VALUES = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-
                           "-newermt", "-newerct", "-newerat", "-anewer", "-cnewer", "-files0-from", "-D", "-O"})
 
 
+# find's tests, options and actions that take no value; any other word in the expression cannot be told.
+_FIND_FLAGS = frozenset({"-empty", "-executable", "-readable", "-writable", "-nouser", "-nogroup", "-true", "-false",
+                         "-follow", "-mount", "-xdev", "-noleaf", "-ignore_readdir_race", "-noignore_readdir_race",
+                         "-daystart", "-warn", "-nowarn", "-depth", "-d", "-print", "-print0", "-ls", "-prune",
+                         "-quit", "-o", "-a", "-or", "-and", "-not", "!", "(", ")", ",", "-help", "--help",
+                         "-version", "--version", "-H", "-L", "-P"})
+_FIND_ACTIONS = frozenset({"-print", "-print0", "-ls", "-prune", "-quit", "-o", "-a", "-or", "-and", "-not", "!",
+                           "(", ")", ",", "-true", "-false"})
+
+
 def find(call: Call, scope: Scope) -> None:
     """find: what -exec and -ok run on each file found (`{}`, a file under the roots), what -delete deletes, what
     -fprintf and -fls write."""
@@ -164,12 +183,13 @@ def find(call: Call, scope: Scope) -> None:
             if index < len(words):
                 scope.write(words[index])
             index += 2 if value == "-fprintf" else 1
-        elif value in _FIND_VALUES:
+        elif value in _FIND_VALUES or re.fullmatch(r"-newer[aBcmt][aBcmt]", value):
             index += 1
             tested = True
-        elif value.startswith("-") and value not in ("-print", "-print0", "-ls", "-prune", "-quit", "-o", "-a",
-                                                    "-or", "-and", "-not", "-true", "-false"):
-            tested = True
+        elif value in _FIND_FLAGS:
+            tested = tested or value not in _FIND_ACTIONS
+        elif value not in _FIND_ACTIONS:
+            scope.cannot_tell(f"find {clip(value, 40)}")  # a test or action the hub does not know
 
 
 def fd(call: Call, scope: Scope) -> None:
@@ -198,6 +218,13 @@ def tar(call: Call, scope: Scope) -> None:
     if words and words[0].value is not None and not words[0].value.startswith("-") and words[0].value.isalpha():
         words[0] = Word.literal("-" + words[0].value)  # `tar xzf a.tgz`: the old bundled form
     parsed = parse(words, _TAR_VALUES)
+    longs = tuple(n for n in (*_TAR_PROGRAMS, "--checkpoint-action") if n.startswith("--"))
+    for index, (name, given) in enumerate(parsed.options):  # GNU tar takes long options cut short:
+        full = abbreviates(name, *longs) if name.startswith("--") else None  # `--to-com=…` is `--to-command`
+        if full is not None and full != name:
+            parsed.options[index] = (full, given)
+            if given is None:
+                scope.cannot_tell(f"{call.name} {name}")
     for name in _TAR_PROGRAMS:
         for program in parsed.values(name):
             scope.raise_to("high", "runs_program", call.part)
@@ -205,6 +232,11 @@ def tar(call: Call, scope: Scope) -> None:
                 scope.cannot_tell(call.part)
             else:
                 scope.script(program.value)
+    if not parsed.has("--force-local"):
+        for archive_word in parsed.values("-f", "--file"):
+            remote = re.match(r"^(?:[^/@:]+@)?([^/:]+):", archive_word.value or "")
+            if remote is not None:  # `-f host:file`: tar runs rsh/ssh to reach it
+                scope.raise_to("high", "copies_remote", remote.group(1))
     for action in parsed.values("--checkpoint-action"):
         value = action.value
         if value is None or value.startswith("exec="):

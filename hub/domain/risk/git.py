@@ -9,20 +9,53 @@ import re
 from dataclasses import replace
 
 from hub.domain.risk.network import host_of, loopback
-from hub.domain.risk.options import Parsed, parse
-from hub.domain.risk.paths import Folders
+from hub.domain.risk.options import Parsed, abbreviates, parse
+from hub.domain.risk.reasons import clip
 from hub.domain.risk.scope import Call, Scope, Stream
 from hub.domain.risk.words import Word, names, split
 
 MAIN_BRANCHES = frozenset({"main", "master", "trunk", "production", "prod", "release"})
-# `-c key=value` settings that only change how git shows or names things.
+# `-c key=value` settings that only change how git shows or names things. Any other (`push.default=matching`,
+# `remote.origin.url=…`, `core.sshCommand=…`) changes what a command does in ways the command does not show.
 SAFE_SETTINGS = re.compile(
-    r"^(user\.(name|email)|color\.[\w.]+|core\.(quotepath|autocrlf|safecrlf|longpaths|filemode|ignorecase"
-    r"|precomposeunicode|abbrev|eol)|init\.defaultbranch|advice\.\w+|commit\.gpgsign|tag\.gpgsign|log\.\w+"
-    r"|diff\.(renames|noprefix|mnemonicprefix|algorithm|colormoved|relative|statgraphwidth)|pull\.(rebase|ff)"
-    r"|merge\.(ff|conflictstyle)|rebase\.autostash|push\.(default|autosetupremote)|fetch\.prune|safe\.directory"
-    r"|i18n\.\w+|format\.pretty|status\.\w+|column\.ui|pager\.\w+=(false|true|cat|less)|gc\.auto"
-    r"|protocol\.version|http\.(postbuffer|version|sslverify)|credential\.helper=)$", re.IGNORECASE)
+    r"^(user\.(name|email)|color\.[\w.]+|core\.(quotepath|abbrev)|init\.defaultbranch|advice\.\w+"
+    r"|(commit|tag)\.gpgsign=(false|no|off|0)|log\.(date|decorate|abbrevcommit|follow)"
+    r"|diff\.(renames|noprefix|mnemonicprefix|algorithm|colormoved|relative|statgraphwidth)|i18n\.\w+"
+    r"|format\.pretty|status\.(short|branch|showuntrackedfiles|relativepaths)|column\.ui"
+    r"|pager\.\w+=(false|no|off|0))$", re.IGNORECASE)
+# Settings a repository's own config may hold without changing what runs or where pushes go (`git config …`: medium).
+BENIGN_SETTINGS = re.compile(
+    r"^(pull\.(rebase|ff)|merge\.(ff|conflictstyle)|rebase\.(autostash|autosquash|updaterefs)|fetch\.(prune|prunetags)"
+    r"|push\.autosetupremote|core\.(autocrlf|safecrlf|filemode|ignorecase|longpaths|eol|precomposeunicode)|gc\.auto"
+    r"|(commit|tag)\.gpgsign|user\.signingkey|branch\.autosetup(merge|rebase)|status\.\w+|log\.\w+"
+    r"|core\.(quotepath|abbrev))$", re.IGNORECASE)
+# Settings whose value is a command git runs (judged as that command).
+COMMAND_SETTINGS = re.compile(
+    r"^(core\.(sshcommand|pager|editor|fsmonitor|askpass|gitproxy)|sequence\.editor|pager\.[\w-]+"
+    r"|diff\.[^.]+\.(command|textconv)|diff\.external|filter\.[^.]+\.(clean|smudge|process)|merge\.[^.]+\.driver"
+    r"|credential\.(.+\.)?helper|gpg\.(.+\.)?program|interactive\.difffilter|sendemail\.\w*cmd"
+    r"|uploadpack\.packobjectshook|remote\.[^.]+\.(uploadpack|receivepack)|(merge|diff)tool\.[^.]+\.cmd"
+    r"|browser\.[^.]+\.cmd|man\.[^.]+\.cmd|instaweb\.httpd|ssh\.command)$", re.IGNORECASE)
+# git's own options before the subcommand.
+_GLOBAL_FLAGS = frozenset({"--bare", "--no-pager", "-P", "-p", "--paginate", "--no-replace-objects",
+                           "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs",
+                           "--no-optional-locks", "--no-lazy-fetch", "--no-advice", "--version", "--help", "-h",
+                           "--html-path", "--man-path", "--info-path", "--exec-path"})
+# Options of subcommands that run a program: (the verbs they mean that for, or None for any; how it is judged).
+# "script": the value is shell text git runs; "cannot": a program or file the hub cannot read.
+_RUNS: dict[str, tuple[frozenset[str] | None, str]] = {
+    "--upload-pack": (None, "script"), "--receive-pack": (None, "script"), "--exec": (None, "script"),
+    "-u": (frozenset({"fetch", "pull", "clone", "ls-remote"}), "script"),
+    "-x": (frozenset({"rebase", "difftool"}), "script"), "--extcmd": (None, "script"),
+    "-t": (frozenset({"difftool", "mergetool"}), "cannot"), "--tool": (None, "cannot"),
+    "-O": (frozenset({"grep"}), "cannot"), "--open-files-in-pager": (None, "cannot"),
+    "--template": (frozenset({"clone", "init"}), "cannot"), "--separate-git-dir": (None, "cannot"),
+    "--config-env": (None, "cannot"), "--gpg-program": (None, "cannot"), "--sequence-editor": (None, "cannot"),
+    "--to-cmd": (None, "script"), "--cc-cmd": (None, "script"), "--sendmail-cmd": (None, "script"),
+    "--smtp-server": (None, "cannot"), "--httpd": (None, "cannot"), "--browser": (None, "cannot"),
+}
+_RUNS_LONG = tuple(name for name in _RUNS if name.startswith("--"))
+_STRATEGIES = frozenset({"ort", "recursive", "resolve", "octopus", "ours", "subtree"})
 READS = names("""
 status diff log show ls-files ls-tree rev-parse rev-list describe blame annotate shortlog grep cat-file whatchanged
 merge-base name-rev for-each-ref count-objects help version show-ref check-ignore check-attr var cherry range-diff
@@ -67,28 +100,69 @@ def git(call: Call, scope: Scope) -> None:
                 scope.cannot_tell(call.part)
                 return
             if name == "-C":
-                here = Folders(here.project, here.home, here.resolve(argument.value))
+                here = here.moved(scope.through_folder(here.resolve(argument.value)))
             else:
                 place = here.place(argument.value)
-                if place is None or place.kind not in ("project", "project_all", "git"):
-                    here = Folders(here.project, here.home, None)
-        elif name in ("-p", "--paginate"):
-            pass
+                if place is None or not place.inside:  # another repository's settings run its programs
+                    scope.cannot_tell(f"git {name}={argument.text}")
+                    here = here.moved(None)
+        elif name not in _GLOBAL_FLAGS and name not in _GLOBAL_VALUES:
+            scope.cannot_tell(f"git {value}")
     if index >= len(words):
         return
     verb = words[index].value or ""
     rest = words[index + 1:]
-    inside = here.here is not None and here.here.is_relative_to(here.project)
+    inside = here.here is not None and here.inside(here.here)
+    _runs(verb, rest, call, scope)
     if verb in READS:
         _read(verb, rest, call, scope)
         return
     if verb not in CHANGES:
         scope.cannot_tell(f"git {verb}")  # an alias from the repository's or the person's git config, or git-<verb>
         return
-    if not inside and verb not in ("clone", "init", "ls-remote"):
-        scope.raise_to("high", "git_outside", str(here.here) if here.here is not None else "chosen at run time")
+    if not inside and verb not in ("clone", "init", "ls-remote") and here.known:
+        scope.raise_to("high", "git_outside", here.shown(here.here) if here.here is not None else "chosen at run time")
     inner = replace(scope, folders=here)
     _changes(verb, rest, call, inner)
+
+
+def _runs(verb: str, rest: list[Word], call: Call, scope: Scope) -> None:
+    """Options that make any subcommand run a program (`ls-remote --upload-pack=…`, `archive --exec=…`, a merge
+    strategy that is a program `git-merge-<name>`), in full or abbreviated; the text they run is judged."""
+    for index, word in enumerate(rest):
+        value = word.value
+        if value is None or value == "--":
+            if value == "--":
+                return
+            continue
+        if not value.startswith("-") or value == "-":
+            continue
+        name, equals, attached = value.partition("=")
+        option = abbreviates(name, *_RUNS_LONG) or (name if name in _RUNS else None)
+        if option is None and not name.startswith("--") and len(name) > 2 and name[:2] in _RUNS:
+            option, attached, equals = name[:2], value[2:], "="  # `-xCMD`, `-uCMD`
+        if option in ("-s", "--strategy") or (option is None and abbreviates(name, "--strategy") and verb in (
+                "merge", "rebase", "cherry-pick", "revert", "pull")):
+            option = "--strategy"
+        if option is None:
+            if name in ("-s",) and verb in ("merge", "rebase", "cherry-pick", "revert", "pull"):
+                option = "--strategy"
+            else:
+                continue
+        if option == "--strategy":
+            strategy = attached if equals else (rest[index + 1].value if index + 1 < len(rest) else "")
+            if strategy not in _STRATEGIES:
+                scope.cannot_tell(f"git {verb} --strategy={strategy}")  # git-merge-<strategy>, found on PATH
+            continue
+        verbs, how = _RUNS[option]
+        if verbs is not None and verb not in verbs:
+            continue
+        text = Word.literal(attached) if equals else (rest[index + 1] if index + 1 < len(rest) else Word.literal(""))
+        scope.raise_to("high", "runs_program", f"git {verb} {option}")
+        if how == "script" and text.value is not None:
+            scope.script(text.value)
+        else:
+            scope.cannot_tell(f"git {verb} {option}")
 
 
 def _setting(argument: Word | None, call: Call, scope: Scope) -> None:
@@ -100,14 +174,15 @@ def _setting(argument: Word | None, call: Call, scope: Scope) -> None:
     key, _, value = argument.value.partition("=")
     if SAFE_SETTINGS.match(f"{key}={value}") or SAFE_SETTINGS.match(key):
         return
-    scope.raise_to("high", "git_runs_program", f"-c {key}")
+    if COMMAND_SETTINGS.match(key) or key.lower().startswith(("alias.", "core.hookspath", "include")):
+        scope.raise_to("high", "git_runs_program", f"-c {key}")
     scope.cannot_tell(f"git -c {key}=…")
     _program(key, value, scope)
 
 
 def _program(key: str, value: str, scope: Scope) -> None:
     """What a setting makes git run: an alias's command (`!…` a shell command, else a git command), a program
-    (core.pager, core.sshCommand, core.fsmonitor, filter.x.clean …); paths and switches run nothing themselves."""
+    (core.pager, core.sshCommand, core.fsmonitor, filter.x.clean …); other settings run nothing themselves."""
     lowered = key.lower()
     if lowered.startswith("alias."):
         if value.startswith("!"):
@@ -116,8 +191,7 @@ def _program(key: str, value: str, scope: Scope) -> None:
             scope.run([Word.literal("git"), *words])
         else:
             scope.cannot_tell(f"git alias {key}")
-    elif value.strip() and not re.fullmatch(r"(true|false|yes|no|on|off|\d+)", value.strip(), re.IGNORECASE) and not (
-            lowered.endswith(("path", "dir", "file")) or lowered.startswith(("url.", "remote.", "branch."))):
+    elif COMMAND_SETTINGS.match(lowered) and value.strip():
         scope.script(value)
 
 
@@ -125,16 +199,22 @@ def _read(verb: str, rest: list[Word], call: Call, scope: Scope) -> None:
     parsed = parse(rest, frozenset({"--output", "-o", "--ext-diff", "-O", "--open-files-in-pager"}))
     for target in parsed.values("--output"):
         scope.write(target)
-    if verb == "grep" and parsed.has("-O", "--open-files-in-pager"):
-        scope.cannot_tell(call.part)
     if verb in ("diff", "log", "show") and parsed.has("--ext-diff", "--textconv"):
         scope.raise_to("medium", "runs_project", call.part)
-    if verb == "difftool" and any(n in ("-x", "--extcmd", "-t", "--tool") for n, _ in parsed.options):
-        scope.cannot_tell(call.part)
     if verb == "ls-remote":
         scope.raise_to("medium", "git_remote", call.part)
     if verb == "instaweb":
         scope.raise_to("medium", "serves", call.part)
+
+
+def _after(rest: list[Word], word: str) -> list[Word] | None:
+    """The words after the first `word` among `rest` (`git bisect run CMD…`: CMD's own options are its own)."""
+    for index, each in enumerate(rest):
+        if each.value == word:
+            return rest[index + 1:]
+        if each.value is None or not each.value.startswith("-"):
+            return None
+    return None
 
 
 def _changes(verb: str, rest: list[Word], call: Call, scope: Scope) -> None:
@@ -143,13 +223,6 @@ def _changes(verb: str, rest: list[Word], call: Call, scope: Scope) -> None:
                                     "-o", "--origin", "-u", "--upload-pack", "--reference", "--separate-git-dir",
                                     "--branch", "--format", "--prefix", "--output", "--upstream", "--set-upstream-to",
                                     "-e", "--filter", "--jobs", "-j", "--config"}))
-    for name in ("--upload-pack", "-u", "--template", "--exec", "-x", "--separate-git-dir"):
-        for text in parsed.values(name):
-            if verb in ("clone", "fetch", "pull", "init", "rebase") and (name != "-u" or verb != "push"):
-                if name in ("--exec", "-x") and text.value is not None:
-                    scope.script(text.value)
-                else:
-                    scope.cannot_tell(f"git {verb} {name}")
     if verb == "clone":  # `git clone -c core.fsmonitor=… url`: the new repository's settings run at checkout
         for setting in parsed.values("-c", "--config"):
             _setting(setting, call, scope)
@@ -191,20 +264,33 @@ def _changes(verb: str, rest: list[Word], call: Call, scope: Scope) -> None:
     if verb == "update-ref" and parsed.has("-d"):
         scope.raise_to("high", "discards_work", call.part)
         return
-    if verb in ("rebase", "bisect") and parsed.operands[:1] and parsed.operands[0].value == "run" and len(
-            parsed.operands) > 1:
-        scope.run(parsed.operands[1:])
-    if verb == "submodule" and parsed.operands[:1] and parsed.operands[0].value == "foreach":
-        joined = " ".join(w.value or "\0" for w in parsed.operands[1:] if w.value != "--recursive")
+    if verb == "bisect" and (command := _after(rest, "run")) is not None:
+        scope.raise_to("high", "runs_program", "git bisect run")
+        if command:
+            scope.run(command)
+    if verb == "submodule" and (command := _after(rest, "foreach")) is not None:
+        joined = " ".join(w.value or "\0" for w in command if w.value != "--recursive")
         if "\0" in joined:
             scope.cannot_tell(call.part)
         else:
             scope.script(joined)
+    if verb == "archive":
+        for target in parsed.values("-o", "--output"):
+            scope.write(target)
+    if verb == "format-patch":
+        for target in parsed.values("-o", "--output-directory"):
+            scope.write(target)
+    if verb == "bundle" and parsed.operands[:1] and parsed.operands[0].value == "create" and len(parsed.operands) > 1:
+        scope.write(parsed.operands[1])
     if verb == "config":
         _config(parsed, call, scope)
         return
     if verb == "remote" and (not parsed.operands or parsed.operands[0].value in ("-v", "show", "get-url")):
         return
+    if verb == "remote" and parsed.operands[0].value in ("add", "set-url"):
+        names = [w for w in parsed.operands[1:] if w.value not in ("--push", "--add", "--delete")]
+        if len(names) >= 2:
+            _points(names[0].value or "", names[-1], scope)
     if verb == "worktree" and parsed.operands[:1] and parsed.operands[0].value == "add" and len(parsed.operands) > 1:
         scope.write(parsed.operands[1])
     if verb == "tag" and not parsed.operands and not parsed.has("-d", "--delete"):
@@ -248,8 +334,18 @@ def _config(parsed: Parsed, call: Call, scope: Scope) -> None:
            operands[0] if operands else "")
     value = operands[-1] if len(operands) >= 2 else ""
     global_ = any(v in ("--global", "--system", "--file", "-f") for v in words)
-    if SAFE_SETTINGS.match(f"{key}={value}") or SAFE_SETTINGS.match(key):
-        scope.raise_to("medium", "git_changes", call.part)
+    if re.fullmatch(r"remote\.[^=]+\.(push)?url|url\..+\.(push)?insteadof", key, re.IGNORECASE) and len(operands) >= 2:
+        remote = key.split(".")[1] if key.lower().startswith("remote.") else key
+        _points(remote, Word.literal(value if key.lower().startswith("remote.") else key[4:].rpartition(".")[0]),
+                scope)
+        return
+    if SAFE_SETTINGS.match(f"{key}={value}") or SAFE_SETTINGS.match(key) or BENIGN_SETTINGS.match(key):
+        scope.raise_to("medium" if not global_ else "high", "git_changes" if not global_ else "write_gitconfig",
+                       call.part if not global_ else "~/.gitconfig")
+    elif not (COMMAND_SETTINGS.match(key) or key.lower().startswith(("alias.", "core.hookspath", "include"))):
+        scope.cannot_tell(f"git config {key} …")  # it changes what later git commands do (push.default=matching)
+        if global_:
+            scope.raise_to("high", "write_gitconfig", "~/.gitconfig")
     else:
         scope.raise_to("high", "git_runs_program" if not global_ else "write_gitconfig", key if not global_
                        else "~/.gitconfig")
@@ -276,6 +372,21 @@ def _remote(verb: str, parsed: Parsed, call: Call, scope: Scope) -> None:
         scope.raise_to("medium", "git_changes", call.part)
 
 
+def _points(remote: str, url: Word, scope: Scope) -> None:
+    """A remote's URL set (`git remote set-url origin https://evil.example/r`): every later push, fetch and pull
+    goes there, in this command and after it."""
+    value = url.value
+    if value is None:
+        scope.cannot_tell(f"git remote {remote} …")
+        return
+    host = host_of(value) if "://" in value else (value.split("@")[-1].split(":")[0] if re.match(
+        r"^[\w.-]+@[\w.-]+:", value) else None)
+    if host is not None and not loopback(host):
+        scope.raise_to("high", "remote_url", f"{host} ({remote})")
+    else:
+        scope.raise_to("medium", "git_changes", f"git remote {remote} {url.text}")
+
+
 def push(parsed: Parsed, call: Call, scope: Scope) -> None:
     """A branch pushed is medium; force, `+refspec`, --mirror, --delete, `:branch` and main are high."""
     names = {name for name, _ in parsed.options}
@@ -299,7 +410,15 @@ def push(parsed: Parsed, call: Call, scope: Scope) -> None:
     destination = (host_of(remote) if "://" in remote else url.group(1)) if url is not None else None
     if destination is not None and not loopback(destination):  # a URL, not a remote the repository has
         scope.raise_to("high", "sends_files", destination)
+    for word in parsed.operands[1:]:
+        refspec = word.value or ""
+        if word.globby or re.search(r"[*?\[{]", refspec):  # a pattern or braces: the branches are chosen by git
+            scope.cannot_tell(f"git push {clip(word.text, 40)}")
+        if refspec.lstrip("+") == ":":
+            scope.raise_to("high", "push_main", f"every branch {remote} has too (:)")
     for refspec in refspecs:
+        if refspec.lstrip("+") == ":":
+            continue
         plus = refspec.startswith("+")
         source, colon, destination = refspec.lstrip("+").partition(":")
         branch = re.sub(r"^refs/heads/", "", destination if colon else source)

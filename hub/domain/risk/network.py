@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
-from hub.domain.risk.options import parse
+from hub.domain.risk.options import abbreviates, parse
 from hub.domain.risk.scope import Call, Scope, Stream
 from hub.domain.risk.words import Word, names
 
@@ -94,7 +94,8 @@ def wget(call: Call, scope: Scope) -> None:
     parsed = parse(call.words, _WGET_VALUES)
     host = first_host([w.value for w in parsed.operands]) or "the network"
     near = loopback(host)
-    if parsed.has("-e", "--execute", "--use-askpass", "--config") or any(w.value is None for w in parsed.operands):
+    if parsed.has("-e", "--execute", "--use-askpass", "--config") or any(w.value is None for w in parsed.operands) \
+            or any(abbreviates(n, "--execute", "--use-askpass", "--config") for n, _ in parsed.options):
         scope.cannot_tell(call.part)
     for file in parsed.values("--post-file", "--body-file"):
         scope.read(file)
@@ -132,10 +133,18 @@ def ssh(call: Call, scope: Scope) -> None:
         return
     host = parsed.operands[0].value or "a machine chosen at run time"
     host = host.rpartition("@")[2]
-    if any("proxycommand" in (o.value or "").lower() or "localcommand" in (o.value or "").lower()
-           for o in parsed.values("-o")):
-        scope.cannot_tell(call.part)
+    _ssh_options(call, scope, parsed.values("-o"), parsed.values("-F"))
     scope.raise_to("high", "remote", host)
+
+
+# ssh settings that run a program or load code on this machine (`-o ProxyCommand=…`), or read more settings.
+_SSH_RUNS = re.compile(r"^\s*(proxycommand|localcommand|permitlocalcommand|knownhostscommand|pkcs11provider"
+                       r"|securitykeyprovider|include|match|sshaskpass|remotecommand)\b", re.IGNORECASE)
+
+
+def _ssh_options(call: Call, scope: Scope, settings: list[Word], files: list[Word]) -> None:
+    if files or any(o.value is None or _SSH_RUNS.match(o.value) for o in settings):
+        scope.cannot_tell(call.part)
 
 
 def _remote(value: str | None) -> str | None:
@@ -149,9 +158,10 @@ def _remote(value: str | None) -> str | None:
 
 
 def scp(call: Call, scope: Scope) -> None:
-    parsed = parse(call.words, names("-c -F -i -J -l -o -P -S -D -X"))
-    if parsed.has("-S") or any("proxycommand" in (o.value or "").lower() for o in parsed.values("-o")):
+    parsed = parse(call.words, names("-c -F -i -J -l -o -P -S -D -X -s -R -B"))
+    if parsed.has("-S", "-D"):  # the program scp/sftp runs instead of ssh, or as the sftp server
         scope.cannot_tell(call.part)
+    _ssh_options(call, scope, parsed.values("-o"), parsed.values("-F"))
     remotes = [r for w in parsed.operands if (r := _remote(w.value))]
     if remotes:
         scope.raise_to("high", "copies_remote", remotes[0])
@@ -164,7 +174,9 @@ def rsync(call: Call, scope: Scope) -> None:
                                           "--files-from", "--exclude-from", "--include-from", "--log-file",
                                           "--password-file", "-T", "--temp-dir", "--backup-dir", "--suffix",
                                           "--chmod", "--port", "--bwlimit", "--timeout", "-M", "--remote-option"}))
-    if parsed.has("-e", "--rsh", "--rsync-path", "-M", "--remote-option"):
+    if parsed.has("-e", "--rsh", "--rsync-path", "-M", "--remote-option") or any(
+            abbreviates(name, "--rsh", "--rsync-path", "--remote-option", "--config", "--early-input")
+            for name, _ in parsed.options):
         scope.cannot_tell(call.part)
     remotes = [r for w in parsed.operands if (r := _remote(w.value))]
     if remotes:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from hub.domain.risk.network import host_of
-from hub.domain.risk.options import parse
+from hub.domain.risk.options import abbreviates, parse
 from hub.domain.risk.scope import Call, Scope
 from hub.domain.risk.words import Word, names
 
@@ -35,7 +35,10 @@ _REGISTRIES = frozenset({"registry.npmjs.org", "registry.yarnpkg.com", "registry
 
 
 def _from(spec: str) -> str | None:
-    """Where a package spec installs from when that is not the registry (`git+https://…`, `github:u/r`, `./x.tgz`)."""
+    """Where a package spec installs from when that is not the registry (`git+https://…`, `github:u/r`); None for
+    the registry and for a local file or folder (`./x.tgz`, `../lib`, `file:…`)."""
+    if spec.startswith((".", "/", "~", "file:")):
+        return None
     if re.match(r"^(git\+|git:|https?:|file:|github:|gitlab:|bitbucket:|gist:)", spec):
         if spec.startswith(("github:", "gitlab:", "bitbucket:", "gist:")):
             return spec.split(":")[0] + ".com"
@@ -54,10 +57,13 @@ def _installs(call: Call, scope: Scope, packages: list[Word], *, global_: bool, 
         source = _from(value)
         if source is not None:
             scope.raise_to("high", "installs_from", source)
-        elif value.startswith((".", "/", "~")) or value.endswith((".tgz", ".tar.gz")):
-            place = scope.place(package)
-            if place is None or place.kind not in ("project", "project_all"):
-                scope.raise_to("high", "installs_from", value)
+        elif value.startswith((".", "/", "~", "file:")) or value.endswith((".tgz", ".tar.gz")):
+            local = Word.literal(value.removeprefix("file:"))
+            place = scope.place(local)
+            code = "installs_local" if value.endswith((".tgz", ".tar.gz", ".tar")) else "installs_local_folder"
+            outside = place is None or not place.inside
+            # its install scripts run: a package from outside the project is code from elsewhere
+            scope.raise_to("high" if outside else "medium", code, place.shown if place else value)
     if global_:
         scope.raise_to("high", "installs_program", call.part)
     scope.raise_to("medium", "installs", call.part)
@@ -70,9 +76,36 @@ def _registry(call: Call, scope: Scope, parsed_registry: Word | None) -> None:
             scope.raise_to("high", "installs_from", host or parsed_registry.text)
 
 
+# npm's settings (any can be given as `--name=value`, and cut short) that choose a program it runs, code it loads,
+# or a file of more settings.
+_RUNS_SETTINGS = ("--script-shell", "--shell", "--node-options", "--git", "--editor", "--browser", "--viewer",
+                  "--userconfig", "--globalconfig", "--onload-script", "--init-module", "--node-gyp", "--npm-path",
+                  "--yarn-path", "--config-file", "--rc", "--cafile", "--use-node-version", "--global-dir",
+                  "--virtual-store-dir", "--store-dir", "--pnpmfile", "--global-pnpmfile", "--require")
+
+
+def _settings(call: Call, scope: Scope, parsed_options: list[tuple[str, Word | None]]) -> None:
+    for name, value in parsed_options:
+        option = abbreviates(name, *_RUNS_SETTINGS) if name.startswith("--") else None
+        if option is not None:
+            scope.raise_to("high", "runs_program", f"{call.name} {option}")
+            if option in ("--script-shell", "--shell", "--git", "--editor", "--browser", "--viewer", "--node-gyp") \
+                    and value is not None and value.value is not None:
+                scope.run([value])
+            else:
+                scope.cannot_tell(f"{call.name} {option}")
+        elif name.startswith("--") and (name.startswith("--//") or re.match(r"--@[\w.-]+:registry", name)):
+            scope.raise_to("high", "installs_from", name.lstrip("-"))
+    for folder in (value for name, value in parsed_options if name in ("--prefix", "-C", "--dir", "--cwd")):
+        place = scope.place(folder) if folder is not None else None
+        if place is None or not place.inside:  # another folder's package.json and its scripts
+            scope.raise_to("high", "runs_outside", f"{place.shown if place else '?'} ({call.name})")
+
+
 def npm(call: Call, scope: Scope) -> None:
     parsed = parse(call.words, _VALUES)
     _registry(call, scope, parsed.value("--registry"))
+    _settings(call, scope, parsed.options)
     verb = parsed.operands[0].value if parsed.operands else ""
     rest = parsed.operands[1:]
     global_ = parsed.has("-g", "--global", "--location")

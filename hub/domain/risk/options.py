@@ -97,3 +97,15 @@ def subcommand(words: list[Word], takes_value: frozenset[str] | set[str] = froze
             continue
         return value, words[index + 1:]
     return "", []
+
+
+def abbreviates(name: str, *longs: str, shortest: int = 3) -> str | None:
+    """The long option of `longs` that `name` spells, in full or cut short as GNU getopt, git and argp accept it
+    (`--upload-p` is `--upload-pack`); None if none. Checked against the options that run programs, a prefix of one
+    is that one, even where another option shares the prefix (the program would refuse it as ambiguous)."""
+    if not name.startswith("--") or len(name) < 2 + shortest:
+        return name if name in longs else None
+    for full in longs:
+        if full == name or (full.startswith("--") and full.startswith(name)):
+            return full
+    return None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from hub.domain.risk.network import host_of
-from hub.domain.risk.options import parse, subcommand
+from hub.domain.risk.options import abbreviates, parse, subcommand
 from hub.domain.risk.scope import Call, Scope
 from hub.domain.risk.words import Word
 
@@ -36,6 +36,8 @@ def _indexes(parsed_values: list[Word], scope: Scope) -> None:
 
 
 def _requirements(words: list[Word], scope: Scope, call: Call) -> None:
+    """Packages named for an install: from a URL or a host, judged by where they come from; a local folder or file
+    is built by running its own code (setup.py, a build backend)."""
     for word in words:
         value = word.value
         if value is None:
@@ -48,14 +50,31 @@ def _requirements(words: list[Word], scope: Scope, call: Call) -> None:
                 scope.raise_to("high", "installs_from", host or value)
         elif value.startswith((".", "/", "~")) or value.endswith((".whl", ".tar.gz", ".zip")):
             place = scope.place(word)
-            if place is None or place.kind not in ("project", "project_all", "git", "temp"):
+            if place is None or not (place.inside or place.kind == "temp"):
                 scope.raise_to("high", "installs_from", value)
+            else:
+                scope.ran(call.part)  # its setup.py or build backend runs: a file this command wrote may be it
+
+
+# pip's options that hand text to a build's own commands or read settings that choose where packages come from.
+_PIP_CANNOT = ("--global-option", "--install-option", "--config-settings", "--build-option")
 
 
 def pip(call: Call, scope: Scope) -> None:
     parsed = parse(call.words, _PIP_VALUES)
     verb = parsed.operands[0].value if parsed.operands else ""
     rest = parsed.operands[1:]
+    for name, _ in parsed.options:
+        if name == "-C" or abbreviates(name, *_PIP_CANNOT):
+            scope.cannot_tell(f"{call.name} {name}")
+    for interpreter in parsed.values("--python"):  # pip runs itself with that interpreter
+        scope.run([interpreter])
+    for target in parsed.values("--log", "--log-file", "--report", "--src"):
+        if target.value != "-":
+            scope.write(target)
+    for requirement_file in parsed.values("-r", "--requirement", "-c", "--constraint"):
+        scope.read(requirement_file)
+        scope.ran(call.part)  # the project's requirements: a file this command wrote may be one
     _indexes(parsed.values("-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--index",
                            "--default-index"), scope)
     for host in parsed.values("--trusted-host"):
@@ -66,8 +85,8 @@ def pip(call: Call, scope: Scope) -> None:
         _requirements(rest + parsed.values("-e", "--editable"), scope, call)
         if verb == "compile":
             scope.raise_to("medium", "write_project", "requirements")
-        else:
-            scope.raise_to("medium", "installs", call.part)
+        else:  # what runs of the project's own is noted where it is named (a local folder, -r, -e)
+            scope.raise_to("medium", "installs", call.part, reads=False)
     elif verb in ("uninstall", "remove"):
         scope.raise_to("medium", "installs", call.part)
     elif verb == "config" and rest and rest[0].value not in ("list", "get", "debug"):
@@ -209,6 +228,13 @@ def cargo(call: Call, scope: Scope) -> None:
     verb = parsed.operands[0].value if parsed.operands else ""
     if parsed.has("--config", "-Z"):
         scope.cannot_tell(call.part)
+    for folder in parse(call.words, frozenset({"--manifest-path", "-C", "--config", "-Z", "-p", "--package", "--bin",
+                                                "--example", "--test", "--bench", "--features", "-F", "--target",
+                                                "-j", "--jobs", "--profile", "--target-dir", "--color"})
+                       ).values("--manifest-path", "-C"):
+        place = scope.place(folder)
+        if place is None or not place.inside:
+            scope.raise_to("high", "runs_outside", f"{folder.text} (cargo)")
     if verb in ("install",):
         scope.raise_to("high", "installs_program", call.part)
     elif verb in ("publish", "yank", "owner", "login", "logout"):
@@ -235,7 +261,20 @@ def rustup(call: Call, scope: Scope) -> None:
 
 
 def go(call: Call, scope: Scope) -> None:
-    verb, rest = subcommand(call.words)
+    verb, rest = subcommand(call.words, frozenset({"-C"}))
+    for index, word in enumerate(call.words):  # go's own flags that run another program or read another folder
+        name, equals, attached = (word.value or "").lstrip("-").partition("=")
+        if (word.value or "").startswith("-") and name in ("toolexec", "exec", "overlay", "modfile", "C", "pgo"):
+            text = attached if equals else (call.words[index + 1].value if index + 1 < len(call.words) else None)
+            if name == "C" and text is not None:
+                place = scope.folders.place(text)
+                if place is None or not place.inside:
+                    scope.raise_to("high", "runs_outside", f"{text} (go -C)")
+            elif name in ("toolexec", "exec") and text is not None:
+                scope.raise_to("high", "runs_program", f"go -{name}")
+                scope.script(text)
+            elif name not in ("pgo",) or text not in (None, "auto", "off", "default.pgo"):
+                scope.cannot_tell(f"go -{name}")
     operands = [w for w in rest if w.value is None or not w.value.startswith("-")]
     remote = [w for w in operands if w.value is None or "@" in (w.value or "") or re.match(
         r"^[\w-]+\.[\w.-]+/", w.value or "")]

@@ -9,7 +9,7 @@ the home folder, a relative path against the folder the command is in (`cd` move
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 # Where the project is when the item names no working folder: relative paths are inside it, absolute ones are not.
@@ -49,6 +49,10 @@ SENSITIVE: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"^/(usr/local/|usr/|opt/homebrew/|opt/local/)?s?bin(/|$)|^~/(\.local/bin|bin|\.cargo/bin|go/bin|\.npm-global/bin"
         r"|\.bun/bin|\.deno/bin|\.volta/bin|\.pyenv/shims|\.rbenv/shims)(/|$)")),
     ("secrets", re.compile(r"(^|/)\.env(\.(?!example$|sample$|template$|dist$)[\w.-]+)?$|(^|/)\.envrc$")),
+    # CI workflows run, once pushed, with the repository's secrets.
+    ("ci", re.compile(r"(^|/)\.(github|gitea|forgejo)/workflows/|(^|/)\.gitlab-ci\.ya?ml$|(^|/)\.circleci/"
+                      r"|(^|/)Jenkinsfile$|(^|/)azure-pipelines\.ya?ml$|(^|/)\.travis\.ya?ml$"
+                      r"|(^|/)bitbucket-pipelines\.ya?ml$|(^|/)\.buildkite/|(^|/)\.drone\.ya?ml$")),
 )
 CACHE = re.compile(r"^~/(\.cache|Library/Caches|\.npm/_cacache|\.npm/_npx|\.pnpm-store|\.yarn/cache|\.bun/install/cache"
                    r"|\.cargo/registry|\.cargo/git|\.gradle/caches|\.m2/repository|go/pkg/mod|\.nuget/packages"
@@ -58,11 +62,18 @@ CACHE = re.compile(r"^~/(\.cache|Library/Caches|\.npm/_cacache|\.npm/_npx|\.pnpm
 @dataclass(frozen=True)
 class Place:
     """Where a path is: `kind` (everything, home, home_all, system, sensitive, temp, cache, device, git, project_all,
-    project, outside), `category` for a sensitive path, `shown` the path as a reason names it."""
+    project, workdir_all, workdir, outside), `category` for a sensitive path, `shown` the path as a reason names it.
+    `workdir` is a folder a command without a known project went into (`cd ~/code/app`): its files are judged as the
+    project's, and named by their path ("deletes ~/code/app/build"), never "outside the project"."""
 
     kind: str
     category: str | None
     shown: str
+
+    @property
+    def inside(self) -> bool:
+        """In the project (or the folder a command without one works in)."""
+        return self.kind in ("project", "project_all", "git", "workdir", "workdir_all")
 
 
 def home_of(cwd: PurePosixPath) -> PurePosixPath:
@@ -94,13 +105,32 @@ class Folders:
     project: PurePosixPath
     home: PurePosixPath
     here: PurePosixPath | None  # None: a folder chosen at run time (`cd "$DIR"`)
+    known: bool = True  # False: the item named no working folder; relative paths are the project's until a `cd`
+    workdir: PurePosixPath | None = None  # unknown project: the folder a `cd` went into
 
     @staticmethod
     def of(cwd: str | None) -> Folders:
         if not cwd or not cwd.replace("\\", "/").startswith("/"):
-            return Folders(NO_CWD, NO_HOME, NO_CWD)
+            return Folders(NO_CWD, NO_HOME, NO_CWD, known=False)
         project = normalize(PurePosixPath(cwd.replace("\\", "/")))
         return Folders(project, home_of(project), project)
+
+    def moved(self, here: PurePosixPath | None) -> Folders:
+        """The folders after `cd here`. Without a known project, a folder the hub cannot otherwise place becomes the
+        one the command works in (`cd ~/code/app && rm -rf build` deletes ~/code/app/build, not "outside")."""
+        workdir = self.workdir
+        if not self.known and here is not None and not here.is_relative_to(self.project):
+            place = replace(self, workdir=None).place(str(here))
+            if place is not None and place.kind == "outside":
+                workdir = here
+            elif workdir is not None and not here.is_relative_to(workdir):
+                workdir = None
+        return replace(self, here=here, workdir=workdir)
+
+    def inside(self, path: PurePosixPath | None) -> bool:
+        """Whether `path` is in the project (or in the folder a command without one works in)."""
+        return path is not None and (path.is_relative_to(self.project) or (
+            self.workdir is not None and path.is_relative_to(self.workdir)))
 
     def resolve(self, value: str) -> PurePosixPath | None:
         """An absolute path for `value` as the shell would open it from `here`; None when that cannot be known."""
@@ -150,6 +180,8 @@ class Folders:
                 return Place("sensitive", category, shown)
         if folder == self.project:
             return Place("project_all", None, shown)
+        if self.workdir is not None and path.is_relative_to(self.workdir):
+            return Place("workdir_all" if folder == self.workdir else "workdir", None, self.shown(path))
         if path.is_relative_to(self.project):  # before temporary folders: a project may live in /tmp
             inside = path.relative_to(self.project).parts
             if inside[:1] == (".git",) and len(inside) <= 2 and (len(inside) == 1 or inside[1] in ("objects", "refs")):

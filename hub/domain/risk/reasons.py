@@ -36,6 +36,8 @@ REASONS: dict[str, str] = {
     "delete_cache": "deletes a cache ({part})",
     "delete_temp": "deletes temporary files ({part})",
     "delete_project": "deletes {part} in the project",
+    "delete_path": "deletes {part}",
+    "delete_ci": "deletes a CI workflow ({part})",
     # Writing, by where it goes.
     "write_startup": "writes to your shell’s start-up file {part}",
     "write_authorized_keys": "adds a key to {part}",
@@ -49,6 +51,11 @@ REASONS: dict[str, str] = {
     "write_system": "writes to system files ({part})",
     "write_outside": "writes to {part}, outside the project",
     "write_project": "writes {part} in the project",
+    "write_path": "writes {part}",
+    "write_ci": "changes a CI workflow ({part}), which runs with the repository’s secrets",
+    "link_home": "links {part} to your home folder",
+    "link_keys": "links {part} to your keys or credentials",
+    "link_outside": "links {part}, outside the project",
     "chmod_outside": "changes the permissions of {part}, outside the project",
     "chmod_project": "changes the permissions of {part} in the project",
     "read_keys": "reads your keys or credentials ({part})",
@@ -60,11 +67,16 @@ REASONS: dict[str, str] = {
     "runs_download": "runs code downloaded from {part}",
     "runs_package": "downloads and runs a package ({part})",
     "runs_program": "runs a program from inside another program ({part})",
+    "runs_written": "runs code this same command writes ({part})",
+    "runs_changed": "runs code this approval also changes ({part})",
+    "loads_code": "sets {part}, a variable that makes programs load other code",
     "as_root": "runs as root ({part})",
     # Packages.
     "installs": "installs packages ({part})",
     "installs_from": "installs packages from {part}",
     "installs_program": "installs a program on your machine ({part})",
+    "installs_local": "installs a package from the local file {part}",
+    "installs_local_folder": "installs a package from the local folder {part}",
     "publishes": "publishes to a package registry ({part})",
     "package_settings": "changes a package manager’s settings ({part})",
     # The network.
@@ -87,6 +99,7 @@ REASONS: dict[str, str] = {
     "git_changes": "changes the repository ({part})",
     "git_remote": "downloads from the repository’s remote ({part})",
     "git_outside": "changes the repository {part}, outside the project",
+    "remote_url": "points a remote at {part}",
     # The machine, containers and clusters.
     "stops_processes": "stops processes ({part})",
     "changes_system": "changes the system ({part})",
@@ -106,11 +119,56 @@ REASONS: dict[str, str] = {
     "sql_writes": "changes data in the database ({part})",
     # Inline code.
     "code_network": "runs code that reaches the network ({part})",
+    "code_unknown": "LineUp cannot tell what this code does ({part})",
     # Kept for the approval's other items (hub/domain/approvals.py).
     "hidden_characters": "contains invisible or direction-changing characters ({part})",
     "runs_hooks": "runs the repository’s hooks ({part}), programs an agent could have written",
     "tool_sql": "{part} is given SQL that drops, empties or changes every row",
 }
+
+
+# The order reasons of one level are listed in: the most destructive first (docs/security.md "How the hub judges the
+# risk"); a code not named here comes after these, in the order it was found.
+SEVERITY: tuple[str, ...] = (
+    "delete_everything", "delete_home", "delete_home_all", "force_push", "runs_download", "write_startup",
+    "write_authorized_keys", "write_keys", "delete_keys", "delete_system", "push_main", "push_delete",
+    "runs_written", "runs_changed", "runs_package", "installs_from", "write_agent", "write_hooks", "write_gitconfig",
+    "write_schedule", "write_path_bin", "write_ci", "link_home", "link_keys", "link_outside", "read_keys",
+    "discards_work", "rewrites_history", "sql_drop_table", "sql_drop", "sql_truncate", "sql_delete_all",
+    "sql_update_all", "sql_program", "remote", "sends_files", "sends_data", "secret_plain", "connects",
+    "copies_remote", "as_root", "loads_code", "remote_url", "git_runs_program", "runs_program", "runs_outside",
+    "delete_outside", "write_outside", "write_system",
+)
+_SEVERITY = {code: index for index, code in enumerate(SEVERITY)}
+
+
+def rank(level: RiskLevel, code: str) -> tuple[int, int]:
+    """Where a reason is listed: higher levels first, then the most destructive (SEVERITY)."""
+    return -RISK_LEVELS.index(level), _SEVERITY.get(code, len(SEVERITY))
+
+
+@dataclass(frozen=True)
+class Written:
+    """A file an item writes in the project with content it chooses (`path` absolute, `shown` as a reason names it,
+    `origin` the host it came from when downloaded)."""
+
+    path: str
+    shown: str
+    origin: str | None = None
+
+
+@dataclass(frozen=True)
+class Ran:
+    """The project's own code an item runs (`part` as a reason names it) and the files it may read: `reads` holds
+    absolute paths without their extension (a module `json` reads json.py, json/…); None: any file of the project."""
+
+    part: str
+    reads: frozenset[str] | None = None
+
+    def reads_file(self, path: str) -> bool:
+        if self.reads is None:
+            return True
+        return any(path == stem or path.startswith((stem + ".", stem + "/")) for stem in self.reads)
 
 
 @dataclass
@@ -123,6 +181,10 @@ class Assessment:
     codes: list[dict[str, str]] = field(default_factory=list)
     # Each reason's level, so that the reasons for "high" can be listed first (`sort`).
     levels: list[RiskLevel] = field(default_factory=list, repr=False, compare=False)
+    # What the item writes in the project and the project code it runs: an approval whose items write what another
+    # runs is judged by that (hub/domain/approvals.py `combined`).
+    writes: list[Written] = field(default_factory=list, repr=False, compare=False)
+    runs: list[Ran] = field(default_factory=list, repr=False, compare=False)
 
     def raise_to(self, level: RiskLevel, code: str | None = None, part: str | None = None) -> None:
         if RISK_LEVELS.index(level) > RISK_LEVELS.index(self.level):
@@ -130,14 +192,26 @@ class Assessment:
         if code is None:
             return
         reason = REASONS[code].replace("{part}", part or "")
+        self._add(reason, {"code": code, "part": part} if part is not None else {"code": code}, level)
+
+    def _add(self, reason: str, code: dict[str, str], level: RiskLevel) -> None:
+        """Keep `reason`; when MAX_REASONS are kept already, it takes the place of the least severe one below it, so
+        that a long command's many medium reasons never crowd out the one that makes it high."""
+        if len(self.levels) != len(self.reasons):
+            self.levels = [self.level] * len(self.reasons)
         if reason in self.reasons:
             index = self.reasons.index(reason)
-            if len(self.levels) > index and RISK_LEVELS.index(level) > RISK_LEVELS.index(self.levels[index]):
+            if RISK_LEVELS.index(level) > RISK_LEVELS.index(self.levels[index]):
                 self.levels[index] = level
-        elif len(self.reasons) < MAX_REASONS:
-            self.reasons.append(reason)
-            self.codes.append({"code": code, "part": part} if part is not None else {"code": code})
-            self.levels.append(level)
+            return
+        if len(self.reasons) >= MAX_REASONS:
+            worst = max(range(len(self.reasons)), key=lambda i: (rank(self.levels[i], self.codes[i]["code"]), i))
+            if rank(level, code["code"]) >= rank(self.levels[worst], self.codes[worst]["code"]):
+                return
+            del self.reasons[worst], self.codes[worst], self.levels[worst]
+        self.reasons.append(reason)
+        self.codes.append(code)
+        self.levels.append(level)
 
     def merge(self, other: Assessment) -> None:
         """Take on `other`'s level and reasons (an approval of several items: the highest of them)."""
@@ -145,19 +219,26 @@ class Assessment:
             self.level = other.level
         levels = other.levels if len(other.levels) == len(other.reasons) else [other.level] * len(other.reasons)
         for reason, code, level in zip(other.reasons, other.codes, levels, strict=True):
-            if reason not in self.reasons and len(self.reasons) < MAX_REASONS:
-                self.reasons.append(reason)
-                self.codes.append(code)
-                self.levels.append(level)
+            self._add(reason, code, level)
+        self.writes += [w for w in other.writes if w not in self.writes]
+        self.runs += [r for r in other.runs if r not in self.runs]
 
     def sort(self) -> None:
-        """The reasons for the highest level first (stable otherwise): the card leads with what makes it high."""
+        """The reasons for the highest level first, the most destructive of them first (SEVERITY), otherwise in the
+        order found: the card leads with what makes it high."""
         if len(self.levels) != len(self.reasons):
             return
-        order = sorted(range(len(self.reasons)), key=lambda i: -RISK_LEVELS.index(self.levels[i]))
+        order = sorted(range(len(self.reasons)), key=lambda i: rank(self.levels[i], self.codes[i]["code"]))
         self.reasons[:] = [self.reasons[i] for i in order]
         self.codes[:] = [self.codes[i] for i in order]
         self.levels[:] = [self.levels[i] for i in order]
+
+    def stored_codes(self) -> list[dict[str, str]]:
+        """`codes` as an approval stores them (riskReasonCodes): each with its level, for the app to show the high
+        ones prominently."""
+        if len(self.levels) != len(self.codes):
+            return [dict(code) for code in self.codes]
+        return [{**code, "level": level} for code, level in zip(self.codes, self.levels, strict=True)]
 
 
 def higher(a: RiskLevel, b: RiskLevel) -> RiskLevel:

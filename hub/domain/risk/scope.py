@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import PurePosixPath
 from typing import Any, Protocol
 
-from hub.domain.risk.paths import Folders, Place
-from hub.domain.risk.reasons import Assessment, clip
+from hub.domain.risk.paths import Folders, Place, normalize
+from hub.domain.risk.reasons import Assessment, Ran, Written, clip
 from hub.domain.risk.words import Word, expand_braces
 from hub.protocol.vocabulary import RiskLevel
 
@@ -69,18 +70,28 @@ class Runner(Protocol):
 
 # Where a write goes → (level, code); the sensitive categories by their own code.
 _WRITE = {"project": ("medium", "write_project"), "project_all": ("medium", "write_project"),
-          "git": ("medium", "write_project"), "cache": ("medium", None), "temp": ("low", None),
+          "git": ("medium", "write_project"), "workdir": ("medium", "write_path"),
+          "workdir_all": ("medium", "write_path"), "cache": ("medium", None), "temp": ("low", None),
           "system": ("high", "write_system"), "everything": ("high", "write_outside"),
           "home": ("high", "write_outside"), "home_all": ("high", "write_outside"),
           "outside": ("high", "write_outside"), "device": ("low", None)}
 _DELETE = {"project": ("medium", "delete_project"), "project_all": ("high", "delete_project_all"),
-           "git": ("high", "delete_git"), "cache": ("medium", "delete_cache"), "temp": ("medium", "delete_temp"),
+           "git": ("high", "delete_git"), "workdir": ("medium", "delete_path"), "workdir_all": ("high", "delete_path"),
+           "cache": ("medium", "delete_cache"), "temp": ("medium", "delete_temp"),
            "system": ("high", "delete_system"), "everything": ("high", "delete_everything"),
            "home": ("high", "delete_home"), "home_all": ("high", "delete_home_all"),
            "outside": ("high", "delete_outside"), "device": ("high", "delete_system")}
 _DELETE_SENSITIVE = {"keys": "delete_keys", "authorized_keys": "delete_keys", "secrets": "delete_keys",
                      "startup": "delete_startup", "agent": "delete_settings", "hooks": "delete_settings",
-                     "gitconfig": "delete_settings", "schedule": "delete_system", "path_bin": "delete_system"}
+                     "gitconfig": "delete_settings", "schedule": "delete_system", "path_bin": "delete_system",
+                     "ci": "delete_ci"}
+# What a link made in the same command points at, when that is itself high: a later write or deletion through it
+# (in this approval or the next) lands there.
+_LINK_TARGETS = {"home": "link_home", "home_all": "link_home", "everything": "link_outside", "system": "link_outside",
+                 "outside": "link_outside"}
+# Reasons that mean the project's own code runs: with a file the same command wrote, that file may be what runs.
+_PROJECT_RUNS = frozenset({"runs_project", "runs_script", "installs"})
+_LINK_DEPTH = 8  # a link to a link … followed this far
 
 
 @dataclass
@@ -95,7 +106,9 @@ class Scope:
     # Files this command wrote before, by absolute path: their text when the card holds it (`cat > x.sh <<EOF`), or
     # the host they were downloaded from (`curl -o x.sh …`); running one runs that (scripts.py).
     files: dict[str, Stream] = field(default_factory=dict)
-    links: dict[str, Word] = field(default_factory=dict)  # symbolic links it made: a write to one writes its target
+    # Links it made, by absolute path: what they point at (None: chosen at run time). A path through one (`link/*`,
+    # `link/`, a write to `link`) is judged as where it leads.
+    links: dict[str, PurePosixPath | None] = field(default_factory=dict)
 
     def remember(self, word: Word, stream: Stream, append: bool = False) -> None:
         """`word` now holds what `stream` carries (after what it held, when appended)."""
@@ -122,17 +135,104 @@ class Scope:
         return None
 
     def link(self, link: Word, target: Word) -> None:
-        """`ln -s target link`: a later write to `link` writes `target`."""
+        """`ln -s target link`: a later path through `link` goes to `target` (relative to the link's folder). A link
+        to the home folder, the machine, a system folder, keys or anywhere else outside the project is itself high:
+        a later approval's `rm -rf link/` or write through it would land there."""
         path = self.folders.resolve(link.value) if link.value is not None else None
-        if path is not None and target.value is not None:
-            self.links[str(path)] = target
+        if path is None:
+            return
+        if target.value is None:
+            self.links[str(path)] = None
+            self.cannot_tell(f"a link to {clip(target.text, 40)}")
+            return
+        value = target.value
+        aim = self.folders.resolve(value) if value.startswith(("/", "~")) else normalize(path.parent / value)
+        self.links[str(path)] = aim
+        if aim is None:
+            return
+        place = self.folders.place(str(aim))
+        shown = self.folders.shown(path)
+        if place is None:
+            return
+        if place.kind == "sensitive" and place.category in ("keys", "authorized_keys", "secrets"):
+            self.raise_to("high", "link_keys", shown)
+        elif place.kind == "sensitive":
+            self.raise_to("high", "link_outside", f"{shown} → {place.shown}")
+        elif place.kind in _LINK_TARGETS:
+            code = _LINK_TARGETS[place.kind]
+            self.raise_to("high", code, shown if code == "link_home" else f"{shown} → {place.shown}")
 
-    def _through(self, word: Word) -> Word | None:
-        path = self.folders.resolve(word.value) if word.value is not None else None
-        return None if path is None else self.links.get(str(path))
+    def through(self, word: Word, exact: bool = True) -> Word | None:
+        """`word` as the path it leads to through links this command made (`link/*` → `~/*`); None when it goes
+        through none. `exact`: whether `word` naming a link itself follows it (a write, a read, chmod: yes; `rm link`
+        removes the link, `rm link/` what it points at)."""
+        value = word.value
+        if value is None or not self.links:
+            return None
+        path = self.folders.resolve(value)
+        if path is None:
+            return None
+        trailing = value.endswith(("/", "/.")) and value not in ("/", "/.")
+        followed = False
+        for _ in range(_LINK_DEPTH):
+            step = None
+            for candidate in (path, *path.parents):
+                if str(candidate) in self.links and (candidate != path or exact or trailing):
+                    step = candidate
+                    break
+            if step is None:
+                break
+            aim = self.links[str(step)]
+            if aim is None:
+                return Word(word.text, None, False, False)
+            path = normalize(aim / path.relative_to(step))
+            followed = exact = True
+        if not followed:
+            return None
+        return Word(word.text, str(path) + ("/" if trailing else ""), False, word.globby)
 
-    def raise_to(self, level: RiskLevel, code: str | None = None, part: str | None = None) -> None:
-        self.found.raise_to(level, code, None if part is None else clip(part, 60))
+    def through_folder(self, path: PurePosixPath | None) -> PurePosixPath | None:
+        """A folder as `cd` enters it: through links this command made."""
+        if path is None or not self.links:
+            return path
+        led = self.through(Word.literal(str(path)))
+        if led is None:
+            return path
+        return self.folders.resolve(led.value) if led.value is not None else None
+
+    def raise_to(self, level: RiskLevel, code: str | None = None, part: str | None = None, *,
+                 reads: frozenset[str] | None | bool = None) -> None:
+        """Raise the assessment; a reason that the project's code runs (`_PROJECT_RUNS`) also notes what it reads
+        (`reads`: None any file of the project, a set of paths without extension, False nothing)."""
+        shown = None if part is None else clip(part, 60)
+        self.found.raise_to(level, code, shown)
+        if code in _PROJECT_RUNS and reads is not False:
+            self.ran(shown or code or "", None if reads is None or reads is True else reads)
+
+    def ran(self, part: str, reads: frozenset[str] | None = None) -> None:
+        """The project's own code runs, reading `reads`: a file this command wrote may be what runs."""
+        run = Ran(part, reads)
+        if run in self.found.runs:
+            return
+        self.found.runs.append(run)
+        for written in self.found.writes:
+            if run.reads_file(written.path):
+                self._runs_written(written)
+
+    def _wrote(self, path: PurePosixPath, place: Place) -> None:
+        written = Written(str(path), place.shown)
+        if written in self.found.writes:
+            return
+        self.found.writes.append(written)
+        for run in self.found.runs:
+            if run.reads_file(written.path):
+                self._runs_written(written)
+
+    def _runs_written(self, written: Written) -> None:
+        known = self.files.get(written.path)
+        if known is not None and known.origin is not None:
+            self.raise_to("high", "runs_download", known.origin)
+        self.raise_to("high", "runs_written", written.shown)
 
     def cannot_tell(self, part: str, code: str = "cannot_tell") -> None:
         self.raise_to("high", code, part)
@@ -150,14 +250,16 @@ class Scope:
             return [word]
         return [Word(word.text, value, False, True, word.node) for value in expand_braces(word.value)]
 
-    def write(self, word: Word) -> None:
-        """`word` is a file written (created, overwritten, appended to, moved or copied onto)."""
+    def write(self, word: Word, kind: str = "content") -> None:
+        """`word` is a file written (created, overwritten, appended to, moved or copied onto). `kind`: "content"
+        when the command chooses what goes in it; "empty" (mkdir, touch) and "output" (what a build makes of the
+        project) put nothing of the command's in it."""
         for each in self._each(word):
-            self._write(each)
+            self._write(each, kind)
 
-    def _write(self, word: Word, through: bool = True) -> None:
-        if through and (target := self._through(word)) is not None:
-            self._write(target, through=False)  # one link deep: a loop of links writes nothing more
+    def _write(self, word: Word, kind: str, through: bool = True) -> None:
+        if through and (target := self.through(word)) is not None:
+            self._write(target, kind, through=False)
         path = self.folders.resolve(word.value) if word.value is not None else None
         if path is not None:
             self.files.pop(str(path), None)  # what it holds now is what this write puts there, if anything
@@ -166,9 +268,13 @@ class Scope:
             self.cannot_tell(f"writes to {word.text}")
         elif place.kind == "sensitive":
             self.raise_to("high", f"write_{place.category}", place.shown)
+        elif place.kind == "outside" and not self.folders.known:
+            self.raise_to("high", "write_path", place.shown)  # the hub does not know where the project is
         else:
             level, code = _WRITE[place.kind]
             self.raise_to(level, code, place.shown if code else None)  # type: ignore[arg-type]
+        if path is not None and place is not None and place.inside and kind == "content":
+            self._wrote(path, place)
 
     def delete(self, word: Word) -> None:
         """`word` is a file or folder deleted (or moved away)."""
@@ -176,11 +282,15 @@ class Scope:
             self._delete(each)
 
     def _delete(self, word: Word) -> None:
+        if (target := self.through(word, exact=False)) is not None:
+            word = target
         place = self.place(word)
         if place is None:
             self.cannot_tell(f"deletes {word.text}")
         elif place.kind == "sensitive":
             self.raise_to("high", _DELETE_SENSITIVE[place.category or "keys"], place.shown)
+        elif place.kind == "outside" and not self.folders.known:
+            self.raise_to("high", "delete_path", place.shown)
         else:
             level, code = _DELETE[place.kind]
             self.raise_to(level, code, place.shown)  # type: ignore[arg-type]
@@ -188,13 +298,13 @@ class Scope:
     def chmod(self, word: Word) -> None:
         """`word`'s permissions or owner are changed."""
         for each in self._each(word):
-            self._chmod(each)
+            self._chmod(self.through(each) or each)
 
     def _chmod(self, word: Word) -> None:
         place = self.place(word)
         if place is None:
             self.cannot_tell(f"changes the permissions of {word.text}")
-        elif place.kind in ("project", "project_all", "git"):
+        elif place.inside:
             self.raise_to("medium", "chmod_project", place.shown)
         elif place.kind not in ("temp", "device"):
             self.raise_to("high", "chmod_outside", place.shown)
@@ -202,7 +312,7 @@ class Scope:
     def read(self, word: Word) -> None:
         """`word` is a file read: low, but keys and credentials read by an agent are theirs to send anywhere."""
         for each in self._each(word):
-            self._read(each)
+            self._read(self.through(each) or each)
 
     def _read(self, word: Word) -> None:
         place = self.place(word)

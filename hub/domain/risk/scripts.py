@@ -52,7 +52,7 @@ def script_file(word: Word, call: Call, scope: Scope, judge_text: Callable[[str]
         scope.cannot_tell(f"{call.name} {clip(word.text, 40)}")
     elif (known := scope.known(value)) is not None:
         written(known, scope, judge_text, place.shown)
-    elif scope.folders.shown(path) in ENVIRONMENT_SCRIPTS or place.kind in ("project", "project_all", "git"):
+    elif scope.folders.shown(path) in ENVIRONMENT_SCRIPTS or place.inside:
         scope.raise_to("medium", "runs_script", place.shown)
     else:
         scope.raise_to("high", "runs_outside", place.shown)
@@ -64,7 +64,7 @@ def written(known: Stream, scope: Scope, judge_text: Callable[[str], None], show
     if known.origin is not None:
         scope.raise_to("high", "runs_download", known.origin)
     elif known.text is not None:
-        scope.raise_to("medium", "runs_script", shown)
+        scope.raise_to("medium", "runs_script", shown, reads=False)  # what it runs is the text judged here
         judge_text(known.text)
 
 

@@ -19,7 +19,7 @@ from hub.domain.risk.paths import Folders
 from hub.domain.risk.plumbing import Plumbing, same
 from hub.domain.risk.reasons import clip
 from hub.domain.risk.scope import NOTHING, Call, Scope, Stream
-from hub.domain.risk.variables import assignment, code_in_text
+from hub.domain.risk.variables import arithmetic_sets, assignment, code_in_text, sets
 from hub.domain.risk.words import PLAIN_NAME, Reader, Word, text_of
 
 MAX_DEPTH = 12         # sh -c "sh -c '…'" and wrappers followed this deep; deeper is "cannot tell"
@@ -122,6 +122,14 @@ class Walk:
             self.command(node, ancestors)
         elif kind == "variable_assignment":
             self.assignment(node)
+        elif kind == "declaration_command":
+            self.declaration(node)
+        elif kind == "for_statement":
+            variable = node.child_by_field_name("variable")
+            if variable is not None:
+                sets([text_of(variable, self.reader.source)], "for", self.scope)
+        elif kind == "expansion":
+            self.expansion(node)
         elif kind == "file_redirect":
             self.redirect(node, ancestors)
         elif kind == "heredoc_redirect":
@@ -170,6 +178,34 @@ class Walk:
             return
         word = self.reader.word(value) if value is not None else Word("", "")
         assignment(text_of(name, self.reader.source), word, self.scope)
+
+    def declaration(self, node: Any) -> None:
+        """declare/typeset/local/export/readonly: `-n` makes a name refer to another variable (`declare -n r=BASH_ENV;
+        export r=…` sets BASH_ENV), which the hub does not follow; a quoted `"NAME=value"` is an assignment too."""
+        source = self.reader.source
+        keyword = node.children[0].type if node.children else ""
+        for child in node.named_children:
+            if child.type in ("variable_assignment", "variable_name"):
+                continue
+            word = self.reader.word(child)
+            value = word.value
+            if value is None:
+                self.scope.cannot_tell(clip(text_of(node, source), 50))
+            elif value.startswith(("-", "+")) and not value.startswith(("--", "++")):
+                if "n" in value[1:] and keyword in ("declare", "typeset", "local"):
+                    self.scope.cannot_tell(clip(text_of(node, source), 50))  # a name reference
+            elif "=" in value:
+                name, _, assigned = value.partition("=")
+                assignment(name.rstrip("+"), Word(assigned, assigned, False, False), self.scope)
+
+    def expansion(self, node: Any) -> None:
+        """`${NAME:=value}` and `${NAME=value}` set NAME when it is unset or empty."""
+        text = text_of(node, self.reader.source)
+        match = re.match(r"\$\{([A-Za-z_]\w*):?=(.*)\}$", text, re.DOTALL)
+        if match is not None:
+            default = match.group(2)
+            literal = None if re.search(r"[$`\\'\"]", default) else default
+            assignment(match.group(1), Word(default, literal, False, False), self.scope)
 
     def redirect(self, node: Any, ancestors: list[Any]) -> None:
         destinations = node.children_by_field_name("destination")
@@ -221,7 +257,10 @@ class Walk:
             self.scope.cannot_tell(f"a heredoc bash ends at {delimiter}, not where it seems to")
 
     def arithmetic(self, node: Any) -> None:
-        """Text holding `$(…)` inside `[[ ]]`, `$(( ))` or `(( ))` is run when bash evaluates a subscript."""
+        """Text holding `$(…)` inside `[[ ]]`, `$(( ))` or `(( ))` is run when bash evaluates a subscript; an
+        arithmetic assignment sets a variable (`(( BASH_ENV = 1 ))`)."""
+        if node.type != "test_command":
+            sets(arithmetic_sets(text_of(node, self.reader.source)), "arithmetic", self.scope)
         cursor = node.walk()
         for _ in range(2_000):
             current = cursor.node

@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 
 from hub.domain.risk.node_packages import PROJECT_TOOLS
-from hub.domain.risk.options import parse, subcommand
+from hub.domain.risk.options import abbreviates, parse, subcommand
 from hub.domain.risk.packages import PYTHON_TOOLS
+from hub.domain.risk.reasons import clip
 from hub.domain.risk.scope import Call, Scope
-from hub.domain.risk.words import names
+from hub.domain.risk.words import Word, names
 
 BUILD_TOOLS = names("""
 pytest py.test tox nox coverage pre-commit django-admin make gmake cmake ctest cpack ninja meson bazel bazelisk buck
@@ -31,6 +32,134 @@ _DATABASE_RESETS = re.compile(r"^(db:drop|db:reset|db:schema:load|db:purge|db:se
                               r"|flush|reset_db|migrate:fresh|migrate:reset|db:wipe)$")
 
 
+# Options of the project's tools that make them run something other than the project's own code: "file" a file of
+# code or settings, "folder" a folder whose code they run (each high when outside the project), "script" shell text,
+# "program" a program, "cannot" what the hub cannot read. Long options count cut short too (`--eva` is `--eval`).
+_TOOL_OPTIONS: dict[str, dict[str, str]] = {
+    "make": {"-f": "file", "--file": "file", "--makefile": "file", "-C": "folder", "--directory": "folder",
+             "-I": "folder", "--include-dir": "folder", "-E": "cannot", "--eval": "cannot"},
+    "ninja": {"-C": "folder", "-f": "file"},
+    "cmake": {"-P": "file", "-C": "file", "-S": "folder", "--toolchain": "file", "-E": "cannot"},
+    "ctest": {"-S": "file", "--script": "file", "-C": "cannot"},
+    "meson": {"-C": "folder", "--native-file": "file", "--cross-file": "file"},
+    "just": {"-f": "file", "--justfile": "file", "-d": "folder", "--working-directory": "folder",
+             "--shell": "program", "-c": "script", "--command": "script", "--chooser": "script",
+             "--shell-arg": "cannot"},
+    "gradle": {"-I": "file", "--init-script": "file", "-b": "file", "--build-file": "file", "-c": "file",
+               "--settings-file": "file", "-p": "folder", "--project-dir": "folder", "--include-build": "folder"},
+    "mvn": {"-f": "file", "--file": "file", "-s": "file", "--settings": "file", "-gs": "file",
+            "--global-settings": "file", "-t": "file", "--toolchains": "file"},
+    "pytest": {"-c": "file", "--config-file": "file", "--rootdir": "folder", "--confcutdir": "folder",
+               "--override-ini": "cannot", "-o": "cannot"},
+    "tox": {"-c": "file", "--conf": "file", "--workdir": "folder", "--root": "folder"},
+    "nox": {"-f": "file", "--noxfile": "file"},
+    "pre-commit": {"-c": "file", "--config": "file"},
+    "coverage": {"--rcfile": "file"},
+    "gcc": {"-B": "folder", "-wrapper": "cannot", "-specs": "cannot", "-fplugin": "cannot"},
+    "javac": {"-processorpath": "folder", "--processor-path": "folder", "-J": "cannot"},
+    "rustc": {"-C": "cannot", "--extern": "cannot"},
+    "flask": {"--app": "cannot", "-A": "cannot"},
+}
+for _alias, _tool in (("gmake", "make"), ("py.test", "pytest"), ("gradlew", "gradle"), ("mvnw", "mvn"),
+                      ("g++", "gcc"), ("cc", "gcc"), ("c++", "gcc"), ("clang", "gcc"), ("clang++", "gcc")):
+    _TOOL_OPTIONS[_alias] = _TOOL_OPTIONS[_tool]
+# make: its options (any other cannot be told), and the variables on its command line that name a program its
+# recipes run (`make CC='rm -rf ~'`).
+_MAKE_FLAGS = frozenset({"-b", "-m", "-B", "--always-make", "-d", "-e", "--environment-overrides", "-i",
+                         "--ignore-errors", "-k", "--keep-going", "-L", "--check-symlink-times", "-n", "--just-print",
+                         "--dry-run", "--recon", "-p", "--print-data-base", "-q", "--question", "-r",
+                         "--no-builtin-rules", "-R", "--no-builtin-variables", "-s", "--silent", "--quiet",
+                         "--no-silent", "-S", "--no-keep-going", "--stop", "-t", "--touch", "--trace", "-v",
+                         "--version", "-w", "--print-directory", "--no-print-directory", "--warn-undefined-variables",
+                         "--help", "-h", "-j", "--jobs", "-l", "--load-average", "--max-load", "-O",
+                         "--output-sync", "--debug", "--shuffle"})
+_MAKE_VALUES = frozenset({"-C", "--directory", "-f", "--file", "--makefile", "-I", "--include-dir", "-o",
+                          "--old-file", "--assume-old", "-W", "--what-if", "--new-file", "--assume-new", "-E",
+                          "--eval"})
+MAKE_PROGRAMS = re.compile(r"^(CC|CXX|CPP|AS|LD|AR|RM|SHELL|MAKE|INSTALL|PYTHON3?|PERL|NODE|NPM|GO|CARGO|M4|YACC|BISON"
+                           r"|LEX|FLEX|AWK|SED|TAR|GZIP|STRIP|RANLIB|OBJCOPY|PKG_CONFIG|MAKEINFO|FC|F77|JAVA|JAVAC"
+                           r"|DOCKER|KUBECTL|PIP|PYTEST|HELM|BASH|SH|ECHO|CP|MV|MKDIR|LN|CHMOD|TOUCH|CAT|GIT|CURL|WGET"
+                           r"|[A-Z0-9_]*(_CMD|_COMMAND|_PROG|_PROGRAM|_BIN|_EXE|_TOOL|_WRAPPER|LAUNCHER))$")
+_SHELL_TEXT = re.compile(r"[$`;|&<>()\n\\]")
+
+
+def _tool_options(call: Call, scope: Scope, table: dict[str, str]) -> None:
+    """The options of `table` in `call`, judged by what they make the tool run."""
+    longs = tuple(name for name in table if name.startswith("--"))
+    words = call.words
+    for index, word in enumerate(words):
+        value = word.value
+        if value is None or value == "--":
+            if value == "--":
+                return
+            continue
+        name, equals, attached = value.partition("=")
+        option = abbreviates(name, *longs) if name.startswith("--") else None
+        if option is None and name in table:
+            option = name
+        if option is None and not name.startswith("--"):
+            option = next((o for o in table if not o.startswith("--") and len(o) == 2 and name.startswith(o)
+                           and len(name) > 2), None)  # `-C~`, `-Idir`, `-B/tmp`
+            if option is not None:
+                attached, equals = value[len(option):], "="
+            elif (single := next((o for o in table if not o.startswith("--") and len(o) > 2 and name.startswith(o)),
+                                 None)) is not None:  # gcc's `-fplugin=x.so`, `-specs=f`
+                option, attached, equals = single, value.partition("=")[2] or value[len(single):], "="
+        if option is None:
+            continue
+        argument = Word.literal(attached) if equals else (words[index + 1] if index + 1 < len(words) else None)
+        how = table[option]
+        shown = f"{call.name} {option}"
+        if argument is None or argument.value is None or how == "cannot":
+            scope.cannot_tell(shown)
+        elif how == "script":
+            scope.script(argument.value)
+        elif how == "program":
+            scope.run([argument])
+        else:
+            place = scope.place(argument)
+            if place is None or not place.inside:
+                scope.raise_to("high", "runs_outside", f"{place.shown if place else argument.text} ({shown})")
+
+
+def make(call: Call, scope: Scope) -> None:
+    """make: the project's Makefile is the project's code (medium); `-f`, `-C`, `-I` outside the project, `--eval`,
+    an option it does not know and a variable naming a program (`CC='…'`) are judged as what they run."""
+    words = call.words
+    index = 0
+    while index < len(words):
+        word = words[index]
+        value = word.value
+        index += 1
+        if value is None:
+            scope.cannot_tell(f"{call.name} {clip(word.text, 40)}")
+            continue
+        if value == "--":
+            continue
+        if value.startswith("-") and value != "-":
+            name = value.partition("=")[0]
+            full = abbreviates(name, *(n for n in _MAKE_VALUES | _MAKE_FLAGS if n.startswith("--"))) if \
+                name.startswith("--") else name
+            takes_next = full in _MAKE_VALUES and "=" not in value and len(value) == len(name)
+            counts = full in ("-j", "--jobs", "-l", "--load-average") and index < len(words) and re.fullmatch(
+                r"[\d.]+", words[index].value or "") is not None
+            if takes_next or counts:
+                index += 1
+            elif full is None or (full not in _MAKE_FLAGS and full not in _MAKE_VALUES and not re.fullmatch(
+                    r"-[bmBdeiknpqrRsStvwLj\d]+|-[jlO]\w*|-[CfIoWE].+", value)):
+                scope.cannot_tell(f"{call.name} {clip(value, 40)}")
+            continue
+        variable = re.match(r"([A-Za-z_][\w.]*)\s*[:+?!]?=(.*)", value, re.DOTALL)
+        if variable is not None:
+            name, assigned = variable.group(1), variable.group(2)
+            if MAKE_PROGRAMS.match(name.upper()) and assigned.strip():
+                scope.script(assigned)
+            elif _SHELL_TEXT.search(assigned):
+                scope.cannot_tell(f"{call.name} {clip(value, 40)}")  # a recipe or `$(shell …)` may expand it
+    _tool_options(call, scope, _TOOL_OPTIONS["make"])
+    scope.raise_to("medium", "runs_project", call.part)
+
+
 def project_tool(call: Call, scope: Scope) -> None:
     values = [v for v in call.values]
     if values[:1] in (["--version"], ["-V"], ["--help"], ["-h"], ["version"], ["-version"]):
@@ -40,12 +169,21 @@ def project_tool(call: Call, scope: Scope) -> None:
     if call.name in ("gcc", "g++", "cc", "c++", "clang", "clang++", "rustc", "javac", "ld", "swiftc", "kotlinc",
                      "zig", "ghc", "go"):
         for target in parsed.values("-o", "--output"):
-            scope.write(target)
-    if call.name in ("make", "gmake"):
-        for makefile in parsed.values("-f", "--file", "--makefile"):
-            place = scope.place(makefile)
-            if place is None or place.kind not in ("project", "project_all", "git"):
-                scope.raise_to("high", "runs_outside", makefile.text)
+            scope.write(target, "output")
+        if any((v or "").startswith("@") for v in values):
+            scope.cannot_tell(f"{call.name} @file")  # more options, from a file
+    if call.name in _TOOL_OPTIONS:
+        _tool_options(call, scope, _TOOL_OPTIONS[call.name])
+    if call.name == "cmake" and "-E" in values:
+        return
+    if call.name in ("pytest", "py.test") or (call.name == "coverage" and parsed.operands[:1] and
+                                               parsed.operands[0].value == "run" and not parsed.has("-m")):
+        for operand in parsed.operands[1 if call.name == "coverage" else 0:]:
+            value = operand.value or ""
+            if operand.value is None or "/" in value or value.endswith(".py"):
+                place = scope.place(Word.literal(value.split("::")[0])) if operand.value is not None else None
+                if place is None or not place.inside:
+                    scope.raise_to("high", "runs_outside", f"{place.shown if place else operand.text} ({call.name})")
     if call.name == "pre-commit" and parsed.operands[:1] and parsed.operands[0].value in ("install",
                                                                                           "install-hooks"):
         scope.raise_to("high", "write_hooks", ".git/hooks")
@@ -223,6 +361,7 @@ PROGRAMS = {
     **{name: editor for name in ("code", "code-insiders", "cursor", "subl", "idea", "vim", "vi", "nvim", "nano",
                                  "emacs", "micro", "hx", "zed", "mate", "gedit", "kate")},
     **{name: project_tool for name in BUILD_TOOLS}, **{name: checker for name in CHECKERS},
+    "make": make, "gmake": make,
     "docker": docker, "podman": docker, "nerdctl": docker, "docker-compose": docker, "podman-compose": docker,
     **{name: cluster for name in ("kubectl", "oc", "helm", "terraform", "tofu", "terragrunt", "pulumi", "cdk",
                                   "minikube", "kind", "k3d", "k9s", "kustomize", "argocd", "flux", "eksctl",

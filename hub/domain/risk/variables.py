@@ -30,6 +30,35 @@ PACKAGE_INDEXES = frozenset({"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "UV_INDEX_U
                              "CARGO_REGISTRIES_CRATES_IO_INDEX", "GOPROXY", "GOFLAGS", "GONOSUMDB", "GONOSUMCHECK",
                              "GOINSECURE", "BUN_CONFIG_REGISTRY"})
 _CODE_IN_TEXT = re.compile(r"\$\(|`")
+# Variables whose value, set to something the card does not show, changes what runs: the lists above, options
+# interpreters read from the environment, and git's.
+_OPTIONS = frozenset({"PATH", "NODE_OPTIONS", "PERL5OPT", "RUSTFLAGS", "RUBYOPT", "PYTHONWARNINGS", "PYTHONPATH",
+                      "PYTHONSTARTUP", "NODE_PATH", "LESSOPEN", "MANPAGER", "BROWSER", "SHELL"})
+# An assignment inside arithmetic (`(( BASH_ENV = 1 ))`, `let PATH=0`, `x++`): the names it sets.
+_ARITHMETIC_SETS = re.compile(r"(?<![\w$\\])([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*(?:[-+*/%&^|]|<<|>>)?=(?!=)"
+                              r"|(?:\+\+|--)\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*(?:\+\+|--)")
+
+
+def loads_code(name: str) -> bool:
+    """Whether `name`, set to a value the hub cannot read, may make a program load or run other code."""
+    return bool(LOADS_CODE.match(name)) or name in RUNS_COMMAND or name in SEARCH_PATHS or name in PACKAGE_INDEXES \
+        or name in _OPTIONS or name.startswith(("GIT_", "npm_config_", "NPM_CONFIG_", "PIP_", "UV_", "CARGO_"))
+
+
+def sets(names: list[str | None], how: str, scope: Scope) -> None:
+    """Builtins that set variables other than by `name=value` (`read`, `printf -v`, `mapfile`, `getopts`, `for`,
+    `${x:=…}`, arithmetic): a variable that loads code, set to what the card does not show, is high; a name chosen
+    at run time cannot be told."""
+    for name in names:
+        if name is None:
+            scope.cannot_tell(f"{how} sets a variable chosen at run time")
+        elif loads_code(name):
+            scope.raise_to("high", "loads_code", f"{name} ({how})")
+
+
+def arithmetic_sets(text: str) -> list[str | None]:
+    """The variables an arithmetic expression assigns (`BASH_ENV = 1`, `PATH += 2`, `i++`)."""
+    return [next(g for g in match.groups() if g) for match in _ARITHMETIC_SETS.finditer(text)]
 
 
 def code_in_text(value: str | None) -> bool:

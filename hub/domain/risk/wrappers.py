@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 from hub.domain.risk.options import parse
-from hub.domain.risk.paths import Folders
 from hub.domain.risk.scope import Call, Scope
 from hub.domain.risk.variables import assignment
 from hub.domain.risk.words import Word, split
@@ -123,7 +122,7 @@ def env(call: Call, scope: Scope) -> None:
             index += 2
         elif value in ("-C", "--chdir") and index + 1 < len(words):
             here = scope.folders.resolve(words[index + 1].value or "") if words[index + 1].value else None
-            scope.folders = Folders(scope.folders.project, scope.folders.home, here)
+            scope.folders = scope.folders.moved(scope.through_folder(here))
             index += 2
         elif value.startswith("-") and value != "-":
             index += 1
