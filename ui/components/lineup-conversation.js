@@ -145,9 +145,15 @@ export class LineupConversation extends LineupElement {
     return first;
   }
 
+  /** Whether a high-risk confirmation is open in the stream: the view then stays where it is, whatever arrives (a new
+   * card, a message, a card growing), until it is answered or closed. */
+  _holding(stream) {
+    return Boolean(stream?.querySelector('.interaction-card .confirm-box'));
+  }
+
   _keepAtEnd() {
     const stream = this.querySelector('.stream');
-    if (stream && this._stick) {
+    if (stream && this._stick && !this._holding(stream)) {
       // A question that arrives at the end is shown from its top (its title, risk, reasons and the start of what it
       // approves), not from its tail and buttons: docs/design.md#interaction-cards. A short one is all in view at the
       // end anyway (the scroll stops there).
@@ -189,6 +195,9 @@ export class LineupConversation extends LineupElement {
     if (!seen) return; // the first render of this conversation: the end is shown
     const fresh = pending.filter((el) => !seen.has(el.dataset.pendingInteraction));
     if (!fresh.length || this._stick) return; // at the end: shown from its top by _keepAtEnd
+    // A confirmation is open: the view holds still (its button stays where the person is about to tap); the new card
+    // waits below, counted in the inbox.
+    if (this._holding(stream)) return;
     // Scrolled up: brought into view, from its top when it is taller than the view, else as little as needed.
     const card = fresh[fresh.length - 1];
     requestAnimationFrame(() => card.scrollIntoView({ block: card.offsetHeight > stream.clientHeight ? 'start' : 'nearest' }));

@@ -11,11 +11,15 @@ import { taskRow } from './lineup-task-list.js';
 import { inboxLists, waitingTotal } from '../lib/inbox.js';
 import { need } from '../lib/lazy.js';
 import { newSessionEntry } from '../lib/sessions.js';
+import { FirstView } from '../lib/first-view.js';
 
 export class LineupInbox extends LineupElement {
   static properties = ['state', 'route'];
 
   updated() {
+    // A card is first shown from its top, also when the one above it is answered and leaves (lib/first-view.js).
+    this._firstView ??= new FirstView(this);
+    this._firstView.check();
     // What has been on screen for a moment counts as read; the count of waiting items stays until answered.
     if (!this.state?.inbox) return;
     const inbox = inboxLists(this.state);
@@ -30,6 +34,8 @@ export class LineupInbox extends LineupElement {
 
   disconnectedCallback() {
     super.disconnectedCallback();
+    this._firstView?.disconnect();
+    this._firstView = null;
     clearTimeout(this._seenTimer);
     this._seenTimer = null;
   }

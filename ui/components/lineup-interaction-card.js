@@ -2,23 +2,18 @@
 // (folded); read-only once answered, showing who decided what and when.
 
 import { html, nothing } from '../vendor/lit-html/lit-html.js';
+import { live } from '../vendor/lit-html/directives/live.js';
 import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, formatTime, formatDateTime, formatCountdown } from '../lib/i18n.js';
 import { riskBadge } from '../lib/status.js';
 import { queuedLine } from '../lib/answer-words.js';
 import { artifactItem } from '../lib/artifacts.js';
-import { approvesSection, approvalItems, confirmWhat, withSlots } from '../lib/approves.js';
-import { visible } from '../lib/visible.js';
+import { approvesSection, approvalItems, confirmWhat, withSlots, reviewSection, reviewHidden } from '../lib/approves.js';
+import { visible, learnHidden } from '../lib/visible.js';
 // An agent's text is put into the page a little per frame (<lineup-markdown .plain>): a question of 64 KiB, or a
 // page of such cards in the inbox, never holds the page (docs/security.md).
 import '../lib/markdown.js';
-
-// The diff view is fetched the first time a review holds a diff (a dynamic import: hub/web/static_app.py preloads only
-// static imports, so it stays off the phone's cold load).
-let diffs = null;
-let diffsLoading = null;
-const looksLikeDiff = (text) => /^@@ -\d/m.test(text) && /^(--- |diff --git )/m.test(text);
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
@@ -49,22 +44,31 @@ export function validateInput(spec, text) {
   return '';
 }
 
-/** Why a cancelled question ended, from its response's cause (docs/protocol.md#interactions). */
+const LEVELS = ['low', 'medium', 'high'];
+
 // The hub's reasons for a risk in the person's language: each code of `riskReasonCodes` through its string
 // `risk.reason.<code>` with the part it names; the hub's English text where the app has no string for the code (a
-// newer hub) or the approval has no codes (an older one). docs/protocol.md#what-an-approval-approves
-function riskReasons(spec) {
+// newer hub) or the approval has no codes (an older one). Each with its level (`level`, the hub's since 2027-01; an
+// older event's reasons are all at the card's risk), those that make it high first, in the hub's order otherwise.
+// docs/protocol.md#what-an-approval-approves
+function riskReasons(it, spec) {
   const english = spec.riskReasons || [];
   const codes = Array.isArray(spec.riskReasonCodes) && spec.riskReasonCodes.length === english.length
     ? spec.riskReasonCodes : [];
-  return english.map((text, index) => {
-    const code = codes[index]?.code;
-    if (typeof code !== 'string') return text;
+  const risk = statedRisk(it) || 'medium';
+  const reasons = english.map((text, index) => {
+    const entry = codes[index] && typeof codes[index] === 'object' ? codes[index] : {};
+    const code = typeof entry.code === 'string' ? entry.code : '';
+    const part = typeof entry.part === 'string' ? entry.part : '';
     const key = `risk.reason.${code}`;
-    const shown = t(`risk.reason.${code}`, { part: codes[index].part ?? '' });
-    return shown === key ? text : shown;
+    const shown = code ? t(key, { part }) : key;
+    const stated = LEVELS.includes(entry.level);
+    return { text: shown === key ? String(text) : shown, code, part, level: stated ? entry.level : risk, stated };
   });
+  return [...reasons.filter((r) => r.level === 'high'), ...reasons.filter((r) => r.level !== 'high')];
 }
+
+/** Why a cancelled question ended, from its response's cause (docs/protocol.md#interactions). */
 
 function closedBecause(response) {
   switch (response.cause) {
@@ -87,7 +91,8 @@ function optionLabel(spec, id) {
 export function statedRisk(it) {
   const spec = it.spec || {};
   if (spec.risk) return spec.risk;
-  if (it.type === 'approval') return it.risk || 'medium';
+  // A review approves what it shows as an approval does: its risk (the agent's; the hub does not judge a review).
+  if (it.type === 'approval' || it.type === 'review') return it.risk || 'medium';
   return it.risk && it.risk !== 'medium' ? it.risk : null;
 }
 
@@ -128,12 +133,32 @@ export class LineupInteractionCard extends LineupElement {
 
   constructor() {
     super();
-    this.local = { chosen: new Set(), text: '', comment: '', confirming: null, error: '' };
+    this._fresh();
+    this._onRowsComplete = () => this.requestUpdate();
+  }
+
+  /** What the card holds for the interaction it shows, as when first drawn: nothing chosen or typed, no confirmation
+   * open, the gate not passed, no timer running. Also whenever the element is handed another interaction (a list that
+   * reused it): a confirmation, a note or a passed gate belongs to one question and never moves to the next one. */
+  _fresh() {
+    // `confirming`: the option whose high-risk confirmation is open, `confirmFor`: the interaction it was asked on.
+    this.local = { chosen: new Set(), text: '', comment: '', confirming: null, confirmFor: null, error: '' };
     this._armed = true; // the confirmation's button may act (false for CONFIRM_DELAY_MS after it appears)
+    this._confirmShownAt = null;
+    clearTimeout(this._arming);
+    clearTimeout(this._dwell);
+    clearTimeout(this._countdown);
     // What the gate on Approve knows (see _gated): every item whole in the page, and the card taller than its view.
     this._whole = false;
     this._tall = false;
-    this._onRowsComplete = () => this.requestUpdate();
+    this._hinted = false;
+    this._endObserver?.disconnect();
+    this._endObserver = null;
+    this._endTarget = null;
+    this._resized?.disconnect();
+    this._sized = null;
+    // What lit does not own: a note's drawer opened by hand.
+    for (const note of this.querySelectorAll?.('details.note') ?? []) note.open = false;
   }
 
   connectedCallback() {
@@ -153,12 +178,14 @@ export class LineupInteractionCard extends LineupElement {
     clearTimeout(this._dwell);
   }
 
-  /** Whether Approve waits (docs/security.md#what-an-approval-shows): an approval with items is approved once all of
-   * them are in the page (no diff still loading, every block of rows painted) and, when the card is taller than the
-   * view it scrolls in, once the end of its last item has been in view. Rejecting never waits. */
+  /** Whether Approve waits (docs/security.md#what-an-approval-shows): an approval with items, or a review with content,
+   * is approved once all of it is in the page (no diff still loading, every block of rows painted) and, when the card
+   * is taller than the view it scrolls in, once the end of its last item has been in view. Rejecting (requesting
+   * changes) never waits. */
   _gated(it = this.interaction) {
-    if (!it || it.type !== 'approval' || it.status !== 'pending') return false;
-    if (!approvalItems(it.spec?.approves).length) return false;
+    if (!it || it.status !== 'pending') return false;
+    if (it.type === 'approval' ? !approvalItems(it.spec?.approves).length
+      : it.type !== 'review' || !it.spec?.content) return false;
     if (endSeen.has(`${this.context || 'card'}:${it.id}`)) return false;
     return !this._whole || this._tall;
   }
@@ -234,6 +261,7 @@ export class LineupInteractionCard extends LineupElement {
     const comment = this.local.comment.trim();
     if (comment) response.comment = comment;
     this.local.confirming = null;
+    this.local.confirmFor = null;
     clearTimeout(this._arming);
     this.local.error = '';
     this.emit('lineup-interaction-respond', { interaction: this.interaction, response });
@@ -248,8 +276,9 @@ export class LineupInteractionCard extends LineupElement {
       // given by accident. The confirmation opens under the buttons (the one asked with stays where it was, disabled:
       // a second tap or click there does nothing), its own button acts only after CONFIRM_DELAY_MS and is never left
       // under the point that asked, and the focus goes to its words, so Enter pressed again approves nothing.
-      if (this.local.confirming === option.id) return;
+      if (this.local.confirming === option.id && this.local.confirmFor === this.interaction.id) return;
       this.local.confirming = option.id;
+      this.local.confirmFor = this.interaction.id;
       this._armed = false;
       this._confirmShownAt = performance.now();
       clearTimeout(this._arming);
@@ -284,13 +313,20 @@ export class LineupInteractionCard extends LineupElement {
     this.querySelector('.confirm-text')?.focus({ preventScroll: true });
   }
 
-  _confirm(option) {
-    if (!this._armed || performance.now() - (this._confirmShownAt ?? 0) < CONFIRM_DELAY_MS) return;
+  /** The confirmation's button: acts only for the interaction it was opened on (`forId`, this card's question when
+   * drawn), still pending and still shown here, with its gate passed and its moment over. */
+  _confirm(option, forId) {
+    const it = this.interaction;
+    if (!it || it.status !== 'pending' || forId !== it.id || this.local.confirmFor !== it.id
+      || this.local.confirming !== option.id) return;
+    if (this._gated(it)) return;
+    if (!this._armed || this._confirmShownAt === null || performance.now() - this._confirmShownAt < CONFIRM_DELAY_MS) return;
     this._respond({ optionId: option.id });
   }
 
   _cancelConfirm() {
     this.local.confirming = null;
+    this.local.confirmFor = null;
     clearTimeout(this._arming);
     this._armed = true;
     this.requestUpdate();
@@ -323,7 +359,13 @@ export class LineupInteractionCard extends LineupElement {
   render() {
     const it = this.interaction;
     if (!it) return '';
+    if (this._shownId !== undefined && this._shownId !== it.id) this._fresh();
+    this._shownId = it.id;
     const spec = it.spec || {};
+    // A character the hub names as hidden is marked here too, whatever this browser's Unicode tables say (lib/visible.js).
+    for (const entry of Array.isArray(spec.riskReasonCodes) ? spec.riskReasonCodes : []) {
+      if (entry?.code === 'hidden_characters') learnHidden(entry.part);
+    }
     const state = this.state || {};
     const agent = (state.agents || []).find((a) => a.id === it.agentId);
     // The task's title from the task list, or from the inbox's own answer until that list has loaded.
@@ -346,17 +388,18 @@ export class LineupInteractionCard extends LineupElement {
           · <time datetime=${it.createdAt}>${formatTime(it.createdAt)}</time></span>
       </header>
       <h3 class="card-title" id=${`${id}-title`}>${visible(it.title)}</h3>
-      ${risk && spec.riskReasons?.length ? html`<p class="risk-reasons small" data-risk=${risk}>${visible(t('card.riskReasons', {
-        reasons: riskReasons(spec).join('; ') }))}</p>` : ''}
-      ${approvesSection(spec.approves, this._uid(it), () => this.requestUpdate())}
+      ${risk && spec.riskReasons?.length ? this._reasons(it, spec, false) : ''}
+      ${it.type === 'review' ? this._reviewWarning(spec) : ''}
+      ${approvesSection(spec.approves, this._uid(it), () => this.requestUpdate(), { highlights: this._highlights(it, spec) })}
       ${spec.description ? html`<section class="card-section why">
         <h4>${t('card.why')}</h4>
         <lineup-markdown class="card-text" .plain=${true} .source=${spec.description}></lineup-markdown>
       </section>` : ''}
       ${spec.impact ? html`<section class="card-section impact"><h4>${t('card.impact')}</h4><lineup-markdown class="card-text"
         .plain=${true} .source=${spec.impact}></lineup-markdown></section>` : ''}
-      ${it.type === 'review' && (spec.content || spec.attachments?.length) ? html`<section class="card-section review-section">
-        ${this._reviewContent(spec)}</section>` : ''}
+      ${it.type === 'review' && (spec.content || spec.attachments?.length) ? html`<div class="card-section review-section">
+        ${reviewSection(spec, this._uid(it), () => this.requestUpdate())}
+        ${spec.attachments?.length ? html`<ul class="artifact-list">${spec.attachments.map((a) => artifactItem(a))}</ul>` : ''}</div>` : ''}
       ${pending ? this._deadline(it) : ''}
       ${pending ? html`<section class="card-section actions-section">
           <h4>${t('card.actions')}</h4>
@@ -365,6 +408,48 @@ export class LineupInteractionCard extends LineupElement {
       ${this._submission(it, answer)}
       ${this._details(it, spec)}
     </article>`;
+  }
+
+  /** The hub's reasons (riskReasons): those that make the card high first, each on a line of its own and emphasised,
+   * the others after them, quieter, on one line ("Also: …"); a card without high reasons says them on one line
+   * ("Why: …"). `confirm`: in the high-risk confirmation (the card's own lines carry the ids its highlights point to). */
+  _reasons(it, spec, confirm) {
+    const reasons = riskReasons(it, spec);
+    if (!reasons.length) return '';
+    const uid = this._uid(it);
+    const risk = statedRisk(it);
+    const className = confirm ? 'confirm-reasons' : 'risk-reasons';
+    const high = reasons.filter((r) => r.level === 'high');
+    const rest = reasons.filter((r) => r.level !== 'high');
+    const line = (key, list) => visible(t(key, { reasons: list.map((r) => r.text).join('; ') }));
+    if (!high.length) return html`<p class=${`${className} small`} data-risk=${risk}>${line('card.riskReasons', rest)}</p>`;
+    return html`<div class=${className} data-risk=${risk}>
+      <p class="reasons-head small">${t('card.reasons.high')}</p>
+      <ul class="reasons-high">${high.map((r, index) => html`<li class="risk-reason" data-level="high" data-code=${r.code || nothing}
+        id=${confirm ? nothing : `reason-${uid}-${index}`}>${icon('warning')}<strong>${visible(r.text)}</strong></li>`)}</ul>
+      ${rest.length ? html`<p class="reasons-also small" data-levels=${[...new Set(rest.map((r) => r.level))].join(' ')}>${
+        line('card.reasons.also', rest)}</p>` : ''}
+    </div>`;
+  }
+
+  /** The parts the high reasons name, to highlight in the commands (lib/approves.js): only a reason the hub itself
+   * calls high (an older event's reasons, all taken at the card's risk, would highlight `npm ci` as the danger), and
+   * not a hidden character's name, which is a mark already. */
+  _highlights(it, spec) {
+    if (!spec.riskReasons?.length || !approvalItems(spec.approves).some((item) => item.kind === 'command')) return [];
+    const uid = this._uid(it);
+    return riskReasons(it, spec).filter((r) => r.level === 'high').map((r, index) => ({ part: r.part, id: `reason-${uid}-${index}`,
+      label: r.text, code: r.code, stated: r.stated })).filter((h) => h.stated && h.part && h.code !== 'hidden_characters');
+  }
+
+  /** A review holding characters a person cannot see says so (the hub judges no review's risk): each is a mark where
+   * it is. */
+  _reviewWarning(spec) {
+    const found = reviewHidden(spec);
+    if (!found.length) return '';
+    const codes = found.slice(0, 5).join(', ') + (found.length > 5 ? ', …' : '');
+    return html`<p class="risk-reasons review-hidden small" data-risk="high">${icon('warning')} <strong>${t('card.review.hidden',
+      { codes })}</strong></p>`;
   }
 
   /** How long the agent waits for the answer (its own deadline: Hermes stops after 60 s): a countdown in the last
@@ -398,7 +483,7 @@ export class LineupInteractionCard extends LineupElement {
     return html`<details class="note" ?open=${Boolean(this.local.comment)}>
       <summary>${t('card.addNote')}</summary>
       <label class="field"><span class="visually-hidden">${t('card.note')}</span>
-        <textarea rows="2" maxlength="4000" .value=${this.local.comment} aria-describedby=${`note-${this._uid(this.interaction)}`}
+        <textarea rows="2" maxlength="4000" .value=${live(this.local.comment)} aria-describedby=${`note-${this._uid(this.interaction)}`}
           @input=${(e) => { this.local.comment = e.target.value; }}></textarea></label>
       <p class="note-fate small" id=${`note-${this._uid(this.interaction)}`} data-notes=${notes}>${t(`card.note.${notes}`)}</p>
     </details>`;
@@ -408,7 +493,7 @@ export class LineupInteractionCard extends LineupElement {
     const options = spec.options?.length ? spec.options : [{ id: 'reject', label: t('card.reject'), style: 'danger' },
       { id: 'approve', label: t('card.approve'), style: 'primary' }];
     const uid = this._uid(it);
-    const confirming = options.find((o) => o.id === this.local.confirming);
+    const confirming = this.local.confirmFor === it.id ? options.find((o) => o.id === this.local.confirming) : undefined;
     const gated = this._gated(it);
     const hint = this._scrollHint(it);
     const described = (o, index) => [o.description ? `option-${uid}-${index}` : '', approving(o) && hint === 'wait'
@@ -432,14 +517,14 @@ export class LineupInteractionCard extends LineupElement {
    * words (never the agent's `impact`), and a button that acts only after CONFIRM_DELAY_MS. */
   _confirmation(it, spec, option) {
     const uid = this._uid(it);
-    const reasons = spec.riskReasons?.length ? riskReasons(spec).join('; ') : '';
-    return html`<div class="confirm-box" id=${`confirm-${uid}`} role="group" aria-labelledby=${`confirm-${uid}-text`}>
+    return html`<div class="confirm-box" id=${`confirm-${uid}`} role="group" aria-labelledby=${`confirm-${uid}-text`}
+        data-confirm-for=${it.id}>
       <p class="confirm-text" id=${`confirm-${uid}-text`} tabindex="-1">${icon('warning')} <strong>${t('card.confirmHigh')}</strong></p>
-      ${reasons ? html`<p class="confirm-reasons small">${visible(t('card.riskReasons', { reasons }))}</p>` : ''}
-      ${confirmWhat(spec.approves)}
+      ${spec.riskReasons?.length ? this._reasons(it, spec, true) : ''}
+      ${confirmWhat(spec.approves, { highlights: this._highlights(it, spec) })}
       <div class="button-row">
         <button class="button primary confirm-approve ${this._armed ? '' : 'arming'}" data-option=${option.id}
-          ?disabled=${!this._armed} @click=${() => this._confirm(option)}>${plainLabel(option.label, 'approve')
+          ?disabled=${!this._armed} @click=${() => this._confirm(option, it.id)}>${plainLabel(option.label, 'approve')
             ? t('card.confirmApprove') : withSlots('card.confirmButton', {}, { label: visible(option.label) })}</button>
         <button class="button" @click=${() => this._cancelConfirm()}>${t('action.back')}</button>
       </div>
@@ -455,7 +540,7 @@ export class LineupInteractionCard extends LineupElement {
         <legend>${multiple ? t('card.choice.many') : t('card.choice.one')}</legend>
         ${(spec.options || []).map((o) => html`<label class="choice">
           <input type=${multiple ? 'checkbox' : 'radio'} name=${name} value=${o.id}
-            .checked=${this.local.chosen.has(o.id)}
+            .checked=${live(this.local.chosen.has(o.id))}
             @change=${(e) => {
               if (!multiple) this.local.chosen.clear();
               if (e.target.checked) this.local.chosen.add(o.id); else this.local.chosen.delete(o.id);
@@ -484,7 +569,7 @@ export class LineupInteractionCard extends LineupElement {
     return html`<form class="input-form" @submit=${(e) => this._submitInput(e)} novalidate>
       <label class="field" for=${inputId}><span>${t('card.input.label')}</span></label>
       <input id=${inputId} class="input-answer" type="text" inputmode=${inputMode} autocomplete="off"
-        placeholder=${spec.placeholder || ''} maxlength=${spec.maxLength || 100000} .value=${this.local.text}
+        placeholder=${spec.placeholder || ''} maxlength=${spec.maxLength || 100000} .value=${live(this.local.text)}
         aria-invalid=${this.local.error ? 'true' : 'false'} aria-describedby=${describedBy}
         @input=${(e) => { this.local.text = e.target.value; if (this.local.error) { this.local.error = validateInput(spec, this.local.text); this.requestUpdate(); } }}>
       <p class="muted small" id=${`${inputId}-hint`}>${t(`card.input.format.${format}`)}${spec.pattern ? ` · ${t('card.input.patternHint', { pattern: spec.pattern })}` : ''}</p>
@@ -497,29 +582,21 @@ export class LineupInteractionCard extends LineupElement {
     </form>`;
   }
 
-  /** What a review is about, above "What you can do" (never under it): its diff or text, and its attachments. */
-  _reviewContent(spec) {
-    // A unified diff is shown as one (files, +/- lines); anything else as the agent's text, verbatim.
-    let files = null;
-    if (spec.content && looksLikeDiff(spec.content)) {
-      if (diffs) files = diffs.parseUnifiedDiff(spec.content);
-      else {
-        diffsLoading ??= import('../lib/diff.js').then((module) => { diffs = module; });
-        diffsLoading.then(() => this.requestUpdate(), () => {});
-      }
-    }
-    return html`${files ? html`<div class="review-content review-diff" aria-label=${t('card.review.content')} role="group">${diffs.diffView(files)}</div>`
-      : spec.content ? html`<div class="review-content mono" tabindex="0" role="group" aria-label=${t('card.review.content')}><lineup-markdown
-          .plain=${true} .source=${spec.content}></lineup-markdown></div>` : ''}
-      ${spec.attachments?.length ? html`<ul class="artifact-list">${spec.attachments.map((a) => artifactItem(a))}</ul>` : ''}`;
-  }
-
   _reviewControls(it, spec) {
+    // Approve waits as an approval's does (the end of the content seen on a card taller than its view); requesting
+    // changes never waits.
+    const uid = this._uid(it);
+    const gated = this._gated(it);
+    const hint = this._scrollHint(it);
     return html`${this._note(spec)}
+      ${hint ? html`<p class="gate-hint small" id=${`gate-${uid}`} role="status" data-gate=${hint}>${icon(
+        hint === 'wait' ? 'warning' : 'check')} <span>${t(hint === 'wait' ? 'card.review.scrollToEnd' : 'card.review.endSeen')}</span></p>` : ''}
       <div class="button-row">
         <button class="button" data-decision="request_changes" @click=${() => this._respond({ decision: 'request_changes' })}>
           ${icon('close')}<span>${t('card.review.changes')}</span></button>
-        <button class="button primary" data-decision="approve" @click=${() => this._respond({ decision: 'approve' })}>
+        <button class="button primary" data-decision="approve" ?disabled=${gated}
+          aria-describedby=${hint === 'wait' ? `gate-${uid}` : nothing}
+          @click=${() => { if (!this._gated()) this._respond({ decision: 'approve' }); }}>
           ${icon('check')}<span>${t('card.review.approve')}</span></button>
       </div>`;
   }

@@ -3,6 +3,7 @@
 // docs/design.md#cancel-is-a-request).
 
 import { html } from '../vendor/lit-html/lit-html.js';
+import { repeat } from '../vendor/lit-html/directives/repeat.js';
 import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, formatTime, formatDateTime } from '../lib/i18n.js';
@@ -12,6 +13,7 @@ import { interactionCard } from '../lib/cards.js';
 import { timelineLines } from '../lib/timeline.js';
 import { interactionCalls, toolItems } from '../lib/tool-calls.js';
 import { toolItem } from '../lib/tool-views.js';
+import { FirstView, scrollerOf } from '../lib/first-view.js';
 import '../lib/markdown.js'; // <lineup-markdown .plain>: an agent's long description put into the page a little per frame
 import './lineup-tool-call.js';
 import './lineup-tool-instance.js'; // tool calls are drawn by these (lib/tool-views.js)
@@ -22,6 +24,25 @@ export class LineupTaskDetail extends LineupElement {
   constructor() {
     super();
     this.confirmCancel = false;
+  }
+
+  updated() {
+    // Another task opened here starts at its top, not where the last one was scrolled to (the middle of its card), and
+    // a card is first shown from its top (lib/first-view.js).
+    this._firstView ??= new FirstView(this);
+    if (this._viewedTask !== this.taskId) {
+      this._viewedTask = this.taskId;
+      const scroller = scrollerOf(this);
+      if (scroller !== document.scrollingElement) scroller.scrollTop = 0;
+      this._firstView.reset();
+    }
+    this._firstView.check();
+  }
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    this._firstView?.disconnect();
+    this._firstView = null;
   }
 
   render() {
@@ -47,6 +68,8 @@ export class LineupTaskDetail extends LineupElement {
     const agent = state.agents.find((a) => a.id === task.agentId);
     const children = detail?.children || state.tasks.filter((x) => x.parentTaskId === task.id);
     const interactions = detail?.interactions || state.interactions.filter((i) => i.taskId === task.id);
+    // Its cards are keyed by the interaction's id (lit's repeat), as in every list of cards: a card's element, with its
+    // open confirmation, its note and its passed gate, is never handed to another question (the next task's).
     const artifacts = detail?.artifacts || [];
     const timeline = timelineLines(detail, task, state);
     const summary = taskSummary(task, state, interactions);
@@ -73,7 +96,7 @@ export class LineupTaskDetail extends LineupElement {
           .source=${task.description}></lineup-markdown></details>` : ''}
       ${interactions.length ? html`<section class="detail-section" aria-labelledby="detail-interactions">
         <h3 id="detail-interactions">${t('detail.interactions')}</h3>
-        ${interactions.map((it) => html`${asked.has(it.id) ? html`<lineup-tool-call .entry=${asked.get(it.id)} .state=${state}
+        ${repeat(interactions, (it) => it.id, (it) => html`${asked.has(it.id) ? html`<lineup-tool-call .entry=${asked.get(it.id)} .state=${state}
           .linked=${true}></lineup-tool-call>` : ''}${interactionCard(it, state, 'detail')}${deliveryNote(it, state)}`)}</section>` : ''}
       ${tools.length ? html`<section class="detail-section" aria-labelledby="detail-tools">
         <h3 id="detail-tools">${t('tool.section')} <span class="count">${tools.length}</span></h3>

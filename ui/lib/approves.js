@@ -7,8 +7,8 @@
 import { html } from '../vendor/lit-html/lit-html.js';
 import { t, tn, formatNumber } from './i18n.js';
 import { icon } from './icons.js';
-import { visible } from './visible.js';
-import { textRows, textRowView, piecesView } from './text-shape.js';
+import { visible, hiddenCharacters } from './visible.js';
+import { textRows, textRowView, piecesView, partRanges, highlightRows, shapeOf } from './text-shape.js';
 import { paintedRows } from './rows.js';
 
 // The diff view is loaded the first time a card holds a file change (a dynamic import: off the phone's cold load).
@@ -56,6 +56,31 @@ function textModel(item, text, content = false) {
     models.set(item, model);
   }
   return model;
+}
+
+// At most this many places of a command are highlighted: a part named by several reasons, or found many times, does
+// not turn the whole command into highlights.
+const MAX_HIGHLIGHTS = 6;
+const highlighted = new WeakMap();
+
+/** A command's model with the parts its high-risk reasons name highlighted where they stand as whole words
+ * (`highlights`: [{part, id, label}] from the card; text-shape.js partRanges). The same rows for the same reasons. */
+function markedModel(item, text, highlights) {
+  const model = textModel(item, text);
+  if (!highlights?.length) return model;
+  const key = highlights.map((h) => `${h.id}\u0000${h.part}\u0000${h.label}`).join('\u0001');
+  const kept = highlighted.get(item);
+  if (kept?.key === key) return kept.model;
+  const ranges = [];
+  for (const mark of highlights) {
+    for (const [start, end] of partRanges(text, mark.part)) {
+      if (ranges.length >= MAX_HIGHLIGHTS) break;
+      if (!ranges.some(([a, b]) => start < b && end > a)) ranges.push([start, end, mark]);
+    }
+  }
+  const marked = ranges.length ? { ...model, rows: highlightRows(model.rows, ranges), highlights: ranges.length } : model;
+  highlighted.set(item, { key, model: marked });
+  return marked;
 }
 
 /** The text of a tool item: the hub's indented JSON (`text`), made here the same way for an older hub. */
@@ -120,9 +145,9 @@ function section(item, index, count, uid, body) {
     ${heading(item, index, count, id)}${body}</section>`;
 }
 
-function commandView(item, index, count, uid) {
+function commandView(item, index, count, uid, highlights) {
   const text = String(item.command ?? '');
-  const model = textModel(item, text);
+  const model = markedModel(item, text, highlights);
   return section(item, index, count, uid, html`${cwdLine(item.cwd)}
     ${shapeLine([linesPart(model.shape, text.length)], model.folds, model.marks)}
     ${textBox(model, t('approves.command'))}`);
@@ -253,9 +278,9 @@ function commitView(item, index, count, uid) {
     </li>`)}</ul>`);
 }
 
-function itemView(item, index, count, uid, onReady) {
+function itemView(item, index, count, uid, onReady, highlights) {
   switch (item.kind) {
-    case 'command': return commandView(item, index, count, uid);
+    case 'command': return commandView(item, index, count, uid, highlights);
     case 'write': case 'edit': return changeView(item, index, count, uid, onReady);
     case 'tool': return toolView(item, index, count, uid);
     case 'commit': return commitView(item, index, count, uid);
@@ -264,12 +289,60 @@ function itemView(item, index, count, uid, onReady) {
 }
 
 /** Every item of `spec.approves`, then the mark that its end has been reached (`.approves-end`: the card watches it
- * to enable Approve), or '' when the card has none. `onReady` re-renders once the diff view loads. */
-export function approvesSection(approves, uid, onReady) {
+ * to enable Approve), or '' when the card has none. `onReady` re-renders once the diff view loads; `highlights`: the
+ * parts the high-risk reasons name ([{part, id, label}]), highlighted in the commands. */
+export function approvesSection(approves, uid, onReady, { highlights = [] } = {}) {
   const items = approvalItems(approves);
   if (!items.length) return '';
   return html`<div class="approves-list" data-items=${items.length}>
-    ${items.map((item, index) => itemView(item, index, items.length, uid, onReady))}
+    ${items.map((item, index) => itemView(item, index, items.length, uid, onReady, highlights))}
+    <div class="approves-end" aria-hidden="true"></div></div>`;
+}
+
+// ---- what a review is about ---------------------------------------------------------------------------------------
+
+const looksLikeDiff = (text) => /^@@ -\d/m.test(text) && /^(--- |diff --git )/m.test(text);
+const reviewFiles = new WeakMap();
+
+/** The hidden characters of a review's content (visible.js: as a file's content, tabs and CRLF ordinary): the hub
+ * does not judge a review, so the card says so itself. */
+export function reviewHidden(spec) {
+  return spec?.content ? hiddenCharacters(spec.content, { content: true }) : [];
+}
+
+/** What a review is about, as an approval's items are shown (docs/security.md#what-an-approval-shows): a unified diff
+ * as a diff, any other text in a box of its lines, each wrapped, every hidden character a mark, read left to right,
+ * filler folded and counted, no inner scroll box; then the mark of its end (`.approves-end`) that the card watches to
+ * enable Approve. '' without content. */
+export function reviewSection(spec, uid, onReady) {
+  const content = String(spec?.content ?? '');
+  if (!content) return '';
+  const id = `${uid}-review`;
+  let body;
+  if (looksLikeDiff(content) && !diffs) {
+    loadDiffs(onReady);
+    body = html`<p class="muted small" data-loading><span class="spinner small" aria-hidden="true"></span> ${t('app.loading')}</p>`;
+  } else {
+    if (!reviewFiles.has(spec)) reviewFiles.set(spec, looksLikeDiff(content) ? diffs.parseUnifiedDiff(content) : null);
+    const files = reviewFiles.get(spec);
+    if (files) {
+      const tally = { folds: 0, marks: 0 };
+      for (const file of files) {
+        const rows = diffs.diffRows(file);
+        tally.folds += rows.tally.folds;
+        tally.marks += rows.tally.marks;
+      }
+      body = html`${shapeLine([linesPart(shapeOf(content), content.length)], tally.folds, tally.marks)}
+        <div class="approves-diff review-diff">${diffs.diffView(files, { focusable: false })}</div>`;
+    } else {
+      const model = textModel(spec, content, true);
+      body = html`${shapeLine([linesPart(model.shape, content.length)], model.folds, model.marks)}
+        ${textBox(model, t('card.review.content'))}`;
+    }
+  }
+  return html`<div class="approves-list review-list" data-items="1">
+    <section class="card-section approves review-content" data-approves="review" aria-labelledby=${id}>
+      <h4 id=${id}>${t('card.review.content')}</h4>${body}</section>
     <div class="approves-end" aria-hidden="true"></div></div>`;
 }
 
@@ -291,7 +364,7 @@ function firstLine(model) {
       const room = FIRST_LINE_CHARS - used;
       const space = piece.text.lastIndexOf(' ', room);
       const cut = space > 0 ? space : (used ? 0 : room); // after a word; mid-word only for a word longer than all room
-      if (cut) pieces.push({ text: piece.text.slice(0, cut) });
+      if (cut) pieces.push({ ...piece, text: piece.text.slice(0, cut) });
       more += piece.text.length - cut;
       used = FIRST_LINE_CHARS;
     }
@@ -299,11 +372,11 @@ function firstLine(model) {
   return { pieces, more };
 }
 
-function itemSummary(item) {
+function itemSummary(item, highlights) {
   const slots = { path: named(item.path), tool: named(item.tool), cwd: named(item.cwd) };
   if (item.kind === 'command') {
     const text = String(item.command ?? '');
-    const model = textModel(item, text);
+    const model = markedModel(item, text, highlights);
     const first = firstLine(model);
     return html`<li data-approves=${item.kind}>${t('approves.sum.command', { shape: linesPart(model.shape, text.length) })}
       <code class="confirm-first-line">${piecesView(first.pieces)}${first.more ? html`<span class="muted"> … ${t('approves.sum.more', {
@@ -331,10 +404,10 @@ function itemSummary(item) {
 
 /** What the high-risk confirmation says is approved, in the hub's words (never the agent's `impact`): each item's kind
  * and size, a command's first line from its start. '' when the approval has no items. */
-export function confirmWhat(approves) {
+export function confirmWhat(approves, { highlights = [] } = {}) {
   const items = approvalItems(approves);
   if (!items.length) return '';
   return html`<div class="confirm-what"><p class="small"><strong>${tn('approves.sum.title', items.length, {
     n: formatNumber(items.length) })}</strong></p>
-    <ul class="confirm-items small">${items.map(itemSummary)}</ul></div>`;
+    <ul class="confirm-items small">${items.map((item) => itemSummary(item, highlights))}</ul></div>`;
 }

@@ -7,7 +7,7 @@
 // accounted for: a fold says what it stands for and how many times. Everything here is linear in the text (no
 // regular expression that can backtrack), so a 60 KiB command costs a few milliseconds.
 
-import { html } from '../vendor/lit-html/lit-html.js';
+import { html, nothing } from '../vendor/lit-html/lit-html.js';
 import { t } from './i18n.js';
 import { hiddenAt, visiblePieces, pieceView } from './visible.js';
 
@@ -150,10 +150,22 @@ export function tallyPieces(pieces, tally) {
   return tally;
 }
 
-/** A line's pieces cut into rows of about ROW_CHARS characters; a text piece is cut, never inside a surrogate pair. */
-function rowsOfLine(pieces, number, rows) {
-  let row = { n: number, pieces: [], cost: 0 };
-  const push = (piece, chars) => { row.pieces.push(piece); row.cost += chars; };
+/** The characters of the text a piece stands for (a mark's, a fold's: all it counts). */
+export function pieceLength(piece) {
+  if (piece.text !== undefined) return piece.text.length;
+  if (piece.mark) return piece.count * (piece.code > 0xffff ? 2 : 1);
+  if (piece.tab) return piece.count;
+  if (piece.cr) return 1;
+  if (piece.spaces !== undefined) return piece.spaces;
+  return piece.unit.length * piece.count;
+}
+
+/** A line's pieces cut into rows of about ROW_CHARS characters; a text piece is cut, never inside a surrogate pair.
+ * Each row knows where in the text it starts (`at`). */
+function rowsOfLine(pieces, number, rows, start) {
+  let at = start;
+  let row = { n: number, pieces: [], cost: 0, at };
+  const push = (piece, chars) => { row.pieces.push(piece); row.cost += chars; at += pieceLength(piece); };
   for (const piece of pieces) {
     if (piece.text === undefined) {
       push(piece, pieceChars(piece));
@@ -164,20 +176,20 @@ function rowsOfLine(pieces, number, rows) {
         if (isLowSurrogate(text.charCodeAt(cut))) cut += 1;
         push({ text: text.slice(0, cut) }, cut);
         rows.push(row);
-        row = { n: null, pieces: [], cost: 0 };
+        row = { n: null, pieces: [], cost: 0, at };
         text = text.slice(cut);
       }
       if (text) push({ text }, text.length);
     }
-    if (row.cost >= ROW_CHARS) { rows.push(row); row = { n: null, pieces: [], cost: 0 }; }
+    if (row.cost >= ROW_CHARS) { rows.push(row); row = { n: null, pieces: [], cost: 0, at }; }
   }
   if (row.pieces.length || row.n !== null) rows.push(row);
 }
 
 /**
- * `text` as rows to show: `{n, pieces, cost}` (n: the line's number, null on a long line's later rows) and
- * `{blank, from, count}` for empty lines in a row; with its shape and how many folds and marks it holds.
- * `content`: a file's content (tabs and CRLF line ends are ordinary).
+ * `text` as rows to show: `{n, pieces, cost, at}` (n: the line's number, null on a long line's later rows; at: where
+ * in the text the row starts) and `{blank, from, count}` for empty lines in a row; with its shape and how many folds
+ * and marks it holds. `content`: a file's content (tabs and CRLF line ends are ordinary).
  */
 export function textRows(text, { content = false } = {}) {
   const value = String(text ?? '');
@@ -185,22 +197,81 @@ export function textRows(text, { content = false } = {}) {
   const tally = { folds: 0, marks: 0 };
   const rows = [];
   const lines = value.split('\n');
+  let at = 0;
   for (let i = 0; i < lines.length; i += 1) {
     if (lines[i] === '' && i < lines.length - 1) {
       let end = i;
       while (end < lines.length - 1 && lines[end] === '') end += 1;
       if (end - i >= MIN_BLANK_LINES) {
-        rows.push({ blank: true, from: i + 1, count: end - i, cost: 1 });
+        rows.push({ blank: true, from: i + 1, count: end - i, cost: 1, at });
         tally.folds += 1;
+        at += end - i;
         i = end - 1;
         continue;
       }
     }
     const pieces = foldLine(lines[i], { content });
     tallyPieces(pieces, tally);
-    rowsOfLine(pieces, i + 1, rows);
+    rowsOfLine(pieces, i + 1, rows, at);
+    at += lines[i].length + 1;
   }
   return { rows, shape, folds: tally.folds, marks: tally.marks };
+}
+
+const BEFORE = new Set([...' \t\n;&|()<>\'"`={,']);
+const AFTER = new Set([...' \t\n;&|()<>\'"`},']);
+
+/** Where `part` stands in `text` as whole words (not inside another: `~` in `rm -rf ~` or `~/`, not in `~/code`),
+ * at most `limit` times: [[start, end]]. A part cut by the hub (`…` at its end) is matched by what it keeps, from a
+ * word's start. */
+export function partRanges(text, part, limit = 3) {
+  const value = String(text ?? '');
+  let needle = String(part ?? '');
+  const cut = needle.endsWith('…');
+  if (cut) needle = needle.slice(0, -1);
+  const found = [];
+  if (!needle.trim()) return found;
+  for (let at = value.indexOf(needle); at !== -1 && found.length < limit; at = value.indexOf(needle, at + 1)) {
+    const end = at + needle.length;
+    const before = at === 0 || BEFORE.has(value[at - 1]) || BEFORE.has(needle[0]);
+    const next = value[end];
+    const after = cut || end === value.length || AFTER.has(next) || AFTER.has(needle[needle.length - 1])
+      || (next === '/' && (end + 1 === value.length || AFTER.has(value[end + 1]) || value[end + 1] === '*'));
+    if (before && after) found.push([at, end]);
+  }
+  return found;
+}
+
+/** `rows` (textRows) with the pieces inside `ranges` ([[start, end, mark]], in the text's offsets, not overlapping)
+ * carrying their `mark` (`hl`): a text piece is cut at a range's edges; a mark or a fold inside one is marked whole. */
+export function highlightRows(rows, ranges) {
+  if (!ranges.length) return rows;
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  return rows.map((row) => {
+    if (row.blank || row.at === undefined) return row;
+    let at = row.at;
+    let touched = false;
+    const pieces = [];
+    for (const piece of row.pieces) {
+      const length = pieceLength(piece);
+      const end = at + length;
+      const inside = sorted.filter(([from, to]) => from < end && to > at);
+      if (!inside.length) { pieces.push(piece); at = end; continue; }
+      touched = true;
+      if (piece.text === undefined) { pieces.push({ ...piece, hl: inside[0][2] }); at = end; continue; }
+      let from = at;
+      for (const [start, stop, mark] of inside) {
+        const a = Math.max(start, at);
+        const b = Math.min(stop, end);
+        if (a > from) pieces.push({ text: piece.text.slice(from - at, a - at) });
+        pieces.push({ text: piece.text.slice(a - at, b - at), hl: mark });
+        from = b;
+      }
+      if (from < end) pieces.push({ text: piece.text.slice(from - at) });
+      at = end;
+    }
+    return touched ? { ...row, pieces } : row;
+  });
 }
 
 /** A fold as the page shows it: one counted mark naming what it stands for, with an accessible name. */
@@ -215,9 +286,21 @@ function foldView(piece) {
     data-count=${piece.count}>⟨"<span class="vis-unit">${unit}</span>" × ${piece.count}⟩</span>`;
 }
 
-/** Pieces (foldLine, visible.js visiblePieces) as the page shows them. */
+const oneView = (piece) => (piece.unit !== undefined || piece.spaces !== undefined ? foldView(piece) : pieceView(piece));
+
+/** Pieces (foldLine, visible.js visiblePieces) as the page shows them; a run of pieces inside a part a high-risk
+ * reason names (`hl`: {id, label}, highlightRows) in one `<mark>` described by that reason. */
 export function piecesView(pieces) {
-  return pieces.map((piece) => (piece.unit !== undefined || piece.spaces !== undefined ? foldView(piece) : pieceView(piece)));
+  if (!pieces.some((piece) => piece.hl)) return pieces.map(oneView);
+  const out = [];
+  for (let i = 0; i < pieces.length;) {
+    const hl = pieces[i].hl;
+    if (!hl) { out.push(oneView(pieces[i])); i += 1; continue; }
+    const run = [];
+    while (i < pieces.length && pieces[i].hl === hl) { run.push(pieces[i]); i += 1; }
+    out.push(html`<mark class="risk-part" data-part=${hl.part} title=${hl.label} aria-describedby=${hl.id || nothing}>${run.map(oneView)}</mark>`);
+  }
+  return out;
 }
 
 /** Rows (textRows) as the page shows them: the line's number in a gutter (when `numbered`), its pieces. */

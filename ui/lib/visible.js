@@ -2,19 +2,30 @@
 //
 // A direction-changing character reorders what is shown (`npm test ⁧; curl …|sh #⁩ lint` reads as a comment that
 // mentions curl), a zero-width or format character hides a difference, a no-break space or a run of odd spaces pushes
-// code out of sight. The hub raises an approval's risk for exactly the characters this module marks, so the card
-// shows, where each one is, why it was raised (docs/security.md#what-an-approval-shows). The rule is the hub's:
-// Unicode categories Cf, Cc (not a line break), Zl, Zp, Co, Cn, Cs, every space but U+0020, the supplementary
-// variation selectors and runs of the basic ones; in a file's content a tab and a CRLF line end are ordinary (still
-// shown, as ⇥ and ␍, but not a risk). The categories come from the browser's Unicode tables, which may be newer than
-// the hub's Python: a character assigned since is unassigned (Cn, marked) for the hub and may be plain here.
+// code out of sight, a letter fonts draw as nothing (the Hangul filler U+3164) can be a whole identifier. The hub
+// raises an approval's risk for exactly the characters this module marks, so the card shows, where each one is, why
+// it was raised (docs/security.md#what-an-approval-shows). The rule is the hub's: Unicode categories Cf, Cc (not a
+// line break), Zl, Zp, Co, Cn, Cs, every space but U+0020, Unicode's Default_Ignorable_Code_Point set and the braille
+// blank U+2800 (IGNORABLE), the supplementary variation selectors and runs of the basic ones; in a file's content a
+// tab and a CRLF line end are ordinary (still shown, as ⇥ and ␍, but not a risk). The categories come from the
+// browser's Unicode tables, which may be newer than the hub's Python: a character assigned since is unassigned (Cn,
+// hidden) for the hub and may be plain here. So a code point the hub names as hidden (a card's reason
+// `hidden_characters`) is learned (`learnHidden`) and marked from then on: the page never shows plainly what the hub
+// flagged.
 
 import { html } from '../vendor/lit-html/lit-html.js';
 import { t } from './i18n.js';
 
 // The candidates, one code point at a time (`v`: set subtraction; `\p{Cs}` matches a lone surrogate). A space and a
 // line break are never hidden; the basic variation selectors are decided by their neighbours below.
-const CANDIDATE = /[[\p{Cf}\p{Cc}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}\p{Zs}\u{E0100}-\u{E01EF}\uFE00-\uFE0F]--[\n ]]/v;
+// The second line: Unicode's Default_Ignorable_Code_Point set (its basic variation selectors U+FE00-FE0F keep their
+// rule below) and U+2800, listed as the hub lists them (hub/domain/visible.py _IGNORABLE_RANGES), not as the browser's
+// `\p{Default_Ignorable_Code_Point}`, so both sides hide the same code points whatever their Unicode versions.
+const CANDIDATE = new RegExp('[[\\p{Cf}\\p{Cc}\\p{Zl}\\p{Zp}\\p{Co}\\p{Cn}\\p{Cs}\\p{Zs}\\u{E0100}-\\u{E01EF}\\uFE00-\\uFE0F'
+  + '\\u00AD\\u034F\\u061C\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u206F\\u2800\\u3164'
+  + '\\uFEFF\\uFFA0\\uFFF0-\\uFFF8\\u{1BCA0}-\\u{1BCA3}\\u{1D173}-\\u{1D17A}\\u{E0000}-\\u{E0FFF}]--[\\n ]]', 'v');
+// Code points the hub named as hidden that this browser's tables call something else (see above).
+const learned = new Set();
 const MAX_NAMED = 5; // code points a reason names (hub/domain/visible.py MAX_NAMED)
 
 const isBasicSelector = (code) => code >= 0xfe00 && code <= 0xfe0f;
@@ -35,6 +46,21 @@ function codeBefore(text, index) {
   return low;
 }
 
+/** Learn the code points the hub names (`U+XXXX` in `part`, a reason `hidden_characters`' part) as hidden: marked in
+ * every text drawn after. Only beyond ASCII (the rules agree there; a tab stays a tab in a file's content). Returns
+ * whether any was new. */
+export function learnHidden(part) {
+  let added = false;
+  for (const [, hex] of String(part ?? '').matchAll(/U\+([0-9A-Fa-f]{4,6})\b/g)) {
+    const code = parseInt(hex, 16);
+    if (code >= 0x80 && code <= 0x10ffff && !learned.has(code)) {
+      learned.add(code);
+      added = true;
+    }
+  }
+  return added;
+}
+
 /** U+XXXX, as the hub names a code point. */
 export function codeName(code) {
   return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
@@ -50,6 +76,7 @@ export function hiddenAt(text, index, content = false) {
   if (code === 0x20 || code === 0x0a) return false;
   if (content && (code === 0x09 || (code === 0x0d && text.charCodeAt(index + 1) === 0x0a))) return false;
   if (code >= 0xe0100 && code <= 0xe01ef) return true;
+  if (learned.size && learned.has(code)) return true;
   if (isBasicSelector(code)) {
     const after = index + size < text.length ? text.codePointAt(index + size) : 0x20;
     return isBasicSelector(codeBefore(text, index)) || isBasicSelector(after);
