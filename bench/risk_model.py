@@ -27,6 +27,10 @@ PATHOLOGICAL = {
     "sudo ×3000": "sudo " * 3000 + "rm -rf ~",
     "64 KiB of python -c": "python3 -c '" + "x = 1\n" * 10_000 + "'",
     "64 KiB of SQL": "psql -c '" + "SELECT 1; " * 6000 + "'",
+    "1,000 writes, then runs": " ; ".join(f"echo x > f{i}; make t{i}" for i in range(1000)),
+    "1,500 links followed": " ; ".join(f"ln -s d{i} l{i}; rm -rf l{i}/x" for i in range(1500)),
+    "1,000 lines of python": "python3 - <<'EOF'\n" + "\n".join(f"import m{i}; print(m{i}.f([i for i in range(3)]))"
+                                                               for i in range(1000)) + "\nEOF",
 }
 
 

@@ -187,12 +187,9 @@ def combined(assessments: list[Assessment]) -> Assessment:
                 total.merge(found)
     for index, found in enumerate(assessments):
         for other, runner in enumerate(assessments):
-            if other == index:
-                continue
-            for written in found.writes:
-                run = next((r for r in runner.runs if r.reads_file(written.path)), None)
-                if run is not None:
-                    total.raise_to("high", "runs_changed", clip(f"{written.shown}; {run.part}", 60))
+            if other != index and (match := found.read_by(runner)) is not None:
+                written, run = match
+                total.raise_to("high", "runs_changed", clip(f"{written.shown}; {run.part}", 60))
     total.sort()
     total.codes = total.stored_codes()
     return total

@@ -155,7 +155,7 @@ def _module(name: str | None, rest: list[Word], call: Call, scope: Scope) -> Non
     elif name in ("venv", "virtualenv"):
         targets = [w for w in rest if w.value is None or not w.value.startswith("-")]
         for target in targets[:1]:
-            scope.write(target)
+            scope.write(target, "output")  # Python's own files, nothing of the command's
     elif name in ("http.server", "SimpleHTTPServer", "smtpd", "pydoc") and not (name == "pydoc" and rest and
                                                                               rest[0].value != "-p"):
         scope.raise_to("medium", "serves", f"python -m {name}")

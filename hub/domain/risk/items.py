@@ -46,6 +46,9 @@ _SQL_KEYS = re.compile(r"(^|_)(sql|query|statement|stmt|queries)$", re.IGNORECAS
 _SQL_TEXT = re.compile(r"(^|;)\s*(DROP\s+\w+|TRUNCATE\s|DELETE\s+FROM\s|UPDATE\s+\S+\s+SET\s"
                        r"|ALTER\s+(TABLE|USER|ROLE)\s|INSERT\s+INTO\s|GRANT\s|REVOKE\s|COPY\s+\S+\s+(FROM|TO)\s"
                        r"|CREATE\s+(TABLE|USER|ROLE|FUNCTION)\s|SELECT\s[\s\S]*\sFROM\s)", re.IGNORECASE)
+_SQL_START = re.compile(r"\s*(SELECT|WITH|INSERT|UPDATE|DELETE|DROP|CREATE|ALTER|TRUNCATE|GRANT|REVOKE|COPY|CALL"
+                        r"|EXEC|EXECUTE|MERGE|REPLACE|PRAGMA|ATTACH|DETACH|VACUUM|SET|SHOW|USE|BEGIN|COMMIT|\\\\)\b",
+                        re.IGNORECASE)
 _COMMAND_KEYS = re.compile(r"^(command|cmd|script|shell|bash|sh|commandline|command_line)$", re.IGNORECASE)
 _SHELL_TOOLS = re.compile(r"(^|[_.:-])(bash|shell|terminal|exec|run_command|execute_command|run_shell|command)$",
                           re.IGNORECASE)
@@ -107,7 +110,8 @@ def assess_tool_input(tool: str, value: Any, cwd: str | None = None) -> Assessme
     writes = _WRITES.search(tool) is not None
     deletes = _DELETES.search(tool) is not None
     for key, text, holder in _strings(value)[:MAX_STRINGS]:
-        if _SQL_KEYS.search(key) or _SQL_TEXT.search(text):
+        if _SQL_TEXT.search(text) or (_SQL_KEYS.search(key) and (_SQL_START.match(text) or not re.search(
+                r"quer", key, re.IGNORECASE))):  # a search tool's `query` in words is not SQL
             probe = Assessment(level="low")
             judge_sql("sql", text, Scope(probe, scope.folders, scope.runner))
             if probe.level == "high":

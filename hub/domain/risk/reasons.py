@@ -165,10 +165,19 @@ class Ran:
     part: str
     reads: frozenset[str] | None = None
 
-    def reads_file(self, path: str) -> bool:
-        if self.reads is None:
-            return True
-        return any(path == stem or path.startswith((stem + ".", stem + "/")) for stem in self.reads)
+
+
+def _keys(path: str) -> list[str]:
+    """What a run's `reads` may name of a file written at `path`: the path, the path without its extensions (a module
+    `json` is json.py or json.cpython-311-x86_64-linux-gnu.so) and the folders it is in (json/__init__.py)."""
+    keys = [path]
+    folder, _, name = path.rpartition("/")
+    if "." in name.lstrip("."):
+        keys.append(f"{folder}/{name.split('.')[0] if not name.startswith('.') else name}")
+    while folder and len(keys) < 40:
+        keys.append(folder)
+        folder = folder.rpartition("/")[0]
+    return keys
 
 
 @dataclass
@@ -185,6 +194,47 @@ class Assessment:
     # runs is judged by that (hub/domain/approvals.py `combined`).
     writes: list[Written] = field(default_factory=list, repr=False, compare=False)
     runs: list[Ran] = field(default_factory=list, repr=False, compare=False)
+    # Their indexes, so that a command of 2,000 writes and runs is matched in linear time.
+    _written: dict[str, Written] = field(default_factory=dict, repr=False, compare=False)
+    _stems: dict[str, Ran] = field(default_factory=dict, repr=False, compare=False)
+    _any: Ran | None = field(default=None, repr=False, compare=False)
+    _ran: set[Ran] = field(default_factory=set, repr=False, compare=False)
+
+    def note_write(self, written: Written) -> Ran | None:
+        """Keep a file written in the project; the project code that may read it, if any runs."""
+        if written.path in self._written:
+            return None
+        self.writes.append(written)
+        keys = _keys(written.path)
+        for key in keys:
+            self._written.setdefault(key, written)
+        if self._any is not None:
+            return self._any
+        return next((self._stems[key] for key in keys if key in self._stems), None)
+
+    def note_run(self, run: Ran) -> list[Written]:
+        """Keep the project's code run; the files written in the project it may read (a few, the first written)."""
+        if run in self._ran:
+            return []
+        self._ran.add(run)
+        self.runs.append(run)
+        if run.reads is None:
+            first = self._any is None
+            self._any = self._any or run
+            return self.writes[:3] if first else []
+        for stem in run.reads:
+            self._stems.setdefault(stem, run)
+        return [self._written[stem] for stem in run.reads if stem in self._written][:3]
+
+    def read_by(self, other: Assessment) -> tuple[Written, Ran] | None:
+        """A file this item writes that `other` runs, if any (an approval's items: hub/domain/approvals.py)."""
+        for written in self.writes:
+            if other._any is not None:
+                return written, other._any
+            for key in _keys(written.path):
+                if key in other._stems:
+                    return written, other._stems[key]
+        return None
 
     def raise_to(self, level: RiskLevel, code: str | None = None, part: str | None = None) -> None:
         if RISK_LEVELS.index(level) > RISK_LEVELS.index(self.level):
@@ -220,8 +270,10 @@ class Assessment:
         levels = other.levels if len(other.levels) == len(other.reasons) else [other.level] * len(other.reasons)
         for reason, code, level in zip(other.reasons, other.codes, levels, strict=True):
             self._add(reason, code, level)
-        self.writes += [w for w in other.writes if w not in self.writes]
-        self.runs += [r for r in other.runs if r not in self.runs]
+        for written in other.writes:
+            self.note_write(written)
+        for run in other.runs:
+            self.note_run(run)
 
     def sort(self) -> None:
         """The reasons for the highest level first, the most destructive of them first (SEVERITY), otherwise in the

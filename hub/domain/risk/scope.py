@@ -134,6 +134,14 @@ class Scope:
                 return Stream(True, None, found.origin, found.source)
         return None
 
+    def aim(self, link: Word, target: Word) -> PurePosixPath | None:
+        """Where a link `link` → `target` leads: `target` relative to the link's folder (None: not known)."""
+        path = self.folders.resolve(link.value) if link.value is not None else None
+        if path is None or target.value is None:
+            return None
+        value = target.value
+        return self.folders.resolve(value) if value.startswith(("/", "~")) else normalize(path.parent / value)
+
     def link(self, link: Word, target: Word) -> None:
         """`ln -s target link`: a later path through `link` goes to `target` (relative to the link's folder). A link
         to the home folder, the machine, a system folder, keys or anywhere else outside the project is itself high:
@@ -145,8 +153,7 @@ class Scope:
             self.links[str(path)] = None
             self.cannot_tell(f"a link to {clip(target.text, 40)}")
             return
-        value = target.value
-        aim = self.folders.resolve(value) if value.startswith(("/", "~")) else normalize(path.parent / value)
+        aim = self.aim(link, target)
         self.links[str(path)] = aim
         if aim is None:
             return
@@ -211,22 +218,12 @@ class Scope:
 
     def ran(self, part: str, reads: frozenset[str] | None = None) -> None:
         """The project's own code runs, reading `reads`: a file this command wrote may be what runs."""
-        run = Ran(part, reads)
-        if run in self.found.runs:
-            return
-        self.found.runs.append(run)
-        for written in self.found.writes:
-            if run.reads_file(written.path):
-                self._runs_written(written)
+        for written in self.found.note_run(Ran(part, reads)):
+            self._runs_written(written)
 
     def _wrote(self, path: PurePosixPath, place: Place) -> None:
-        written = Written(str(path), place.shown)
-        if written in self.found.writes:
-            return
-        self.found.writes.append(written)
-        for run in self.found.runs:
-            if run.reads_file(written.path):
-                self._runs_written(written)
+        if self.found.note_write(Written(str(path), place.shown)) is not None:
+            self._runs_written(Written(str(path), place.shown))
 
     def _runs_written(self, written: Written) -> None:
         known = self.files.get(written.path)
