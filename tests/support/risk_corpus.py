@@ -643,7 +643,7 @@ EVERYDAY: list[str] = [
     "python3 -c \"import csv; print(len(list(csv.reader(open('data.csv')))))\"", "python3 -m json.tool package.json",
     "read -r version < VERSION && echo \"$version\"", "while read -r f; do echo \"$f\"; done < files.txt",
     "printf -v stamp '%(%Y%m%d)T' -1 && echo \"$stamp\"", "for i in 1 2 3; do npm test; done",
-    "ln -s ../../shared/eslint.config.js web/eslint.config.js", "man git-rebase", "less +G logs/app.log",
+    "ln -s ../../common/eslint.config.js web/eslint.config.js", "man git-rebase", "less +G logs/app.log",
     "find . -name '*.log' -mtime +7 -delete", "npm install ./packages/shared", "sort -u names.txt -o names.txt",
     "make -C docs html", "make test ARGS='-k login'", "git -C web status", "git push origin HEAD:feature/x",
     "git push --set-upstream origin fix/typo", "git remote add upstream https://github.com/org/repo.git",
