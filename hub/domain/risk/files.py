@@ -40,16 +40,31 @@ def move(call: Call, scope: Scope) -> None:
             scope.delete(source)
     if destination is not None:
         scope.write(destination)
+        _carry_links(sources, destination, scope)
     elif sources:
         scope.cannot_tell(call.part)
 
 
+def _carry_links(sources: list[Word], destination: Word, scope: Scope) -> None:
+    """A link moved (or copied as a link) is the same link where it lands: `ln -s ~ a && mv a b && rm -rf b/`."""
+    if len(sources) != 1 or not scope.links:
+        return
+    source = scope.folders.resolve(sources[0].value) if sources[0].value is not None else None
+    target = scope.folders.resolve(destination.value) if destination.value is not None else None
+    if source is not None and target is not None and str(source) in scope.links:
+        scope.links[str(target)] = scope.links[str(source)]
+
+
 def copy(call: Call, scope: Scope) -> None:
-    sources, destination = _target(parse(call.words, _COPY_VALUES))
+    parsed = parse(call.words, _COPY_VALUES)
+    sources, destination = _target(parsed)
     for source in sources:
         scope.read(source)
     if destination is not None:
         scope.write(destination)
+        if parsed.has("-a", "--archive", "-d", "-P", "--no-dereference") or any(
+                (v or "").startswith("--preserve=") and "links" in (v or "") for v in call.values):
+            _carry_links(sources, destination, scope)
 
 
 def install(call: Call, scope: Scope) -> None:
@@ -155,6 +170,10 @@ def find(call: Call, scope: Scope) -> None:
     words = call.words
     index = 0
     roots: list[Word] = []
+    follows = False
+    while index < len(words) and words[index].value in ("-H", "-L", "-P"):
+        follows = words[index].value != "-P"
+        index += 1
     while index < len(words) and words[index].value is not None and not (words[index].value or "").startswith(
             ("-", "(", "!")):
         roots.append(words[index])
@@ -179,7 +198,8 @@ def find(call: Call, scope: Scope) -> None:
             scope.run(command, text=" ".join(w.text for w in command))
             tested = True
         elif value == "-delete":
-            for root in roots:
+            for given in roots:  # find -L follows a link it is given (`ln -s ~ x; find -L x -delete`)
+                root = (scope.through(given) if follows else None) or given
                 scope.delete(Word.literal(f"{root.value}/…") if tested and root.value is not None else root)
         elif value in ("-fprintf", "-fprint", "-fprint0", "-fls"):
             if index < len(words):

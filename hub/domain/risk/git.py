@@ -56,6 +56,10 @@ _RUNS: dict[str, tuple[frozenset[str] | None, str]] = {
 }
 _RUNS_LONG = tuple(name for name in _RUNS if name.startswith("--"))
 _STRATEGIES = frozenset({"ort", "recursive", "resolve", "octopus", "ours", "subtree"})
+# Subcommands that run the repository's hooks, and the files hook managers read what to run from (without extension).
+_HOOKED = frozenset({"commit", "merge", "rebase", "cherry-pick", "am", "push", "checkout", "switch", "pull"})
+_HOOK_SETTINGS = (".pre-commit-config", ".husky", ".githooks", "lefthook", ".lefthook", ".lintstagedrc",
+                  "lint-staged.config", "package", ".overcommit")
 READS = names("""
 status diff log show ls-files ls-tree rev-parse rev-list describe blame annotate shortlog grep cat-file whatchanged
 merge-base name-rev for-each-ref count-objects help version show-ref check-ignore check-attr var cherry range-diff
@@ -123,6 +127,8 @@ def git(call: Call, scope: Scope) -> None:
     if not inside and verb not in ("clone", "init", "ls-remote") and here.known:
         scope.raise_to("high", "git_outside", here.shown(here.here) if here.here is not None else "chosen at run time")
     inner = replace(scope, folders=here)
+    if verb in _HOOKED and here.here is not None:  # its hooks read their settings from the working tree
+        inner.ran(f"git {verb} (its hooks)", frozenset(str(here.here / name) for name in _HOOK_SETTINGS))
     _changes(verb, rest, call, inner)
 
 

@@ -5,6 +5,7 @@ standard input (a heredoc, a here-string, a pipe), a process substitution, a mod
 from __future__ import annotations
 
 from hub.domain.risk.code import judge_code
+from hub.domain.risk.network import loopback
 from hub.domain.risk.options import parse
 from hub.domain.risk.reasons import clip
 from hub.domain.risk.scope import Call, Judge, Scope
@@ -96,8 +97,12 @@ def python(call: Call, scope: Scope) -> None:
             return
         if value in ("--version", "-V", "-VV", "--help", "-h", "--help-all"):
             return
-        if value in ("-W", "-X", "--check-hash-based-pycs"):
-            index += 2
+        if value in ("-W", "-X", "--check-hash-based-pycs") or value.startswith(("-W", "-X")):
+            option = value[2:] if len(value) > 2 else (_next(words, index) or "")
+            fields = option.split(":")
+            if value.startswith("-W") and len(fields) >= 3 and "." in fields[2]:
+                scope.cannot_tell(f"{call.name} -W {option}")  # a warning category is imported from its module
+            index += 1 if len(value) > 2 else 2
             continue
         if value == "--command" or value.startswith("--command="):
             code = value.partition("=")[2] if "=" in value else _next(words, index)
@@ -201,9 +206,15 @@ def node(call: Call, scope: Scope) -> None:
                 scope.raise_to("medium", "runs_project", call.part)
             index += 1 if equals else 2
             continue
-        if name == "--test":
+        if name in ("--test", "--run"):
             scope.raise_to("medium", "runs_project", call.part)
             return
+        if name in ("--openssl-config", "--snapshot-blob", "--build-snapshot", "--experimental-sea-config",
+                    "--experimental-policy", "--experimental-loader", "--icu-data-dir"):
+            scope.cannot_tell(f"{call.name} {name}")  # a file node loads code or an engine from
+        if name.startswith(("--inspect", "--debug")) and equals and (host := attached.rpartition(":")[0]) and (
+                not loopback(host.strip("[]")) or host.strip("[]") in ("0.0.0.0", "::")):  # every interface
+            scope.raise_to("high", "serves", f"a debugger on {host}, which runs any code sent to it")
         if value.startswith("-") and value != "-":
             index += 1
             continue
@@ -221,6 +232,12 @@ def perl(call: Call, scope: Scope) -> None:
     if parsed.has("-v", "-V", "-c") and not codes:
         return
     allowed = {"strict", "warnings", "utf8", "feature", "List::Util", "Data::Dumper", "JSON::PP", "open=:std,:utf8"}
+    for folder in parsed.values("-I"):  # modules (even `strict`) are looked up there first
+        place = scope.place(folder)
+        if place is None or not place.inside:
+            scope.cannot_tell(f"{call.name} -I {folder.text}")
+    if parsed.has("-d", "-D"):
+        scope.cannot_tell(call.part)  # -d:Module loads Devel::Module
     if any(module.split("=")[0] not in allowed and module not in allowed for module in modules):
         scope.cannot_tell(call.part)
     files = parsed.operands

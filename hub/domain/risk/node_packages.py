@@ -202,6 +202,7 @@ def runner(call: Call, scope: Scope, *, downloads: bool = False) -> None:
     """npx/bunx/pnpm dlx/npm exec: the project's own tool is judged as that tool; any other package is downloaded
     and run."""
     parsed = parse(call.words, _VALUES, first_operand_stops=True)
+    _settings(call, scope, parsed.options)
     for text in parsed.values("-c", "--call"):
         if text.value is None:
             scope.cannot_tell(call.part)

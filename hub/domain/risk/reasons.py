@@ -172,8 +172,9 @@ def _keys(path: str) -> list[str]:
     `json` is json.py or json.cpython-311-x86_64-linux-gnu.so) and the folders it is in (json/__init__.py)."""
     keys = [path]
     folder, _, name = path.rpartition("/")
-    if "." in name.lstrip("."):
-        keys.append(f"{folder}/{name.split('.')[0] if not name.startswith('.') else name}")
+    bare = name.lstrip(".")
+    if "." in bare:  # json.py → json, .pre-commit-config.yaml → .pre-commit-config
+        keys.append(f"{folder}/{name[:len(name) - len(bare)]}{bare.split('.')[0]}")
     while folder and len(keys) < 40:
         keys.append(folder)
         folder = folder.rpartition("/")[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from hub.domain.risk.network import host_of, loopback
 from hub.domain.risk.node_packages import PROJECT_TOOLS
 from hub.domain.risk.options import abbreviates, parse, subcommand
 from hub.domain.risk.packages import PYTHON_TOOLS
@@ -216,6 +217,18 @@ def docker(call: Call, scope: Scope) -> None:
     if None in verbs[:1]:
         scope.cannot_tell(call.part)
         return
+    for daemon in parsed.values("-H", "--host"):  # the daemon of another machine
+        host = host_of(daemon.value or "") if daemon.value is not None else None
+        if daemon.value is None or (host is not None and not loopback(host)):
+            scope.raise_to("high", "remote", host or daemon.text)
+    compose_files = parse(operands[1:] if verbs[:1] == ["compose"] else operands, frozenset(
+        {"-f", "--file", "--project-directory", "--env-file"})).values("-f", "--file", "--project-directory")
+    for file in parsed.values("-f", "--file") + compose_files:
+        place = scope.place(file)
+        if place is None or not place.inside:  # a compose file or Dockerfile from elsewhere: its mounts and commands
+            scope.raise_to("high", "containers", f"{file.text} ({call.name})")
+    if verbs[:1] in (["compose"], ["build"], ["buildx"]) or call.name in ("docker-compose", "podman-compose"):
+        scope.ran(call.part)  # the project's compose file or Dockerfile: a file this command wrote may be it
     verb = verbs[0] if verbs else ""
     if verb in ("compose", "stack") or call.name in ("docker-compose", "podman-compose"):
         inner = parse(operands[1:] if verb == "compose" else operands, frozenset({"-f", "--file", "-p",
@@ -263,7 +276,15 @@ _KUBE_WRITE_SUBVERBS = frozenset({"set", "use-context", "delete-context", "set-c
 
 
 def cluster(call: Call, scope: Scope) -> None:
-    """kubectl, helm, terraform, pulumi, minikube …: reading and planning is low to medium, applying high."""
+    """kubectl, helm, terraform, pulumi, minikube …: reading and planning is low to medium, applying high. A
+    kubeconfig can name a program to run for credentials; helm's post-renderer is a program."""
+    settings = parse(call.words, frozenset({"--kubeconfig", "--post-renderer", "--post-renderer-args"}))
+    for config in settings.values("--kubeconfig"):
+        place = scope.place(config)
+        if place is None or not (place.inside or (config.value or "").startswith("~/.kube/")):
+            scope.cannot_tell(f"{call.name} --kubeconfig {config.text}")
+    if settings.has("--post-renderer"):
+        scope.cannot_tell(f"{call.name} --post-renderer")
     verb, rest = subcommand(call.words, frozenset({"-n", "--namespace", "--context", "--kubeconfig", "-s",
                                                   "--server", "-C", "--chdir"}))
     subverb = rest[0].value if rest else ""

@@ -79,6 +79,9 @@ def assignment(name: str, value: Word, scope: Scope) -> None:
             scope.script(value.value)
     elif name in SEARCH_PATHS:
         _search_path(shown, value, scope)
+    elif name == "KUBECONFIG" and not all(e.startswith("~/.kube/") or (
+            (place := scope.folders.place(e)) is not None and place.inside) for e in (value.value or "\0").split(":")):
+        scope.cannot_tell(shown)  # a kubeconfig names programs kubectl runs for credentials
     elif name == "PATH":
         _path(shown, value, scope)
     elif name in PACKAGE_INDEXES:

@@ -637,6 +637,9 @@ def test_setting_an_ordinary_variable_is_not_high(command: str) -> None:
     ("ln -s /usr/lib l", "links l → /usr/lib, outside the project"),
     ("ln -s ~/.aws creds", "links creds to your keys or credentials"),
     ("ln -s \"$TARGET\" l", CANNOT_TELL),
+    ("ln -s ~ a && mv a b && rm -rf b/", "deletes your home folder"),
+    ("ln -s ~ a && cp -a a b && rm -rf b/", "deletes your home folder"),
+    ("ln -s ~ x; find -L x -delete", "deletes your home folder"),
     ("python3 -c \"import os; os.symlink('/home/me', 'h')\"", "links h to your home folder"),
 ])
 def test_a_path_through_a_link_the_command_made_is_judged_as_where_it_leads(command: str, reason: str) -> None:
@@ -667,6 +670,8 @@ def test_removing_the_link_itself_and_links_inside_the_project_are_not_high() ->
     ("sed -i 's/a/b/' Makefile && make", "Makefile"), ("echo x > lib.sh && ./scripts/test.sh", "lib.sh"),
     ("python3 -c \"open('helper.py', 'w').write('x'); import helper\"", "helper.py"),
     ("npm test; echo x > package.json; npm test", "package.json"),
+    ("echo 'x' > .pre-commit-config.yaml && git commit -m x", ".pre-commit-config.yaml"),
+    ("cat > docker-compose.yml <<'EOF'\nservices: {}\nEOF\ndocker compose up", "docker-compose.yml"),
     ("git clone https://x.example/r.git && cd r && make", "r"),
 ])
 def test_a_file_the_command_writes_and_then_runs_through_a_tool_is_high(command: str, written: str) -> None:
@@ -730,6 +735,12 @@ def test_what_a_tool_writes_itself_or_nothing_it_runs_is_not_high(command: str) 
     ("gradle -I /tmp/init.gradle build", "(gradle -I)"), ("mvn -s /tmp/settings.xml test", "(mvn -s)"),
     ("pytest /tmp/test_x.py", "(pytest)"), ("pytest -c /tmp/pytest.ini", "(pytest -c)"),
     ("pre-commit run -c /tmp/x.yaml", "(pre-commit -c)"), ("just --shell /tmp/x", "a program outside the project"),
+    ("docker -H ssh://evil.example ps", "runs commands on evil.example"),
+    ("docker compose -f /tmp/x.yml up", "runs or changes containers (/tmp/x.yml (docker))"),
+    ("kubectl --kubeconfig /tmp/kc get pods", CANNOT_TELL), ("KUBECONFIG=/tmp/kc kubectl get pods", CANNOT_TELL),
+    ("helm template x --post-renderer ./r", CANNOT_TELL), ("node --inspect=0.0.0.0:9229 app.js", "a debugger"),
+    ("node --openssl-config=/tmp/o.cnf app.js", CANNOT_TELL), ("python3 -W ignore::evil.Warn -c 1", CANNOT_TELL),
+    ("perl -I/tmp -Mstrict -e 'print 1'", CANNOT_TELL), ("npx --node-options='--require /tmp/x.js' jest", CANNOT_TELL),
 ])
 def test_options_that_run_programs_are_judged(command: str, reason: str) -> None:
     found = assess_command(command, CWD)
