@@ -59,7 +59,7 @@ def judge(call: Call, scope: Scope) -> None:
             if (known := scope.known(name)) is not None:  # written by this same command
                 run_written(known, scope, place.shown)
                 return
-            if place.kind not in ("project", "git"):
+            if not place.inside or place.kind in ("project_all", "workdir_all"):
                 scope.raise_to("high", "runs_outside", place.shown)
                 return
             program = lookup(base) if TOOL_FOLDERS.search(place.shown) else None

@@ -283,6 +283,8 @@ def _changes(verb: str, rest: list[Word], call: Call, scope: Scope) -> None:
     if verb == "archive":
         for target in parsed.values("-o", "--output"):
             scope.write(target)
+    if verb in ("apply", "am") and not parsed.has("--check", "--stat", "--numstat", "--summary", "--cached"):
+        scope.wrote(Word.literal("."))  # the working tree gets what the patch holds
     if verb == "format-patch":
         for target in parsed.values("-o", "--output-directory"):
             scope.write(target)
@@ -376,6 +378,8 @@ def _remote(verb: str, parsed: Parsed, call: Call, scope: Scope) -> None:
     scope.raise_to("medium", "git_remote", host or call.part)
     if verb == "pull":
         scope.raise_to("medium", "git_changes", call.part)
+        if url is not None:  # not the project's remote: its files are code from that host
+            scope.wrote(Word.literal("."), None if host is None or loopback(host) else host)
 
 
 def _points(remote: str, url: Word, scope: Scope) -> None:

@@ -87,6 +87,9 @@ def pip(call: Call, scope: Scope) -> None:
             scope.raise_to("medium", "write_project", "requirements")
         else:  # what runs of the project's own is noted where it is named (a local folder, -r, -e)
             scope.raise_to("medium", "installs", call.part, reads=False)
+            here = scope.folders.here
+            if here is not None:  # pip reads its settings (an index to install from) from a venv's pip.conf
+                scope.ran(call.part, frozenset(str(here / name) for name in ("pip", ".venv/pip", "venv/pip")))
     elif verb in ("uninstall", "remove"):
         scope.raise_to("medium", "installs", call.part)
     elif verb == "config" and rest and rest[0].value not in ("list", "get", "debug"):

@@ -56,14 +56,17 @@ REASONS: dict[str, str] = {
     "link_home": "links {part} to your home folder",
     "link_keys": "links {part} to your keys or credentials",
     "link_outside": "links {part}, outside the project",
+    "link_path": "links {part}",
     "chmod_outside": "changes the permissions of {part}, outside the project",
     "chmod_project": "changes the permissions of {part} in the project",
+    "chmod_path": "changes the permissions of {part}",
     "read_keys": "reads your keys or credentials ({part})",
     "read_secrets": "reads the secrets file {part}",
     # Running code.
     "runs_project": "runs the project’s own code ({part})",
     "runs_script": "runs the project’s script {part}",
     "runs_outside": "runs {part}, a program outside the project",
+    "runs_path": "runs {part}",
     "runs_download": "runs code downloaded from {part}",
     "runs_package": "downloads and runs a package ({part})",
     "runs_program": "runs a program from inside another program ({part})",
@@ -137,7 +140,7 @@ SEVERITY: tuple[str, ...] = (
     "discards_work", "rewrites_history", "sql_drop_table", "sql_drop", "sql_truncate", "sql_delete_all",
     "sql_update_all", "sql_program", "remote", "sends_files", "sends_data", "secret_plain", "connects",
     "copies_remote", "as_root", "loads_code", "remote_url", "git_runs_program", "runs_program", "runs_outside",
-    "delete_outside", "write_outside", "write_system",
+    "delete_outside", "write_outside", "write_system", "runs_path", "delete_path", "write_path", "link_path",
 )
 _SEVERITY = {code: index for index, code in enumerate(SEVERITY)}
 
@@ -200,18 +203,23 @@ class Assessment:
     _stems: dict[str, Ran] = field(default_factory=dict, repr=False, compare=False)
     _any: Ran | None = field(default=None, repr=False, compare=False)
     _ran: set[Ran] = field(default_factory=set, repr=False, compare=False)
+    _folders: set[str] = field(default_factory=set, repr=False, compare=False)
 
     def note_write(self, written: Written) -> Ran | None:
         """Keep a file written in the project; the project code that may read it, if any runs."""
-        if written.path in self._written:
+        if written.path in self._written and self._written[written.path].path == written.path:
             return None
         self.writes.append(written)
         keys = _keys(written.path)
         for key in keys:
             self._written.setdefault(key, written)
+        self._folders.add(written.path)
         if self._any is not None:
             return self._any
-        return next((self._stems[key] for key in keys if key in self._stems), None)
+        found = next((self._stems[key] for key in keys if key in self._stems), None)
+        if found is None and self._stems:  # a folder written whole (`tar -x`, `cp -r`): what is in it may be read
+            found = next((run for stem, run in self._stems.items() if stem.startswith(written.path + "/")), None)
+        return found
 
     def note_run(self, run: Ran) -> list[Written]:
         """Keep the project's code run; the files written in the project it may read (a few, the first written)."""
@@ -223,9 +231,18 @@ class Assessment:
             first = self._any is None
             self._any = self._any or run
             return self.writes[:3] if first else []
+        found = []
         for stem in run.reads:
             self._stems.setdefault(stem, run)
-        return [self._written[stem] for stem in run.reads if stem in self._written][:3]
+            if stem in self._written:
+                found.append(self._written[stem])
+            else:  # in a folder written whole
+                folder = stem.rpartition("/")[0]
+                while folder and folder not in self._folders:
+                    folder = folder.rpartition("/")[0]
+                if folder:
+                    found.append(self._written[folder])
+        return found[:3]
 
     def read_by(self, other: Assessment) -> tuple[Written, Ran] | None:
         """A file this item writes that `other` runs, if any (an approval's items: hub/domain/approvals.py)."""
@@ -235,6 +252,9 @@ class Assessment:
             for key in _keys(written.path):
                 if key in other._stems:
                     return written, other._stems[key]
+            for stem, run in other._stems.items():
+                if stem.startswith(written.path + "/"):
+                    return written, run
         return None
 
     def raise_to(self, level: RiskLevel, code: str | None = None, part: str | None = None) -> None:

@@ -92,6 +92,9 @@ _LINK_TARGETS = {"home": "link_home", "home_all": "link_home", "everything": "li
 # Reasons that mean the project's own code runs: with a file the same command wrote, that file may be what runs.
 _PROJECT_RUNS = frozenset({"runs_project", "runs_script", "installs"})
 _LINK_DEPTH = 8  # a link to a link … followed this far
+# Reasons that place a path outside the project, and what they say when the item named none.
+_UNPLACED = {"delete_outside": "delete_path", "write_outside": "write_path", "runs_outside": "runs_path",
+             "chmod_outside": "chmod_path", "link_outside": "link_path", "git_outside": "git_changes"}
 
 
 @dataclass
@@ -212,6 +215,8 @@ class Scope:
         """Raise the assessment; a reason that the project's code runs (`_PROJECT_RUNS`) also notes what it reads
         (`reads`: None any file of the project, a set of paths without extension, False nothing)."""
         shown = None if part is None else clip(part, 60)
+        if code in _UNPLACED and not self.folders.known:
+            code = _UNPLACED[code]  # the item named no project: nothing is "outside" it
         self.found.raise_to(level, code, shown)
         if code in _PROJECT_RUNS and reads is not False:
             self.ran(shown or code or "", None if reads is None or reads is True else reads)
@@ -220,6 +225,17 @@ class Scope:
         """The project's own code runs, reading `reads`: a file this command wrote may be what runs."""
         for written in self.found.note_run(Ran(part, reads)):
             self._runs_written(written)
+
+    def wrote(self, word: Word, origin: str | None = None) -> None:
+        """`word` now holds content the command chose (or, with `origin`, downloaded from that host), judged by the
+        program that wrote it: noted for what the project's code later runs."""
+        path = self.folders.resolve(word.value) if word.value is not None else None
+        place = self.place(word)
+        if path is None or place is None or not place.inside:
+            return
+        if origin is not None:
+            self.remember(word, Stream(True, None, origin, "a download"))
+        self._wrote(path, place)
 
     def _wrote(self, path: PurePosixPath, place: Place) -> None:
         if self.found.note_write(Written(str(path), place.shown)) is not None:
@@ -265,8 +281,8 @@ class Scope:
             self.cannot_tell(f"writes to {word.text}")
         elif place.kind == "sensitive":
             self.raise_to("high", f"write_{place.category}", place.shown)
-        elif place.kind == "outside" and not self.folders.known:
-            self.raise_to("high", "write_path", place.shown)  # the hub does not know where the project is
+        elif place.kind == "outside" and not self.folders.known and path is not None:
+            self.raise_to("high", "write_path", self.folders.shown(path))  # the hub does not know the project
         else:
             level, code = _WRITE[place.kind]
             self.raise_to(level, code, place.shown if code else None)  # type: ignore[arg-type]
@@ -286,8 +302,9 @@ class Scope:
             self.cannot_tell(f"deletes {word.text}")
         elif place.kind == "sensitive":
             self.raise_to("high", _DELETE_SENSITIVE[place.category or "keys"], place.shown)
-        elif place.kind == "outside" and not self.folders.known:
-            self.raise_to("high", "delete_path", place.shown)
+        elif place.kind == "outside" and not self.folders.known and (path := self.folders.resolve(
+                word.value or "")) is not None:
+            self.raise_to("high", "delete_path", self.folders.shown(path))
         else:
             level, code = _DELETE[place.kind]
             self.raise_to(level, code, place.shown)  # type: ignore[arg-type]

@@ -102,7 +102,7 @@ def _search_path(shown: str, value: Word, scope: Scope) -> None:
         return
     for entry in value.value.split(":"):
         place = scope.folders.place(entry) if entry else None
-        if entry and (place is None or place.kind not in ("project", "project_all", "git", "temp")):
+        if entry and (place is None or not place.inside):  # a temporary folder holds what anyone put there
             scope.cannot_tell(shown)
             return
 

@@ -31,6 +31,28 @@ REVIEW_FORMS = [
 ]
 
 
+# Each class the round-43 review found (tests/security/test_review_round43.py), in the corpus with a twin where bash
+# can run it: Python beyond its allowlist, variables that load code set by builtins, paths through a link the command
+# made, a file written and then run by the project's tools, options that run programs, git push's corner cases.
+ROUND_43_FORMS = [
+    "glob.os.system(", "pathlib.os.system(", "m = os; m.system(", "[os][0].system(", "map(os.system,",
+    "os.execvp('rm'", "executable='rm'", "io.open('/home/me/.bashrc'", "[open][0](", ".extractall('/home/me')",
+    "sys.path.insert(0", "os.environ['BASH_ENV']", "read -r BASH_ENV <<<", "printf -v BASH_ENV", "declare -n r=BASH_ENV",
+    "for BASH_ENV in", "${BASH_ENV:=", "read -r PATH <<<", "ln -s ~ link; rm -rf link/*", "ln -s ~ x && rm -rf x/",
+    "ln -s .. up && cd up", "cat > Makefile <<'EOF'", "cat > package.json <<'EOF'", "python -m tools.cleanup",
+    "> json.py && python3 -c \"import json\"", "> conftest.py && pytest", "> setup.py && pip install .",
+    "git bisect run sh -c", "--upload-pack=", "--upload-p=", "git archive --remote=. --exec=", "git merge -s evil",
+    "make --eval=", "make -C ~", "make CC=", "man -P ", "--to-com=", "--script-shell=", "ProxyCommand=",
+    "git push origin m{a,}in", "git push origin 'refs/heads/*'", "git -c push.default=matching push",
+    "git remote set-url origin https://evil.example/r",
+]
+
+
+@pytest.mark.parametrize("form", ROUND_43_FORMS, ids=lambda f: f[:40])
+def test_every_class_of_round_43_is_in_the_corpus(form: str) -> None:
+    assert any(form in entry.command for entry in DANGEROUS), form
+
+
 def test_the_corpora_are_as_large_as_the_figures_claim() -> None:
     assert len(DANGEROUS) >= 100 and len(EVERYDAY) >= 200
     assert len({form.name for form in DANGEROUS}) == len(DANGEROUS)
