@@ -46,6 +46,11 @@ turns run one at a time:
   denied by itself what nobody answered in time (its own timeout, `permission_timeout_s`; the tool call failing or
   the request cancelled while its card waited) fails with `approval_timed_out`, naming what did not run, even when
   the agent ends it with `end_turn` (Hermes does, after it denies at 60 s); allowed when asked again, it does not.
+- a bridge whose service is gone (OpenClaw's `openclaw acp` and its Gateway, `scheduler.py` NOT_SENT and LINK_LOST)
+  is replaced by a fresh process: a prompt it never sent ("gateway not connected", for seconds after a Gateway
+  restart) is sent again on the new one, once; a turn whose link dropped midway ("Gateway disconnected: …") is
+  cancelled where it may still run and fails as `agent_disconnected`, and its conversation goes on in a new ACP
+  session (the Gateway reruns the interrupted turn of the old one by itself).
 
 File-system and terminal requests are refused unless `fs` / `terminal` are set. Which session each
 conversation has is kept in `<data dir>/agents/<name>.acp-sessions.json`: after a hub restart an agent that

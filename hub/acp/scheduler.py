@@ -45,6 +45,29 @@ def unanswered_message(denied: dict[str, str]) -> str:
     return clip(f"Nobody answered in time, so the agent denied {what} and did not run {it}: {listed}", 4000)
 
 
+# What an ACP bridge answers a prompt with when the service behind it is gone (OpenClaw's `openclaw acp` and its
+# Gateway; docs/agents.md "OpenClaw as an ACP preset"). The prompt never left the bridge: after a Gateway restart the
+# bridge reconnects only seconds later, and a task sent meanwhile failed ("gateway not connected"). Or it left, and
+# the link dropped before the turn's end ("Gateway disconnected: 1006"): what became of it is unknown, and an
+# approval it asked may wait in the Gateway with no one relaying it. Either way the bridge is replaced (a fresh one
+# connects as it starts, or fails saying the Gateway is down); a prompt that never left is sent again on it, once.
+# A session whose turn was cut so is not loaded again (SessionMap.abandon).
+NOT_SENT = ("gateway not connected",)
+LINK_LOST = ("gateway disconnected",)
+CANCEL_TIMEOUT_S = 5.0
+
+
+def bridge_words(exc: acp.RequestError) -> str:
+    """What the bridge said went wrong: the error's `details` (OpenClaw's), else its message."""
+    details = exc.data.get("details") if isinstance(exc.data, dict) else exc.data
+    return str(details).strip() if details else str(exc)
+
+
+def bridge_error(exc: acp.RequestError, markers: tuple[str, ...]) -> bool:
+    text = f"{exc} {bridge_words(exc)}".lower()
+    return any(marker in text for marker in markers)
+
+
 class SchedulerRuntime(Protocol):
     """What the scheduler uses of its AcpRuntime (runtime.py), which it is made by: named here, so this module does
     not import the runtime back."""
@@ -79,9 +102,12 @@ class TurnScheduler:
         self.waiting: dict[str, TaskHandle] = {}  # tasks queued behind another turn of their session
 
     async def prompt(self, session: Session, turn: Turn, text: str,
-                     attachments: list[dict[str, Any]] | None = None) -> str:
-        """Run one prompt in the session; returns the stop reason. A cancel request sends session/cancel."""
+                     attachments: list[dict[str, Any]] | None = None, *, again: bool = True) -> str:
+        """Run one prompt in the session; returns the stop reason. A cancel request sends session/cancel. A bridge
+        that lost the service behind it is replaced (`NOT_SENT`, `LINK_LOST`); `again`: a prompt it never sent is
+        sent once more, on the new one."""
         runtime = self.runtime
+        asked = text
         agent = await runtime.ensure_agent()
         acp_id = await self.sessions.open(agent, session, str(runtime.session_cwd), runtime.options.init_timeout_s)
         if (turn.task is not None and turn.task.cancel_requested.is_set()) or turn.stop.is_set():
@@ -93,6 +119,7 @@ class TurnScheduler:
         blocks.insert(0, acp.text_block(text or "(files attached)"))
         session.turn = turn
         turn.agent = agent
+        retry = False
         observer = runtime.observer
         if observer is not None:
             observer.turn_started(session.key)
@@ -124,8 +151,26 @@ class TurnScheduler:
             raise TurnError("agent_exited", agent.describe_exit(
                 " It is started again for the next task or message.")) from None
         except acp.RequestError as exc:
-            raise TurnError("acp_error", f"The agent answered session/prompt with an error: {exc} "
-                                         f"{exc.data or ''}".strip()) from None
+            if bridge_error(exc, NOT_SENT) and again:
+                log.info("the agent's bridge was not connected to its service (%s); starting it again and sending the "
+                         "prompt once more", bridge_words(exc))
+                agent.broken = True
+                retry = True
+            elif bridge_error(exc, LINK_LOST):
+                # Stop what the service may still run of it (and the approval it may wait on), then a fresh bridge.
+                with contextlib.suppress(ConnectionError, acp.RequestError, TimeoutError):
+                    async with asyncio.timeout(CANCEL_TIMEOUT_S):
+                        await agent.conn.cancel(session_id=acp_id)
+                agent.broken = True
+                self.sessions.abandon(session)
+                hint = runtime.options.unavailable_hint
+                raise TurnError("agent_disconnected", "The agent lost its link to the service it runs on while this "
+                                f"task ran ({bridge_words(exc)}), so whether it finished is unknown; what it still ran "
+                                "there was stopped. Send the task again once the service is back."
+                                + (f"\n{hint}" if hint else "")) from None
+            else:
+                raise TurnError("acp_error", f"The agent answered session/prompt with an error: {exc} "
+                                             f"{exc.data or ''}".strip()) from None
         finally:
             for future in (prompt, cancel, stop):
                 if future is not None and not future.done():
@@ -133,6 +178,8 @@ class TurnScheduler:
             session.turn = None
             if observer is not None:
                 observer.turn_ended(session.key)
+        assert retry
+        return await self.prompt(session, turn, asked, attachments, again=False)
 
     # ---- tasks and messages ----------------------------------------------------------------------------
 

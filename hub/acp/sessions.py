@@ -103,6 +103,18 @@ class SessionMap:
         if not session.key.startswith("task:"):
             self.save()
 
+    def abandon(self, session: Session) -> None:
+        """The service behind the agent lost this session's turn midway (OpenClaw's Gateway went away, and when it is
+        back it runs the interrupted turn again by itself): the next prompt starts a new ACP session, which a fresh
+        run answers, instead of loading this one and queueing behind that recovery, where the bridge counted the
+        prompt done at once and the run's approval reached no one. Sessions that must continue or fail keep it."""
+        if self.continue_or_fail:
+            return
+        self.by_acp_id.pop(session.acp_id or "", None)
+        session.acp_id, session.last_reply = None, ""
+        if not session.key.startswith("task:"):
+            self.save()
+
     def forget(self, session: Session) -> None:
         """Drop a session that is not kept (a task's own, when the task ends)."""
         self.by_key.pop(session.key, None)

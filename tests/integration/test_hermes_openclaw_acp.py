@@ -5,14 +5,18 @@ Hermes (`hermes-agent[acp]` from PyPI, in a venv of its own: it pins agent-clien
 to tests/support/fake_models/openai_chat.py: a task saying `RUN: <command>` makes the agent call its shell tool;
 the permission request arrives as an approval card with the agent's own options, and the person's answer decides
 whether the command runs. Hermes denies by itself after 60 s and tells the client nothing: its card carries that
-deadline and is withdrawn when it passes (the one test that waits the real minute).
+deadline and is withdrawn when it passes (the one test that waits the real minute), and the task does not count as
+succeeded. An OpenClaw Gateway that crashes while a task waits, and comes back, takes the next task as usual.
 
 `.ci/run` installs both (cached); a test skips when they are missing, except in CI, where that is a failure.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
+import signal
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -136,3 +140,45 @@ async def test_openclaw_asks_through_its_gateway_and_the_answer_decides(
         await h.answer(card, answer)
         await h.ended(task_id, "succeeded")
         assert made.exists() == (answer == "allow_once"), answer
+
+
+@pytest.mark.timeout(600)
+async def test_openclaw_whose_gateway_crashed_and_restarted_takes_the_next_task(
+        hub_factory: Any, lap: Connect, gateway: Gateway, chat: FakeChat) -> None:
+    """The Gateway is killed while a task's card waits, then started again. The task ends saying the link to the
+    Gateway was lost (it failed with `Internal error {'details': 'Gateway disconnected: 1006: '}`), its card ends, and
+    the next task, sent as soon as the Gateway listens, asks on the phone and runs. Before, it failed with "gateway not
+    connected" (`openclaw acp` reconnects only about 5 s after a restart): the hub now replaces the bridge and sends
+    the prompt again, since it never left the bridge. And it goes to a new ACP session: the Gateway reruns the
+    interrupted turn of the old one by itself, a prompt there was queued behind that rerun, the bridge counted it done
+    at once (the task "succeeded", nothing ran) and its approval waited in the Gateway where no card showed it."""
+    agent = Agent("OpenClaw", [str(gateway.binary), "acp"], gateway.env, chat, lambda *_: None,  # type: ignore[arg-type]
+                  gateway.home, gateway.work)
+    h = await start_hub(hub_factory, lap, agent)
+    first = gateway.work / "made-while-it-crashed.txt"
+    await h.task("t1", f"RUN: touch {first}")
+    card = await h.card("t1")
+    assert gateway.process is not None
+    os.killpg(gateway.process.pid, signal.SIGKILL)  # a crash: its sockets close with 1006
+    await asyncio.to_thread(gateway.process.wait, 10)
+    ended = await h.ended("t1", "failed", timeout=60)
+    assert ended["error"]["code"] == "agent_disconnected", ended
+    assert "Gateway disconnected" in ended["error"]["message"] and "Send the task again" in ended["error"]["message"]
+    closed = await h.app.wait_for(lambda f: f["type"] == "interaction.resolved" and f.get("sequence")
+                                  and f["payload"]["interactionId"] == card["id"], 30)
+    assert closed["payload"]["outcome"] == "cancelled", closed["payload"]
+
+    await asyncio.to_thread(gateway.start)
+    after = gateway.work / "made-after-the-restart.txt"
+    await h.task("t2", f"RUN: touch {after}")
+    got = await h.app.wait_for(lambda f: f.get("sequence") is not None and f.get("taskId") == "t2" and (
+        f["type"] == "interaction.requested" or (f["type"] == "task.status_changed"
+                                                   and f["payload"]["status"] in ("failed", "succeeded"))), 180)
+    assert got["type"] == "interaction.requested", (got, gateway.tail(3000))
+    card = dict(got["payload"]["interaction"])
+    assert card["approves"][0]["command"] == f"touch {after}"
+    await h.answer(card, "allow_once")
+    await h.ended("t2", "succeeded")
+    assert after.exists() and not first.exists()
+    pending = json.loads((await asyncio.to_thread(gateway.openclaw, "approvals", "pending", "--json")).stdout)
+    assert pending.get("approvals") == [], pending  # none left waiting unseen

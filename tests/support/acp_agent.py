@@ -10,6 +10,11 @@ word of the prompt:
   "Denied: nobody answered in time"), as Hermes denies by itself after 60 s;
 - `wait`: replies "Working" and waits until `session/cancel`, then ends the turn `cancelled`;
 - `refuse`: ends the turn with `refusal`;
+- `bridge_down`: the first time (in any process: the log remembers), answers `session/prompt` with the error OpenClaw's
+  `openclaw acp` gives while it is not connected to its Gateway (`{"details": "gateway not connected"}`); after
+  that it replies "bridge up";
+- `link_lost`: asks permission for `rm -rf build/`, then answers `session/prompt` with the error `openclaw acp` gives
+  when its Gateway went away during the turn (`{"details": "Gateway disconnected: 1006: "}`);
 - `die`: replies "Dying", then exits with code 3 in the middle of the turn;
 - `die_waiting`: asks permission for `rm -rf build/`, then exits with code 3 while the request waits for the answer;
 - `bad_stop`: answers `session/prompt` with a stop reason ACP does not have (`exploded`): a malformed answer;
@@ -297,6 +302,23 @@ class ScriptedAgent:
 
     async def do_refuse(self, session_id: str, rest: str) -> PromptResponse:
         return PromptResponse(stop_reason="refusal")
+
+    async def do_bridge_down(self, session_id: str, rest: str) -> PromptResponse:
+        if not recorded("bridge/down"):
+            record("bridge/down", sessionId=session_id)
+            raise acp.RequestError.internal_error({"details": "gateway not connected"})
+        await self.say(session_id, "bridge up")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_link_lost(self, session_id: str, rest: str) -> PromptResponse:
+        assert self.conn is not None
+        asking = asyncio.ensure_future(self.conn.request_permission(
+            session_id=session_id, options=PERMISSION_OPTIONS,
+            tool_call=update_tool_call("call-lost", title="Delete build/", kind="delete", status="pending",
+                                       raw_input={"command": "rm -rf build/"})))
+        await asyncio.sleep(1.0)  # the card is up, then the link to the service drops
+        record("bridge/lost", sessionId=session_id, answered=asking.done())
+        raise acp.RequestError.internal_error({"details": "Gateway disconnected: 1006: "})
 
     async def do_die(self, session_id: str, rest: str) -> PromptResponse:
         await self.say(session_id, "Dying")
