@@ -171,6 +171,9 @@ subprocess: PIPE DEVNULL STDOUT CalledProcessError TimeoutExpired CompletedProce
 tarfile: is_tarfile TarInfo TarError ReadError
 zipfile: is_zipfile ZipInfo BadZipFile ZIP_DEFLATED ZIP_STORED
 importlib: metadata
+http: HTTPStatus HTTPMethod
+xmlrpc:
+pkgutil: iter_modules
 importlib.metadata: version metadata distribution requires entry_points packages_distributions files
     PackageNotFoundError
 """)
@@ -242,7 +245,7 @@ format_help error namelist getnames getmembers infolist getinfo getmember is_dir
 is_absolute is_relative_to relative_to as_posix as_uri with_name with_suffix with_stem joinpath resolve absolute
 expanduser glob rglob iterdir samefile stat lstat owner home cwd debug info warning critical exception log
 setLevel addHandler getLogger mean median stdev quantize normalize adjust sqrt ln log10 exp keys_view
-total_ordering cache_clear cache_info sorted_ext _asdict _replace _make _fields upper_bound wait communicate
+total_ordering cache_clear cache_info sorted_ext _asdict _replace _make _fields upper_bound wait communicate __init__
 """)
 # Attributes never read of a value the hub cannot name: they lead to modules, frames, code, the interpreter or an
 # effect whatever holds them.
@@ -265,7 +268,7 @@ STATE_READS = names("get items keys values copy index count")
 STATE_CONSUMERS = names("print len str repr list sorted set tuple dict enumerate reversed iter any all sum min max "
                         "json.dumps pprint.pprint pprint.pformat")
 _SAFE_DUNDERS = frozenset({"__name__", "__version__", "__file__", "__doc__", "__debug__", "__author__",
-                           "__annotations__"})
+                           "__annotations__", "__init__"})
 _DUNDER = re.compile(r"__\w+__")
 _OPEN_LIKE = {"open": (0, 1, "r"), "io.open": (0, 1, "r"), "codecs.open": (0, 1, "r"), "gzip.open": (0, 1, "rb"),
               "bz2.open": (0, 1, "rb"), "lzma.open": (0, 1, "rb"), "tarfile.open": (0, 1, "r"),
@@ -355,6 +358,8 @@ class PythonJudge:
         dotted = f"{module}.{attribute}"
         if dotted in STATE:
             return Val("state", dotted)
+        if dotted in NETWORK:
+            return Val("network", dotted)
         if dotted in ALLOWED or dotted in EFFECTS:
             return Val("module", dotted)
         if attribute in ALLOWED.get(module, ()):
@@ -582,7 +587,7 @@ class PythonJudge:
         if name is None:
             self.opaque("an environment variable chosen at run time")
             return
-        assignment(name, Word(f"{name}={text}", text, False, False), self.scope)
+        assignment(name, Word(text if text is not None else "…", text, False, False), self.scope)
 
     # ---- expressions ------------------------------------------------------------------------------------------
 
@@ -631,8 +636,12 @@ class PythonJudge:
                 self.hold(self.expr(element), element, "puts in a container")
             return VALUE
         if isinstance(node, ast.Dict):
-            for part in [*(k for k in node.keys if k is not None), *node.values]:
-                self.hold(self.expr(part), part, "puts in a container")
+            for key, item in zip(node.keys, node.values, strict=True):
+                if key is not None:
+                    self.hold(self.expr(key), key, "puts in a container")
+                value = self.expr(item)
+                if not (key is None and value.kind == "state"):  # `{**os.environ}` copies it
+                    self.hold(value, item, "puts in a container")
             return VALUE
         if isinstance(node, ast.Subscript):
             base = self.expr(node.value)
@@ -1046,7 +1055,8 @@ class PythonJudge:
             environment = keywords["env"]
             if isinstance(environment, ast.Dict):
                 for key, value in zip(environment.keys, environment.values, strict=True):
-                    self.environment(key, value)
+                    if key is not None or ast.unparse(value) != "os.environ":  # `{**os.environ, …}` keeps them
+                        self.environment(key, value)
             else:
                 self.opaque(f"{name}(…, env=…)")
         stdin = None
@@ -1136,6 +1146,9 @@ class PythonJudge:
         os.path.join / os.path.expanduser of literals."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return node.value
+        if isinstance(node, ast.Attribute) and ast.unparse(node) == "sys.executable" and self.name("sys") == Val(
+                "module", "sys"):
+            return "python3"  # the interpreter running the code
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self.constant(node.left), self.constant(node.right)
             return None if left is None or right is None else left + right

