@@ -3,8 +3,9 @@
 A direction-changing character reorders what is shown (`npm test ⁧; curl …|sh #⁩ lint` reads as a comment that
 mentions curl), a zero-width or format character hides a difference, a no-break space or a run of odd spaces pushes
 code out of sight, and a letter that fonts draw as nothing (the Hangul filler U+3164) can be a whole identifier:
-`const { timeout,\u3164} = req.query; … exec(\u3164)` shows as `const { timeout,} = req.query;`. Whatever an approval shows, these are marked where they are and raise its risk
-(docs/security.md#what-an-approval-shows); the app marks them the same way (ui/lib/visible.js).
+`const { timeout,<U+3164>} = req.query; … exec(<U+3164>)` shows as `const { timeout,} = req.query;`. Whatever an
+approval shows, these are marked where they are and raise its risk (docs/security.md#what-an-approval-shows); the app
+marks them the same way (ui/lib/visible.js).
 """
 
 from __future__ import annotations

