@@ -65,6 +65,8 @@ def copy(call: Call, scope: Scope) -> None:
         if parsed.has("-a", "--archive", "-d", "-P", "--no-dereference") or any(
                 (v or "").startswith("--preserve=") and "links" in (v or "") for v in call.values):
             _carry_links(sources, destination, scope)
+        if parsed.has("-s", "--symbolic-link", "-l", "--link") and len(sources) == 1:  # cp makes links, not copies
+            scope.link(destination, sources[0])
 
 
 def install(call: Call, scope: Scope) -> None:

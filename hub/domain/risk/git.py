@@ -246,6 +246,8 @@ def _changes(verb: str, rest: list[Word], call: Call, scope: Scope) -> None:
         _checkout(verb, parsed.operands, parsed, call, scope)
         return
     if verb == "branch":
+        if parsed.has("-M", "-m", "--move") and len(parsed.operands) == 1:  # the current branch renamed
+            scope.state["branch"] = parsed.operands[0].value
         if parsed.has("-D", "-f", "--force", "-M", "-C") or ("-d" in [n for n, _ in parsed.options] and
                                                               parsed.has("--force")):
             scope.raise_to("high", "discards_work", "git branch " + " ".join(w.text for w in rest))
@@ -327,6 +329,10 @@ def _checkout(verb: str, operands: list[Word], parsed: Parsed, call: Call, scope
         scope.raise_to("high", "discards_work", call.part)
     else:
         scope.raise_to("medium", "git_changes", call.part)
+    if verb in ("checkout", "switch") and not files:  # the branch a later `git push` pushes
+        new = parsed.value("-b", "-B", "-c", "-C")
+        branch = new if new is not None else (operands[0] if operands else None)
+        scope.state["branch"] = branch.value if branch is not None and branch.value != "-" else None
 
 
 def _config(parsed: Parsed, call: Call, scope: Scope) -> None:
@@ -404,7 +410,8 @@ def push(parsed: Parsed, call: Call, scope: Scope) -> None:
     if None in operands:
         scope.cannot_tell(call.part)
         return
-    refspecs = [v for v in operands[1:] if v is not None]
+    current = scope.state.get("branch")  # the branch this command checked out, when it did
+    refspecs = [current if current is not None and v in ("HEAD", "@") else v for v in operands[1:] if v is not None]
     force = bool(names & {"-f", "--force", "--force-with-lease", "--force-if-includes"})
     if "--mirror" in names:
         scope.raise_to("high", "force_push", "every branch of the remote (--mirror)")
@@ -442,7 +449,9 @@ def push(parsed: Parsed, call: Call, scope: Scope) -> None:
             scope.raise_to("medium", "push_branch", branch)
     if not refspecs:
         if force:
-            scope.raise_to("high", "force_push", f"the current branch on {remote}")
+            scope.raise_to("high", "force_push", current or f"the current branch on {remote}")
+        elif current in MAIN_BRANCHES:
+            scope.raise_to("high", "push_main", f"{remote} {current}")
         else:
-            scope.raise_to("medium", "push_branch", "the current branch")
+            scope.raise_to("medium", "push_branch", current or "the current branch")
 

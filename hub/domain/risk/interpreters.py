@@ -4,6 +4,8 @@ standard input (a heredoc, a here-string, a pipe), a process substitution, a mod
 
 from __future__ import annotations
 
+import sys
+
 from hub.domain.risk.code import judge_code
 from hub.domain.risk.network import loopback
 from hub.domain.risk.options import parse
@@ -144,8 +146,8 @@ pre_commit sphinx mkdocs django flask uvicorn gunicorn hypercorn celery alembic 
 setuptools wheel hatch hatchling pdm poetry pipenv ipykernel jupyter notebook nbconvert pydoc_data bandit vulture
 radon pyflakes pycodestyle pydocstyle autopep8 yapf mypyc stubgen pip_audit safety cProfile profile trace timeit pdb
 """)
-_READ_MODULES = frozenset({"json.tool", "site", "platform", "sysconfig", "tabnanny", "this", "calendar", "tokenize",
-                           "ast", "dis", "pip.__main__", "sqlite3.dump"})
+_READ_MODULES = frozenset({"uuid", "json.tool", "site", "platform", "sysconfig", "tabnanny", "this", "calendar",
+                           "tokenize", "ast", "dis", "pip.__main__", "sqlite3.dump"})
 
 
 def _module(name: str | None, rest: list[Word], call: Call, scope: Scope) -> None:
@@ -169,13 +171,53 @@ def _module(name: str | None, rest: list[Word], call: Call, scope: Scope) -> Non
         if folder is not None and (place is None or place.kind not in ("project", "project_all")):
             scope.raise_to("high", "sends_files", f"the network ({folder.text})")
     elif name in _READ_MODULES:
-        return
+        operands = [w for w in rest if w.value is None or not w.value.startswith("-")]
+        if name == "json.tool" and len(operands) > 1:
+            scope.write(operands[1])  # json.tool INFILE OUTFILE
+        for operand in operands[:1]:
+            scope.read(operand)
     elif name in ("timeit",):
         for word in rest:
             if word.value is not None and not word.value.startswith("-"):
                 _code("python", word.value, call, scope)
+    elif name in _AS_PROGRAM:  # the tool itself, its operands judged as it judges them (`pytest /tmp/x.py`)
+        scope.run([Word.literal(_AS_PROGRAM[name]), *rest], call.stdin, call.text)
+    elif name in ("tarfile", "zipfile"):
+        parsed = parse(rest, frozenset({"-e", "--extract", "-c", "--create"}))
+        for option, value in parsed.options:
+            if option in ("-e", "--extract"):
+                destination = parsed.operands[0] if parsed.operands else Word.literal(".")
+                scope.write(destination)
+                if name == "tarfile" and not parsed.has("--filter"):
+                    scope.raise_to("high", "write_outside", f"paths the archive chooses ({call.name} -m tarfile)")
+            elif option in ("-c", "--create") and value is not None:
+                scope.write(value)
+    elif name in ("cProfile", "profile", "trace", "pdb", "runpy"):
+        runner = parse(rest, frozenset({"-o", "--outfile", "-s", "--sort", "-c", "--file", "-C", "--coverdir",
+                                        "--ignore-module", "--ignore-dir"}), first_operand_stops=True)
+        for target in runner.values("-o", "--outfile", "--file"):
+            scope.write(target)
+        if runner.has("-m") and runner.operands:
+            _module(runner.operands[0].value, runner.operands[1:], call, scope)
+        elif runner.operands:
+            script_file(runner.operands[0], call, scope, lambda text: judge_code("python", text, scope, call.name))
+        else:
+            fed(call.stdin, scope, lambda text: judge_code("python", text, scope, call.name), call.name)
+    elif name in ("code", "asyncio", "idlelib", "rlcompleter"):  # a console: standard input is its code
+        fed(call.stdin, scope, lambda text: judge_code("python", text, scope, call.name), call.name)
+        if not call.stdin.present:
+            scope.cannot_tell(f"{call.name} -m {name}")
+    elif name.split(".")[0] in _STANDARD and name not in _PROJECT_MODULES:
+        scope.cannot_tell(f"{call.name} -m {name}")  # a module of Python's own that the hub has not read
     else:
         scope.raise_to("medium", "runs_project", f"{call.name} -m {name}")
+
+
+# `python -m X` of a tool judged as that tool (its operands outside the project, its options that run programs).
+_AS_PROGRAM = {"pytest": "pytest", "coverage": "coverage", "tox": "tox", "nox": "nox", "pre_commit": "pre-commit",
+               "mypy": "mypy", "ruff": "ruff", "black": "black", "isort": "isort", "flake8": "flake8",
+               "pylint": "pylint", "build": "build", "uv": "uv", "poetry": "poetry", "pipx": "pipx"}
+_STANDARD = frozenset(sys.stdlib_module_names)
 
 
 def node(call: Call, scope: Scope) -> None:

@@ -48,6 +48,9 @@ _CURL_VALUES = frozenset({
 def curl(call: Call, scope: Scope) -> None:
     parsed = parse(call.words, _CURL_VALUES)
     urls = [w.value for w in parsed.operands + parsed.values("--url")]
+    for url in urls:
+        if url is not None and url.lower().startswith("file:"):  # curl reads a local file as well as it downloads
+            scope.read(Word.literal(re.sub(r"^file:(//[^/]*)?", "", url, flags=re.IGNORECASE) or "/"))
     host = first_host(urls) or "the network"
     near = loopback(host)
     if parsed.has("-K", "--config") or any(u is None for u in urls) or parsed.has("-Q", "--quote"):

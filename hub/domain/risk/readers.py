@@ -57,6 +57,9 @@ def reader(call: Call, scope: Scope) -> None:
     parsed = parse(call.words, values)
     if call.name in _RUNS_OPTIONS:
         _option_runs(call, scope, _RUNS_OPTIONS[call.name])
+    if call.name == "yq" and any(re.search(r"\bload(_str|_xml|_props|_base64)?\s*\(", v or "") or v is None
+                                 for v in [w.value for w in parsed.operands[:1] + parsed.values("-e", "--expression")]):
+        scope.cannot_tell(call.part)  # yq's load("file") reads any file
     if call.name == "yq" and parsed.has("-i", "--inplace"):
         for operand in parsed.operands[1:]:
             scope.write(operand)
@@ -70,7 +73,8 @@ def reader(call: Call, scope: Scope) -> None:
             scope.write(target)
     if call.name == "xxd" and "-r" in call.values and len(parsed.operands) >= 2:
         scope.write(parsed.operands[1])
-    for operand in parsed.operands:
+    filtered = call.name in ("jq", "yq", "gron") and not parsed.values("-f", "--from-file", "-e", "--expression")
+    for operand in parsed.operands[1 if filtered else 0:]:  # jq's and yq's first operand is their filter
         scope.read(operand)
     for name in ("--rawfile", "--slurpfile", "-f", "--file", "--from-file"):
         for target in parsed.values(name):

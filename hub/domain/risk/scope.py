@@ -112,6 +112,8 @@ class Scope:
     # Links it made, by absolute path: what they point at (None: chosen at run time). A path through one (`link/*`,
     # `link/`, a write to `link`) is judged as where it leads.
     links: dict[str, PurePosixPath | None] = field(default_factory=dict)
+    # What else the command set up for what follows: the git branch it checked out ("branch").
+    state: dict[str, str | None] = field(default_factory=dict)
 
     def remember(self, word: Word, stream: Stream, append: bool = False) -> None:
         """`word` now holds what `stream` carries (after what it held, when appended)."""

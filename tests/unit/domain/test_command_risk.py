@@ -751,6 +751,13 @@ def test_what_a_tool_writes_itself_or_nothing_it_runs_is_not_high(command: str) 
     ("node --openssl-config=/tmp/o.cnf app.js", CANNOT_TELL), ("python3 -W ignore::evil.Warn -c 1", CANNOT_TELL),
     ("perl -I/tmp -Mstrict -e 'print 1'", CANNOT_TELL), ("npx --node-options='--require /tmp/x.js' jest", CANNOT_TELL),
     ("PYTHONPATH=/tmp python3 -c 'import json'", CANNOT_TELL),
+    ("python3 -m code <<< 'import os; os.system(\"rm -rf ~\")'", "deletes your home folder"),
+    ("python3 -m asyncio", CANNOT_TELL), ("python3 -m webbrowser https://x.example", CANNOT_TELL),
+    ("python3 -m pytest /tmp/test_x.py", "(pytest)"), ("python3 -m cProfile /tmp/x.py", "a program outside"),
+    ("python3 -m tarfile -e a.tar ~", "writes to ~, outside the project"),
+    ("python3 -m json.tool in.json ~/.bashrc", "writes to your shell’s start-up file"),
+    ("curl file:///home/me/.ssh/id_ed25519", "reads your keys or credentials"),
+    ("yq '.a = load(\"x\")' f.yml", CANNOT_TELL), ("cp -s ~/.bashrc rc && echo x >> rc", "writes to your shell’s start-up file"),
 ])
 def test_options_that_run_programs_are_judged(command: str, reason: str) -> None:
     found = assess_command(command, CWD)
@@ -762,6 +769,8 @@ def test_options_that_run_programs_are_judged(command: str, reason: str) -> None
     "man ls", "man 3 printf", "man -k socket", "less +G log.txt", "less -R README.md", "find . -newermt 2024-01-01",
     "find . -type f -empty -delete", "tar -xzf fixtures.tgz -C tests/fixtures", "pytest tests/test_api.py::test_x",
     "git log --since='2 days ago' --author=me --oneline", "git -c color.ui=always log", "git --no-pager log -3",
+    "git checkout -b feature/x && git push -u origin HEAD", "python3 -m unittest discover", "python -m pytest -q",
+    "python3 -m json.tool package.json", "yq '.version' chart.yaml", "curl -s https://api.github.com/x",
 ])
 def test_the_same_programs_used_plainly_are_not_high(command: str) -> None:
     assert assess_command(command, CWD).level in ("low", "medium"), assess_command(command, CWD).reasons
@@ -778,6 +787,10 @@ def test_the_same_programs_used_plainly_are_not_high(command: str) -> None:
     ("git config remote.origin.url https://evil.example/r", "points a remote at evil.example (origin)"),
     ("git config url.https://evil.example/.insteadOf https://github.com/", "points a remote at evil.example"),
     ("git config push.default matching", CANNOT_TELL),
+    ("git checkout main && git push", "pushes to the main branch (origin main)"),
+    ("git switch main && git push origin HEAD", "pushes to the main branch (origin main)"),
+    ("git branch -M main && git push -u origin HEAD", "pushes to the main branch (origin main)"),
+    ("git checkout main && git push -f", "force-pushes over main"),
 ])
 def test_git_push_corner_cases_and_remote_urls_are_high(command: str, reason: str) -> None:
     found = assess_command(command, CWD)
