@@ -90,9 +90,8 @@ def link(call: Call, scope: Scope) -> None:
     if destination is None and sources and sources[0].value is not None:  # `ln -s target`: a link named after it
         destination = Word.literal(sources[0].value.rstrip("/").rpartition("/")[2] or ".")
     if destination is not None:
-        aim = scope.aim(destination, sources[0]) if len(sources) == 1 else None
-        # a link to a file of the project holds nothing the command chose; one to elsewhere may hold anything
-        scope.write(destination, "output" if scope.folders.inside(aim) else "content")
+        # even a link to a file of the project changes what a name leads to (`ln -s src/x.py json.py`)
+        scope.write(destination)
         if len(sources) == 1:
             scope.link(destination, sources[0])
 

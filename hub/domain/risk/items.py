@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 from hub.domain.risk.network import host_of, loopback
 from hub.domain.risk.paths import Folders
-from hub.domain.risk.reasons import Assessment, clip, higher
+from hub.domain.risk.reasons import Assessment, clip
 from hub.domain.risk.scope import Scope
 from hub.domain.risk.shell import Shell
 from hub.domain.risk.sql import judge_sql
@@ -118,9 +118,7 @@ def assess_tool_input(tool: str, value: Any, cwd: str | None = None) -> Assessme
                 found.raise_to("high", "tool_sql", clip(tool, 60))
                 found.merge(probe)
         if _COMMAND_KEYS.match(key) or (shell_tool and key in ("", "input", "args", "code")):
-            probe = assess_command(text, cwd)
-            found.merge(probe)
-            found.level = higher(found.level, probe.level) if probe.level == "high" else found.level
+            found.merge(assess_command(text, cwd))
         if host_of(text) is not None and re.match(r"^[a-z][\w+.-]*://", text, re.IGNORECASE):
             _url(tool, text, holder, found)
         elif _PATH_KEYS.match(key) or _LOOKS_LIKE_PATH.search(text):
