@@ -306,7 +306,8 @@ VALUE = Val("value")
 # Kinds that must not be held as a value: a module, a function with an effect, live state.
 _HELD = frozenset({"module", "effect", "network", "state", "banned", "ambiguous"})
 # Functions allowed where they are called (their path and mode are judged there), never handed on to be called later.
-_HELD_FUNCTIONS = frozenset({"open", "logging.basicConfig", "xml.etree.ElementTree.parse", "xml.dom.minidom.parse"})
+_HELD_FUNCTIONS = frozenset({"open", "logging.basicConfig", "xml.etree.ElementTree.parse",
+                             "xml.etree.ElementTree.iterparse", "xml.dom.minidom.parse"})
 
 
 class PythonJudge:
@@ -772,7 +773,8 @@ class PythonJudge:
                     if keyword.arg in ("filename", "handlers", "stream"):
                         self.path_effect("write", self.constant(keyword.value) if keyword.arg == "filename"
                                          else None)
-            if name in ("xml.etree.ElementTree.parse", "xml.dom.minidom.parse") and node.args:
+            if name in ("xml.etree.ElementTree.parse", "xml.etree.ElementTree.iterparse",
+                        "xml.dom.minidom.parse") and node.args:
                 path = self.constant(node.args[0])
                 if path is not None:
                     self.scope.read(Word.literal(path))
