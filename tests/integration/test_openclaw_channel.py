@@ -7,7 +7,8 @@ message `RUN: <command>` makes OpenClaw call its `exec` tool), the channel plugi
 command with OpenClaw's own options, the answer decides whether the command ran, OpenClaw's reply lands in the
 conversation; an approval of a session started elsewhere (`openclaw agent`) reaches the phone with forwarding on;
 one resolved in OpenClaw itself ends its card; a session a hub runs over ACP (`openclaw acp`) is asked on its one
-card, not forwarded as well; restarting the Gateway posts nothing twice and asks nothing twice;
+card, not forwarded as well; a card waiting when the Gateway stops ends as it begins to stop, saying so, and the Gateway
+exits without holding the turn; restarting it posts nothing twice and asks nothing twice;
 `--remove` takes the channel out. These tests share one hub, one `lineup connect openclaw` and one Gateway (the
 `channel` fixture), in this order: the set-up is most of their cost.
 
@@ -329,25 +330,25 @@ async def test_restarting_the_gateway_posts_nothing_twice_and_asks_nothing_twice
     waiting = setup.gateway.work / "waiting.txt"
     await app.say(f"RUN: touch {waiting}")
     card = await app.card(TURN_S, start)
-    # A restart, not a crash: SIGTERM, then started again. OpenClaw's stop drains its active work first, and which
-    # of two things happens to the waiting approval is a matter of timing. If the turn was between asking and
-    # waiting for the decision, OpenClaw denies it at once (the card ends, withdrawn: "Answered in OpenClaw
-    # (approval-scope-closed): it denied it."). If it was already waiting, it keeps waiting while it drains (up to
-    # 315 s), and the card can still be answered: the person denies it, OpenClaw takes that and exits. The person's
-    # answer goes out once the Gateway has its SIGTERM; either way nothing runs and the Gateway exits by itself.
+    await waiting_on_one_approval(setup.gateway)
+    # A restart, not a crash: SIGTERM, then started again. As the Gateway begins to stop (its `gateway:shutdown`
+    # hook, before it drains its work), the card ends, saying why in words, and OpenClaw is told "deny": the command
+    # does not run and the Gateway exits without holding the turn. Before, the card stayed answerable while OpenClaw
+    # held the turn through its drain (up to 315 s), then pending until the Gateway came back.
+    stopping = time.monotonic()
     setup.gateway.terminate()
-    answer = await app.socket.request("interaction.respond", {"interactionId": card["id"],
-                                                              "response": {"optionId": "deny"}})
+    ended = await app.ended(card["id"], 60)
+    print(f"FIGURE SIGTERM to the waiting card ended: {time.monotonic() - stopping:.1f} s")
+    assert ended["outcome"] == "cancelled" and ended["response"]["cause"] == "withdrawn", ended
+    assert ended["response"]["reason"].startswith("OpenClaw's Gateway is stopping"), ended
+    assert "did not run" in ended["response"]["reason"], ended
+    late = await app.socket.request("interaction.respond", {"interactionId": card["id"],
+                                                            "response": {"optionId": "allow-once"}})
+    assert late["type"] == "system.error" and late["payload"]["code"] == "already_resolved", late
     stopped = await asyncio.to_thread(setup.gateway.stop, RESTART_GRACE_S)
     print(f"FIGURE Gateway stop with a turn waiting on a card: {stopped:.1f} s")
     assert setup.gateway.process is not None and setup.gateway.process.returncode == 0, setup.gateway.tail()
-    ended = await app.ended(card["id"], 60)
-    if answer["type"] == "system.ack":  # taken while the Gateway drained
-        assert ended["outcome"] == "declined" and ended["respondedBy"]["kind"] == "user", ended
-    else:  # OpenClaw had denied it already, and the card says so
-        assert answer["payload"]["code"] == "already_resolved", answer
-        assert ended["outcome"] == "cancelled" and ended["response"]["cause"] == "withdrawn", ended
-        assert "denied" in ended["response"]["reason"], ended
+    assert stopped < RESTART_GRACE_S - 5, stopped  # it did not wait out its drain on the approval
     restarted = time.monotonic()
     await asyncio.to_thread(setup.gateway.start)
     await online(app, setup.gateway)
@@ -359,6 +360,18 @@ async def test_restarting_the_gateway_posts_nothing_twice_and_asks_nothing_twice
     assert said.count("REPLY: after the restart") == 1, said
     assert len([c for c in cards(app) if c["approves"][0]["command"] == f"touch {waiting}"]) == 1, cards(app)
     assert not waiting.exists()
+
+
+async def waiting_on_one_approval(gateway: Gateway, timeout: float = 60) -> None:
+    """Until OpenClaw waits on the approval (`openclaw approvals pending` lists it): the card comes as OpenClaw asks,
+    a moment before it waits (stopped in that moment, OpenClaw denies it itself: 'approval-scope-closed')."""
+    deadline = time.monotonic() + timeout
+    while True:
+        listed = json.loads((await asyncio.to_thread(gateway.openclaw, "approvals", "pending", "--json")).stdout)
+        if len([a for a in listed.get("approvals", []) if isinstance(a, dict)]) == 1:
+            return
+        assert time.monotonic() < deadline, listed
+        await asyncio.sleep(0.5)
 
 
 @pytest.mark.real_agent
@@ -377,3 +390,4 @@ def test_removing_the_channel_takes_it_out_of_openclaw_and_the_agent_stays_paire
     assert "lineup" not in setup.gateway.config().get("channels", {})
     assert not (setup.gateway.home / ".openclaw" / "extensions" / "lineup").exists()
     assert agent_status(channel.hub, channel.token, channel.agent_id) == "offline"  # still paired: known, not revoked
+

@@ -198,8 +198,14 @@ const DECIDED: Record<Decision, string> = {
   "allow-once": "allowed it once", "allow-always": "allowed it always", deny: "denied it",
 };
 
+// OpenClaw's own name for an approval it denied because the turn that asked ended (aborted, or the Gateway stopping).
+const SCOPE_CLOSED = "approval-scope-closed";
+export const SCOPE_CLOSED_REASON = "OpenClaw ended the turn that asked (it was stopped, or OpenClaw's Gateway is " +
+  "stopping) and denied this approval: the command did not run.";
+
 /** Why a card ends when OpenClaw resolved its approval elsewhere. */
 export function resolvedElsewhere(decision: Decision, resolvedBy: string | null): string {
+  if (resolvedBy === SCOPE_CLOSED && decision === "deny") return SCOPE_CLOSED_REASON;
   const who = resolvedBy ? ` (${clip(resolvedBy, 80)})` : "";
   return `Answered in OpenClaw${who}: it ${DECIDED[decision] ?? "decided"}.`;
 }
@@ -208,6 +214,42 @@ export const EXPIRED_REASON = "OpenClaw stopped waiting for an answer (the appro
 
 export const RESTARTED_REASON = "OpenClaw's Gateway stopped while this approval waited, and OpenClaw denies an " +
   "approval it stops waiting on: the command did not run. Ask OpenClaw again if you still want it.";
+
+export const STOPPING_REASON = "OpenClaw's Gateway is stopping, and OpenClaw denies an approval it stops waiting on: " +
+  "the command did not run. Ask OpenClaw again once its Gateway is back if you still want it.";
+
+/** The Gateway is stopping (its SIGTERM or SIGINT, or its `gateway:shutdown` hook where internal hooks are on; both
+ * before it drains its work: src/channel.ts): every card this Gateway run asked that still waits ends now, saying so,
+ * and OpenClaw is told "deny". Before, the card stayed answerable while OpenClaw held the turn through its drain (up to
+ * 5 minutes), then pending until the Gateway came back, and its answer reached no one. Denying is what OpenClaw does
+ * with an approval it stops waiting on; said at once, the turn ends now and the Gateway stops without waiting on it.
+ * A card the person answered just before is left to that answer. */
+export async function endCardsAsTheGatewayStops(params: {
+  link: HubLink; cfg: OpenClawConfig; accountId: string;
+}): Promise<number> {
+  const { link, cfg, accountId } = params;
+  const waiting = [...link.state.cards].filter(([, card]) => card.state === "pending" && card.boot === link.state.boot);
+  if (waiting.length) link.log.info(`the Gateway is stopping: ${waiting.length} waiting card(s) end; OpenClaw: deny`);
+  for (const [, card] of waiting) card.state = "ended"; // an answer from now on is not passed on
+  if (waiting.length) link.state.save();
+  await Promise.all(waiting.map(async ([id, card]) => {
+    try {
+      await resolveApprovalOverGateway({
+        cfg, approvalId: card.approvalId, decision: "deny", approvalKind: card.approvalKind, channel: CHANNEL_ID,
+        accountId, senderId: "lineup", clientDisplayName: `${CHANNEL_LABEL} approval (the Gateway is stopping)`,
+      });
+    } catch (error) { // resolved meanwhile, or the Gateway takes no more requests: it denies it as it stops
+      link.log.info(`OpenClaw approval ${card.approvalId} was not denied by LineUp as the Gateway stops: ` +
+        String(error));
+    }
+    try {
+      await link.withdraw(id, STOPPING_REASON);
+    } catch (error) {
+      link.log.warn(`could not end the card of OpenClaw approval ${card.approvalId}: ${String(error)}`);
+    }
+  }));
+  return waiting.length;
+}
 
 /** Cards an earlier Gateway run asked that are still open: nobody waits for them any more (OpenClaw keeps approvals
  * in memory and denies those pending when it stops), so they end, saying so. Run once the link is caught up, after
@@ -283,7 +325,7 @@ const nativeRuntime = createChannelApprovalNativeRuntimeAdapter<
       const link = linkOf(context);
       if (!link) return;
       const card = link.state.cards.get(entry.cardId);
-      if (card && (card.state === "answering" || card.state === "answered")) return; // the person's own answer
+      if (card && card.state !== "pending") return; // the person's own answer, or ended already (the Gateway stops)
       const reason = payload.phase === "expired" ? EXPIRED_REASON
         : resolvedElsewhere(payload.decision, payload.resolvedBy);
       await link.withdraw(entry.cardId, reason);

@@ -2,6 +2,7 @@
 // `lineup connect openclaw` wrote); while it runs, the person's messages come in (src/inbound.ts), OpenClaw's replies
 // and sends go out as messages, and its exec approvals become cards (src/approvals.ts).
 
+import { AsyncResource } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 
 import { createChatChannelPlugin, type ChannelPlugin } from "openclaw/plugin-sdk/channel-core";
@@ -9,15 +10,19 @@ import { registerChannelRuntimeContext } from "openclaw/plugin-sdk/channel-runti
 import { CHANNEL_APPROVAL_NATIVE_RUNTIME_CONTEXT_CAPABILITY } from "openclaw/plugin-sdk/approval-handler-adapter-runtime";
 import { AuthError, PinMismatch, ReplacedError, type Logger } from "@lineup-agents/sdk";
 
-import { answerApproval, lineupApprovalCapability, withdrawStaleCards } from "./approvals.js";
+import { answerApproval, endCardsAsTheGatewayStops, lineupApprovalCapability, withdrawStaleCards } from "./approvals.js";
 import { CHANNEL_ID, CHANNEL_LABEL, DEFAULT_ACCOUNT, resolveAccount, section, type LineupAccount } from "./config.js";
 import { outboundMessageId } from "./ids.js";
 import { dispatchPersonMessage, payloadText } from "./inbound.js";
 import { HubLink } from "./link.js";
-import { links, runtimeStore } from "./runtime.js";
+import { configs, links, runtimeStore } from "./runtime.js";
 import { VERSION } from "./version.js";
 
 const HUB_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+// What stops the Gateway (a service manager's stop or restart, Ctrl+C; SIGUSR2 is a restart only when authorized, so
+// it is left to the hook): its `gateway:shutdown` hook runs only where internal hooks are configured, and its typed
+// `gateway_stop` only after it drained its work.
+const STOP_SIGNALS = ["SIGTERM", "SIGINT"] as const;
 
 /** A LineUp target: a conversation id, with or without the `lineup:` prefix. */
 export function normalizeTarget(raw: string): string | undefined {
@@ -58,6 +63,16 @@ async function sendText(params: { to: string; text: string; accountId?: string |
     : `msg_oc_${randomUUID().replace(/-/g, "")}`;
   await link.say(conversationId, params.text, messageId);
   return { messageId };
+}
+
+/** OpenClaw's `gateway:shutdown` hook (before the Gateway drains its work, for a stop and a restart alike; it runs only
+ * where internal hooks are on, so each account also listens for the stop signals): each running account ends the cards
+ * still waiting, so none stays answerable for a Gateway that no longer listens. */
+export async function onGatewayStopping(): Promise<void> {
+  await Promise.all([...links].map(async ([accountId, link]) => {
+    const cfg = configs.get(accountId);
+    if (cfg) await endCardsAsTheGatewayStops({ link, cfg, accountId });
+  }));
 }
 
 export const lineupPlugin: ChannelPlugin<LineupAccount> = createChatChannelPlugin<LineupAccount>({
@@ -126,6 +141,14 @@ export const lineupPlugin: ChannelPlugin<LineupAccount> = createChatChannelPlugi
           log.warn(`the hub ${link.credential.hubUrl} is not reachable yet; connecting in the background`);
         }
         links.set(accountId, link);
+        configs.set(accountId, ctx.cfg);
+        // The Gateway stops (or restarts) on these signals; its own listener runs first and begins the stop. Bound
+        // to this account's task, so telling OpenClaw "deny" runs as this account, in process.
+        const stopping = AsyncResource.bind(() => {
+          endCardsAsTheGatewayStops({ link, cfg: ctx.cfg, accountId })
+            .catch((error: unknown) => log.warn(`ending the waiting cards failed: ${String(error)}`));
+        });
+        for (const signal of STOP_SIGNALS) process.on(signal, stopping);
         const lease = registerChannelRuntimeContext({
           channelRuntime: ctx.channelRuntime, channelId: CHANNEL_ID, accountId,
           capability: CHANNEL_APPROVAL_NATIVE_RUNTIME_CONTEXT_CAPABILITY, context: { link }, abortSignal: ctx.abortSignal,
@@ -134,8 +157,12 @@ export const lineupPlugin: ChannelPlugin<LineupAccount> = createChatChannelPlugi
         try {
           await Promise.race([abortPromise(ctx.abortSignal), link.client.done]);
         } finally {
+          for (const signal of STOP_SIGNALS) process.off(signal, stopping);
           lease?.dispose();
-          if (links.get(accountId) === link) links.delete(accountId);
+          if (links.get(accountId) === link) {
+            links.delete(accountId);
+            configs.delete(accountId);
+          }
           await link.close();
           ctx.setStatus({ accountId, running: false, connected: false });
         }

@@ -3,7 +3,7 @@
 
 import { defineChannelPluginEntry } from "openclaw/plugin-sdk/channel-core";
 
-import { lineupPlugin } from "./channel.js";
+import { lineupPlugin, onGatewayStopping } from "./channel.js";
 import { runtimeStore } from "./runtime.js";
 
 export default defineChannelPluginEntry({
@@ -12,4 +12,9 @@ export default defineChannelPluginEntry({
   description: "LineUp as an OpenClaw channel: conversations and exec approvals on your phone.",
   plugin: lineupPlugin,
   setRuntime: runtimeStore.setRuntime,
+  // The Gateway says it stops before it drains its work (the typed `gateway_stop` comes only after the drain).
+  registerFull: (api) => api.registerHook("gateway:shutdown", onGatewayStopping, {
+    name: "lineup-gateway-stopping",
+    description: "LineUp: end the approval cards still waiting, and tell OpenClaw deny, as the Gateway stops.",
+  }),
 });

@@ -1,7 +1,7 @@
 // The OpenClaw runtime handed to the plugin at registration (`setRuntime`), and the hub connection of each running
 // account, for the outbound adapter (OpenClaw sending on its own: a follow-up, the message tool).
 
-import type { PluginRuntime } from "openclaw/plugin-sdk/channel-core";
+import type { OpenClawConfig, PluginRuntime } from "openclaw/plugin-sdk/channel-core";
 import { createPluginRuntimeStore } from "openclaw/plugin-sdk/runtime-store";
 
 import type { HubLink } from "./link.js";
@@ -12,3 +12,6 @@ export const runtimeStore = createPluginRuntimeStore<PluginRuntime>({
 });
 
 export const links = new Map<string, HubLink>();
+
+/** The config each running account started with (to tell the Gateway "deny" as it stops: src/approvals.ts). */
+export const configs = new Map<string, OpenClawConfig>();

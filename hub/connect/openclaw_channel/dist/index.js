@@ -2,8 +2,9 @@ import { createRequire as __lineupCreateRequire } from "node:module";
 const require = __lineupCreateRequire(import.meta.url);
 import {
   lineupPlugin,
+  onGatewayStopping,
   runtimeStore
-} from "./chunks/chunk-6FZVGJN3.js";
+} from "./chunks/chunk-BCGXW3DP.js";
 import "./chunks/chunk-WKF5EYHC.js";
 
 // src/index.ts
@@ -13,7 +14,12 @@ var src_default = defineChannelPluginEntry({
   name: "LineUp",
   description: "LineUp as an OpenClaw channel: conversations and exec approvals on your phone.",
   plugin: lineupPlugin,
-  setRuntime: runtimeStore.setRuntime
+  setRuntime: runtimeStore.setRuntime,
+  // The Gateway says it stops before it drains its work (the typed `gateway_stop` comes only after the drain).
+  registerFull: (api) => api.registerHook("gateway:shutdown", onGatewayStopping, {
+    name: "lineup-gateway-stopping",
+    description: "LineUp: end the approval cards still waiting, and tell OpenClaw deny, as the Gateway stops."
+  })
 });
 export {
   src_default as default

@@ -11,8 +11,10 @@ var runtimeStore = createPluginRuntimeStore({
   errorMessage: "The LineUp channel's OpenClaw runtime is not set yet (the plugin is not fully loaded)."
 });
 var links = /* @__PURE__ */ new Map();
+var configs = /* @__PURE__ */ new Map();
 
 // src/channel.ts
+import { AsyncResource } from "node:async_hooks";
 import { randomUUID as randomUUID4 } from "node:crypto";
 import { createChatChannelPlugin } from "openclaw/plugin-sdk/channel-core";
 import { registerChannelRuntimeContext } from "openclaw/plugin-sdk/channel-runtime-context";
@@ -3038,12 +3040,45 @@ var DECIDED = {
   "allow-always": "allowed it always",
   deny: "denied it"
 };
+var SCOPE_CLOSED = "approval-scope-closed";
+var SCOPE_CLOSED_REASON = "OpenClaw ended the turn that asked (it was stopped, or OpenClaw's Gateway is stopping) and denied this approval: the command did not run.";
 function resolvedElsewhere(decision, resolvedBy) {
+  if (resolvedBy === SCOPE_CLOSED && decision === "deny") return SCOPE_CLOSED_REASON;
   const who = resolvedBy ? ` (${clip2(resolvedBy, 80)})` : "";
   return `Answered in OpenClaw${who}: it ${DECIDED[decision] ?? "decided"}.`;
 }
 var EXPIRED_REASON = "OpenClaw stopped waiting for an answer (the approval expired) and did not run it.";
 var RESTARTED_REASON = "OpenClaw's Gateway stopped while this approval waited, and OpenClaw denies an approval it stops waiting on: the command did not run. Ask OpenClaw again if you still want it.";
+var STOPPING_REASON = "OpenClaw's Gateway is stopping, and OpenClaw denies an approval it stops waiting on: the command did not run. Ask OpenClaw again once its Gateway is back if you still want it.";
+async function endCardsAsTheGatewayStops(params) {
+  const { link, cfg, accountId } = params;
+  const waiting = [...link.state.cards].filter(([, card]) => card.state === "pending" && card.boot === link.state.boot);
+  if (waiting.length) link.log.info(`the Gateway is stopping: ${waiting.length} waiting card(s) end; OpenClaw: deny`);
+  for (const [, card] of waiting) card.state = "ended";
+  if (waiting.length) link.state.save();
+  await Promise.all(waiting.map(async ([id, card]) => {
+    try {
+      await resolveApprovalOverGateway({
+        cfg,
+        approvalId: card.approvalId,
+        decision: "deny",
+        approvalKind: card.approvalKind,
+        channel: CHANNEL_ID,
+        accountId,
+        senderId: "lineup",
+        clientDisplayName: `${CHANNEL_LABEL} approval (the Gateway is stopping)`
+      });
+    } catch (error) {
+      link.log.info(`OpenClaw approval ${card.approvalId} was not denied by LineUp as the Gateway stops: ` + String(error));
+    }
+    try {
+      await link.withdraw(id, STOPPING_REASON);
+    } catch (error) {
+      link.log.warn(`could not end the card of OpenClaw approval ${card.approvalId}: ${String(error)}`);
+    }
+  }));
+  return waiting.length;
+}
 async function withdrawStaleCards(link) {
   let ended = 0;
   for (const [id, card] of [...link.state.cards]) {
@@ -3115,7 +3150,7 @@ var nativeRuntime = createChannelApprovalNativeRuntimeAdapter({
       const link = linkOf(context);
       if (!link) return;
       const card = link.state.cards.get(entry.cardId);
-      if (card && (card.state === "answering" || card.state === "answered")) return;
+      if (card && card.state !== "pending") return;
       const reason = payload.phase === "expired" ? EXPIRED_REASON : resolvedElsewhere(payload.decision, payload.resolvedBy);
       await link.withdraw(entry.cardId, reason);
     }
@@ -3534,6 +3569,7 @@ var VERSION = "0.1.0";
 
 // src/channel.ts
 var HUB_ID2 = /^[A-Za-z0-9_.:-]{1,128}$/;
+var STOP_SIGNALS = ["SIGTERM", "SIGINT"];
 function normalizeTarget(raw) {
   const id = raw.trim().replace(/^lineup:/i, "").replace(/^(conversation|group):/i, "");
   return HUB_ID2.test(id) ? id : void 0;
@@ -3558,6 +3594,12 @@ async function sendText(params) {
   const messageId = params.deliveryQueueId ? outboundMessageId(link.agentId, params.deliveryQueueId, params.deliveryPartIndex ?? 0) : `msg_oc_${randomUUID4().replace(/-/g, "")}`;
   await link.say(conversationId, params.text, messageId);
   return { messageId };
+}
+async function onGatewayStopping() {
+  await Promise.all([...links].map(async ([accountId, link]) => {
+    const cfg = configs.get(accountId);
+    if (cfg) await endCardsAsTheGatewayStops({ link, cfg, accountId });
+  }));
 }
 var lineupPlugin = createChatChannelPlugin({
   base: {
@@ -3637,6 +3679,11 @@ var lineupPlugin = createChatChannelPlugin({
           log.warn(`the hub ${link.credential.hubUrl} is not reachable yet; connecting in the background`);
         }
         links.set(accountId, link);
+        configs.set(accountId, ctx.cfg);
+        const stopping = AsyncResource.bind(() => {
+          endCardsAsTheGatewayStops({ link, cfg: ctx.cfg, accountId }).catch((error) => log.warn(`ending the waiting cards failed: ${String(error)}`));
+        });
+        for (const signal of STOP_SIGNALS) process.on(signal, stopping);
         const lease = registerChannelRuntimeContext({
           channelRuntime: ctx.channelRuntime,
           channelId: CHANNEL_ID,
@@ -3649,8 +3696,12 @@ var lineupPlugin = createChatChannelPlugin({
         try {
           await Promise.race([abortPromise(ctx.abortSignal), link.client.done]);
         } finally {
+          for (const signal of STOP_SIGNALS) process.off(signal, stopping);
           lease?.dispose();
-          if (links.get(accountId) === link) links.delete(accountId);
+          if (links.get(accountId) === link) {
+            links.delete(accountId);
+            configs.delete(accountId);
+          }
           await link.close();
           ctx.setStatus({ accountId, running: false, connected: false });
         }
@@ -3676,5 +3727,6 @@ var lineupPlugin = createChatChannelPlugin({
 
 export {
   runtimeStore,
+  onGatewayStopping,
   lineupPlugin
 };
