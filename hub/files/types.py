@@ -2,9 +2,9 @@
 
 An image is one of png, jpeg, gif or webp by its first bytes (whatever the sender called it); a PDF starts with `%PDF-`
 (even when all its bytes are ASCII); text is UTF-8 without a NUL byte, stored as text/plain unless it is Markdown, CSV
-or JSON; anything else is application/octet-stream. So an upload never becomes a type a browser would run as a page: an svg, an html page, an
-xml or a script the sender declares is stored as text/plain (its source, shown as text) or application/octet-stream,
-and served with a sandboxing CSP and `nosniff` all the same (docs/security.md "Files").
+or JSON; anything else is application/octet-stream. So an upload never becomes a type a browser would run as a page:
+an svg, an html page, an xml or a script the sender declares is stored as text/plain (its source, shown as text) or
+application/octet-stream, and served with a sandboxing CSP and `nosniff` all the same (docs/security.md "Files").
 """
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ import time
 from datetime import datetime
 
 import pytest
-
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
