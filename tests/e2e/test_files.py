@@ -337,6 +337,7 @@ def test_an_agents_files_are_chips_on_its_task_card_in_the_conversation(hub, ope
         assert box and within and box["height"] >= 32 and box["x"] >= within["x"] - 1, (box, within)
         assert box["x"] + box["width"] <= within["x"] + within["width"] + 1, (box, within)
     shots(page, "01-chips")
+    axe(page, "file chips on a task's card")
     with page.expect_download() as download:
         chips.nth(1).click()
     assert download.value.suggested_filename == "data.bin"
