@@ -1,4 +1,4 @@
-"""Holes found by the security review of issue 43's approvals (round 43), each as a failing test.
+"""Holes found by a security review of the approval design (docs/security.md#what-an-approval-shows), each a test.
 
 1. The risk model labels commands that delete the home folder or run a file the command wrote "low" or "medium".
    Every form below was run in bash (its payload replaced by `touch <marker>`, or against a throwaway HOME) and ran
