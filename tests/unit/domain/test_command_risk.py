@@ -520,7 +520,7 @@ def test_a_stored_approval_carries_the_codes_beside_the_english_reasons() -> Non
     assert len(stored["riskReasonCodes"]) == len(stored["riskReasons"])
 
 
-# ---- Round 43 (tests/security/test_review_round43.py): each hole's class, not only its example ------------------
+# ---- The approval review (tests/security/test_approval_review_holes.py): each hole's class, not only its example ------------------
 
 @pytest.mark.parametrize("code", [
     "import glob; glob.os.system('rm -rf ~')", "import pathlib; pathlib.os.system('id')",

@@ -31,7 +31,7 @@ REVIEW_FORMS = [
 ]
 
 
-# Each class the round-43 review found (tests/security/test_review_round43.py), in the corpus with a twin where bash
+# Each class the approval review found (tests/security/test_approval_review_holes.py), in the corpus with a twin where bash
 # can run it: Python beyond its allowlist, variables that load code set by builtins, paths through a link the command
 # made, a file written and then run by the project's tools, options that run programs, git push's corner cases.
 ROUND_43_FORMS = [
