@@ -57,9 +57,13 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def read_old(path: str, cwd: str | None) -> OldFile:
-    """The file at `path` (relative to `cwd`) as the card may show it, by the rule above."""
-    target = Path(path)
-    if not target.is_absolute() and cwd:
+    """The file at `path` (relative to `cwd`) as the card may show it, by the rule above.
+
+    `~` is the home folder, as in the agent's own tools. Without `cwd` the working folder is the agent process's
+    own: a relative path is there, and what lies outside it is not read."""
+    cwd = cwd or os.getcwd()
+    target = Path(os.path.expanduser(path))
+    if not target.is_absolute():
         target = Path(cwd) / target
     try:
         info = os.stat(target)  # follows symlinks: the file the write replaces

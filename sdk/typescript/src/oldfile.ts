@@ -5,6 +5,7 @@
 // card says the whole file is replaced and how large it is, from `stat` alone (docs/security.md#what-an-approval-shows).
 
 import { closeSync, openSync, readSync, realpathSync, statSync, type Stats } from "node:fs";
+import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 
 /** A bigger file is not read for a diff (the change is still shown whole). */
@@ -75,7 +76,10 @@ function textOf(path: string): string | null {
 
 /** The file at `path` (relative to `cwd`) as the card may show it, by the rule above. */
 export function readOld(path: string, cwd?: string | null): OldFile {
-  const target = !isAbsolute(path) && cwd ? join(cwd, path) : path;
+  // `~` is the home folder, as in the agent's own tools; without `cwd` the working folder is this process's own.
+  cwd = cwd || process.cwd();
+  const expanded = path === "~" || path.startsWith("~/") ? join(homedir(), path.slice(1)) : path;
+  const target = isAbsolute(expanded) ? expanded : join(cwd, expanded);
   let info: Stats;
   try {
     info = statSync(target); // follows symlinks: the file the write replaces

@@ -4,7 +4,7 @@ import {
   lineupPlugin,
   onGatewayStopping,
   runtimeStore
-} from "./chunks/chunk-BCGXW3DP.js";
+} from "./chunks/chunk-E4I2K6RF.js";
 import "./chunks/chunk-WKF5EYHC.js";
 
 // src/index.ts

@@ -2,7 +2,7 @@ import { createRequire as __lineupCreateRequire } from "node:module";
 const require = __lineupCreateRequire(import.meta.url);
 import {
   lineupPlugin
-} from "./chunks/chunk-BCGXW3DP.js";
+} from "./chunks/chunk-E4I2K6RF.js";
 import "./chunks/chunk-WKF5EYHC.js";
 
 // src/setup-entry.ts

@@ -2504,6 +2504,7 @@ function unifiedDiff(before, after, fromFile, toFile, context = 3) {
 
 // ../../sdk/typescript/dist/oldfile.js
 import { closeSync, openSync, readSync, realpathSync, statSync as statSync2 } from "node:fs";
+import { homedir } from "node:os";
 import { isAbsolute, join as join3, relative, resolve, sep } from "node:path";
 var MAX_DIFF_SOURCE_BYTES = 2 * 1024 * 1024;
 var SECRET_NAMES = [
@@ -2572,7 +2573,9 @@ function textOf(path2) {
   }
 }
 function readOld(path2, cwd) {
-  const target = !isAbsolute(path2) && cwd ? join3(cwd, path2) : path2;
+  cwd = cwd || process.cwd();
+  const expanded = path2 === "~" || path2.startsWith("~/") ? join3(homedir(), path2.slice(1)) : path2;
+  const target = isAbsolute(expanded) ? expanded : join3(cwd, expanded);
   let info;
   try {
     info = statSync2(target);
@@ -2781,7 +2784,7 @@ import {
 import { resolveApprovalOverGateway } from "openclaw/plugin-sdk/approval-gateway-runtime";
 
 // src/config.ts
-import { homedir } from "node:os";
+import { homedir as homedir2 } from "node:os";
 import { isAbsolute as isAbsolute3, join as join5 } from "node:path";
 var CHANNEL_ID = "lineup";
 var CHANNEL_LABEL = "LineUp";
@@ -2793,8 +2796,8 @@ function section(cfg) {
   return record(record(record(cfg)?.channels)?.[CHANNEL_ID]) ?? {};
 }
 function expandHome(path2) {
-  if (path2 === "~") return homedir();
-  if (path2.startsWith("~/")) return join5(homedir(), path2.slice(2));
+  if (path2 === "~") return homedir2();
+  if (path2.startsWith("~/")) return join5(homedir2(), path2.slice(2));
   return path2;
 }
 function resolveAccount(cfg, accountId) {
