@@ -496,9 +496,12 @@ export class LineupInteractionCard extends LineupElement {
     const confirming = this.local.confirmFor === it.id ? options.find((o) => o.id === this.local.confirming) : undefined;
     const gated = this._gated(it);
     const hint = this._scrollHint(it);
-    const described = (o, index) => [o.description ? `option-${uid}-${index}` : '', approving(o) && hint === 'wait'
+    // Reject without words of its own says what it does (issue 44, item 13): a newcomer who fears it ends the task
+    // leans toward Approve. The agent's own description, when it gave one, says it instead.
+    const means = (o) => !approving(o) && !o.description;
+    const described = (o, index) => [o.description || means(o) ? `option-${uid}-${index}` : '', approving(o) && hint === 'wait'
       ? `gate-${uid}` : ''].filter(Boolean).join(' ') || nothing;
-    const withDescriptions = options.some((o) => o.description);
+    const withDescriptions = options.some((o) => o.description || means(o));
     return html`${hint ? html`<p class="gate-hint small" id=${`gate-${uid}`} role="status" data-gate=${hint}>${icon(
         hint === 'wait' ? 'warning' : 'check')} <span>${t(hint === 'wait' ? 'card.scrollToEnd' : 'card.endSeen')}</span></p>` : ''}
       <div class="approval-options ${withDescriptions ? 'described' : ''}">${options.map((o, index) => html`<div class="approval-option">
@@ -507,7 +510,8 @@ export class LineupInteractionCard extends LineupElement {
           aria-describedby=${described(o, index)}
           @click=${(e) => this._chooseApproval(o, e)}>${o.style === 'danger' ? icon('close') : icon('check')}<span
             class="option-label">${visible(o.label)}</span></button>
-        ${o.description ? html`<p class="option-description small" id=${`option-${uid}-${index}`}>${visible(o.description)}</p>` : ''}
+        ${o.description ? html`<p class="option-description small" id=${`option-${uid}-${index}`}>${visible(o.description)}</p>`
+          : means(o) ? html`<p class="reject-means small muted" id=${`option-${uid}-${index}`}>${t('card.rejectMeans')}</p>` : ''}
       </div>`)}</div>
       ${confirming ? this._confirmation(it, spec, confirming) : ''}
       ${this._note(spec)}`;

@@ -283,6 +283,7 @@ export const en = {
   'card.detailKey.input': 'Input',
   'card.approve': 'Approve',
   'card.reject': 'Reject',
+  'card.rejectMeans': 'The agent is told no and decides what to do next; the task is not cancelled.',
   'card.confirmHigh': 'High risk: are you sure?',
   'card.confirmButton': 'Yes: {label}',
   'card.confirmApprove': 'Yes, approve',

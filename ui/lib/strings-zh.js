@@ -283,6 +283,7 @@ export const zh = {
   'card.detailKey.input': '输入',
   'card.approve': '允许',
   'card.reject': '拒绝',
+  'card.rejectMeans': '智能体会被告知“不行”，由它决定下一步；任务不会因此取消。',
   'card.confirmHigh': '高风险：确定吗？',
   'card.confirmButton': '确定：{label}',
   'card.confirmApprove': '确定批准',
