@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hub.auth import secrets
+from hub.domain.agent_names import distinct_name
 from hub.domain.collaboration import change_status, resolve_interaction
 from hub.protocol.actors import Actor, hub_actor
 from hub.protocol.envelope import new_id
@@ -236,8 +237,10 @@ def pair_agent(code: str, name: str, runtime: str, agent_version: str,
                 workspace_id=row.workspace_id, actor=f"agent:{target.id}")
             return {"agentId": target.id, "workspaceId": row.workspace_id, "replaced": target.id}
         agent_id = new_id("agt")
-        # The name the person gave the code in the app wins over the agent's own default (`lineup connect`'s).
-        tx.append("agent.paired", {"agentId": agent_id, "name": row.name or name or "agent", "runtime": runtime,
+        # The name the person gave the code in the app wins over the agent's own default (`lineup connect`'s); one a
+        # live agent of another way has already gets that way said after it (hub/domain/agent_names.py).
+        wanted = distinct_name(tx.conn, row.workspace_id, row.name or name or "agent", runtime, agent_version)
+        tx.append("agent.paired", {"agentId": agent_id, "name": wanted, "runtime": runtime,
                                    "agentVersion": agent_version, "codeId": row.id, "credentialId": new_id("cred"),
                                    "_credentialHash": secrets.token_hash(credential)},
                   workspace_id=row.workspace_id, actor=f"agent:{agent_id}")

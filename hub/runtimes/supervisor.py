@@ -27,6 +27,7 @@ from hub.store.queries import presence as presence_rows
 
 if TYPE_CHECKING:
     from hub.ports import HubCore
+    from hub.store.events import StoredEvent
 
 log = logging.getLogger("lineup.runtimes")
 
@@ -47,6 +48,13 @@ class SessionPart(Protocol):
     async def stop(self) -> None: ...
 
 
+class NoWorkspaceYet(RuntimeConfigError):
+    """The entry's workspace does not exist yet (a new hub before its first-run setup): it starts once it does."""
+
+
+WAITING_FOR_SETUP = "waiting for the first-run setup: it starts as soon as the workspace exists, no restart needed"
+
+
 class Supervisor:
     def __init__(self, hub: HubCore, specs: dict[str, RuntimeSpec],
                  sessions: Callable[[Supervisor], SessionPart]) -> None:
@@ -54,6 +62,12 @@ class Supervisor:
         self.specs = specs
         self.running: dict[str, Supervised] = {}
         self.problems: dict[str, str] = {}   # agent name (or "config") -> why it is not running
+        # Entries whose workspace did not exist at start (issue 44, item 9: `lineup agents add`, then the hub's first
+        # start, then setup in the browser needed a second restart). Started when a workspace is created.
+        self.waiting: list[AgentConfig] = []
+        self._hub_url = ""
+        self._unsubscribe: Callable[[], None] | None = None
+        self._retrying: asyncio.Task[None] | None = None
         # Sessions started from the phone (docs/sessions.md): agents paired here, one process per session. The hub
         # hands in how to make the host, as sessions build on runtimes and not the other way round.
         self.sessions = sessions(self)
@@ -75,12 +89,36 @@ class Supervisor:
             self.problems["config"] = str(exc)
             log.error("%s", exc)
             return
+        self._hub_url = hub_url
         for config in configs:
-            try:
-                await self._start_one(config, hub_url)
-            except Exception as exc:  # noqa: BLE001 - one bad entry must not stop the others
-                self.problems[config.name] = f"{type(exc).__name__}: {exc}"
-                log.error("agent %s (%s) not started: %s", config.name, config.runtime, exc)
+            await self._try(config, hub_url)
+        if self.waiting and self._unsubscribe is None:
+            self._unsubscribe = self.hub.bus.subscribe(self._on_commit, name="supervisor.waiting_for_workspace")
+
+    async def _try(self, config: AgentConfig, hub_url: str) -> None:
+        try:
+            await self._start_one(config, hub_url)
+        except NoWorkspaceYet:
+            self.waiting.append(config)
+            self.problems[config.name] = WAITING_FOR_SETUP
+            log.info("agent %s waits for its workspace (first-run setup)", config.name)
+        except Exception as exc:  # noqa: BLE001 - one bad entry must not stop the others
+            self.problems[config.name] = f"{type(exc).__name__}: {exc}"
+            log.error("agent %s (%s) not started: %s", config.name, config.runtime, exc)
+
+    def _on_commit(self, events: list[StoredEvent]) -> None:
+        """A workspace was created (the first-run setup): start the entries that waited for one."""
+        if self.waiting and any(e.type == "workspace.created" for e in events) \
+                and (self._retrying is None or self._retrying.done()):
+            self._retrying = asyncio.create_task(self._start_waiting(), name="lineup-supervisor-waiting")
+
+    async def _start_waiting(self) -> None:
+        waiting, self.waiting = self.waiting, []
+        for config in waiting:
+            await self._try(config, self._hub_url)
+        if not self.waiting and self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
 
     async def _start_one(self, config: AgentConfig, hub_url: str) -> None:
         spec = self.specs.get(config.runtime)
@@ -104,8 +142,8 @@ class Supervisor:
         async def workspace() -> str:
             workspace_id = await self.hub.read(lambda c: people.workspace_id_named_or_first(c, config.workspace))
             if workspace_id is None:
-                raise RuntimeConfigError("no workspace yet: finish the first-run setup, then restart the hub"
-                                         if config.workspace is None else f"no workspace named {config.workspace!r}")
+                raise NoWorkspaceYet("no workspace yet: finish the first-run setup" if config.workspace is None
+                                     else f"no workspace named {config.workspace!r} yet")
             return workspace_id
 
         return await self.credential(path, config.name, config.runtime, hub_url, workspace)
@@ -150,6 +188,12 @@ class Supervisor:
             await self.hub.execute(housekeeping.fail_interrupted(row.id, row.workspace_id))
 
     async def stop(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        if self._retrying is not None:
+            self._retrying.cancel()
+            await asyncio.gather(self._retrying, return_exceptions=True)
         await self.sessions.stop()
         for supervised in list(self.running.values()):
             try:
