@@ -19,7 +19,7 @@ import msgspec
 from hub.domain.command_risk import Assessment, assess_command, assess_file_change, assess_tool_input
 from hub.domain.risk.reasons import clip
 from hub.domain.unified_diff import diff_problem
-from hub.domain.visible import hidden_characters, named
+from hub.domain.visible import hidden_characters, longest_gap, named
 from hub.protocol.errors import LapError
 from hub.protocol.payloads import ApprovalSubject, InteractionRequested
 from hub.protocol.vocabulary import RISK_LEVELS
@@ -154,7 +154,19 @@ def assess_item(subject: ApprovalSubject) -> Assessment:
     hidden = _hidden_in(subject)
     if hidden:
         found.raise_to("high", "hidden_characters", named(hidden))
+    gap = max((longest_gap(text) for text in _shown_texts(subject)), default=0)
+    if gap:
+        found.raise_to("high", "long_gap", f"{gap:,}")
     return found
+
+
+def _shown_texts(subject: ApprovalSubject) -> list[str]:
+    """Every text the card shows of the item."""
+    texts = [subject.command or "", subject.content or "", subject.diff or "", subject.message or "",
+             *(e.old + "\n" + e.new for e in subject.edits or [])]
+    if subject.kind == "tool":
+        texts.append(tool_text(subject.input))
+    return texts
 
 
 def _assess_commit(subject: ApprovalSubject) -> Assessment:

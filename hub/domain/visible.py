@@ -83,3 +83,15 @@ def named(found: list[str]) -> str:
     """The reason's part: the first few code points, and how many more."""
     shown = ", ".join(found[:MAX_NAMED])
     return shown + (", …" if len(found) > MAX_NAMED else "")
+
+
+# A run of blanks this long between two visible characters of one line pushes what follows out of sight on a card
+# that does not wrap, and off the screen of an editor: indentation and aligned comments stay far below it.
+GAP_WORTH_A_REASON = 64
+_GAP = re.compile(r"(?<=\S)[^\S\n]{%d,}(?=\S)" % GAP_WORTH_A_REASON)
+
+
+def longest_gap(text: str) -> int:
+    """The longest run of blanks (spaces, tabs, odd spaces) inside a line, between two visible characters, if it is
+    at least GAP_WORTH_A_REASON long; else 0."""
+    return max((len(m.group()) for m in _GAP.finditer(text)), default=0)

@@ -125,6 +125,7 @@ REASONS: dict[str, str] = {
     "code_unknown": "LineUp cannot tell what this code does ({part})",
     # Kept for the approval's other items (hub/domain/approvals.py).
     "hidden_characters": "contains invisible or direction-changing characters ({part})",
+    "long_gap": "pushes text out of sight with a run of {part} blanks inside a line",
     "runs_hooks": "runs the repository’s hooks ({part}), programs an agent could have written",
     "tool_sql": "{part} is given SQL that drops, empties or changes every row",
 }
