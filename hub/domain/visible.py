@@ -88,7 +88,7 @@ def named(found: list[str]) -> str:
 # A run of blanks this long between two visible characters of one line pushes what follows out of sight on a card
 # that does not wrap, and off the screen of an editor: indentation and aligned comments stay far below it.
 GAP_WORTH_A_REASON = 64
-_GAP = re.compile(r"(?<=\S)[^\S\n]{%d,}(?=\S)" % GAP_WORTH_A_REASON)
+_GAP = re.compile(rf"(?<=\S)[^\S\n]{{{GAP_WORTH_A_REASON},}}(?=\S)")
 
 
 def longest_gap(text: str) -> int:

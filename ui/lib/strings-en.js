@@ -197,6 +197,7 @@ export const en = {
   'risk.reason.code_network': 'runs code that reaches the network ({part})',
   'risk.reason.code_unknown': 'LineUp cannot tell what this code does ({part})',
   'risk.reason.hidden_characters': 'contains invisible or direction-changing characters ({part})',
+  'risk.reason.long_gap': 'pushes text out of sight with a run of {part} blanks inside a line',
   'risk.reason.runs_hooks': 'runs the repository’s hooks ({part}), programs an agent could have written',
   'risk.reason.tool_sql': '{part} is given SQL that drops, empties or changes every row',
 

@@ -197,6 +197,7 @@ export const zh = {
   'risk.reason.code_network': '运行会访问网络的代码（{part}）',
   'risk.reason.code_unknown': 'LineUp 无法判断这段代码会做什么（{part}）',
   'risk.reason.hidden_characters': '含有不可见或改变文字方向的字符（{part}）',
+  'risk.reason.long_gap': '在一行中用连续 {part} 个空白字符把文字推到视线之外',
   'risk.reason.runs_hooks': '会运行仓库的钩子（{part}），这些程序可能由智能体写入',
   'risk.reason.tool_sql': '{part} 收到的 SQL 会删除、清空表或修改所有行',
 
