@@ -6,8 +6,8 @@ import sqlite3
 
 from hub.store.queries import agents
 
-# The way each runtime reaches the hub, said after the name when another live agent has it (issue 44, item 9: Hermes
-# added with `lineup agents add` and with `lineup connect` were two agents called "Hermes", the same in every list).
+# The way each runtime reaches the hub, said after the name when another live agent has it: Hermes added with
+# `lineup agents add` and with `lineup connect` were two agents called "Hermes", the same in every list.
 WAYS = {"acp": "run by the hub", "hermes": "gateway", "openclaw": "channel", "claude-code": "terminal", "mcp": "MCP"}
 MAX_NAME = 100
 

@@ -62,8 +62,8 @@ class Supervisor:
         self.specs = specs
         self.running: dict[str, Supervised] = {}
         self.problems: dict[str, str] = {}   # agent name (or "config") -> why it is not running
-        # Entries whose workspace did not exist at start (issue 44, item 9: `lineup agents add`, then the hub's first
-        # start, then setup in the browser needed a second restart). Started when a workspace is created.
+        # Entries whose workspace did not exist at start: `lineup agents add`, the hub's first start, then the setup in
+        # the browser needed a second restart. Started when a workspace is created.
         self.waiting: list[AgentConfig] = []
         self._hub_url = ""
         self._unsubscribe: Callable[[], None] | None = None

@@ -1,5 +1,5 @@
-"""Issue 44, item 13: an approval card says what Reject does. In the usability test a newcomer asked "if I reject, does
-it still make the plan?": one who fears that Reject ends the task leans toward Approve. Now a line by the Reject option
+"""An approval card says what Reject does. In the usability test a newcomer asked "if I reject,
+does it still make the plan?": one who fears that Reject ends the task leans toward Approve. Now a line by the Reject option
 says it ("the agent is told no and decides what to do next"), or the option's own description when the agent gave one.
 A real hub, an SDK agent, Chromium at 390×844 and 1280×800, in English and Chinese."""
 

@@ -1,5 +1,5 @@
-"""Issue 44, item 9: an agent added with `lineup agents add` comes online after one restart, also on a new hub before
-its first-run setup (it waited for a second restart: "no workspace yet"); and adding Hermes or OpenClaw both ways
+"""An agent added with `lineup agents add` comes online after one restart, also on a new hub before its first-run
+setup (it waited for a second restart: "no workspace yet"); and adding Hermes or OpenClaw both ways
 (`lineup agents add` and `lineup connect`) never makes two agents of the same name. A real `lineup serve`, the real
 CLI, the scripted ACP agent standing in for codex-acp and hermes."""
 

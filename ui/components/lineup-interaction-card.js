@@ -496,7 +496,7 @@ export class LineupInteractionCard extends LineupElement {
     const confirming = this.local.confirmFor === it.id ? options.find((o) => o.id === this.local.confirming) : undefined;
     const gated = this._gated(it);
     const hint = this._scrollHint(it);
-    // Reject without words of its own says what it does (issue 44, item 13): a newcomer who fears it ends the task
+    // Reject without words of its own says what it does: a newcomer who fears it ends the task
     // leans toward Approve. The agent's own description, when it gave one, says it instead.
     const means = (o) => !approving(o) && !o.description;
     const described = (o, index) => [o.description || means(o) ? `option-${uid}-${index}` : '', approving(o) && hint === 'wait'
