@@ -137,6 +137,8 @@ def test_a_chinese_card_says_why_in_chinese(hub, open_page, world) -> None:  # t
     assert english and len(stored["spec"]["riskReasonCodes"]) == len(english)
     # Each high one on its line, the others on one line after "另外：" (Also:).
     also = reasons.locator(".reasons-also")
+    if also.locator("summary").count():  # the rest of them one tap away
+        also.locator("summary").click()
     lines = reasons.locator(".risk-reason").count() + (also.inner_text().count("; ") + 1 if also.count() else 0)
     assert lines == len(english) and not any(reason in shown for reason in english), (shown, english)
     assert len(re.findall(r"[\u4e00-\u9fff]", shown)) >= 2 * len(english), shown

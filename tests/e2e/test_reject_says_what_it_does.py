@@ -50,3 +50,16 @@ def test_reject_says_what_it_does(hub, open_page, world, viewport, shots) -> Non
     owner, _ = world
     chinese = open_page(hub, viewport=viewport, locale="zh-CN", token=owner.token, path="/" + page.url.split("/", 3)[3])
     expect(card_of(chinese, plain).locator(".reject-means")).to_have_text("智能体会被告知“不行”，由它决定下一步；任务不会因此取消。")
+
+
+def test_a_rejected_card_says_rejected_in_one_word(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+    """Once rejected, the card's badge and its outcome say the same word: the badge said "Declined" above "Rejected"."""
+    page, (question,) = ask_and_open(open_page, hub, world, PHONE, {
+        "type": "approval", "title": "Delete the build folder?",
+        "approves": {"kind": "command", "command": "rm -rf build"}})
+    card = card_of(page, question)
+    card.locator("button[data-option='reject']").click()
+    expect(card.locator(".card-head .badge").first).to_have_text("Rejected")
+    expect(card).to_contain_text("Rejected")
+    expect(card).not_to_contain_text("Declined")
+    shots(page, "02-rejected")

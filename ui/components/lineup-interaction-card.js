@@ -107,6 +107,7 @@ const CONFIRM_DELAY_MS = 1000;
 // Approvals whose end has been in view (`${context}:${id}`): an approval taller than the screen is approved only once
 // all of it has passed by (docs/security.md#what-an-approval-shows), and a card drawn again keeps that.
 const endSeen = new Set();
+const ALSO_SHOWN = 3;   // reasons below high shown on the "Also:" line before "N more"
 const END_DWELL_MS = 300;
 
 /** The height of the view `el` scrolls in: its nearest scrolling ancestor's, else the window's. */
@@ -427,9 +428,22 @@ export class LineupInteractionCard extends LineupElement {
       <p class="reasons-head small">${t('card.reasons.high')}</p>
       <ul class="reasons-high">${high.map((r, index) => html`<li class="risk-reason" data-level="high" data-code=${r.code || nothing}
         id=${confirm ? nothing : `reason-${uid}-${index}`}>${icon('warning')}<strong>${visible(r.text)}</strong></li>`)}</ul>
-      ${rest.length ? html`<p class="reasons-also small" data-levels=${[...new Set(rest.map((r) => r.level))].join(' ')}>${
-        line('card.reasons.also', rest)}</p>` : ''}
+      ${rest.length ? this._alsoLine(rest) : ''}
     </div>`;
+  }
+
+  /** The reasons below high, quieter, after "Also:": the first ALSO_SHOWN of them, the rest one tap away ("6 more"), so
+   * a command of many steps does not push what runs below the first screen with lines of medium reasons. */
+  _alsoLine(rest) {
+    const levels = [...new Set(rest.map((r) => r.level))].join(' ');
+    const words = (list) => list.map((r) => r.text).join('; ');
+    if (rest.length <= ALSO_SHOWN) {
+      return html`<div class="reasons-also small" data-levels=${levels}>${visible(t('card.reasons.also', { reasons: words(rest) }))}</div>`;
+    }
+    const more = rest.slice(ALSO_SHOWN);
+    return html`<div class="reasons-also small" data-levels=${levels}>${visible(t('card.reasons.also', {
+      reasons: words(rest.slice(0, ALSO_SHOWN)) }))}<details class="reasons-more"><summary>${t('card.reasons.more', {
+      count: more.length })}</summary><span class="reasons-rest">${visible(`; ${words(more)}`)}</span></details></div>`;
   }
 
   /** The parts the high reasons name, to highlight in the commands (lib/approves.js): only a reason the hub itself
@@ -608,7 +622,11 @@ export class LineupInteractionCard extends LineupElement {
   _outcomeBadge(it) {
     const tone = { answered: 'success', declined: 'danger', expired: 'neutral', cancelled: 'neutral' }[it.status] || 'neutral';
     const glyph = { answered: 'succeeded', declined: 'failed', expired: 'clock', cancelled: 'cancelled' }[it.status] || 'queued';
-    return html`<span class="badge tone-${tone}">${icon(glyph)}<span>${t(`card.outcome.${it.status}`)}</span></span>`;
+    // The same word as the outcome line under it: an approval's declined is "Rejected", a review's "Changes requested".
+    const word = it.status !== 'declined' || it.response?.declined ? t(`card.outcome.${it.status}`)
+      : it.type === 'approval' ? t('card.decided.rejectedPlain')
+        : it.type === 'review' ? t('card.decided.reviewChanges') : t(`card.outcome.${it.status}`);
+    return html`<span class="badge tone-${tone}">${icon(glyph)}<span>${word}</span></span>`;
   }
 
   _outcome(it, spec) {
