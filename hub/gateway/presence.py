@@ -1,5 +1,10 @@
 """Presence and its timers: online/offline, zombies, the grace period, cancel timeouts, expiries.
 
+An agent of a terminal runtime (`lineup connect`: Claude Code's hooks, the MCP bridge) connects one short process
+after another (a hook, then the process that keeps it online), so its normal close is recorded offline only when no
+process of it came back within SIGN_OFF_GRACE_S: without it, every `claude -p` flapped offline and online again in
+its first second, its running task "lost its connection" and its session showed Ended.
+
 Every duration is measured on the monotonic clock, so a wall-clock jump never makes an agent look silent
 (docs/quality.md#presence-on-the-monotonic-clock). Only interaction expiry uses wall time: `expiresAt` is a wall-clock
 instant.
@@ -14,6 +19,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
 from hub.domain import housekeeping
+from hub.domain.collaboration import TERMINAL_RUNTIMES
 from hub.domain.interactions import parse_time
 from hub.domain.tasks import TERMINAL
 from hub.protocol.envelope import now_iso
@@ -34,12 +40,17 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("lineup.presence")
 
+SIGN_OFF_GRACE_S = 5.0   # a terminal agent's next process has this long to connect before it is recorded offline
+
 
 class Presence:
     def __init__(self, hub: PresenceHub) -> None:
         self.hub = hub
         self.last_heartbeat_wall: dict[str, str] = {}     # agent id -> ISO time of its last sign of life
         self.offline_since: dict[str, float] = {}          # agent id -> monotonic time it went offline
+        self.online_since: dict[str, str] = {}             # agent id -> ISO time it last came online
+        self.runtimes: dict[str, str] = {}                 # agent id -> the runtime its hello named
+        self.signing_off: dict[str, float] = {}            # agent id -> monotonic time its sign-off is recorded
         # Task and interaction ids are unique within a workspace only: both timers are keyed by (workspace, id).
         self.cancel_deadlines: dict[tuple[str, str], float] = {}       # (workspace, task id) -> monotonic deadline
         self.expiries: list[tuple[datetime, str, str]] = []            # heap of (expiresAt, workspace, interaction id)
@@ -71,8 +82,13 @@ class Presence:
 
     async def agent_connected(self, session: Session, hello: dict[str, object]) -> None:
         agent_id = session.actor.id
+        came_back = agent_id in self.offline_since or agent_id not in self.online_since
         self.offline_since.pop(agent_id, None)
+        self.signing_off.pop(agent_id, None)  # its next process: it never went
+        self.runtimes[agent_id] = str(hello.get("runtime") or "")
         self.last_heartbeat_wall[agent_id] = now_iso()
+        if came_back:
+            self.online_since[agent_id] = self.last_heartbeat_wall[agent_id]
         await self.hub.execute(housekeeping.agent_status(agent_id, "online", reason="connected",
                                                          last_heartbeat_at=self.last_heartbeat_wall[agent_id],
                                                          hello=hello))
@@ -88,9 +104,20 @@ class Presence:
             return
         if agent_id in self.offline_since:
             return
+        if reason == "signed_off" and self.runtimes.get(agent_id) in TERMINAL_RUNTIMES:
+            self.signing_off.setdefault(agent_id, self._loop_time + SIGN_OFF_GRACE_S)
+            return
+        await self._went_offline(agent_id, reason)
+
+    async def _went_offline(self, agent_id: str, reason: str) -> None:
+        self.signing_off.pop(agent_id, None)
         self.offline_since[agent_id] = self._loop_time
         await self.hub.execute(housekeeping.agent_status(
             agent_id, "offline", reason=reason, last_heartbeat_at=self.last_heartbeat_wall.get(agent_id)))
+
+    def came_online_at(self, agent_id: str) -> str | None:
+        """When the agent last came online (ISO), while it is online; None when it is not (or not since the start)."""
+        return None if agent_id in self.offline_since else self.online_since.get(agent_id)
 
     # ---- what committed events mean for the timers ----------------------------------------------------
 
@@ -108,6 +135,7 @@ class Presence:
                                                    event.payload["interaction"]["id"]))
             elif event.type == "agent.revoked":
                 self.offline_since.pop(event.payload["agentId"], None)
+                self.signing_off.pop(event.payload["agentId"], None)
 
     # ---- the timers, run on the hub's housekeeping tick (hub/ticker.py) --------------------------------
 
@@ -128,6 +156,12 @@ class Presence:
                              settings.missed_heartbeats_offline)
                     session.close(4000, "heartbeat timeout")
                     await self.agent_disconnected(session, "heartbeat_timeout")
+        for agent_id, due in list(self.signing_off.items()):
+            if now >= due and self.signing_off.get(agent_id) == due:
+                if any(s.connected for s in self.hub.broker.agent_sessions(agent_id)):
+                    self.signing_off.pop(agent_id, None)
+                else:
+                    await self._went_offline(agent_id, "signed_off")
         # Agents still away after the grace period stay in offline_since: a task of theirs that becomes
         # running again later (the person answered while the agent was away) fails too, not runs forever.
         overdue = {agent_id for agent_id, since in self.offline_since.items() if now - since >= settings.grace_period_s}

@@ -31,6 +31,11 @@ RISK_LEVELS: tuple[RiskLevel, ...] = get_args(RiskLevel)
 AgentStatus = Literal["online", "offline"]
 AGENT_STATUSES: tuple[AgentStatus, ...] = get_args(AgentStatus)
 
+# The runtimes of agents that run in the person's own terminal or program (`lineup connect claude-code`: its hooks;
+# `lineup connect codex / gemini`, `lineup mcp`: the MCP bridge). They connect only while they work: offline between
+# runs is no fault (the app shows no alarm), and the hub cannot give them work (hub/domain/collaboration.py).
+TERMINAL_RUNTIMES: tuple[str, ...] = ("claude-code", "mcp")
+
 
 def ordered(names: frozenset[TaskStatus]) -> list[TaskStatus]:
     """A set of task statuses in the vocabulary's order (for JSON Schema enums, stable output)."""
@@ -47,4 +52,5 @@ def for_app() -> dict[str, Any]:
         "interactionStatuses": list(INTERACTION_STATUSES),
         "riskLevels": list(RISK_LEVELS),
         "agentStatuses": list(AGENT_STATUSES),
+        "terminalRuntimes": list(TERMINAL_RUNTIMES),
     }

@@ -1,24 +1,27 @@
 """The agents a session can run: the `lineup agents add` presets and `[sessions.agents.<key>]` of lineup.toml.
 
 A preset is installed when its program is on the hub's PATH (found by its full path, as `lineup agents add` does);
-`[sessions.agents.<key>] command` replaces that (and names an agent of its own for a key that is no preset). The
-modes and models each agent offered the last time one of its sessions started are kept in
-`<data dir>/sessions/offers.json`; until then the preset's usual ones are shown (docs/sessions.md "Agents").
+`[sessions.agents.<key>] command` replaces that (and names an agent of its own for a key that is no preset). What a
+preset's program must be asked first (Gemini CLI's ACP flag) is asked in the background (hub/sessions/probes.py):
+the list never waits for it, a start of that agent does. The modes and models each agent offered the last time one
+of its sessions started are kept in `<data dir>/sessions/offers.json`; until then the preset's usual ones are shown,
+labelled by the same kinds (docs/sessions.md "Agents").
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hub.agents_add import PRESETS, gemini_flag
+from hub.agents_add import PRESETS
+from hub.sessions.probes import Probes
 from hub.settings import SessionSettings
 
 log = logging.getLogger("lineup.sessions")
@@ -52,6 +55,7 @@ class SessionAgent:
     install: str
     env: dict[str, str] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
+    checking: bool = False   # its program is still being asked (its command is not final): it cannot start yet
 
     @property
     def installed(self) -> bool:
@@ -70,14 +74,32 @@ class Catalogue:
     def __init__(self, settings: SessionSettings, data_dir: Path) -> None:
         self.settings = settings
         self.offers_path = data_dir / "sessions" / "offers.json"
-        self._gemini: dict[str, str] = {}   # the gemini program → its ACP flag (asking its --help takes seconds)
+        self.probes = Probes()              # gemini's ACP flag (asking its --help takes seconds, or hangs)
         self._offers: dict[str, Any] | None = None
 
     def names(self) -> list[str]:
         return [*PRESETS, *(k for k in self.settings.agents if k not in PRESETS)]
 
+    def probe_all(self) -> None:
+        """Start asking every preset program that needs it (at the hub's start), so a list finds the answers."""
+        for key in self.names():
+            self.peek(key)
+
+    def peek(self, key: str) -> SessionAgent | None:
+        """The agent of `key` as it would start now, without waiting: `checking` while its program is still being
+        asked (in the background; started now if it was not). None for an unknown key."""
+        return self._build(key, self.probes.known)
+
     async def agent(self, key: str) -> SessionAgent | None:
-        """The agent of `key` as it would start now, or None for an unknown key."""
+        """The agent of `key` as it would start now (waiting for its program's answer), or None for an unknown key."""
+        found = self.peek(key)
+        if found is None or not found.checking:
+            return found
+        assert found.command is not None
+        flag = await self.probes.answer(found.command[0])
+        return self._build(key, lambda _: flag)
+
+    def _build(self, key: str, flag_of: Callable[[str], str | None]) -> SessionAgent | None:
         configured = self.settings.agents.get(key)
         preset = PRESETS.get(key)
         if preset is None and (configured is None or not configured.command):
@@ -100,12 +122,12 @@ class Catalogue:
             how = f"Install it on the hub's machine: {preset.install}" if preset.install else ""
             return SessionAgent(key, name, None, how + f" (or set [sessions.agents.{key}] command in lineup.toml), "
                                                        "then start a session again.", env, options)
-        args = list(preset.args)
-        if key == "gemini":
-            if program not in self._gemini:
-                self._gemini[program] = await asyncio.to_thread(gemini_flag, program)
-            args = [self._gemini[program]]
-        return SessionAgent(key, name, [program, *args], "", env, options)
+        if key == "gemini":  # its ACP flag: --acp, or --experimental-acp for an older gemini
+            flag = flag_of(program)
+            if flag is None:
+                return SessionAgent(key, name, [program], "", env, options, checking=True)
+            return SessionAgent(key, name, [program, flag], "", env, options)
+        return SessionAgent(key, name, [program, *preset.args], "", env, options)
 
     # ---- what each agent offered ------------------------------------------------------------------------------
 
@@ -119,12 +141,14 @@ class Catalogue:
         return self._offers
 
     def offered(self, key: str) -> dict[str, Any]:
-        """`{modes, models, takes?, offeredAt?}`: as the agent last offered them, else the preset's usual ones."""
+        """`{modes, models, takes?, offeredAt?}`: as the agent last offered them, else the preset's usual ones; each
+        mode with the same `kind` either way, so "Bypass Permissions" is Full access (and warned of) before the agent
+        has ever run."""
         seen = self._load_offers().get(key)
         if isinstance(seen, dict):
-            return seen
+            return {**seen, "modes": kinded(seen.get("modes") or [])}
         usual = USUAL.get(key, {})
-        return {"modes": usual.get("modes", []), "models": usual.get("models", []), "offeredAt": None}
+        return {"modes": kinded(usual.get("modes", [])), "models": usual.get("models", []), "offeredAt": None}
 
     def remember(self, key: str, offers: dict[str, Any], takes: dict[str, bool]) -> None:
         """Keep what an agent offered at session/new (its modes and models) for the next listing."""
@@ -161,6 +185,12 @@ def _config_select(offers: dict[str, Any], category: str) -> tuple[str, list[dic
     return None
 
 
+def kinded(modes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The modes, each named by its kind where the app has a word for it (MODE_KINDS)."""
+    return [{**mode, "kind": MODE_KINDS[mode["id"]]} if isinstance(mode, dict) and mode.get("id") in MODE_KINDS
+            else mode for mode in modes]
+
+
 def modes_of(offers: dict[str, Any]) -> list[dict[str, Any]]:
     """The modes a session offers: ACP `modes.availableModes`, else a `configOptions` select of category mode.
     Each `{id, name, description, kind?, via}`; `via` says how the hub sets it (`mode`, or `config:<option id>`)."""
@@ -174,10 +204,7 @@ def modes_of(offers: dict[str, Any]) -> list[dict[str, Any]]:
     elif (config := _config_select(offers, "mode")) is not None:
         found = [{"id": v["value"][:200], "name": _text(v.get("name")) or v["value"][:200],
                   "description": _text(v.get("description")), "via": f"config:{config[0]}"} for v in config[1]]
-    for mode in found:
-        if mode["id"] in MODE_KINDS:
-            mode["kind"] = MODE_KINDS[mode["id"]]
-    return found[:MAX_OFFERED]
+    return kinded(found[:MAX_OFFERED])
 
 
 def models_of(offers: dict[str, Any]) -> list[dict[str, Any]]:

@@ -109,6 +109,7 @@ class SessionHost:
         self.hub_url = hub_url
         if self.enabled:
             self._unsubscribe = self.hub.bus.subscribe(self._observe, name="sessions")
+            self.catalogue.probe_all()  # in the background: the first New session's list need not wait for it
         try:
             unended = await self.hub.read(session_rows.unended_sessions)
             if unended and not self.enabled:
@@ -151,6 +152,7 @@ class SessionHost:
         for preset in list(self.presets.values()):
             await self._close_preset(preset)
         self.presets.clear()
+        await self.catalogue.probes.close()
 
     async def _settle_orphans(self, records: list[SessionRecord]) -> None:
         """What the sessions' agent processes left open when the hub stopped: nobody can act on it any more. Their
@@ -432,6 +434,7 @@ class SessionHost:
             repository.remember(self.state_dir, payload["sessionId"], found.pin, found.refused)  # before it starts
             record = await self.record(actor, payload["sessionId"])
             live = self._make_live(record, agent, preset.client)
+            live.status = "starting"  # until its first turn runs: the list never says Idle before it ever ran
         live.warming = asyncio.ensure_future(self._warm(live))
         self._background.add(live.warming)
         live.warming.add_done_callback(self._background.discard)

@@ -51,7 +51,7 @@ class Live:
     runtime: AcpRuntime
     usage: dict[str, Any] = field(default_factory=dict)
     usage_changed: bool = False
-    status: str = "idle"
+    status: str = "idle"                 # "starting" from Start until its first turn runs (a new session)
     mode: str | None = None              # as applied or reported
     model: str | None = None
     warming: asyncio.Task[None] | None = None
@@ -114,8 +114,14 @@ class Reporter(SessionObserver):
             self.host.report(self.live, {"mode": mode_id})
 
     def turn_failed(self, key: str, error: TurnError) -> None:
-        if self.live is not None and error.code == "session_lost":
-            self.host.session_lost(self.live, error.message)
+        live = self.live
+        if live is None:
+            return
+        if live.status == "starting":  # it never ran: no longer starting, and the list hears so
+            live.status = "idle"
+            self.host.report(live, {"status": "idle"})
+        if error.code == "session_lost":
+            self.host.session_lost(live, error.message)
 
     async def session_opened(self, agent: AgentProcess, key: str, acp_id: str, offers: dict[str, Any],
                              loaded: bool) -> None:

@@ -59,7 +59,14 @@ NOTES = {
     "mcp": "Runs in its own program (lineup connect / lineup mcp). From here you can answer its questions and follow "
            "its progress; your messages reach it only when it next calls LineUp's tools. You cannot give it tasks "
            "(the hub cannot start work there), stop it or end it: do that in its program.",
+    "turns": "Runs in its own program (lineup connect). This conversation shows its finished turns: messages typed "
+             "here do not reach it (it reads only its own conversation of LineUp's tools). Type in its program; you "
+             "cannot give it tasks, stop it or end it from here.",
 }
+# Conversations made by a hook or a notify program of `lineup connect` (hub/connect: Claude Code's hooks `conv_cc_`,
+# the finished-turn notifier of Codex and Gemini CLI `conv_codex_`, `conv_gemini_`): the agent never reads what is
+# written in them, so the app offers no composer there (tests/unit/test_terminal_sessions.py keeps these in step).
+HOOK_CONVERSATIONS = ("conv_cc_", "conv_codex_", "conv_gemini_")
 
 
 def host_of(request: Request) -> SessionHost:
@@ -103,13 +110,14 @@ def _param(request: Request, name: str, *, required: bool = True, limit: int = 4
 # ---- what to start ------------------------------------------------------------------------------------------------
 
 async def list_agents(request: Request) -> JSONResponse:
-    """Each agent a session can run: installed or how to install it, and the modes and models it offers."""
+    """Each agent a session can run: installed or how to install it, and the modes and models it offers. Answered at
+    once: an agent whose program is still being asked (hub/sessions/probes.py) is listed with `checking: true`."""
     await require_owner(request)
     host = host_of(request)
     catalogue = host.catalogue
     listed = []
     for key in catalogue.names():
-        agent = await catalogue.agent(key)
+        agent = catalogue.peek(key)
         if agent is None:
             continue
         offered = catalogue.offered(key)
@@ -117,6 +125,8 @@ async def list_agents(request: Request) -> JSONResponse:
                                  "install": agent.install, "modes": public(offered.get("modes") or []),
                                  "models": public(offered.get("models") or []),
                                  "offeredAt": offered.get("offeredAt")}
+        if agent.checking:
+            entry["checking"] = True
         if offered.get("takes"):
             entry["takes"] = offered["takes"]
         listed.append(entry)
@@ -241,17 +251,24 @@ def session_view(row: SessionRecord, live_status: str | None = None) -> dict[str
             "note": note}
 
 
-def terminal_view(row: TerminalConversationRecord) -> dict[str, Any]:
+def terminal_view(row: TerminalConversationRecord, online_since: str | None = None) -> dict[str, Any]:
+    """A terminal agent's conversation: `running` while a task of it is active; `idle` while its agent is online and
+    the conversation has been active since the agent last came online (its program's run, which the conversation
+    belongs to); else `ended`, also for an older conversation of an agent now running elsewhere. `online_since`: when
+    the agent last came online (hub/gateway/presence.py), None when not known."""
     if row.active_tasks:
         status = "running"
-    elif row.agent_status == "online":
+    elif row.agent_status == "online" and (online_since is None or row.updated_at >= online_since):
         status = "idle"
     else:
         status = "ended"
+    hooked = row.conversation_id.startswith(HOOK_CONVERSATIONS)
+    note = NOTES["turns"] if hooked and row.runtime == "mcp" else \
+        NOTES.get(row.runtime, "Runs outside the hub: the hub cannot start, stop or end it.")
     return {"kind": "terminal", "conversationId": row.conversation_id, "agentId": row.agent_id,
             "agentName": row.agent_name, "runtime": row.runtime, "title": row.title, "status": status,
-            "lastActivityAt": row.updated_at, "canSend": row.runtime == "mcp", "canStop": False, "canEnd": False,
-            "note": NOTES.get(row.runtime, "Runs outside the hub: the hub cannot start, stop or end it.")}
+            "lastActivityAt": row.updated_at, "canSend": row.runtime == "mcp" and not hooked, "canStop": False,
+            "canEnd": False, "note": note}
 
 
 async def list_sessions(request: Request) -> JSONResponse:
@@ -266,7 +283,8 @@ async def list_sessions(request: Request) -> JSONResponse:
 
     rows, terminal = await request.app.state.hub.read(read)
     listed = [session_view(r, host.live[r.id].status if r.id in host.live else None) for r in rows]
-    listed += [terminal_view(t) for t in terminal]
+    presence = request.app.state.hub.presence
+    listed += [terminal_view(t, presence.came_online_at(t.agent_id)) for t in terminal]
     listed.sort(key=lambda s: s["lastActivityAt"] or "", reverse=True)
     return JSONResponse(listed[:MAX_LISTED_SESSIONS])
 
