@@ -6,6 +6,7 @@ from __future__ import annotations
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -42,9 +43,29 @@ def file_rank(nodeid: str) -> int:
     return next((rank for rank, prefix in enumerate(FILE_ORDER) if nodeid.startswith(prefix)), len(FILE_ORDER))
 
 
+# The fast loop (`pytest -m "not slow"`, README "Run the tests"): what starts a browser, a published agent CLI or the
+# PyInstaller build is `slow` without each file saying so; the rest (unit, in-process hubs, `lineup serve` children,
+# the security and reliability drills that need neither) is the everyday loop. Both are the suite CI runs.
+SLOW_PATHS = ("tests/e2e/", "tests/packaging/test_executable.py")
+SLOW_MODULES = ("tests.support.browsers", "playwright")
+
+
+def uses_slow_parts(item: pytest.Item) -> bool:
+    """Whether the test drives Chromium, a real agent CLI or the executable's build (or says it is slow)."""
+    if item.get_closest_marker("slow") or item.get_closest_marker("real_agent") or item.nodeid.startswith(SLOW_PATHS):
+        return True
+    module = getattr(item, "module", None)
+    names = (value.__name__ if isinstance(value, ModuleType) else str(getattr(value, "__module__", "") or "")
+             for value in vars(module).values()) if module is not None else ()
+    return any(name.startswith(SLOW_MODULES) for name in names)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """In a parallel run's workers only (a serial run keeps pytest's order): every worker sorts alike, so all
-    collect the same list, as xdist requires, and `--no-loadscope-reorder` keeps that order."""
+    """Marks the slow parts (above). In a parallel run's workers only (a serial run keeps pytest's order): every
+    worker sorts alike, so all collect the same list, as xdist requires, and `--no-loadscope-reorder` keeps it."""
+    for item in items:
+        if not item.get_closest_marker("slow") and uses_slow_parts(item):
+            item.add_marker(pytest.mark.slow)
     if hasattr(config, "workerinput"):
         items.sort(key=lambda item: file_rank(item.nodeid))
 
