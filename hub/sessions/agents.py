@@ -80,6 +80,12 @@ class Catalogue:
     def names(self) -> list[str]:
         return [*PRESETS, *(k for k in self.settings.agents if k not in PRESETS)]
 
+    def name_of(self, key: str) -> str:
+        """What the agent of `key` is called (its lineup.toml name, else its preset's, else the key)."""
+        configured = self.settings.agents.get(key)
+        preset = PRESETS.get(key)
+        return (configured.name if configured is not None else None) or (preset.name if preset else key)
+
     def probe_all(self) -> None:
         """Start asking every preset program that needs it (at the hub's start), so a list finds the answers."""
         for key in self.names():

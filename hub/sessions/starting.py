@@ -57,10 +57,19 @@ class StartRequest(msgspec.Struct, forbid_unknown_fields=True):
     title: str | None = None
 
 
+def branch_words(message: str, limit: int = 40) -> str:
+    """The message's first words, lower-case, dashed, at most `limit` characters, cut between words (a first word
+    longer than that is cut at the limit); the app names the same (ui/lib/sessions.js autoBranch)."""
+    words = re.sub(r"[^a-z0-9]+", "-", message.lower()).strip("-")
+    if len(words) > limit:
+        head = words[:limit + 1]  # its last character a dash: the limit falls at a word's end
+        words = head[:head.rfind("-")] if "-" in head else words[:limit]
+    return words.strip("-") or "session"
+
+
 def branch_from(message: str, taken: set[str]) -> str:
-    """`lineup/<the message's first words, lower-case, dashed>`, made unique with -2, -3, ..."""
-    words = re.sub(r"[^a-z0-9]+", "-", message.lower()).strip("-")[:40].strip("-") or "session"
-    name = f"{AUTO_BRANCH_PREFIX}{words}"
+    """`lineup/<the message's first words>` (branch_words), made unique with -2, -3, ..."""
+    name = f"{AUTO_BRANCH_PREFIX}{branch_words(message)}"
     candidate, number = name, 2
     while candidate in taken:
         candidate, number = f"{name}-{number}", number + 1

@@ -236,13 +236,14 @@ async def list_branches(request: Request) -> JSONResponse:
 
 # ---- sessions --------------------------------------------------------------------------------------------------
 
-def session_view(row: SessionRecord, live_status: str | None = None) -> dict[str, Any]:
+def session_view(row: SessionRecord, live_status: str | None = None, agent_name: str = "") -> dict[str, Any]:
     status = row.status if row.status == "ended" else (live_status or row.status)
     note = ""
     if status == "ended":
         note = f"Ended ({row.end_reason})." if row.end_reason else "Ended."
     return {"kind": "hub", "sessionId": row.id, "conversationId": row.conversation_id, "agentId": row.agent_id,
-            "agentKey": row.agent_key, "title": row.title, "project": row.project, "folder": row.folder,
+            "agentKey": row.agent_key, "agentName": agent_name or row.agent_key, "title": row.title,
+            "project": row.project, "folder": row.folder,
             "where": row.where_kind, "worktree": _load(row.worktree), "baseCommit": row.base_commit,
             "baseRef": row.base_ref, "mode": row.mode, "model": row.model, "usage": _load(row.usage),
             "status": status, "endReason": row.end_reason, "pendingCommit": row.pending_commit,
@@ -282,7 +283,8 @@ async def list_sessions(request: Request) -> JSONResponse:
                                                     MAX_LISTED_SESSIONS))
 
     rows, terminal = await request.app.state.hub.read(read)
-    listed = [session_view(r, host.live[r.id].status if r.id in host.live else None) for r in rows]
+    listed = [session_view(r, host.live[r.id].status if r.id in host.live else None,
+                           host.catalogue.name_of(r.agent_key)) for r in rows]
     presence = request.app.state.hub.presence
     listed += [terminal_view(t, presence.came_online_at(t.agent_id)) for t in terminal]
     listed.sort(key=lambda s: s["lastActivityAt"] or "", reverse=True)
@@ -293,7 +295,8 @@ async def get_session(request: Request) -> JSONResponse:
     actor = await require_owner(request)
     host = host_of(request)
     row = await host.record(actor, request.path_params["session_id"])
-    return JSONResponse(session_view(row, host.live[row.id].status if row.id in host.live else None))
+    return JSONResponse(session_view(row, host.live[row.id].status if row.id in host.live else None,
+                                     host.catalogue.name_of(row.agent_key)))
 
 
 async def start_session(request: Request) -> JSONResponse:

@@ -64,7 +64,7 @@ def test_capabilities_in_words_and_chinese_diagnostics_in_chinese(hub, open_page
     agent.kill()
     diagnostics = chinese.locator(".agent-card details.diagnostics")
     expect(diagnostics).to_have_attribute("open", "", timeout=15_000)
-    expect(diagnostics.locator(".diagnosis")).to_contain_text("智能体的连接已关闭")
+    expect(diagnostics.locator(".diagnosis")).to_contain_text("重新连接后，它会从中断处继续")
     expect(diagnostics).to_contain_text("离线 (连接已关闭)")
     shots(chinese, "diagnostics-zh")
     # Nothing English but names: the agent's, its runtime, the diagnostic code, ids, "Hub" and addresses.

@@ -4,10 +4,10 @@ import { html } from '../vendor/lit-html/lit-html.js';
 import { repeat } from '../vendor/lit-html/directives/repeat.js';
 import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
-import { t, tn, formatAgo, formatDateTime } from '../lib/i18n.js';
+import { t, tn, formatAgo, formatDateTime, formatTime } from '../lib/i18n.js';
 import { localCommand } from '../lib/commands.js';
-import { agentStatusBadge, capabilityName, lastStatusChange, reasonWord } from '../lib/status.js';
-import { agentDiagnosis } from '../lib/diagnostics.js';
+import { TERMINAL_RUNTIMES, agentStatusBadge, capabilityName, lastStatusChange, reasonWord } from '../lib/status.js';
+import { agentDiagnosis, offlineSince } from '../lib/diagnostics.js';
 import { diagnosisBox, copyButton } from './lineup-connect-agent.js';
 
 /** A command that wraps only at its spaces on a phone: each word kept whole ("claude-code" never split at its hyphen;
@@ -84,10 +84,25 @@ export class LineupAgentList extends LineupElement {
     </section>`;
   }
 
+  /** "Pair again": its credential file is lost (another machine, a wiped folder); a code that pairs this agent again. */
+  _pairAgain(agent) {
+    return html`<button class="button pair-again-button" @click=${() => {
+      if (this.state.pairing) this.emit('lineup-pairing-close'); // a code already shown was for something else
+      this.connecting = true; this.replacing = agent.id;
+      this.requestUpdate();
+      requestAnimationFrame(() => this.querySelector('.connect-agent select[name="replaces"]')?.focus());
+    }}>${icon('plug')}<span>${t('agents.pairAgain')}</span></button>`;
+  }
+
   _agent(agent, state) {
     const editing = this.editing.has(agent.id);
-    const diagnosis = agentDiagnosis(agent);
+    const change = lastStatusChange(agent.id, state);
+    const wentAt = agent.status !== 'online' && change?.status === 'offline' ? change.at : '';
+    const diagnosis = agentDiagnosis(agent, wentAt);
     const signedOff = agent.status === 'offline' && agent.statusReason === 'signed_off';
+    const terminal = agent.status !== 'online' && TERMINAL_RUNTIMES.has(agent.runtime);
+    // Online once and gone since (killed, its network): one sentence on the card, the details folded away.
+    const away = agent.status !== 'online' && !terminal && Boolean(agent.lastHeartbeatAt) && diagnosis?.reason !== 'revoked';
     const running = state.tasks.filter((x) => x.agentId === agent.id && !x.parentTaskId && ['queued', 'running', 'waiting_for_human'].includes(x.status)).length;
     const headingId = `agent-${agent.id}`;
     return html`<li class="card agent-card" data-agent-id=${agent.id} data-status=${agent.status} aria-labelledby=${headingId}>
@@ -99,6 +114,8 @@ export class LineupAgentList extends LineupElement {
         agent.runtime, // what is not known is left out (no "Version —")
         agent.agentVersion ? t('agents.versionIs', { version: agent.agentVersion }) : '',
         agent.status === 'online' ? tn('agents.activeTasks', running)
+          : terminal ? t('agents.betweenRuns')
+          : away && !signedOff ? t('agents.offlineResumes', { time: formatTime(offlineSince(agent, wentAt)) })
           : agent.lastHeartbeatAt ? t('agents.lastSeen', { time: formatAgo(agent.lastHeartbeatAt) }) : t('agents.neverConnected'),
       ].filter(Boolean).join(' · ')}</p>
       ${(agent.capabilities || []).length ? html`<p class="chips" aria-label=${t('agent.capabilities')}>${agent.capabilities.map((c) => html`<span class="chip"
@@ -127,13 +144,7 @@ export class LineupAgentList extends LineupElement {
           this.editing.set(agent.id, agent.name); this.requestUpdate();
           requestAnimationFrame(() => this.querySelector(`[data-agent-id="${agent.id}"] .inline-form input`)?.focus());
         }}>${t('agents.rename')}</button>`}
-        ${agent.status === 'online' ? '' : html`<button class="button pair-again-button" @click=${() => {
-          // Its credential file is lost (another machine, a wiped folder): a code that pairs this agent again.
-          if (this.state.pairing) this.emit('lineup-pairing-close'); // a code already shown was for something else
-          this.connecting = true; this.replacing = agent.id;
-          this.requestUpdate();
-          requestAnimationFrame(() => this.querySelector('.connect-agent select[name="replaces"]')?.focus());
-        }}>${icon('plug')}<span>${t('agents.pairAgain')}</span></button>`}
+        ${agent.status === 'online' || away || terminal ? '' : this._pairAgain(agent)}
         <button class="button danger-outline revoke-button" @click=${() => {
           this.revoking.add(agent.id); this.requestUpdate();
           requestAnimationFrame(() => this.querySelector(`[data-agent-id="${agent.id}"] .revoke-confirm`)?.focus());
@@ -142,13 +153,14 @@ export class LineupAgentList extends LineupElement {
       <details class="diagnostics" ?open=${Boolean(diagnosis)}
         @toggle=${(e) => { if (e.target.open) this.emit('lineup-agents-refresh'); }}>
         <summary>${t('agents.diagnostics')}</summary>
-        ${diagnosis ? diagnosisBox(diagnosis, this) : signedOff
-          ? html`<p class="small signed-off">${icon('offline')} ${t('agents.signedOff')}</p>`
+        ${diagnosis ? diagnosisBox(diagnosis, this) : terminal
+          ? html`<p class="small signed-off">${icon('offline')} ${t('agents.terminalCalm')}</p>`
+          : signedOff ? html`<p class="small signed-off">${icon('offline')} ${t('agents.signedOff')}</p>`
           : html`<p class="small tone-text-success">${icon('succeeded')} ${t('agents.healthy')}</p>`}
         <dl class="kv small">
           <dt>${t('agent.state')}</dt><dd>${t(`agent.status.${agent.status || 'offline'}`)}${reasonWord(agent.statusReason) ? ` (${reasonWord(agent.statusReason)})` : ''}</dd>
-          ${agent.status !== 'online' && lastStatusChange(agent.id, state)?.status === 'offline' ? html`<dt>${t('agents.offlineSince')}</dt>
-            <dd class="offline-since">${formatDateTime(lastStatusChange(agent.id, state).at)}</dd>` : ''}
+          ${wentAt ? html`<dt>${t('agents.offlineSince')}</dt>
+            <dd class="offline-since">${formatDateTime(wentAt)}</dd>` : ''}
           ${agent.lastHeartbeatAt ? html`<dt>${t('agents.lastSignOfLife')}</dt>
             <dd class="last-sign-of-life">${formatDateTime(agent.lastHeartbeatAt)}</dd>` : ''}
           <dt>${t('agents.pairedAt')}</dt><dd class="paired-at">${formatDateTime(agent.pairedAt || agent.createdAt)}</dd>
@@ -156,6 +168,7 @@ export class LineupAgentList extends LineupElement {
             <dd class="first-paired-at">${formatDateTime(agent.createdAt)}</dd>` : ''}
           <dt>${t('card.detail.id')}</dt><dd class="mono">${agent.id}</dd>
         </dl>
+        ${away ? html`<div class="button-row">${this._pairAgain(agent)}</div>` : ''}
       </details>
     </li>`;
   }

@@ -11,6 +11,8 @@ import { t, formatDateTime } from '../lib/i18n.js';
 
 // An agent that can never receive again: revoked in the app (a revoked agent paired again is a new agent).
 const gone = (agent) => Boolean(agent && (agent.revokedAt || agent.status === 'revoked'));
+// Claude Code connected with `lineup connect`: its hooks report what it did and never read what is typed here.
+const HOOKED_RUNTIMES = new Set(['claude-code']);
 // A phone or tablet: "Take a photo" opens the camera (the capture attribute); elsewhere attaching a file is enough.
 const TOUCH = window.matchMedia('(pointer: coarse)');
 let files = null; // lib/files.js, once loaded
@@ -18,7 +20,8 @@ const loadFiles = async () => { files ??= await import('../lib/files.js'); retur
 let entryKeys = 0;
 
 export class LineupComposer extends LineupElement {
-  static properties = ['conversation', 'agents', 'connection'];
+  // `session`: the session shown in this conversation (set by lineup-session-bar), whose canSend and end it follows.
+  static properties = ['conversation', 'agents', 'connection', 'session'];
 
   constructor() {
     super();
@@ -113,13 +116,26 @@ export class LineupComposer extends LineupElement {
     return [choices, choices.find((a) => a.id === this.target) || choices[0]];
   }
 
+  /** Why nothing can be sent here though the agent is not revoked, or '': the session ended (its reason), or the
+   * agent never reads this conversation (a terminal agent's hooks or finished turns). */
+  _shut(target) {
+    const session = this.session?.conversationId === this._key ? this.session : null;
+    if (session?.kind === 'hub' && session.status === 'ended') {
+      return ['session-ended', t('composer.sessionEnded', { why: t(`session.reason.${session.endReason || 'ended'}`) })];
+    }
+    if ((session && session.canSend === false) || (target && HOOKED_RUNTIMES.has(target.runtime))) {
+      return ['no-receive', t('composer.cannotReceive', { agent: target?.name || session?.agentName || '' })];
+    }
+    return ['', ''];
+  }
+
   async _send(event) {
     event?.preventDefault();
     const key = this._key;
     const text = (this.texts.get(key) || '').trim();
     const list = this._files;
     const [, target] = this._target(this._members());
-    if ((!text && !list.length) || !target || gone(target) || this.sending) return;
+    if ((!text && !list.length) || !target || gone(target) || this._shut(target)[0] || this.sending) return;
     if (list.length) {
       this.sending = true;
       this.requestUpdate();
@@ -173,17 +189,20 @@ export class LineupComposer extends LineupElement {
     const list = this._files;
     const failed = list.some((entry) => entry.status === 'failed');
     // Revoked: nothing sent here can ever be delivered, so nothing may be sent (the draft is kept).
-    const closed = gone(target);
+    const revoked = gone(target);
+    const [shut, why] = revoked ? ['', ''] : this._shut(target);
+    const closed = revoked || Boolean(shut);
     const offline = target && target.status !== 'online';
     const live = this.connection?.status === 'live';
     const id = `composer-${conversation.id}`;
     return html`<form class="composer" @submit=${(e) => this._send(e)} aria-label=${t('composer.label')}
-      data-closed=${closed ? 'revoked' : 'open'}>
+      data-closed=${revoked ? 'revoked' : shut || 'open'}>
       ${choices.length > 1 ? html`<label class="composer-target"><span>${t('composer.to')}</span>
         <select @change=${(e) => { this.target = e.target.value; this.requestUpdate(); }}>
           ${choices.map((a) => html`<option value=${a.id} ?selected=${a.id === target?.id}>${a.name}</option>`)}
         </select></label>` : ''}
-      ${closed ? html`<div class="tone-box-waiting composer-closed" role="note">
+      ${shut ? html`<p class="tone-box-neutral composer-closed" role="note">${icon(shut === 'session-ended' ? 'check' : 'phone')} ${why}</p>` : ''}
+      ${revoked ? html`<div class="tone-box-waiting composer-closed" role="note">
         <p>${icon('warning')} ${target.revokedAt ? t('composer.agentRevoked', { agent: target.name, time: formatDateTime(target.revokedAt) })
           : t('composer.agentRevokedUndated', { agent: target.name })}</p>
         <p><a href="#/agents">${t('composer.toAgents')}</a></p></div>` : ''}
@@ -206,7 +225,7 @@ export class LineupComposer extends LineupElement {
           @change=${(e) => { this.track = e.target.checked; this.requestUpdate(); }}>
           <span>${t('composer.track')}</span></label>
         <span class="composer-hint muted small" role="status">${!target ? t('composer.noAgent')
-          : closed ? t('composer.closed')
+          : closed ? (shut ? '' : t('composer.closed'))
           : this.sending ? html`<span class="spinner small" aria-hidden="true"></span> ${t('composer.sendingFiles')}`
           : failed ? t('composer.filesFailed')
           : offline ? html`${icon('offline')} ${t('composer.agentOffline', { agent: target.name })}`

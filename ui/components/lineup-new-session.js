@@ -77,11 +77,12 @@ export class LineupNewSession extends LineupElement {
     return this._projects?.projects?.find((p) => p.path === this._choice.project) || this._chosenProject || null;
   }
 
-  /** Steps that ask nothing of this agent and project are passed over. */
+  /** Steps that ask nothing of this agent and project are passed over; a step is counted until it is known to ask
+   * nothing (no agent chosen yet: its settings count), so "Step n of m" never grows as the person goes on. */
   _steps() {
     const agent = this._agent();
     return STEPS.filter((step) => (step !== 'where' || this._project()?.git !== false)
-      && (step !== 'settings' || agent?.modes?.length || agent?.models?.length));
+      && (step !== 'settings' || !agent || agent.modes?.length || agent.models?.length));
   }
 
   _go(step) {
@@ -217,7 +218,7 @@ export class LineupNewSession extends LineupElement {
         <ul class="plain-list pick-list">${agents.map((a) => html`<li>${a.installed
           ? html`<button type="button" class="pick agent-pick" data-agent=${a.key} aria-pressed=${this._choice.agent === a.key ? 'true' : 'false'}
               @click=${() => this._pickAgent(a.key)}><span class="pick-title">${icon('agent')} ${a.name}</span>
-              <span class="muted small">${t('newSession.installed')}</span></button>`
+              <span class="muted small">${a.checking ? t('newSession.checking') : t('newSession.installed')}</span></button>`
           : html`<div class="pick not-installed" data-agent=${a.key}><span class="pick-title">${icon('agent')} ${a.name}</span>
               <span class="small">${t('newSession.notInstalled')} ${a.install}</span></div>`}</li>`)}</ul>
       </section>`;

@@ -7,6 +7,7 @@ import { icon } from '../lib/icons.js';
 import { t, tn } from '../lib/i18n.js';
 import { routeHref } from '../lib/router.js';
 import { errorWords, sessionApi, sessionStatusBadge, usageText } from '../lib/sessions.js';
+import { sessionBadge, tickWhileStarting } from '../lib/session-badge.js';
 
 export class LineupSessionBar extends LineupElement {
   static properties = ['session', 'api'];
@@ -19,8 +20,17 @@ export class LineupSessionBar extends LineupElement {
     this._changesFor = ''; // the session id and activity time the count was read at
   }
 
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    tickWhileStarting(this, []);
+  }
+
   updated() {
     const s = this.session;
+    // The composer below says what this session allows (sending to an agent that never reads; an ended session).
+    const composer = this.closest('.conversation')?.querySelector('lineup-composer');
+    if (composer) composer.session = s;
+    tickWhileStarting(this, [s]);
     if (!s || s.kind !== 'hub' || !this.api) return;
     // The count follows the session: read again when it was active since (a turn ended, a file was written).
     const key = `${s.sessionId}|${s.lastActivityAt}|${s.status}`;
@@ -69,7 +79,7 @@ export class LineupSessionBar extends LineupElement {
     const branch = s.worktree?.branch;
     return html`<div class="session-bar" data-kind="hub" data-status=${s.status} data-session-id=${s.sessionId}>
       <div class="session-bar-row">
-        ${sessionStatusBadge(s)}
+        ${sessionBadge(s)}
         <span class="muted small mono session-branch">${branch || ''}</span>
         ${s.canStop ? html`<button class="button small session-stop" ?disabled=${this._busy === 'stop'}
           @click=${() => this._act('stop')}>${icon('stop')}<span>${t('session.stop')}</span></button>` : ''}

@@ -5,10 +5,16 @@ import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, formatAgo } from '../lib/i18n.js';
 import { routeHref } from '../lib/router.js';
-import { errorWords, newSessionEntry, sessionStatusBadge, usageText } from '../lib/sessions.js';
+import { errorWords, newSessionEntry, usageText } from '../lib/sessions.js';
+import { sessionBadge, tickWhileStarting } from '../lib/session-badge.js';
 
 export class LineupSessions extends LineupElement {
   static properties = ['state'];
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    tickWhileStarting(this, []);
+  }
 
   _row(s) {
     const terminal = s.kind === 'terminal';
@@ -19,7 +25,7 @@ export class LineupSessions extends LineupElement {
         data-kind=${s.kind} data-status=${s.status}>
       <a class="session-link" href=${routeHref({ view: 'conversations', id: s.conversationId })}>
         <span class="session-title">${s.title}</span>
-        <span class="session-meta">${sessionStatusBadge(s)}${terminal ? html`<span class="badge tone-waiting in-terminal">${icon(
+        <span class="session-meta">${sessionBadge(s)}${terminal ? html`<span class="badge tone-waiting in-terminal">${icon(
           'phone')}<span>${t('session.inTerminal')}</span></span>` : ''}
           <span class="muted small">${terminal ? s.agentName : where}${where || terminal ? ' · ' : ''}${formatAgo(s.lastActivityAt)}</span></span>
         ${usage ? html`<span class="muted small session-usage">${usage}</span>` : ''}
@@ -32,6 +38,7 @@ export class LineupSessions extends LineupElement {
     if (!state) return '';
     const sessions = state.sessions;
     const items = sessions?.items || [];
+    tickWhileStarting(this, items);
     return html`<section class="view sessions-view" aria-labelledby="sessions-heading">
       <header class="view-head">
         <a class="icon-button back-link" href="#/conversations">${icon('back')}<span class="visually-hidden">${t('nav.conversations')}</span></a>

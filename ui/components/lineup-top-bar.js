@@ -6,6 +6,7 @@ import { icon } from '../lib/icons.js';
 import { t, language, LANGUAGES } from '../lib/i18n.js';
 import { routeHref } from '../lib/router.js';
 import { inboxCount, inboxLists, unreadCount, waitingTotal } from '../lib/inbox.js';
+import { TERMINAL_RUNTIMES } from '../lib/status.js';
 
 // Beside the app's other files, under the same version (cached for good; hub/web/static_app.py).
 const ICON = new URL('../icon.svg', import.meta.url).href;
@@ -16,7 +17,9 @@ export class LineupTopBar extends LineupElement {
   render() {
     const state = this.state;
     if (!state) return '';
-    const agents = state.agents.filter((a) => !a.revokedAt);
+    const all = state.agents.filter((a) => !a.revokedAt);
+    // A terminal agent between runs (Claude Code after `claude -p`) is not missing: it is left out of the count.
+    const agents = all.filter((a) => a.status === 'online' || !TERMINAL_RUNTIMES.has(a.runtime));
     const online = agents.filter((a) => a.status === 'online').length;
     const count = inboxCount(state);
     const unread = unreadCount(state);
@@ -26,9 +29,11 @@ export class LineupTopBar extends LineupElement {
     let agentWord;
     let agentTone;
     let agentIcon;
-    if (state.connection.status === 'offline' && agents.length) {
+    if (state.connection.status === 'offline' && all.length) {
       // Cut off from the hub, the app cannot know whether the agents are still there.
       [agentWord, agentTone, agentIcon] = [t('topbar.agentUnknown'), 'neutral', 'clock'];
+    } else if (!agents.length && all.length) {
+      [agentWord, agentTone, agentIcon] = [t('topbar.agentsIdle'), 'neutral', 'agent'];
     } else if (!agents.length) {
       [agentWord, agentTone, agentIcon] = [t('topbar.noAgent'), 'neutral', 'agent'];
     } else if (online === agents.length) {

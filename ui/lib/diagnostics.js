@@ -1,6 +1,7 @@
 // Diagnostic codes for agent connections (docs/design.md#every-failure-says-what-to-do-next).
 
-import { t } from './i18n.js';
+import { t, formatTime } from './i18n.js';
+import { TERMINAL_RUNTIMES } from './status.js';
 
 const BY_REASON = {
   never_connected: 'LUA-A100',
@@ -10,14 +11,15 @@ const BY_REASON = {
   revoked: 'LUA-A104',
 };
 
-/** What is wrong with an agent's connection, or null when it is online. */
-export function agentDiagnosis(agent) {
+/** What is wrong with an agent's connection, or null when it is online. `changedAt`: when it went offline, if known. */
+export function agentDiagnosis(agent, changedAt = '') {
   if (!agent) return null;
   if (agent.revokedAt || agent.status === 'revoked') return diagnosis('revoked', agent);
-  // Online, or offline because it ended its own connection (stopped on purpose; a hook agent between runs).
-  if (agent.status === 'online' || agent.statusReason === 'signed_off') return null;
+  // Online, or offline because it ended its own connection (stopped on purpose; a hook agent between runs), or an
+  // agent of the person's terminal (`lineup connect`): online only while it works there, never a fault.
+  if (agent.status === 'online' || agent.statusReason === 'signed_off' || TERMINAL_RUNTIMES.has(agent.runtime)) return null;
   const reason = !agent.lastHeartbeatAt ? 'never_connected' : (agent.statusReason in BY_REASON ? agent.statusReason : 'disconnected');
-  return diagnosis(reason, agent);
+  return diagnosis(reason, agent, changedAt);
 }
 
 // Agents that live in a gateway the person runs (`lineup connect hermes|openclaw`): there is no adapter to start with a
@@ -25,12 +27,22 @@ export function agentDiagnosis(agent) {
 const GATEWAY_RUNTIMES = new Set(['hermes', 'openclaw']);
 const GATEWAY_REASONS = new Set(['never_connected', 'disconnected', 'hub_restarted']);
 
-function diagnosis(reason, agent) {
+// An agent that was online and went away (killed, its network, the hub's restart): offline since when, and that it
+// takes up its work again when it is back; the next step stays below (docs/design.md#an-agent-that-goes-away).
+const AWAY_REASONS = new Set(['disconnected', 'heartbeat_timeout', 'hub_restarted']);
+
+/** When the agent went offline (the last status change the app knows), else its last sign of life; '' when neither. */
+export function offlineSince(agent, changedAt) {
+  return changedAt || agent.lastHeartbeatAt || '';
+}
+
+function diagnosis(reason, agent, changedAt) {
   const code = BY_REASON[reason];
   const gateway = GATEWAY_RUNTIMES.has(agent.runtime) && GATEWAY_REASONS.has(reason) ? agent.runtime : null;
+  const since = AWAY_REASONS.has(reason) ? offlineSince(agent, changedAt) : '';
   return {
     code, reason,
-    what: t(`diag.${reason}.what`),
+    what: since ? t('diag.away.what', { time: formatTime(since) }) : t(`diag.${reason}.what`),
     next: gateway ? t(`diag.gateway.${gateway}.next`, { hub: window.location.origin })
       : t(`diag.${reason}.next`, { hub: window.location.origin }),
     text: `${code} agent=${agent.id} reason=${reason} runtime=${agent.runtime || '-'} version=${agent.agentVersion || '-'} `
@@ -54,7 +66,9 @@ export function pairingDiagnosis(pairing, agent) {
     return { code, what: t('diag.pairExpired.what'), next: t('diag.pairExpired.next'),
       text: `${code} codeId=${pairing.codeId} expiresAt=${pairing.expiresAt} hub=${hub}` };
   }
-  if (pairing.status === 'paired' && agent && agent.status !== 'online' && pairing.pairedAt && Date.now() - Date.parse(pairing.pairedAt) > 30000) {
+  // Only an agent that never came online: one that was online and went away is said on its card (offline since).
+  if (pairing.status === 'paired' && agent && agent.status !== 'online' && !agent.lastHeartbeatAt
+    && pairing.pairedAt && Date.now() - Date.parse(pairing.pairedAt) > 30000) {
     const code = 'LUA-P202';
     return { code, what: t('diag.pairedOffline.what'), next: t('diag.pairedOffline.next', { hub }),
       text: `${code} agent=${agent.id} codeId=${pairing.codeId} hub=${hub}` };

@@ -80,11 +80,15 @@ export function usageText(usage) {
   return parts.join(' · ');
 }
 
-/** The branch the hub would name a new worktree after this message (hub/sessions/starting.py branch_from). */
+/** The branch the hub would name a new worktree after this message (hub/sessions/starting.py branch_words): its
+ * first words, cut between words at 40 characters. */
 export function autoBranch(message) {
-  const words = String(message || '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '')
-    .slice(0, 40).replace(/^-+|-+$/g, '') || 'session';
-  return `lineup/${words}`;
+  let words = String(message || '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  if (words.length > 40) {
+    const head = words.slice(0, 41); // its last character a dash: the 40 end at a word's end
+    words = head.includes('-') ? head.slice(0, head.lastIndexOf('-')) : words.slice(0, 40);
+  }
+  return `lineup/${words.replace(/^-+|-+$/g, '') || 'session'}`;
 }
 
 /** An error of the hub's in words: its message, and its hint when it has one. */

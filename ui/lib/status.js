@@ -21,6 +21,8 @@ const VOCABULARY = readVocabulary();
 export const TASK_STATUSES = VOCABULARY.taskStatuses || [];
 export const TERMINAL = new Set(VOCABULARY.terminalTaskStatuses || []);
 export const RISK_LEVELS = VOCABULARY.riskLevels || [];
+// Agents in the person's own terminal or program (`lineup connect`): online only while they work, offline is no fault.
+export const TERMINAL_RUNTIMES = new Set(VOCABULARY.terminalRuntimes || []);
 
 const UNKNOWN = { icon: 'queued', tone: 'neutral' };
 

@@ -389,14 +389,15 @@ export class Workspace {
             capabilities: p.capabilities ?? a.capabilities,
           } : a)),
         });
-        this._schedule('agents', 'tasks', 'inbox', 'detail');
+        // A terminal agent's conversations end when it goes (GET /api/sessions): the session list follows.
+        this._schedule('agents', 'tasks', 'inbox', 'detail', 'sessions');
         break;
       case 'agent.renamed':
       case 'agent.revoked':
         this._schedule('agents', 'tasks', 'detail');
         break;
       case 'conversation.created':
-        this._schedule('conversations');
+        this._schedule('conversations', 'sessions'); // a terminal agent's new conversation is a row of Sessions
         break;
       case 'message.created':
       case 'message.updated':
@@ -410,7 +411,7 @@ export class Workspace {
       case 'task.status_changed':
       case 'task.cancel_requested':
         if (env.type === 'task.status_changed') this._patchTask(env.taskId, p);
-        this._schedule('tasks', 'inbox', 'detail');
+        this._schedule('tasks', 'inbox', 'detail', 'sessions'); // a terminal conversation runs while its task does
         break;
       case 'interaction.requested':
       case 'interaction.resolved':
