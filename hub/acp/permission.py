@@ -134,10 +134,12 @@ def approval_card(title: str, tool_call: ToolCallUpdate, options: list[Permissio
         "type": "approval", "title": clip(f"Allow {title}?", 500),
         "description": _describe_tool_call(tool_call, bool(items)), "options": card_options,
         "risk": "medium" if command else RISK_BY_KIND.get(tool_call.kind or "", "medium"),
-        "details": _tool_details(tool_call),
         # ACP's answer carries only the chosen option: a note the person adds goes to the agent as the session's
         # next prompt (hub/sessions, the ACP runtime).
         "notes": "next_message"}
+    details = _tool_details(tool_call)
+    if details:
+        interaction["details"] = details
     if items:
         fitted = approvals.fits(items)
         if fitted is None:
@@ -221,9 +223,12 @@ def _describe_tool_call(tool_call: ToolCallUpdate, items_shown: bool) -> str:
     return clip("\n\n".join(p for p in parts if p), 8000)
 
 
+KIND_WORDS = {"execute": "Runs a command", "edit": "Changes files", "delete": "Deletes files", "move": "Moves files",
+              "read": "Reads files", "search": "Searches files", "fetch": "Fetches from the web", "think": "Thinks"}
+
+
 def _tool_details(tool_call: ToolCallUpdate) -> dict[str, Any]:
-    """The tool call's id and kind; its input is on the card face, whole, in `approves`."""
-    details: dict[str, Any] = {"toolCallId": tool_call.tool_call_id}
-    if tool_call.kind:
-        details["kind"] = tool_call.kind
-    return details
+    """The kind of action, in words; its input is on the card face, whole, in `approves`. The tool call's id (the
+    agent's own, e.g. `toolu_…`) is not shown: it says nothing to the person."""
+    words = KIND_WORDS.get(tool_call.kind or "")
+    return {"kind": words} if words else {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -19,9 +20,10 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
+from hub.acp.activity import ToolCall, ToolCalls, block
 from hub.acp.permission import TooLarge, answer, approval_card, cancelled
 from hub.acp.text import clip, content_text, plain_title
-from hub.sdk import ChildTask, HubError, MessageStream, Outcome, TaskHandle, stable_id
+from hub.sdk import ChildTask, HubError, MessageStream, Outcome, TaskHandle, activity, stable_id
 
 if TYPE_CHECKING:
     from hub.acp.config import AcpOptions
@@ -74,6 +76,10 @@ class Turn:
         self.cut = False
         self.children: dict[str, ChildTask] = {}
         self.tools: dict[str, str] = {}   # tool call id → title
+        # Each tool call as the agent reported it: told as a message of its own, between the text before and after
+        # it (hub/acp/activity.py); a call the person denied on its card shows as denied.
+        self.calls = ToolCalls()
+        self.denied: set[str] = set()
         # Permission requests still on a card, by tool call id: set when the agent went on without the answer (the
         # tool call finished or failed, the turn ended), e.g. Hermes denying by itself after 60 s.
         self.gave_up: dict[str, asyncio.Event] = {}
@@ -104,7 +110,11 @@ class Turn:
             await self._plan(update.entries)
         elif isinstance(update, ToolCallStart):
             self.tools[update.tool_call_id] = update.title
+            await self._close_stream()  # text after the tool call is a message of its own, below the call
+            call = self.calls.seen(update)
             await self._progress(f"Tool: {plain_title(update.title)}")
+            if self.calls.ended(call):
+                await self._tell(call)
         elif isinstance(update, ToolCallProgress):
             if update.status in ("completed", "failed") and update.tool_call_id in self.gave_up:
                 if update.status == "failed":  # denied without the answer (Hermes and its own timeout)
@@ -115,6 +125,10 @@ class Turn:
                 await self._progress(f"Done: {plain_title(title)}")
             elif update.status == "failed":
                 await self._progress(f"Failed: {plain_title(title)}")
+            call = self.calls.seen(update)
+            if self.calls.ended(call):
+                await self._close_stream()
+                await self._tell(call)
         # thoughts, replayed user chunks, commands, modes, usage: not shown
 
     async def _write(self, text: str) -> None:
@@ -136,10 +150,36 @@ class Turn:
             self.cut = True
             await self.stream.write(f"\n\n[reply cut after {limit} characters]")
 
-    async def _close_stream(self) -> None:
+    async def _close_stream(self, marks: list[dict[str, Any]] | None = None) -> None:
+        """The text streamed so far stored as one message (`marks`: blocks it carries, e.g. that Stop cut it)."""
         stream, self.stream, self.message_key = self.stream, None, None
-        if stream is not None:
+        if self.text and not self.text.endswith("\n"):
+            self.text += "\n"  # the next segment starts a line of its own in the turn's text (the task's summary)
+        if stream is None:
+            return
+        if not marks or not stream.text or stream.said_before:
             await stream.__aexit__(None, None, None)
+            return
+        try:
+            await self.runtime.client.send("message.create", {"content": stream.text, "messageId": stream.message_id,
+                                                              "blocks": marks},
+                                           conversationId=stream.conversation_id, taskId=stream.task_id,
+                                           id=f"create-{stream.message_id}")
+        except HubError as exc:
+            if exc.code != "conflict":
+                raise
+
+    async def _tell(self, call: ToolCall, status: str | None = None) -> None:
+        """One tool call as a message in the conversation: a line of words and its tool block."""
+        call.reported = True
+        if self.conversation_id is None:
+            return
+        if call.tool_call_id in self.denied and status is None and call.status == "failed":
+            status = "denied"
+        payload = activity.message(block(call, str(self.runtime.session_cwd), status))
+        payload["messageId"] = f"msg_{uuid.uuid4().hex}"
+        await self.runtime.client.send("message.create", payload, conversationId=self.conversation_id,
+                                       taskId=self.reply_task_id)
 
     async def _progress(self, summary: str | None = None, percent: int | None = None) -> None:
         if self.task is not None:
@@ -165,6 +205,11 @@ class Turn:
                              options: list[PermissionOption]) -> RequestPermissionResponse:
         if self.cancelling.is_set():
             return cancelled()
+        async with self.lock:  # what the agent said before it asked is a message above the card
+            try:
+                await self._close_stream()
+            except HubError as exc:
+                log.warning("storing the message before a permission request failed: %s", exc)
         title = plain_title(tool_call.title or self.tools.get(tool_call.tool_call_id) or "") or "a tool call"
         try:
             interaction, choices = approval_card(title, tool_call, options, str(self.runtime.session_cwd))
@@ -236,6 +281,8 @@ class Turn:
                 if not future.done():
                     future.cancel()
         self._keep_note(interaction, title, outcome)
+        if not outcome.approved:
+            self.denied.add(tool_call.tool_call_id)
         if outcome.approved:
             self.unanswered.pop(title, None)  # asked again and allowed: what was denied before ran after all
         return answer(choices, outcome)
@@ -270,7 +317,17 @@ class Turn:
             await asyncio.wait(set(self.asking), timeout=WITHDRAW_TIMEOUT_S + 1)
         async with self.lock:
             try:
-                await self._close_stream()
+                stopped = self.cancelling.is_set()  # the person's Stop cut the turn short
+                cut = self.stream is not None and bool(self.stream.text)
+                await self._close_stream([activity.stopped_block()] if stopped else None)
+                open_calls = self.calls.left_open()
+                for call in open_calls:
+                    await self._tell(call, "stopped" if stopped else "unfinished")
+                if stopped and not cut and not open_calls and self.conversation_id is not None:
+                    await self.runtime.client.send("message.create", {
+                        "content": "Stopped.", "blocks": [activity.stopped_block(alone=True)],
+                        "messageId": f"msg_{uuid.uuid4().hex}"},
+                        conversationId=self.conversation_id, taskId=self.reply_task_id)
                 for child in self.children.values():
                     if child.status != "succeeded":
                         await child.set_status("cancelled", "Not finished when the task ended"

@@ -191,7 +191,7 @@ async def test_permission_request_is_answered_from_the_app(hub_factory: Any, lap
         ("allow_once", "Allow once", "primary"), ("reject_once", "Reject", "danger"),
         ("reject_always", "Never allow", "danger")]
     # What it approves travels whole in `approves` (the hub judged it), not as a clipped copy in details.
-    assert spec["details"] == {"toolCallId": "call-rm", "kind": "delete"}
+    assert spec["details"] == {"kind": "Deletes files"}  # in words, without the agent's call id
     assert spec["approves"][0]["kind"] == "command" and spec["approves"][0]["command"] == "rm -rf build/"
     assert "deletes build/ in the project" in spec["riskReasons"]
     assert said == "Permission outcome: selected opt-allow-once"

@@ -9,6 +9,7 @@ import { TERMINAL, taskStatusBadge, agentStatusBadge, progressBar, connectionLos
 import { interactionCard } from '../lib/cards.js';
 import { conversationOf, interactionCalls, toolItems } from '../lib/tool-calls.js';
 import { toolItem } from '../lib/tool-views.js';
+import { toolBlockOf, toolUseView, stoppedMark } from '../lib/tool-use.js'; // what an agent's tool did, compactly
 import { attachmentList, taskFileChips } from '../lib/artifacts.js'; // files (components/lineup-file.js, lineup-task-files.js)
 import '../lib/markdown.js';
 import './lineup-composer.js'; // the conversation's own piece, loaded with it
@@ -274,12 +275,16 @@ export class LineupConversation extends LineupElement {
       const m = item.message;
       const mine = m.author?.kind === 'user' && m.author.id === state.me?.userId;
       const streaming = m.state === 'streaming';
-      return html`<div class="message ${mine ? 'mine' : 'theirs'} ${streaming ? 'streaming' : ''}" data-message-id=${m.id}
-          aria-busy=${streaming ? 'true' : 'false'}>
+      // A tool call the agent made: its own compact block, not a bubble of text (its `content` is the same in words).
+      const tool = m.author?.kind === 'agent' ? toolBlockOf(m) : null;
+      const stopped = stoppedMark(m);
+      return html`<div class="message ${mine ? 'mine' : 'theirs'} ${streaming ? 'streaming' : ''} ${tool ? 'tool-message' : ''}"
+          data-message-id=${m.id} data-stopped=${stopped || nothing} aria-busy=${streaming ? 'true' : 'false'}>
         <div class="message-meta"><span class="message-author">${this._author(m, state)}</span>
           <time class="muted" datetime=${m.createdAt}>${formatTime(m.createdAt)}</time>
-          ${streaming ? html`<span class="badge tone-running">${icon('running')}<span>${t('message.streaming')}</span></span>` : ''}</div>
-        ${m.content || !m.attachments?.length ? this._body(m, streaming) : ''}
+          ${streaming ? html`<span class="badge tone-running">${icon('running')}<span>${t('message.streaming')}</span></span>` : ''}
+          ${stopped ? html`<span class="badge tone-neutral message-stopped">${icon('stop')}<span>${t('message.stopped')}</span></span>` : ''}</div>
+        ${tool ? toolUseView(tool) : stopped === 'alone' ? '' : m.content || !m.attachments?.length ? this._body(m, streaming) : ''}
         ${attachmentList(m.attachments)}
       </div>`;
     }
