@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import quote, urlparse
 
 from hub.connect import claude_settings as cs
+from hub.connect import tool_activity
 from hub.connect.session_state import SessionState, digest, locked
 from hub.sdk import approvals
 
@@ -452,12 +453,14 @@ class HookRun:
         if tool in STEP_TOOLS:  # Claude's own task list: the task's steps and progress, not a timeline line
             await self.steps(event, task_id, conversation_id)
             return
-        _, line = describe(tool, event.get("tool_input") or {})
         session_id = str(event.get("session_id", ""))
         key = event.get("tool_use_id") or json.dumps([event.get("tool_name"), event.get("tool_input")], sort_keys=True)
         message_id = f"msg_cc_{digest(self.agent_id, session_id, key, size=32)}"
-        await self.client.send("message.create", {"content": line, "messageId": message_id}, id=f"cc-{message_id}",
-                               taskId=task_id, conversationId=conversation_id)
+        # What the tool did, as Claude Code's own screen shows it: a line of words and a tool block (the command's
+        # output, the file's diff; hub/connect/tool_activity.py).
+        payload = {**tool_activity.message(event), "messageId": message_id}
+        await self.client.send("message.create", payload, id=f"cc-{message_id}", taskId=task_id,
+                               conversationId=conversation_id)
         if tool == "Write":
             await self.written_file(event, task_id, conversation_id, key)
 

@@ -175,7 +175,11 @@ async def test_print_mode_asks_in_lineup_and_approving_runs_the_command(stage: S
     task = await stage.app.event("task.created")
     assert task["payload"]["title"] == PROMPT
     ran = await stage.app.event("message.created", taskId=task["taskId"])
-    assert ran["payload"]["content"] == f"Ran `{COMMAND}`"
+    # What the tool did, as Claude Code's screen shows it: the command and how it exited, in words and as a tool block.
+    assert ran["payload"]["content"] == f"Ran `{COMMAND}` → exit 0"
+    [block] = ran["payload"]["blocks"]
+    assert (block["type"], block["kind"], block["command"], block["exitCode"], block["status"]) == \
+        ("tool", "execute", COMMAND, 0, "completed")
     done = await stage.app.event("task.status_changed", taskId=task["taskId"], status="succeeded", timeout=20)
     assert done["payload"]["summary"] == "Done."
     # Exactly one card was asked (no second prompt anywhere), and once: no duplicate conversation or task.

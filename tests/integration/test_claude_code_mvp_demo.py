@@ -140,7 +140,9 @@ async def test_the_mvp_demo_done_by_real_claude_code(hub_factory: Any, tmp_path:
                                "message.created", "interaction.requested", "interaction.resolved",
                                "artifact.created", "message.created"], kinds), kinds
         messages = (await api.get(f"/api/conversations/{conversation_id}/messages"))["messages"]
-        assert [m["content"] for m in messages] == [f"Ran `{TAG}`", f"Wrote {stage.project / 'NOTES.md'}", REPLY]
+        assert [m["content"] for m in messages] == [f"Ran `{TAG}` → exit 0", "Created NOTES.md (+3 −0)", REPLY]
+        wrote = messages[1]["blocks"][0]["changes"][0]
+        assert "+# Release 1.0" in wrote["diff"] and wrote["created"]  # the diff one tap away on the phone
         # Nothing twice: one task, one card per question, each command run once.
         events = await api.get("/api/events", after=0, limit=1000)
         stored = events["events"]
