@@ -48,6 +48,10 @@ from hub.web.auth import check_origin, json_body, require_user
 
 SESSIONS_OFF_HINT = ('Sessions are off: add the folders of your projects to the hub\'s lineup.toml, e.g. [sessions] '
                      'roots = ["~/code"], and restart the hub.')
+# Why a session ended, in words, for clients without their own (the app says it from `endReason`).
+END_NOTES = {"ended": "Ended from the app.", "hub_restarted": "Ended when the hub restarted.",
+             "agent_exited": "Ended: the agent's process exited.", "agent_revoked": "Ended: the agent was revoked.",
+             "sessions_off": "Ended: sessions were turned off on the hub."}
 DIRTY_CHECKED = 20           # projects whose uncommitted state is looked up per listing (each one runs git status)
 MAX_WORKTREES = 50
 MAX_BRANCHES = 500
@@ -240,7 +244,7 @@ def session_view(row: SessionRecord, live_status: str | None = None, agent_name:
     status = row.status if row.status == "ended" else (live_status or row.status)
     note = ""
     if status == "ended":
-        note = f"Ended ({row.end_reason})." if row.end_reason else "Ended."
+        note = END_NOTES.get(row.end_reason or "", "Ended.")
     return {"kind": "hub", "sessionId": row.id, "conversationId": row.conversation_id, "agentId": row.agent_id,
             "agentKey": row.agent_key, "agentName": agent_name or row.agent_key, "title": row.title,
             "project": row.project, "folder": row.folder,

@@ -120,6 +120,9 @@ def list_is_true_after_restart(hub: Any, page: Page, token: str, session_id: str
     rows = page.locator(f"lineup-sessions .session-row[data-session-id='{session_id}']")
     expect(rows).to_have_count(1, timeout=20_000)  # never a ghost, never a duplicate
     expect(rows).to_have_attribute("data-status", "ended")
+    # The list says why in words ("Ended from the app."), not the hub's code ("Ended (ended).").
+    expect(rows.locator(".session-note")).to_contain_text("已在应用中结束" if "zh" in where else "Ended from the app")
+    expect(rows.locator(".session-note")).not_to_contain_text("(ended)")
     assert len([s for s in api(hub, token, "GET", "/api/sessions") if s.get("sessionId") == session_id]) == 1
     assert_no_violations(page, source, f"{where}: sessions after a restart")
 

@@ -8,6 +8,13 @@ import { routeHref } from '../lib/router.js';
 import { errorWords, newSessionEntry, usageText } from '../lib/sessions.js';
 import { sessionBadge, tickWhileStarting } from '../lib/session-badge.js';
 
+/** Why an ended session ended, in the person's language (the hub's words for a reason the app has none for). */
+function endWords(s) {
+  const key = `session.reason.${s.endReason}`;
+  const words = s.endReason ? t(key) : key;
+  return words === key ? s.note : words;
+}
+
 export class LineupSessions extends LineupElement {
   static properties = ['state'];
 
