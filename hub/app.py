@@ -17,7 +17,7 @@ from hub.protocol import vocabulary
 from hub.protocol.errors import LapError
 from hub.protocol.payloads import MAX_ATTACHMENTS
 from hub.settings import Settings
-from hub.web import accounts, files, introspection, notifications, reads, relay_access, sessions
+from hub.web import accounts, files, introspection, notifications, reads, relay_access, session_roots, sessions
 from hub.web.bodylimit import BodyLimit
 from hub.web.compression import CompressReads
 from hub.web.errors import lap_error_handler
@@ -61,6 +61,7 @@ def create_app(settings: Settings, hub: Hub | None = None) -> Starlette:
         *sessions.routes,
         WebSocketRoute("/ws/agent", agent_socket),
         WebSocketRoute("/ws/app", app_socket),
+        *session_roots.routes,
         # The page carries the protocol's vocabularies: the app needs them before its first paint (lib/status.js);
         # and the limits on files, so that a file too large is refused before it is sent (lib/files.js).
         Mount("/", app=AppFiles(ui_dir(), inline={"lineup-vocabulary": vocabulary.for_app(), "lineup-limits": {

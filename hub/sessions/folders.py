@@ -57,7 +57,7 @@ def check_folder(raw: object, roots: tuple[Path, ...], what: str = "project") ->
     allowed = resolved_roots(roots)
     if not allowed:
         raise LapError("forbidden", "None of the folders in [sessions] roots exists on the hub's machine.",
-                       hint="Set [sessions] roots in lineup.toml to folders that exist, then restart the hub.")
+                       hint="Choose folders that exist in Settings → Sessions (or [sessions] roots in lineup.toml).")
     try:
         real = Path(text).resolve(strict=True)
     except FileNotFoundError:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -101,6 +102,13 @@ class SessionHost:
     @property
     def enabled(self) -> bool:
         return self.settings.enabled
+
+    def replace_roots(self, roots: tuple[Path, ...]) -> None:
+        """New roots from Settings (hub/sessions/roots.py), taken at once: every request reads them from here."""
+        self.settings = dataclasses.replace(self.settings, roots=roots)
+        self.hub.settings.sessions = self.settings
+        if self.enabled and self._unsubscribe is None and not self.stopping:
+            self._unsubscribe = self.hub.bus.subscribe(self._observe, name="sessions")
 
     # ---- start and stop ---------------------------------------------------------------------------------------
 

@@ -46,8 +46,8 @@ from hub.store.queries import sessions as session_rows
 from hub.store.queries.records import SessionRecord, TerminalConversationRecord
 from hub.web.auth import check_origin, json_body, require_user
 
-SESSIONS_OFF_HINT = ('Sessions are off: add the folders of your projects to the hub\'s lineup.toml, e.g. [sessions] '
-                     'roots = ["~/code"], and restart the hub.')
+SESSIONS_OFF_HINT = ("Choose the folders of your projects in Settings → Sessions (or set [sessions] roots in the "
+                     "hub's lineup.toml); no restart is needed.")
 # Why a session ended, in words, for clients without their own (the app says it from `endReason`).
 END_NOTES = {"ended": "Ended from the app.", "hub_restarted": "Ended when the hub restarted.",
              "agent_exited": "Ended: the agent's process exited.", "agent_revoked": "Ended: the agent was revoked.",

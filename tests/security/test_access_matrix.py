@@ -95,6 +95,8 @@ APP_ROUTES: dict[tuple[str, str], AppRoute] = {
     ("POST", "/api/sessions/{session_id}/end"): AppRoute("owner", body={}),
     ("POST", "/api/sessions/{session_id}/review"): AppRoute("owner", body={"comments": []}),
     ("POST", "/api/sessions/{session_id}/commit"): AppRoute("owner", body={"message": "x"}),
+    ("GET", "/api/settings/sessions"): AppRoute("owner"),
+    ("POST", "/api/settings/sessions"): AppRoute("owner", body={"roots": []}),
 }
 SOCKETS = {"/ws/app": "app", "/ws/agent": "agent"}
 STATIC_MOUNTS = {"": "the web app (ui/)", "/plugins/{name}/static": "a plugin's static/ folder"}

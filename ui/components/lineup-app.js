@@ -377,6 +377,11 @@ export class LineupApp extends LineupElement {
     on('lineup-browser-notifications-disable', () => ws()?.disableBrowserNotifications());
     on('lineup-sessions-refresh', () => ws()?.refreshSessions());
     on('lineup-session-started', async (d) => {
+    // Settings → Sessions changed the folders: whether sessions are on (New session, the hint) is read again.
+    on('lineup-session-roots-saved', () => {
+      ws()?.set({ sessions: null });
+      ws()?.wantSessions();
+    });
       await ws()?.refreshSessions();
       navigate({ view: 'conversations', id: d.conversationId });
     });
@@ -654,7 +659,7 @@ export class LineupApp extends LineupElement {
         return html`<lineup-agent-list .state=${state}></lineup-agent-list>`;
       case 'settings':
         need('lineup-settings');
-        return html`<lineup-settings .state=${state}></lineup-settings>`;
+        return html`<lineup-settings .state=${state} .api=${this.workspace?.api}></lineup-settings>`;
       default:
         return html`<lineup-inbox .state=${state} .route=${route}></lineup-inbox>`;
     }

@@ -10,7 +10,7 @@ import { interactionCard } from '../lib/cards.js';
 import { taskRow } from './lineup-task-list.js';
 import { inboxLists, waitingTotal } from '../lib/inbox.js';
 import { need } from '../lib/lazy.js';
-import { newSessionEntry } from '../lib/sessions.js';
+import { newSessionEntry, sessionsOffLine } from '../lib/sessions.js';
 import { FirstView } from '../lib/first-view.js';
 
 export class LineupInbox extends LineupElement {
@@ -40,6 +40,21 @@ export class LineupInbox extends LineupElement {
     this._seenTimer = null;
   }
 
+  /** No agent yet: connect the one the person runs, or (the hub's owner) start a session the hub runs; with sessions
+   * off, New session leads to where they are turned on, and one sentence says so. */
+  _welcome(state) {
+    const sessions = state.sessions;
+    const offered = state.connection?.mode !== 'relay' && !['forbidden', 'error'].includes(sessions?.status);
+    const off = sessions?.status === 'ready' && sessions.enabled === false;
+    return html`<div class="welcome card">
+      <h2>${t('welcome.title')}</h2><p>${t('welcome.body')}</p>
+      <div class="button-row">
+        <a class="button primary" href="#/agents">${icon('plug')}<span>${t('agents.connect')}</span></a>
+        ${offered ? html`<a class="button welcome-new-session" href=${off ? '#/settings' : '#/sessions/new'}>${icon('play')}<span>${t('session.new')}</span></a>` : ''}
+      </div>
+      ${offered && off ? sessionsOffLine() : ''}</div>`;
+  }
+
   render() {
     const { state } = this;
     if (!state) return '';
@@ -52,9 +67,7 @@ export class LineupInbox extends LineupElement {
     need('lineup-tool-activity');
     return html`<div class="view inbox">
       <header class="view-head"><h1>${t('nav.inbox')}</h1>${newSessionEntry(state, { offWord: false })}</header>
-      ${noAgents && state.loaded ? html`<div class="welcome card">
-        <h2>${t('welcome.title')}</h2><p>${t('welcome.body')}</p>
-        <a class="button primary" href="#/agents">${icon('plug')}<span>${t('agents.connect')}</span></a></div>` : ''}
+      ${noAgents && state.loaded ? this._welcome(state) : ''}
       ${section('inbox-waiting', t('inbox.waiting'), waitingTotal(state), html`${waitingTotal(state) > waitingForMe.length
         ? html`<p class="muted small inbox-more">${t('inbox.more', { shown: waitingForMe.length, total: waitingTotal(state) })}</p>` : ''}
         <div class="inbox-cards">

@@ -55,7 +55,7 @@ export class LineupSessions extends LineupElement {
       ${!sessions || sessions.status === 'loading' ? html`<p class="muted" role="status"><span class="spinner small" aria-hidden="true"></span> ${t('app.loading')}</p>` : ''}
       ${sessions?.status === 'forbidden' ? html`<p class="tone-box-neutral" data-sessions="forbidden">${t('session.ownerOnly')}</p>` : ''}
       ${sessions?.status === 'error' ? html`<p class="tone-box-danger" role="alert">${errorWords(sessions.error)}</p>` : ''}
-      ${sessions?.status === 'ready' && !items.length ? html`<p class="muted empty">${t('session.none')}</p>` : ''}
+      ${sessions?.status === 'ready' && !items.length && sessions.enabled !== false ? html`<p class="muted empty">${t('session.none')}</p>` : ''}
       ${items.length ? html`<ul class="plain-list session-rows">${items.map((s) => this._row(s))}</ul>` : ''}
     </section>`;
   }

@@ -1,4 +1,4 @@
-// Settings: language, notifications, "sign in on your phone" (a QR code of a one-time link), devices with revoke, UI modules, sign out.
+// Settings: language, the folders sessions may use, notifications, "sign in on your phone" (a QR code of a one-time link), devices with revoke, UI modules, sign out.
 
 import { html } from '../vendor/lit-html/lit-html.js';
 import { unsafeHTML } from '../vendor/lit-html/directives/unsafe-html.js';
@@ -9,9 +9,11 @@ import { copyButton } from './lineup-connect-agent.js';
 import { hubCommand } from '../lib/commands.js';
 import './lineup-notification-settings.js';
 import './lineup-relay-settings.js';
+import './lineup-session-roots.js';
+import './lineup-trust-hub.js';
 
 export class LineupSettings extends LineupElement {
-  static properties = ['state'];
+  static properties = ['state', 'api'];
 
   constructor() {
     super();
@@ -58,8 +60,10 @@ export class LineupSettings extends LineupElement {
           </select></label>
         <button class="button sign-out" @click=${() => this.emit('lineup-sign-out')}>${icon('signout')}<span>${t('settings.signOut')}</span></button>
       </section>
+      <lineup-session-roots .state=${state} .api=${this.api}></lineup-session-roots>
       <lineup-notification-settings .state=${state}></lineup-notification-settings>
       ${this._phone(state.signInLink)}
+      <lineup-trust-hub></lineup-trust-hub>
       <lineup-relay-settings .state=${state}></lineup-relay-settings>
       ${this._devices(state.devices)}
       ${state.plugins.length ? this._advanced(state.plugins) : ''}

@@ -53,10 +53,14 @@ export function newSessionEntry(state, { compact = false, offWord = !compact } =
         class="visually-hidden">${t('session.new')}</span></a>`
       : html`<a class="button primary new-session" href="#/sessions/new">${icon('play')}<span>${t('session.new')}</span></a>`;
   }
-  if (sessions?.status === 'ready' && sessions.enabled === false && offWord) {
-    return html`<p class="muted small sessions-off" data-sessions="off">${t('session.off')} ${sessions.hint || ''}</p>`;
-  }
+  if (sessions?.status === 'ready' && sessions.enabled === false && offWord) return sessionsOffLine();
   return '';
+}
+
+/** Sessions are off: what to do, in one sentence, its place in Settings a link (the hub's owner turns them on there). */
+export function sessionsOffLine() {
+  const [before, after = ''] = t('session.offHow').split('{link}');
+  return html`<p class="sessions-off" data-sessions="off">${before}<a href="#/settings">${t('session.offLink')}</a>${after}</p>`;
 }
 
 const STATUS_TONE = { running: 'tone-running', idle: 'tone-neutral', ended: 'tone-neutral' };

@@ -211,7 +211,7 @@ export const en = {
   'inbox.new': 'New',
 
   'welcome.title': 'Welcome to LineUp',
-  'welcome.body': 'Connect the agent you already run. Then give it tasks here and answer what it asks, from any device.',
+  'welcome.body': 'Connect the agent you already run, or start one in a project of yours with New session. Then give it tasks here and answer what it asks, from any device.',
 
   'conversation.new': 'New conversation',
   'conversation.start': 'Start',
@@ -980,4 +980,21 @@ export const en = {
   'toolUse.secret': '{name} may hold secrets: only how many lines changed is shown.',
   'toolUse.tooLarge': 'The change to {name} is too large to show here: its counts only.',
   'toolUse.output': 'The output',
+
+  'roots.title': 'Sessions: your project folders',
+  'roots.intro': "A session runs a coding agent in one of your projects, on the hub's machine. Choose the folders your projects are in: nothing outside them can be used.",
+  'roots.on': 'Sessions are on.',
+  'roots.off': 'Sessions are off: no folder is chosen yet.',
+  'roots.label': 'Project folders, one per line',
+  'roots.help': "Full paths on the hub's machine, like ~/code or /srv/work; not your whole home folder.",
+  'roots.password': 'Your password',
+  'roots.passwordWhy': "Away from the hub's own machine, letting agents run programs in these folders needs your password again.",
+  'roots.save': 'Save folders',
+  'roots.savedOn': 'Saved: sessions are on, no restart needed.',
+  'roots.savedOff': 'Saved: sessions are off.',
+  'roots.ended.one': '1 session in a folder taken out ended.',
+  'roots.ended.other': '{n} sessions in folders taken out ended.',
+  'roots.file': 'Kept in {file}.',
+  'session.offHow': 'Sessions are off: choose your project folders in {link} to start one.',
+  'session.offLink': 'Settings → Sessions',
 };

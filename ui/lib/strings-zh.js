@@ -211,7 +211,7 @@ export const zh = {
   'inbox.new': '新',
 
   'welcome.title': '欢迎使用 LineUp',
-  'welcome.body': '连接你已经在运行的 Agent，然后在这里给它分配任务、回答它的问题——在任何设备上。',
+  'welcome.body': '连接你已经在运行的 Agent，或用“新建会话”在你的某个项目里启动一个。然后在这里给它分配任务、回答它的问题——在任何设备上。',
 
   'conversation.new': '新建会话',
   'conversation.start': '开始',
@@ -980,4 +980,21 @@ export const zh = {
   'toolUse.secret': '{name} 可能含有密钥：只显示改动的行数。',
   'toolUse.tooLarge': '{name} 的改动太大，这里只显示行数。',
   'toolUse.output': '输出',
+
+  'roots.title': '会话：你的项目文件夹',
+  'roots.intro': '会话会在 Hub 所在的机器上、在你的某个项目里运行编程 Agent。选择你的项目所在的文件夹：文件夹之外的内容都不能使用。',
+  'roots.on': '会话已开启。',
+  'roots.off': '会话未开启：还没有选择文件夹。',
+  'roots.label': '项目文件夹，每行一个',
+  'roots.help': 'Hub 所在机器上的完整路径，例如 ~/code 或 /srv/work；不能是整个主目录。',
+  'roots.password': '你的密码',
+  'roots.passwordWhy': '不在 Hub 本机上时，允许 Agent 在这些文件夹里运行程序需要再次输入密码。',
+  'roots.save': '保存文件夹',
+  'roots.savedOn': '已保存：会话已开启，无需重启。',
+  'roots.savedOff': '已保存：会话已关闭。',
+  'roots.ended.one': '1 个会话因所在文件夹被移出而结束。',
+  'roots.ended.other': '{n} 个会话因所在文件夹被移出而结束。',
+  'roots.file': '保存在 {file}。',
+  'session.offHow': '会话未开启：在{link}中选择你的项目文件夹即可开始。',
+  'session.offLink': '设置 → 会话',
 };
