@@ -615,6 +615,10 @@ def test_high_reasons_lead_and_their_parts_are_marked(hub, open_page, world, vie
     page.evaluate(LEVELS, [question, levels])
     reasons = card.locator(".risk-reasons")
     expect(reasons.locator(".risk-reason")).to_have_text(high)  # each high one on its line, first
+    # The part a reason names is the command's own text, set as code ("force-pushes over `main`").
+    parts = [code.get("part") for code, level in zip(judged.codes, judged.levels, strict=True) if level == "high"]
+    shown_parts = reasons.locator(".risk-reason code.reason-part").all_text_contents()
+    assert shown_parts and set(shown_parts) <= set(parts), (shown_parts, parts)
     # The others after "Also:", the first three of them; the rest one tap away, so a long command's medium reasons do
     # not fill the first screen (nine lines of them on a phone pushed what runs below it).
     assert len(rest) > 3, rest

@@ -50,6 +50,10 @@ def test_reject_says_what_it_does(hub, open_page, world, viewport, shots) -> Non
     owner, _ = world
     chinese = open_page(hub, viewport=viewport, locale="zh-CN", token=owner.token, path="/" + page.url.split("/", 3)[3])
     expect(card_of(chinese, plain).locator(".reject-means")).to_have_text("智能体会被告知“不行”，由它决定下一步；任务不会因此取消。")
+    # The hub's own option labels are words of the app, in Chinese too; an agent's own ("Yes") stay as written.
+    expect(card_of(chinese, plain).locator("button[data-option='reject'] .option-label")).to_have_text("拒绝")
+    expect(card_of(chinese, plain).locator("button[data-option='approve'] .option-label")).to_have_text("批准")
+    expect(card_of(chinese, described).locator("button[data-option='approve'] .option-label")).to_have_text("Yes")
 
 
 def test_a_rejected_card_says_rejected_in_one_word(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]

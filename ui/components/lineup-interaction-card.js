@@ -82,7 +82,40 @@ function closedBecause(response) {
 }
 
 function optionLabel(spec, id) {
-  return (spec.options || []).find((o) => o.id === id)?.label || id;
+  return optionWords((spec.options || []).find((o) => o.id === id)?.label || id);
+}
+
+// The option labels the hub itself writes (its default Approve/Reject, the options it makes for Claude Code's, Codex's
+// and ACP agents' permission requests, a session's commit card), in the person's language. An agent's own labels are
+// its words and stay as written: only these exact English labels are the hub's.
+const HUB_OPTIONS = {
+  'Approve': 'option.approve', 'Reject': 'option.reject', 'Deny': 'option.deny', 'Allow': 'option.allow',
+  'Allow once': 'option.allowOnce', 'Allow always': 'option.allowAlways', 'Allow for this session': 'option.allowSession',
+  'Decline': 'option.decline', 'Cancel': 'option.cancel', 'Commit': 'option.commit', "Don't commit": 'option.dontCommit',
+  'Request changes': 'option.requestChanges',
+};
+
+export function optionWords(label) {
+  return Object.hasOwn(HUB_OPTIONS, label) ? t(HUB_OPTIONS[label]) : label;
+}
+
+/** A reason's words with the part it names (a program, a branch, a path) set as code: it is the command's text, not
+ * words to read or translate. */
+function reasonText(reason) {
+  const at = reason.part ? reason.text.indexOf(reason.part) : -1;
+  if (at < 0) return visible(reason.text);
+  return html`${visible(reason.text.slice(0, at))}<code class="reason-part">${visible(reason.part)}</code>${
+    visible(reason.text.slice(at + reason.part.length))}`;
+}
+
+function reasonList(list) {
+  return list.map((r, index) => html`${index ? '; ' : ''}${reasonText(r)}`);
+}
+
+/** A string of the person's language with one of its places filled by a template (not by text). */
+function template(key, name, filling) {
+  const [before, after = ''] = t(key, { [name]: '\u0000' }).split('\u0000');
+  return html`${visible(before)}${filling}${visible(after)}`;
 }
 
 /** The risk to show as a badge, or null. An approval always shows its risk (the hub's own judgement of what it
@@ -422,12 +455,12 @@ export class LineupInteractionCard extends LineupElement {
     const className = confirm ? 'confirm-reasons' : 'risk-reasons';
     const high = reasons.filter((r) => r.level === 'high');
     const rest = reasons.filter((r) => r.level !== 'high');
-    const line = (key, list) => visible(t(key, { reasons: list.map((r) => r.text).join('; ') }));
+    const line = (key, list) => template(key, 'reasons', reasonList(list));
     if (!high.length) return html`<p class=${`${className} small`} data-risk=${risk}>${line('card.riskReasons', rest)}</p>`;
     return html`<div class=${className} data-risk=${risk}>
       <p class="reasons-head small">${t('card.reasons.high')}</p>
       <ul class="reasons-high">${high.map((r, index) => html`<li class="risk-reason" data-level="high" data-code=${r.code || nothing}
-        id=${confirm ? nothing : `reason-${uid}-${index}`}>${icon('warning')}<strong>${visible(r.text)}</strong></li>`)}</ul>
+        id=${confirm ? nothing : `reason-${uid}-${index}`}>${icon('warning')}<strong>${reasonText(r)}</strong></li>`)}</ul>
       ${rest.length ? this._alsoLine(rest) : ''}
     </div>`;
   }
@@ -436,14 +469,13 @@ export class LineupInteractionCard extends LineupElement {
    * a command of many steps does not push what runs below the first screen with lines of medium reasons. */
   _alsoLine(rest) {
     const levels = [...new Set(rest.map((r) => r.level))].join(' ');
-    const words = (list) => list.map((r) => r.text).join('; ');
     if (rest.length <= ALSO_SHOWN) {
-      return html`<div class="reasons-also small" data-levels=${levels}>${visible(t('card.reasons.also', { reasons: words(rest) }))}</div>`;
+      return html`<div class="reasons-also small" data-levels=${levels}>${template('card.reasons.also', 'reasons', reasonList(rest))}</div>`;
     }
     const more = rest.slice(ALSO_SHOWN);
-    return html`<div class="reasons-also small" data-levels=${levels}>${visible(t('card.reasons.also', {
-      reasons: words(rest.slice(0, ALSO_SHOWN)) }))}<details class="reasons-more"><summary>${t('card.reasons.more', {
-      count: more.length })}</summary><span class="reasons-rest">${visible(`; ${words(more)}`)}</span></details></div>`;
+    return html`<div class="reasons-also small" data-levels=${levels}>${template('card.reasons.also', 'reasons',
+      reasonList(rest.slice(0, ALSO_SHOWN)))}<details class="reasons-more"><summary>${t('card.reasons.more', {
+      count: more.length })}</summary><span class="reasons-rest">; ${reasonList(more)}</span></details></div>`;
   }
 
   /** The parts the high reasons name, to highlight in the commands (lib/approves.js): only a reason the hub itself
@@ -523,7 +555,7 @@ export class LineupInteractionCard extends LineupElement {
           ?disabled=${approving(o) && (gated || confirming === o)} aria-expanded=${confirming === o ? 'true' : nothing}
           aria-describedby=${described(o, index)}
           @click=${(e) => this._chooseApproval(o, e)}>${o.style === 'danger' ? icon('close') : icon('check')}<span
-            class="option-label">${visible(o.label)}</span></button>
+            class="option-label">${visible(optionWords(o.label))}</span></button>
         ${o.description ? html`<p class="option-description small" id=${`option-${uid}-${index}`}>${visible(o.description)}</p>`
           : means(o) ? html`<p class="reject-means small muted" id=${`option-${uid}-${index}`}>${t('card.rejectMeans')}</p>` : ''}
       </div>`)}</div>

@@ -3,8 +3,8 @@
 // (unless the pointer or the focus is on it), and at once when it says nothing true any more (the question was
 // answered elsewhere, the agent is back) or when what it announces is on the screen already.
 //
-// Where: in the page's flow right under the top bar (styles/layout.css), so a toast pushes the page down instead of
-// lying on it: it never covers a header, a card or a button (issue "When something goes wrong", item 4).
+// Where: over the top bar, one at a time, no taller than the bar (styles/components.css): nothing in the page moves
+// when one comes or goes, and none lies on the page's headers, cards or buttons.
 
 import { html } from '../vendor/lit-html/lit-html.js';
 import { repeat } from '../vendor/lit-html/directives/repeat.js';
@@ -22,22 +22,10 @@ export class LineupToasts extends LineupElement {
     this._held = false;
   }
 
-  connectedCallback() {
-    super.connectedCallback();
-    // How tall the toasts are, as --toasts-height on the page: the drawers (a task's detail below 900 px) start
-    // that much lower, under the toasts instead of over them.
-    this._size = new ResizeObserver(() => {
-      document.documentElement.style.setProperty('--toasts-height', `${Math.ceil(this.getBoundingClientRect().height)}px`);
-    });
-    this._size.observe(this);
-  }
-
   disconnectedCallback() {
     super.disconnectedCallback();
     for (const timer of this._timers.values()) clearTimeout(timer);
     this._timers.clear();
-    this._size?.disconnect();
-    document.documentElement.style.removeProperty('--toasts-height');
   }
 
   updated() {
@@ -111,18 +99,17 @@ export class LineupToasts extends LineupElement {
     const words = describe(note, state);
     const route = routeOf(note, this.route || { view: 'inbox' });
     const opens = route?.task ? t('notify.openTask') : route?.view === 'agents' ? t('notify.openAgents') : t('notify.openInbox');
+    const whole = [words.heading, words.text, words.task].filter(Boolean).join(' · ');
     return html`<li class="toast tone-${look.tone}" data-kind=${note.kind} data-notification-id=${id}
         @keydown=${(e) => this._onKey(e, id)}>
-      <div class="toast-head">
-        <span class="badge tone-${look.tone}" data-kind=${note.kind}>${icon(look.icon)}<span>${kindWord(note.kind)}</span></span>
-        <p class="toast-heading">${words.heading}</p>
-      </div>
-      <button class="icon-button toast-dismiss" @click=${(e) => this._dismiss(id, e)}>
-        ${icon('close')}<span class="visually-hidden">${t('notify.dismissNamed', { title: words.heading })}</span></button>
-      ${words.text || words.task ? html`<p class="toast-body">${words.text ? html`<span class="toast-text">${words.text}</span>` : ''}${
-        words.text && words.task ? ' · ' : ''}${words.task ? html`<span class="toast-task muted">${words.task}</span>` : ''}</p>` : ''}
+      <span class="badge tone-${look.tone}" data-kind=${note.kind}>${icon(look.icon)}<span class="visually-hidden">${kindWord(note.kind)}</span></span>
+      <p class="toast-words" title=${whole}><span class="toast-heading">${words.heading}</span>${
+        words.text ? html` · <span class="toast-text">${words.text}</span>` : ''}${
+        words.task ? html` · <span class="toast-task muted">${words.task}</span>` : ''}</p>
       ${route ? html`<button class="button small primary toast-open"
         @click=${() => this.emit('lineup-toast-open', { id })}>${opens}</button>` : ''}
+      <button class="icon-button toast-dismiss" @click=${(e) => this._dismiss(id, e)}>
+        ${icon('close')}<span class="visually-hidden">${t('notify.dismissNamed', { title: words.heading })}</span></button>
     </li>`;
   }
 }
