@@ -59,9 +59,9 @@ def create_app(settings: Settings, hub: Hub | None = None) -> Starlette:
         *relay_access.routes,
         *files.routes,
         *sessions.routes,
+        *session_roots.routes,
         WebSocketRoute("/ws/agent", agent_socket),
         WebSocketRoute("/ws/app", app_socket),
-        *session_roots.routes,
         # The page carries the protocol's vocabularies: the app needs them before its first paint (lib/status.js);
         # and the limits on files, so that a file too large is refused before it is sent (lib/files.js).
         Mount("/", app=AppFiles(ui_dir(), inline={"lineup-vocabulary": vocabulary.for_app(), "lineup-limits": {

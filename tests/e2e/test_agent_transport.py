@@ -23,6 +23,7 @@ def connect_dialog(hub_factory, open_page, name: str, public_url: str) -> Page: 
     owner = create_owner(hub)
     page: Page = open_page(hub, token=owner.token, path="/#/agents")
     page.get_by_role("button", name="Connect my agent").click()
+    page.get_by_role("radio", name="Demo agent (lineup demo-agent)").check()  # nothing is chosen for the person
     page.get_by_role("button", name="Create a pairing code").click()
     return page
 

@@ -133,6 +133,7 @@ def test_commands_versions_and_a_revoked_agents_conversation(hub, open_page, sho
     for n in range(commands.count()):
         assert commands.nth(n).evaluate(CUT_WORDS, False) == [], commands.nth(n).inner_text()
     page.get_by_role("button", name="Connect my agent").first.click()
+    page.get_by_role("radio", name="Demo agent (lineup demo-agent)").check()  # nothing is chosen for the person
     page.get_by_role("button", name="Create a pairing code").click()
     command = page.locator("lineup-connect-agent .command")
     expect(command).to_be_visible()

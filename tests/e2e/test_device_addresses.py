@@ -125,6 +125,7 @@ def test_phone_and_agent_get_the_lan_address_when_the_app_runs_on_loopback(  # t
     # Connect my agent: the command names the LAN address, and run on the other machine it connects.
     desk.goto("/#/agents")
     desk.get_by_role("button", name="Connect my agent").click()
+    desk.get_by_role("radio", name="Demo agent (lineup demo-agent)").check()  # nothing is chosen for the person
     desk.get_by_role("button", name="Create a pairing code").click()
     command = desk.locator("lineup-connect-agent .command").inner_text()
     # beyond loopback, agents get the hub's TLS listener (port + 1) and its certificate's pin
@@ -156,6 +157,7 @@ def test_a_hub_on_loopback_only_says_it_has_no_lan_address(hub, open_page, shots
 
     page.goto("/#/agents")
     page.get_by_role("button", name="Connect my agent").click()
+    page.get_by_role("radio", name="Demo agent (lineup demo-agent)").check()  # nothing is chosen for the person
     page.get_by_role("button", name="Create a pairing code").click()
     expect(page.locator("lineup-connect-agent .command")).to_contain_text(f"--hub {hub.base} --code")
     expect(page.locator(".this-machine-only")).to_contain_text("run the command here")

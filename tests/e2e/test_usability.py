@@ -35,6 +35,7 @@ def test_usability_script(hub, open_page, demo_agents, shots, viewport) -> None:
     # ---- 1. connect a simulated agent; is it online? ------------------------------------------------
     page.locator(".welcome").get_by_role("link", name="Connect my agent").click()
     page.get_by_role("button", name="Connect my agent").click()
+    page.get_by_role("radio", name="Demo agent (lineup demo-agent)").check()  # the task: a simulated agent
     page.get_by_role("button", name="Create a pairing code").click()
     code = page.locator(".pairing-code").inner_text()
     assert re.fullmatch(r"[A-Z0-9-]{6,}", code), code

@@ -224,6 +224,7 @@ def test_commands_name_the_real_program_and_data_dir(hub, open_page, demo_agents
     expect(preset).to_have_text(re.compile(
         "^" + re.escape(f"{program} agents add ") + r"\S+ --dir ~/code/my-project " + re.escape(cli["dataDirArgs"]) + "$"))
     page.get_by_role("button", name="Connect my agent").first.click()
+    page.get_by_role("radio", name="Demo agent (lineup demo-agent)").check()  # nothing is chosen for the person
     page.get_by_role("button", name="Create a pairing code").click()
     expect(page.locator("lineup-connect-agent .command")).to_contain_text(f"{program} demo-agent --hub")
     assert "lineup demo-agent" not in page.locator("lineup-connect-agent .command").inner_text()

@@ -344,6 +344,7 @@ export class LineupApp extends LineupElement {
       if (sent?.taskId) navigate({ view: 'conversations', id: d.task.conversationId, task: sent.taskId });
     });
     on('lineup-message-send', (d) => ws()?.sendMessage(d));
+    on('lineup-task-create', (d) => this._createTask(d.agentId, d.text));
     on('lineup-message-retry', (d) => ws()?.retryMessage(d.envelopeId));
     on('lineup-interaction-respond', (d) => ws()?.respond(d.interaction, d.response));
     on('lineup-conversation-create', async (d) => {
@@ -376,12 +377,12 @@ export class LineupApp extends LineupElement {
     on('lineup-browser-notifications-enable', () => ws()?.enableBrowserNotifications());
     on('lineup-browser-notifications-disable', () => ws()?.disableBrowserNotifications());
     on('lineup-sessions-refresh', () => ws()?.refreshSessions());
-    on('lineup-session-started', async (d) => {
     // Settings → Sessions changed the folders: whether sessions are on (New session, the hint) is read again.
     on('lineup-session-roots-saved', () => {
       ws()?.set({ sessions: null });
       ws()?.wantSessions();
     });
+    on('lineup-session-started', async (d) => {
       await ws()?.refreshSessions();
       navigate({ view: 'conversations', id: d.conversationId });
     });
@@ -418,6 +419,23 @@ export class LineupApp extends LineupElement {
     this.dispatchEvent(new CustomEvent('lineup-conversation-create', {
       detail: { title: agent ? agent.name : t('conversation.untitled'), agentIds: [agentId] },
     }));
+  }
+
+  /** New task (the Tasks page): in the agent's own conversation (made when it has none), tracked as a task; the
+   * task opens beside the list. */
+  async _createTask(agentId, text) {
+    const ws = this.workspace;
+    if (!ws) return;
+    const conversation = ws.state.conversations.find((c) => c.agentIds.length === 1 && c.agentIds[0] === agentId);
+    let conversationId = conversation?.id;
+    if (!conversationId) {
+      const agent = ws.state.agents.find((a) => a.id === agentId);
+      const created = ws.createConversation({ title: agent ? agent.name : t('conversation.untitled'), agentIds: [agentId] });
+      conversationId = created.conversationId;
+      await created.done.catch(() => {});
+    }
+    const sent = ws.sendMessage({ conversationId, text, trackAsTask: true, targetAgentId: agentId });
+    if (sent?.taskId) navigate({ ...this.route, view: 'tasks', task: sent.taskId });
   }
 
   _routeChanged() {

@@ -32,8 +32,8 @@ export function diagnosisBox(diagnosis, host) {
 }
 
 // The hub answers a pairing code with the command for each (hub/web/accounts.py CONNECT_COMMANDS); the SDK gets a
-// snippet of Python instead.
-const ADAPTERS = ['demo', 'claude-code', 'codex', 'gemini', 'hermes', 'openclaw', 'sdk'];
+// snippet of Python instead. The person's own agents first; the demo, which is nobody's agent, last and set apart.
+const ADAPTERS = ['claude-code', 'codex', 'gemini', 'hermes', 'openclaw', 'sdk', 'demo'];
 // The runtimes each adapter's agent reports (hub/connect/*.py, hub/sdk/demo.py): its earlier agents are offered first.
 const RUNTIMES = { demo: ['demo'], 'claude-code': ['claude-code'], codex: ['mcp', 'codex'], gemini: ['mcp', 'gemini'],
   hermes: ['hermes'], openclaw: ['openclaw'], sdk: ['python-sdk'] };
@@ -62,7 +62,7 @@ export class LineupConnectAgent extends LineupElement {
 
   constructor() {
     super();
-    this.adapter = 'demo';
+    this.adapter = ''; // none chosen: the person says which agent is theirs (the demo was kept by default and run)
     this.name = '';
     this.rename = null;
     this.copied = '';
@@ -129,8 +129,8 @@ export class LineupConnectAgent extends LineupElement {
   _intro() {
     return html`<form class="connect-intro" @submit=${(e) => this._start(e)}>
       <p>${t('connect.intro')}</p>
-      <fieldset class="choices"><legend>${t('connect.adapter')}</legend>
-        ${ADAPTERS.map((kind) => html`<label class="choice"><input type="radio" name="adapter" value=${kind} required
+      <fieldset class="choices"><legend>${t('connect.which')}</legend>
+        ${ADAPTERS.map((kind) => html`<label class="choice ${kind === 'demo' ? 'choice-apart' : ''}"><input type="radio" name="adapter" value=${kind} required
           .checked=${this.adapter === kind} @change=${() => { this.adapter = kind; this.requestUpdate(); }}>
           <span class="choice-text"><span class="choice-label">${t(`connect.adapter.${kind}`)}</span>
           <span class="muted small">${t(`connect.adapter.${kind}.hint`)}</span></span></label>`)}

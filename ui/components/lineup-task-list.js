@@ -1,5 +1,5 @@
 // Tasks filtered by all / running / waiting for me / done / cancelled (docs/design.md#inbox-and-task-lists), each with
-// status and progress.
+// status and progress; New task, where people look for it.
 
 import { html } from '../vendor/lit-html/lit-html.js';
 import { repeat } from '../vendor/lit-html/directives/repeat.js';
@@ -32,6 +32,21 @@ export function taskRow(task, state, { selected = false } = {}) {
 export class LineupTaskList extends LineupElement {
   static properties = ['state', 'filter', 'route'];
 
+  constructor() {
+    super();
+    this.creating = false;
+    this.addEventListener('lineup-new-task-close', () => this._create(false));
+    this.addEventListener('lineup-task-create', () => { this.creating = false; this.requestUpdate(); });
+  }
+
+  /** Open or close the New task form (its code loads the first time it opens); focus goes back to the button. */
+  _create(open) {
+    this.creating = open;
+    if (open) import('./lineup-new-task.js');
+    this.requestUpdate();
+    if (!open) requestAnimationFrame(() => this.querySelector('.new-task-open')?.focus());
+  }
+
   updated() {
     const filters = this.querySelector('.filters');
     if (!filters) return;
@@ -60,7 +75,10 @@ export class LineupTaskList extends LineupElement {
     const count = (name) => top.filter((task) => !TASK_FILTERS[name].length || TASK_FILTERS[name].includes(task.status)).length;
     const tasks = top.filter((task) => !statuses.length || statuses.includes(task.status));
     return html`<section class="view task-list" aria-labelledby="tasks-heading">
-      <header class="view-head"><h1 id="tasks-heading">${t('nav.tasks')}</h1></header>
+      <header class="view-head"><h1 id="tasks-heading">${t('nav.tasks')}</h1>
+        <button type="button" class="button primary new-task-open" aria-expanded=${this.creating ? 'true' : 'false'}
+          @click=${() => this._create(!this.creating)}>${icon('plus')}<span>${t('newTask.open')}</span></button></header>
+      ${this.creating ? html`<lineup-new-task .state=${state}></lineup-new-task>` : ''}
       <nav class="filters" aria-label=${t('tasks.filters')} @scroll=${(e) => this._edges(e.currentTarget)}>
         ${Object.keys(TASK_FILTERS).map((name) => html`<a class="filter" href=${routeHref({ view: 'tasks', id: name === 'all' ? null : name, task: this.route?.task })}
           aria-current=${filter === name ? 'page' : 'false'} data-filter=${name}>${t(`tasks.filter.${name}`)}
