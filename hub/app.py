@@ -25,6 +25,7 @@ from hub.web.headers import SecurityHeaders
 from hub.web.hostcheck import HostCheck
 from hub.web.plugin_routes import plugin_routes
 from hub.web.static_app import AppFiles
+from hub.web.trust import routes as trust_routes
 
 
 def ui_dir() -> Path:
@@ -53,6 +54,7 @@ def create_app(settings: Settings, hub: Hub | None = None) -> Starlette:
 
     routes = [
         *introspection.routes,
+        *trust_routes,
         *accounts.routes,
         *reads.routes,
         *notifications.routes,

@@ -23,6 +23,8 @@ import uvicorn
 
 from hub import serving
 from hub.app import create_app
+from hub.ca.https import LanHttps
+from hub.ca.listener import SniffingServer
 from hub.connguard import ConnectionGuard, guarded_protocol, raise_file_limit
 from hub.core import Hub
 from hub.filemodes import check_config_file
@@ -30,6 +32,7 @@ from hub.gateway import admission
 from hub.gateway.wire import FrameBatching
 from hub.netaddr import device_urls, is_loopback_host, lan_addresses, urls_for
 from hub.settings import Settings, private_data_dir
+from hub.web.trusted_https import HttpsWhenTrusted
 
 log = logging.getLogger("lineup.server")
 
@@ -73,6 +76,16 @@ def tls_files(settings: Settings) -> tuple[Path, Path] | None:
     return None
 
 
+def lan_https_for(settings: Settings, tls: tuple[Path, Path] | None) -> LanHttps | None:
+    """`lan_https = "auto"`: the hub's port also answers https with the leaf of the hub's own CA (docs/security.md,
+    "The hub's own certificate authority"); not when the whole port is TLS already (--tls-*), nor with "off"."""
+    if settings.lan_https not in ("auto", "off"):
+        raise SystemExit(f'lineup: lan_https = {settings.lan_https!r}; use "auto" or "off".')
+    if tls is not None or settings.lan_https == "off":
+        return None
+    return LanHttps(settings.data_dir, settings.host)
+
+
 AgentTls = tuple[socket.socket, ssl.SSLContext, Path]  # the listener, its context, its certificate
 
 
@@ -103,32 +116,56 @@ class HubServer(uvicorn.Server):
     serves the same app over TLS on a second socket (one lifespan, one hub)."""
 
     def __init__(self, config: uvicorn.Config, on_listening: Callable[[], Any],
-                 agent_tls: AgentTls | None = None, on_stopped: Callable[[], Any] | None = None) -> None:
+                 agent_tls: AgentTls | None = None, on_stopped: Callable[[], Any] | None = None,
+                 lan_https: LanHttps | None = None) -> None:
         super().__init__(config)
         self.hub: Hub | None = None  # set by build_server
         self._on_listening = on_listening
         self._on_stopped = on_stopped
         self._agent_tls = agent_tls
+        self.lan_https = lan_https
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets=sockets)
+        if self.lan_https is None or sockets is None:
+            await super().startup(sockets=sockets)
+        else:
+            await super().startup(sockets=[])  # the lifespan only: the hub's socket is served below
+            if self.should_exit:
+                return
+            await self._serve_https_beside_http(self.lan_https, sockets)
         if self.should_exit:
             return
         if self._agent_tls is not None:
             sock, context, _ = self._agent_tls
-            config = self.config
-
-            # As uvicorn makes it for its own sockets (uvicorn/server.py); Config.http_protocol_class is typed as
-            # asyncio.Protocol's class, whose constructor takes no arguments.
-            def protocol() -> asyncio.Protocol:
-                return config.http_protocol_class(config=config, server_state=self.server_state,  # type: ignore[call-arg]
-                                                  app_state=self.lifespan.state)
             # In self.servers, so uvicorn closes it and waits for its connections at shutdown like the main one.
             self.servers.append(await asyncio.get_running_loop().create_server(
-                protocol, sock=sock, ssl=context, backlog=config.backlog))
+                self._protocol, sock=sock, ssl=context, backlog=self.config.backlog))
         self._on_listening()
 
+    def _protocol(self) -> asyncio.Protocol:
+        # As uvicorn makes it for its own sockets (uvicorn/server.py); Config.http_protocol_class is typed as
+        # asyncio.Protocol's class, whose constructor takes no arguments.
+        return self.config.http_protocol_class(config=self.config, server_state=self.server_state,  # type: ignore[call-arg]
+                                               app_state=self.lifespan.state)
+
+    async def _serve_https_beside_http(self, lan_https: LanHttps, sockets: list[socket.socket]) -> None:
+        """The hub's port answers TLS with the leaf of its own CA and plain HTTP alike (hub/ca/listener.py).
+        The CA needs the hub's id (its `.local` name), known once the lifespan has started the hub."""
+        assert self.hub is not None
+        context = await asyncio.to_thread(lan_https.prepare, self.hub.hub_id)
+        for sock in sockets:
+            server = SniffingServer(sock, self._protocol, context, timeout_s=self.hub.settings.request_timeout_s,
+                                    backlog=self.config.backlog,
+                                    guard=getattr(self.config.http_protocol_class, "guard", None),
+                                    open_count=lambda: len(self.server_state.connections))
+            server.start()
+            lan_https.server = server
+            self.servers.append(server)  # type: ignore[arg-type]  # close() and wait_closed(), all uvicorn uses
+        lan_https.watch()
+
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if self.lan_https is not None:
+            await self.lan_https.stop()
         try:
             await super().shutdown(sockets=sockets)
         finally:
@@ -276,6 +313,8 @@ def build_server(settings: Settings, sock: socket.socket, *, open_browser: bool 
         hub.agent_tls_port = agent_tls[0].getsockname()[1]  # read by the pairing command (hub/web/accounts.py)
     hub.public_url = hub.lan_urls[0] if hub.lan_urls else urls[0].rstrip("/")
     app = create_app(settings, hub)
+    lan_https = lan_https_for(settings, tls)
+    app.state.lan_https = lan_https  # read by the "Trust this hub" routes (hub/web/trust.py)
 
     def on_listening() -> None:
         loopback = settings.host in ("0.0.0.0", "::", "")
@@ -299,6 +338,10 @@ def build_server(settings: Settings, sock: socket.socket, *, open_browser: bool 
             out(line)
         if hub.tls_fingerprint:
             out(f"  TLS certificate SHA-256 fingerprint: {hub.tls_fingerprint}")
+        local_names = [name for name in (lan_https.names.dns if lan_https else ()) if name.endswith(".local")]
+        if local_names:
+            out("  https, once a device trusts this hub (Settings → Trust this hub): "
+                + " or ".join(f"https://{name}:{port}/" for name in local_names))
         if hub.setup_code is not None:
             out(f"  first run: set up from this machine's browser, or from another device with setup code "
                 f"{hub.setup_code}")
@@ -310,7 +353,8 @@ def build_server(settings: Settings, sock: socket.socket, *, open_browser: bool 
         if ready is not None:
             ready()
 
-    server = HubServer(uvicorn_config(app, settings, tls), on_listening, agent_tls,
-                       on_stopped=lambda: serving.forget(settings.data_dir))
+    served = app if lan_https is None else HttpsWhenTrusted(app, lan_https)
+    server = HubServer(uvicorn_config(served, settings, tls), on_listening, agent_tls,
+                       on_stopped=lambda: serving.forget(settings.data_dir), lan_https=lan_https)
     server.hub = hub
     return server

@@ -135,6 +135,9 @@ class Settings:
     tls_self_signed: bool = False          # or make a self-signed certificate once (clients pin its fingerprint)
     agent_tls: str = "auto"                # auto: beyond loopback without TLS, agents get a TLS listener; "off": plain
     agent_tls_port: int = 0                # that listener's port (0: the hub's port + 1)
+    # auto: the hub's port answers https too, with a certificate of the hub's own CA (trusted once per device,
+    # Settings → "Trust this hub"); "off": plain HTTP only. Not with --tls-* (the whole port is TLS then).
+    lan_https: str = "auto"
     # Addresses (or networks, comma-separated) of TLS proxies on other machines that forward an https:// public_url
     # to this hub's plain port: agents that came through public_url from them are taken there
     # (hub/gateway/admission.py). A proxy on this machine needs no entry.

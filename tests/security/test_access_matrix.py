@@ -32,7 +32,9 @@ from tests.support.lap import LapClient, envelope
 # ---- the classification of every route ----------------------------------------------------------------------
 
 PUBLIC = {("GET", "/-/health"), ("GET", "/.well-known/lineup"), ("GET", "/-/ui-modules.json"), ("GET", "/api/setup"),
-          ("GET", "/-/agent-presets.json"), ("GET", "/-/vocabulary.json")}
+          ("GET", "/-/agent-presets.json"), ("GET", "/-/vocabulary.json"),
+          # The hub's CA certificate, for a phone that scanned the QR code before signing in (hub/web/trust.py).
+          ("GET", "/trust/lineup-hub.mobileconfig"), ("GET", "/trust/lineup-hub-ca.crt")}
 # Loopback clients read these without a token (the person on the hub's machine); anyone else needs an app token.
 LOOPBACK_OR_APP = {("GET", "/-/metrics"), ("GET", "/-/plugins.json")}
 # The secret in the body is the credential: a password, the setup code, a pairing code, a link code, an action token.
@@ -61,6 +63,7 @@ class AppRoute:
 
 APP_ROUTES: dict[tuple[str, str], AppRoute] = {
     ("GET", "/api/me"): AppRoute("own"),
+    ("GET", "/api/trust"): AppRoute("own"),
     ("GET", "/api/devices"): AppRoute("own"),
     ("POST", "/api/devices/{device_id}/revoke"): AppRoute("object", "deviceId", {}),
     ("POST", "/api/pairing-codes"): AppRoute("own", body={}),
