@@ -12,13 +12,18 @@ from typing import Any
 
 KINDS = ("waiting_for_me", "failed", "agent_offline", "succeeded", "agent_waiting")
 # What each channel sends unless configured otherwise: the person's attention first (docs/design.md#notifications).
-DEFAULT_KINDS = {"inapp": KINDS, "webhook": ("waiting_for_me", "failed"), "mail": ("waiting_for_me", "failed")}
+DEFAULT_KINDS = {"inapp": KINDS, "webhook": ("waiting_for_me", "failed"), "mail": ("waiting_for_me", "failed"),
+                 "webpush": ("waiting_for_me", "agent_waiting", "failed")}
+# Channels on with no table of their own: in-app, and Web Push, which reaches only the devices whose person asked
+# for it in the app (Settings → Notifications), so it needs nothing set up in lineup.toml.
+DEFAULT_ON = ("inapp", "webpush")
 ALL_WORKSPACES = "*"
 # Which workspaces a channel serves unless configured otherwise. In-app notifications are events of the
 # interaction's own workspace, seen only by its members, so they serve every workspace. Any other channel
 # reaches whoever wrote lineup.toml (their webhook, their mail box): by default only the hub's first workspace,
 # the one `lineup token` creates on a new hub, never the workspaces of the other people the hub serves.
-DEFAULT_WORKSPACES: dict[str, tuple[str, ...] | None] = {"inapp": (ALL_WORKSPACES,)}
+# Web Push likewise: a device subscribes for itself, and gets only its own workspace's notifications.
+DEFAULT_WORKSPACES: dict[str, tuple[str, ...] | None] = {"inapp": (ALL_WORKSPACES,), "webpush": (ALL_WORKSPACES,)}
 
 
 class NotifyConfigError(ValueError):
@@ -61,7 +66,7 @@ class NotifyConfig:
     public_url: str | None = None          # how links in notifications reach the hub (default: its LAN URL)
 
     def channel(self, name: str) -> ChannelConfig:
-        return self.channels.get(name) or ChannelConfig(name, name == "inapp", DEFAULT_KINDS.get(name, ()),
+        return self.channels.get(name) or ChannelConfig(name, name in DEFAULT_ON, DEFAULT_KINDS.get(name, ()),
                                                          workspaces=DEFAULT_WORKSPACES.get(name))
 
 

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
@@ -97,9 +98,20 @@ class Notifier:
                 log.warning("notify.%s.workspaces: no workspace has the name or id %s yet; the channel serves "
                             "such a workspace once it exists", name, " or ".join(map(repr, unmatched)))
 
-    def serving(self, workspace_id: str, workspaces: list[tuple[str, str]]) -> list[str]:
-        """The running channels that serve this workspace: only they may carry, list or test its notifications."""
-        return [name for name in self.channels if self.config.channel(name).serves(workspace_id, workspaces)]
+    def serving(self, workspace_id: str, workspaces: list[tuple[str, str]],
+                conn: sqlite3.Connection | None = None) -> list[str]:
+        """The running channels that serve this workspace: only they may carry, list or test its notifications.
+        With `conn`, a channel that says whom it reaches (`reaches(conn, workspace_id)`: Web Push, the workspace's
+        subscribed devices) is left out while it reaches nobody there, so it queues and lists nothing for it."""
+        names = [name for name in self.channels if self.config.channel(name).serves(workspace_id, workspaces)]
+        if conn is None:
+            return names
+        reached = []
+        for name in names:
+            reaches = getattr(self.channels[name], "reaches", None)
+            if not callable(reaches) or reaches(conn, workspace_id):
+                reached.append(name)
+        return reached
 
     async def stop(self) -> None:
         if self._unsubscribe is not None:
@@ -149,7 +161,7 @@ class Notifier:
                 continue  # a finished step of a larger task is progress, not news
             # Only channels that serve the event's workspace: another workspace's notification is never composed
             # for a channel that reaches someone else (the hub owner's webhook, mail box).
-            targets = [name for name in self.serving(event.workspace_id, workspaces)
+            targets = [name for name in self.serving(event.workspace_id, workspaces, tx.conn)
                        if kind in self.config.channel(name).kinds]
             if not targets:
                 continue
@@ -163,7 +175,7 @@ class Notifier:
     async def send_test(self, workspace_id: str, channel: str | None = None) -> list[str]:
         """The settings page's "send test notification": one per channel serving the workspace (or the one named),
         through the outbox. Returns the named channel if it does not serve the workspace, exactly as if unknown."""
-        serving = self.serving(workspace_id, await self.hub.read(notifications.workspaces))
+        serving = await self.hub.read(lambda c: self.serving(workspace_id, notifications.workspaces(c), c))
         names = [channel] if channel else serving
         now = _iso(datetime.now(UTC))
 
@@ -296,7 +308,7 @@ class Notifier:
         def read(c: Any) -> tuple[dict[str, Any], bool]:
             out: dict[str, Any] = {}
             workspaces = notifications.workspaces(c)
-            for name in self.serving(workspace_id, workspaces):
+            for name in self.serving(workspace_id, workspaces, c):
                 counts = notifications.status_counts(c, name, workspace_id)
                 last_error = notifications.last_error(c, name, workspace_id)
                 recent = notifications.recent(c, name, workspace_id)

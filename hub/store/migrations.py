@@ -453,10 +453,28 @@ def m012_sessions(conn: sqlite3.Connection) -> None:
         """)
 
 
+def m013_push_subscriptions(conn: sqlite3.Connection) -> None:
+    _run_script(
+        conn,
+        """
+        -- Web Push: one subscription per signed-in device (hub/notify/push_store.py). Operational state beside the
+        -- log, like the outbox: not a projection. `auth` and `p256dh` are the browser's keys for the message
+        -- encryption (RFC 8291); they stay in this file (0600), never in a log line or a URL.
+        CREATE TABLE push_subscriptions (
+            id TEXT PRIMARY KEY, device_id TEXT NOT NULL UNIQUE, workspace_id TEXT NOT NULL, user_id TEXT NOT NULL,
+            endpoint TEXT NOT NULL, p256dh TEXT NOT NULL, auth TEXT NOT NULL,
+            created_at TEXT NOT NULL, last_sent_at TEXT, last_error TEXT
+        );
+        CREATE INDEX push_subscriptions_by_workspace ON push_subscriptions (workspace_id);
+        """
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_create_event_log, m002_create_projections, m003_create_sign_in_links, m004_create_tools,
     m005_create_notifications, m006_chain_events, m007_scope_ids_to_workspaces, m008_task_checkpoints,
     m009_relay_tables, m010_pairing_code_replaces_agent, m011_files, m012_sessions,
+    m013_push_subscriptions,
 ]
 
 # Tables rebuilt from the log by `lineup db rebuild` and compared by `lineup db check`.

@@ -1,4 +1,4 @@
-"""Built-in notification channels: in-app (with the browser's notifications), webhook (ntfy-compatible), mail."""
+"""Built-in notification channels: in-app (with the browser's notifications), Web Push, webhook (ntfy), mail."""
 
 from __future__ import annotations
 
@@ -20,4 +20,16 @@ def register_notifiers(hub: Any) -> list[Any]:
         from .mail import MailChannel  # imports aiosmtplib: only when mail is configured
 
         channels.append(MailChannel())
+    if notify_channel_options(hub, "webpush").get("enabled", True) is not False:
+        from .webpush import WebPushChannel  # imports pywebpush (requests, aiohttp): only when pushes may go out
+
+        channels.append(WebPushChannel(hub))
     return channels
+
+
+@hookimpl
+def register_routes(hub: Any) -> list[Any]:
+    """Web Push's key and the devices' subscriptions (hub/web/push.py)."""
+    from hub.web.push import routes
+
+    return list(routes)
