@@ -79,7 +79,7 @@ def test_chinese_from_the_browser_and_switchable(hub, open_page, shots) -> None:
     shots(page, "01-setup-zh")
     page.get_by_role("button", name="创建工作区").click()
     expect(page.get_by_role("heading", name="欢迎使用 LineUp")).to_be_visible()
-    expect(page.locator(".agent-indicator")).to_have_text(re.compile("尚无 Agent"))
+    expect(page.locator(".agent-indicator")).to_have_text(re.compile("尚无智能体"))
     shots(page, "02-inbox-zh")
 
     page.get_by_role("button", name="菜单").click()
