@@ -109,6 +109,9 @@ class InboundHandler:
             handled = await self._envelope(actor, payload.get("envelope"))
         elif kind == wire.TEXT and isinstance(payload.get("content"), str):
             handled = await self._text(person, actor, message, payload["content"])
+        elif kind == wire.CONTROL and payload.get("op") == "request":
+            from hub.relay.requests import for_hub  # the app's HTTP reads, answered by the hub's own routes
+            handled = Handled(for_hub(self.hub, self.tag).accept(person, actor, message.message_id, payload))
         elif kind == wire.CONTROL and payload.get("op") == "resume":
             handled = await self._resume(actor, payload.get("lastSequence"))
         elif kind is None or kind == wire.CMD or kind >= 1000:

@@ -35,7 +35,7 @@ from hub.protocol.actors import Actor
 from hub.protocol.errors import LapError
 from hub.store.queries import files as file_rows
 from hub.store.queries.records import FileRecord
-from hub.web.auth import check_origin
+from hub.web.auth import check_origin, relayed_caller
 
 ROUTE = "/api/files"
 # Received bytes are written to disk in pieces of about this size (on a worker thread: the loop never waits on the
@@ -49,6 +49,9 @@ FILE_CSP = "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe
 
 async def caller(request: Request) -> Actor:
     """The person (device token) or the agent (credential) in `Authorization: Bearer`."""
+    relayed = relayed_caller(request)
+    if relayed is not None:
+        return relayed
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
