@@ -7,11 +7,11 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from hub.notify import push_store
 from hub.notify.push_endpoints import allowed, origin
 from hub.notify.push_payload import digest_payload, push_payload
-from hub.notify.push_store import PushSubscription
 from hub.notify.vapid import VapidKeys, load_or_create
+from hub.store.queries import push_subscriptions as push_store
+from hub.store.queries.push_subscriptions import PushSubscription
 from hub.store.writer import Command, Tx
 
 __all__ = ["PushSubscription", "VapidKeys", "allowed", "digest_payload", "load_or_create", "origin", "push_payload",

@@ -457,9 +457,9 @@ def m013_push_subscriptions(conn: sqlite3.Connection) -> None:
     _run_script(
         conn,
         """
-        -- Web Push: one subscription per signed-in device (hub/notify/push_store.py). Operational state beside the
-        -- log, like the outbox: not a projection. `auth` and `p256dh` are the browser's keys for the message
-        -- encryption (RFC 8291); they stay in this file (0600), never in a log line or a URL.
+        -- Web Push: one subscription per signed-in device (hub/store/queries/push_subscriptions.py). Operational
+        -- state beside the log, like the outbox: not a projection. `auth` and `p256dh` are the browser's keys for
+        -- the message encryption (RFC 8291); they stay in this file (0600), never in a log line or a URL.
         CREATE TABLE push_subscriptions (
             id TEXT PRIMARY KEY, device_id TEXT NOT NULL UNIQUE, workspace_id TEXT NOT NULL, user_id TEXT NOT NULL,
             endpoint TEXT NOT NULL, p256dh TEXT NOT NULL, auth TEXT NOT NULL,

@@ -12,10 +12,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from hub.notify import push_store
 from hub.notify.push_endpoints import allowed
 from hub.notify.vapid import load_or_create
 from hub.protocol.errors import LapError
+from hub.store.queries import push_subscriptions as push_store
 from hub.store.writer import Command, Tx
 from hub.web.auth import json_body, require_user
 

@@ -1,4 +1,4 @@
-"""Web Push subscriptions, one per signed-in device: stored, listed for a workspace, dropped."""
+"""Web Push subscriptions, one per signed-in device: stored, listed for a workspace or a person, dropped."""
 # Not a projection of the log (hub/store/migrations.py, m013_push_subscriptions): a subscription is this device's
 # address at its browser's push service, which the log has no business keeping. A revoked device gets nothing: every
 # read joins the devices table.
