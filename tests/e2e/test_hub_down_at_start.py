@@ -27,6 +27,8 @@ def kept_app(browser: Browser, hub: Any, token: str, locale: str) -> BrowserCont
     page.goto("/")
     expect(page.locator(".connection-indicator")).to_have_attribute("data-connection", "live")
     wait_for_js(page, "navigator.serviceWorker.controller !== null", 20_000)
+    # A device that kept no state of its own (test_last_known_state.py has one that did): deleted once the page closes.
+    page.evaluate("indexedDB.deleteDatabase('lineup-last-known'), null")
     page.close()
     return context
 

@@ -564,6 +564,7 @@ export class LineupApp extends LineupElement {
       <a class="skip-link" href="#main">${t('app.skipToContent')}</a>
       <lineup-top-bar .state=${state} .menuOpen=${this.menuOpen}></lineup-top-bar>
       ${this._renderBanner(state)}
+      <lineup-last-known .state=${state}></lineup-last-known>
       ${this.notice ? html`<div class="notice notice-${this.notice.kind}" role="alert">
         ${icon('warning')}<span>${this.notice.text}</span>
         <button class="button ghost small" @click=${() => { this.notice = null; this.requestUpdate(); }}>${t('action.dismiss')}</button></div>` : ''}

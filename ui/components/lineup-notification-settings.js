@@ -1,11 +1,13 @@
-// Settings → Notifications: browser notifications (the permission is asked here, from a click), the hub's
-// delivery log per channel (counts, the last error, the latest deliveries) and "send test notification".
+// Settings → Notifications: browser notifications (the permission is asked here, from a click), Web Push to this
+// device and the person's devices that get pushes (each can be stopped), the hub's delivery log per channel (counts,
+// the last error, the latest deliveries) and "send test notification".
 
 import { html } from '../vendor/lit-html/lit-html.js';
 import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, formatDateTime, formatAgo } from '../lib/i18n.js';
 import { DELIVERY_STATUSES, channelName, kindWord, statusWord } from '../lib/notifications.js';
+import { listPushDevices, pushSupport, stopPushDevice, turnOnPush } from '../lib/web-push.js';
 
 const STATUS_LOOK = {
   delivered: { icon: 'succeeded', tone: 'success' },
@@ -26,6 +28,32 @@ export class LineupNotificationSettings extends LineupElement {
   connectedCallback() {
     super.connectedCallback();
     this.emit('lineup-notification-log-load');
+    this._loadPush();
+  }
+
+  /** The person's devices that get pushes; `busy` is what a click is doing meanwhile. */
+  async _loadPush(patch = {}) {
+    this.push = { ...this.push, ...patch };
+    this.requestUpdate();
+    try {
+      const { devices } = await listPushDevices();
+      this.push = { ...this.push, devices, error: null };
+    } catch (error) {
+      this.push = { ...this.push, error };
+    }
+    this.requestUpdate();
+  }
+
+  async _pushAction(busy, work) {
+    this.push = { ...this.push, busy, error: null };
+    this.requestUpdate();
+    try {
+      await work();
+      await this._loadPush({ busy: null });
+    } catch (error) {
+      this.push = { ...this.push, busy: null, error };
+      this.requestUpdate();
+    }
   }
 
   render() {
@@ -35,6 +63,7 @@ export class LineupNotificationSettings extends LineupElement {
       <h2 id="settings-notifications">${icon('inbox')} ${t('notify.settingsTitle')}</h2>
       <p class="muted small">${t('notify.settingsIntro')}</p>
       ${this._browser(state.browserNotify)}
+      ${this._webPush(this.push || {})}
       ${this._log(state.notificationLog)}
       ${this._test(state.notificationTest)}
     </section>`;
@@ -67,6 +96,35 @@ export class LineupNotificationSettings extends LineupElement {
       <p class="settings-status"><span class="badge tone-${look.tone}">${icon(look.icon)}<span>${word}</span></span>
         <span class="muted small">${hint}</span></p>
       ${action ? html`<div class="button-row">${action}</div>` : ''}
+    </div>`;
+  }
+
+  _webPush(push) {
+    const support = pushSupport();
+    const devices = push.devices || [];
+    const here = devices.find((d) => d.thisDevice);
+    let hint = t('notify.pushHint');
+    if (support === 'insecure') hint = t('notify.pushInsecure');
+    else if (support === 'unsupported') hint = t('notify.pushUnsupported');
+    else if (support === 'denied') hint = t('notify.browserBlockedHint');
+    const failed = push.error ? (push.error.code === 'permission' ? t('notify.pushPermission')
+      : t('notify.pushFailed', { error: push.error.message || '' })) : '';
+    return html`<div class="settings-block web-push" data-support=${support} data-subscribed=${here ? 'true' : 'false'}>
+      <h3>${t('notify.pushTitle')}</h3>
+      <p class="muted small">${hint}</p>
+      ${support === 'ready' && !here ? html`<div class="button-row"><button class="button primary small push-enable"
+        ?disabled=${Boolean(push.busy)} @click=${() => this._pushAction('enable', turnOnPush)}>${t('notify.pushTurnOn')}</button></div>` : ''}
+      ${failed ? html`<p class="field-error" role="alert">${failed}</p>` : ''}
+      ${devices.length ? html`<ul class="plain-list push-devices" aria-label=${t('notify.pushDevices')}>
+        ${devices.map((d) => html`<li class="push-device" data-id=${d.id} data-this-device=${d.thisDevice ? 'true' : 'false'}>
+          <span><strong class="push-device-name">${d.name}</strong>${d.thisDevice ? html` <span class="badge tone-neutral">${t('notify.pushThisDevice')}</span>` : ''}
+            <span class="muted small">${d.lastSentAt ? t('notify.pushLastSent', { time: formatAgo(d.lastSentAt) }) : t('notify.pushNothingYet')}</span>
+            ${d.lastError ? html`<code class="small prewrap">${d.lastError}</code>` : ''}</span>
+          <button class="button small push-stop" ?disabled=${Boolean(push.busy)}
+            aria-label=${t('notify.pushStopDevice', { name: d.name })}
+            @click=${() => this._pushAction(`stop:${d.id}`, () => stopPushDevice(d.id))}>${t('notify.pushStop')}</button>
+        </li>`)}</ul>`
+        : html`<p class="small push-none">${push.devices ? t('notify.pushNone') : t('app.loading')}</p>`}
     </div>`;
   }
 

@@ -17,7 +17,7 @@ import { routeHref } from './router.js';
 const ICON = new URL('../icon.svg', import.meta.url).href;
 
 export const KINDS = ['waiting_for_me', 'agent_waiting', 'failed', 'succeeded', 'agent_offline', 'test'];
-export const KNOWN_CHANNELS = ['inapp', 'webhook', 'mail'];
+export const KNOWN_CHANNELS = ['inapp', 'webpush', 'webhook', 'mail'];
 export const DELIVERY_STATUSES = ['delivered', 'pending', 'failed', 'skipped'];
 const SHOWN_LIMIT = 200;
 const TOASTS_MAX = 3;

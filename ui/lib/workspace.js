@@ -6,6 +6,7 @@ import { newId } from './ids.js';
 import { loadUiModules, normalizeModules } from './registry.js';
 import { afterNextPaint } from './lazy.js';
 import { SESSION_EVENTS, readSessions } from './sessions.js';
+import { forgetLastKnown, keepLastKnown, loadLastKnown } from './last-known.js';
 
 const REFRESH_DELAY_MS = 80;
 // A read that failed (the hub unreachable, an answer cut off) is asked again after these waits, the last repeated:
@@ -72,6 +73,7 @@ export class Workspace {
       previews: {}, // conversation id -> its newest message, for the conversation list
       presence: {}, // agent id -> its status changes seen in the log: [{status, reason, at, lastHeartbeatAt, sequence}]
       toasts: [], notificationLog: null, notificationTest: null, browserNotify: null, // null until start() has loaded it
+      lastKnown: null, // {savedAt} while the screen shows what this device kept, the hub out of reach (last-known.js)
       sessions: null, // lib/sessions.js readSessions once asked for (wantSessions): {status, items, enabled, hint}
     };
     this._dirty = new Set();
@@ -105,12 +107,30 @@ export class Workspace {
     // The log position and who I am are asked for together: neither needs the other (one round trip, not two).
     const positionRead = this.api.get('/api/state');
     positionRead.catch(() => {}); // when the hub is away, /api/me's failure is the one handled
-    const me = await this.api.get('/api/me').catch((error) => { away = relayStart(error); return away.me; });
+    // Neither: what this device last showed, marked with its age (lib/last-known.js), until the hub answers.
+    let known = null;
+    const me = await this.api.get('/api/me').catch(async (error) => {
+      try {
+        away = relayStart(error);
+        return away.me;
+      } catch {
+        known = error?.status === 0 ? await loadLastKnown(this.token) : null;
+        if (!known) throw error;
+        return known.state.me;
+      }
+    });
     let seen = [];
     try { seen = JSON.parse(localStorage.getItem(`lineup.seen.${me.userId}`) || '[]'); } catch { seen = []; }
     this.set({ me, seenInbox: new Set(seen) });
-    const position = away ? { epoch: null, headSequence: 0 } : await this.reload(positionRead, { firstScreen: true });
+    let position;
+    if (away) position = { epoch: null, headSequence: 0 };
+    else if (known) position = { epoch: known.epoch, headSequence: known.sequence };
+    else position = await this.reload(positionRead, { firstScreen: true });
     if (away) this.set({ loaded: true });
+    if (known) {
+      this.covered = known.sequence;
+      this.set({ ...known.state, inboxLoaded: true, loaded: true, lastKnown: { savedAt: known.savedAt } });
+    }
     forgetEarly(); // from now on every read is asked for when needed (lib/early.js)
     const { HubConnection, ToolCalls, applyRelayEvent, relayMessages, notifications } = await loadLiveLayer();
     if (this._stopped) return; // signed out (or switched) while the code loaded
@@ -140,14 +160,19 @@ export class Workspace {
     live.addEventListener('ack', (e) => this._acked(e.detail));
     live.addEventListener('send-error', (e) => this._refused(e.detail));
     live.addEventListener('outbox', () => this._outboxChanged());
-    live.addEventListener('unauthorized', () => this.onUnauthorized?.());
+    live.addEventListener('unauthorized', () => { forgetLastKnown(); this.onUnauthorized?.(); });
     this._outboxChanged();
+    this._keeping = keepLastKnown(this);
     live.start();
     this.loadPlugins();
   }
 
   stop() {
     this._stopped = true;
+    // This session ends on this page (sign-out, another account signs in): what it kept goes with it. A reload or
+    // a closed app never calls stop(), so the installed app still opens to it.
+    this._keeping?.();
+    forgetLastKnown();
     this.live?.stop();
     this.tools?.stop();
     clearTimeout(this._refreshTimer);
@@ -289,6 +314,10 @@ export class Workspace {
     this.set({ connection: { status: live.status, offlineSince: live.offlineSince, nextRetryAt: live.nextRetryAt,
       mode: live.mode, problem: live.problem } });
     if (live.status === 'live' && this._failedReads?.size) this._retryNow(); // back: no need to wait out the delay
+    if (live.status === 'live' && this.state.lastKnown) { // the hub answers: what it says replaces what was kept
+      this.set({ lastKnown: null });
+      this.reload().catch(() => {});
+    }
   }
 
   /** Direct again after the relay: read over HTTP what events alone could not say (files, timelines, devices). */
