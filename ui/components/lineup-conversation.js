@@ -245,7 +245,7 @@ export class LineupConversation extends LineupElement {
     return html`<section class="conversation" aria-labelledby="conversation-title">
       <header class="view-head conversation-head">
         <a class="icon-button back-link" href="#/conversations">${icon('back')}<span class="visually-hidden">${t('nav.conversations')}</span></a>
-        <h1 id="conversation-title">${conversation.title}</h1>
+        <h1 id="conversation-title" title=${conversation.title}>${conversation.title}</h1>
         <span class="conversation-agents">${agents.map((a) => html`<span class="agent-chip">${icon('agent')}${a.name === conversation.title
           ? '' : html`<span>${a.name}</span>`}${agentStatusBadge(a)}</span>`)}</span>
       </header>
