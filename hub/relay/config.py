@@ -26,7 +26,12 @@ class Person:
     uid: str
     user: str                  # the LineUp username whose identity their envelopes carry
     lap: bool = True           # send them every event as a LineUp envelope (the LineUp app renders these)
-    text: bool = True          # send them plain IM text (agent messages, questions, results): any IM client
+    # Plain IM text both ways (agent messages, questions, results; answers and chat by text): any IM client.
+    # None (unset): on, unless the person's app holds sealed access, whose content the text would expose.
+    text: bool | None = None
+
+    def texts(self, sealed: bool) -> bool:
+        return self.text if self.text is not None else not sealed
 
 
 @dataclass(frozen=True)
@@ -91,7 +96,7 @@ def _people(value: Any) -> tuple[Person, ...]:
         if unknown:
             raise RelayConfigError(f"relay.people: unknown keys {sorted(unknown)} in {entry!r}")
         people.append(Person(str(entry["uid"]), str(entry["user"]), _bool("people.lap", entry.get("lap", True)),
-                             _bool("people.text", entry.get("text", True))))
+                             None if entry.get("text") is None else _bool("people.text", entry["text"])))
     uids = [p.uid for p in people]
     if len(set(uids)) != len(uids):
         raise RelayConfigError("relay.people: each uid may appear once")

@@ -43,6 +43,9 @@ NOT_TEXT = "Only text reaches the agents here. / 这里只能发送文字。"
 NO_LAP = ("LineUp app messages are not accepted from this account: the hub serves it as plain IM text only "
           "(`lap = false` in its [relay] people). Nothing was done. / 此账号只收发文字（lap = false），"
           "LineUp 应用消息未被接受。")
+TEXT_OFF = ("IM text is off for this account: its LineUp app seals what the relay carries, and text would not be "
+            "sealed. Nothing was done; use the LineUp app, or ask the hub's owner to set text = true for you. "
+            "/ 此账号的文字消息已关闭（LineUp 应用的内容是加密的），未做任何操作，请使用 LineUp 应用。")
 RESUME_BATCH = 50  # envelopes per replay message (WuKongIM messages stay well under the SDK's 1 MiB frames)
 
 
@@ -107,6 +110,10 @@ class InboundHandler:
             handled = Handled("forbidden").say(NO_LAP)
         elif kind == wire.LAP:
             handled = await self._envelope(actor, payload.get("envelope"))
+        elif kind == wire.TEXT and not person.text:
+            # Text is not sealed: with it off (by default for a person whose app seals), a text in their name is
+            # not acted on, whoever sent it through WuKongIM.
+            handled = Handled("text_off").say(TEXT_OFF)
         elif kind == wire.TEXT and isinstance(payload.get("content"), str):
             handled = await self._text(person, actor, message, payload["content"])
         elif kind == wire.CONTROL and payload.get("op") == "request":

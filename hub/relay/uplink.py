@@ -16,12 +16,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hub.protocol.actors import Actor
-from hub.relay import wire
+from hub.relay import devices, wire
 from hub.relay.config import Person, RelayConfig, RelayConfigError, load_relay_config
 from hub.relay.httpapi import ApiError, HttpApi
 from hub.relay.inbound import InboundHandler
 from hub.relay.outbound import compose
 from hub.relay.probe import AUTH_OFF_STEP, probe, token_auth_off
+from hub.relay.sealing import WHY, Sealing, effective
 from hub.relay.status import RelayStatus, diagnose
 from hub.relay.transport import Inbound, Transport, TransportError
 from hub.store.events import StoredEvent, read_workspace_after
@@ -65,6 +66,10 @@ class Uplink:
         # Set once WuKongIM is known to check tokens (or the risk is allowed): until then no message from it is
         # acted on, so nobody signed in with a made-up token can answer a question as a person.
         self._trusted = asyncio.Event()
+        # Set once a session's first reconcile has read what arrived while the hub was away: a sealed device's
+        # counters only go up, so its older messages must be opened before the live ones that follow them.
+        self._reconciled = asyncio.Event()
+        self.sealing = Sealing(hub, self._refused)
 
     # ---- lifecycle -------------------------------------------------------------------------------------
 
@@ -321,20 +326,24 @@ class Uplink:
             row = store.person_row(tx.conn, uid)
             assert row is not None
             events = read_workspace_after(tx.conn, actor.workspace_id, row.cursor, 2 ** 62, FILL_PAGE)
+            serving = effective(person, devices.device(tx.conn, uid))
             for event in events:
-                compose(tx, self.tag, person, event)
+                compose(tx, self.tag, serving, event)
             if events:
                 store.set_cursor(tx, uid, events[-1].sequence)
                 count += len(events)
         return count
 
     async def _deliver(self, transport: Transport) -> None:
+        self._reconciled.clear()
         try:
             await self._reconcile_all()
         except ApiError as exc:
             self.status.warnings = [w for w in self.status.warnings if not w.startswith("reconcile")] + [
                 f"reconcile failed: {exc}"]
             log.warning("relay: reconcile failed: %s", exc)
+        finally:
+            self._reconciled.set()
         last_reconcile = asyncio.get_running_loop().time()
         while True:
             self._outbox_wake.clear()
@@ -365,8 +374,12 @@ class Uplink:
     async def _send_row(self, transport: Transport, uid: str, row: RelayOutboxRecord) -> str:
         """Send one outbox row: "sent", "skipped", "blocked" (paused, try again) or "gone" (the session ended:
         the supervisor reconnects and reconciles)."""
+        outgoing = await self.sealing.outgoing(uid, json.loads(row.payload))  # sealed right before it leaves
+        if outgoing is None:  # the person's sealed keys ended: nothing of the app goes to them in clear
+            await self.hub.execute(Command(run=lambda tx: store.mark_failed(tx, row.id, "sealed access ended")))
+            return "skipped"
         try:
-            ack = await transport.send(uid, json.loads(row.payload), row.client_msg_no,
+            ack = await transport.send(uid, outgoing.payload, row.client_msg_no,
                                        red_dot=bool(row.red_dot), no_persist=bool(row.no_persist))
         except TransportError as exc:
             if exc.kind == "rejected" and exc.code in wire.BLOCKING:
@@ -381,8 +394,10 @@ class Uplink:
                 return "skipped"
             await transport.close()  # outcome unknown: a new session reconciles it by clientMsgNo
             return "gone"
-        await self.hub.execute(Command(run=lambda tx: store.mark_sent(tx, row.id, ack.message_id,
-                                                                       ack.message_seq)))
+        def sent(tx: Tx) -> None:
+            store.mark_sent(tx, row.id, ack.message_id, ack.message_seq)
+            outgoing.record(tx, uid)
+        await self.hub.execute(Command(run=sent))
         return "sent"
 
     async def _reconcile_all(self) -> None:
@@ -431,6 +446,7 @@ class Uplink:
         while True:
             message = await self._inbox.get()
             await self._trusted.wait()
+            await self._reconciled.wait()
             if message.channel_type != wire.PERSON or message.from_uid not in self.people:
                 log.info("relay: ignoring a message from %s (not in [relay] people)", message.from_uid)
                 continue
@@ -441,10 +457,26 @@ class Uplink:
         person, actor = self.people[message.from_uid]
         async with self._inbound_lock:
             try:
-                await self.inbound.handle(person, actor, message)
+                if await self.hub.read(lambda c: store.seen(c, message.message_id)):
+                    return  # read again by a reconcile: handled (or refused) before, not a replay of the device
+                opened = await self.sealing.incoming(message)  # opened right after it arrives
+                if opened is not None:
+                    person = effective(person, await self.sealing.device(person.uid))
+                    await self.inbound.handle(person, actor, opened)
             except Exception:  # one bad message must not stop the person's others
                 log.exception("relay: handling message %s from %s failed", message.message_id, message.from_uid)
-        self._outbox_wake.set()
+            finally:
+                self._outbox_wake.set()
+
+    async def _refused(self, uid: str, reason: str, message_id: str) -> None:
+        """A sealed payload refused (Sealing): said in the status's warnings, one line per person, kept until the
+        hub restarts; the log line is Sealing's."""
+        from hub.protocol.envelope import now_iso
+        head = f"Refused a message from {uid}"
+        self.status.warnings = [w for w in self.status.warnings if not w.startswith(head)] + [
+            f"{head} at {now_iso()} (WuKongIM message {message_id}): {WHY[reason]}. It was dropped."]
+        snapshot = json.dumps(self.describe())
+        await self.hub.execute(Command(run=lambda tx: store.set_state(tx, "status", snapshot)))
 
 
 class _Unsupported(Exception):

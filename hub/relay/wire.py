@@ -13,6 +13,7 @@ from typing import Any
 TEXT = 1
 LAP = 5201       # one LAP/0.1 envelope: {"type": 5201, "envelope": {...}} — both directions
 CONTROL = 5202   # relay control for the LineUp app: {"type": 5202, "op": "resume", "lastSequence": N}
+SEALED = 5203    # a 5201 or 5202 payload sealed for one device (hub/relay/seal.py): {"type": 5203, "kid", "n", ...}
 CMD = 99
 PERSON = 1       # WuKongIM channel type of a person-to-person channel
 

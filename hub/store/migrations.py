@@ -470,11 +470,29 @@ def m013_push_subscriptions(conn: sqlite3.Connection) -> None:
     )
 
 
+def m014_relay_devices(conn: sqlite3.Connection) -> None:
+    _run_script(
+        conn,
+        """
+        -- The device that holds each person's relay access (hub/relay/devices.py): the two keys that seal its
+        -- payloads, derived on the LAN (hub/relay/seal.py; the hub's private key is never stored), and the highest
+        -- counter sent and accepted each way. `sealed` stays 1 after the keys end (revoked, signed out): nothing
+        -- of the app is relayed to that person in clear until a device sets it up again. Operational state beside
+        -- the log, like the outbox; the keys stay in this file (0600), never in a log line or a URL.
+        CREATE TABLE relay_devices (
+            uid TEXT PRIMARY KEY, device_id TEXT NOT NULL, sealed INTEGER NOT NULL, kid TEXT,
+            to_device BLOB, to_hub BLOB, sent INTEGER NOT NULL DEFAULT 0, received INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL, ended_at TEXT
+        );
+        """
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_create_event_log, m002_create_projections, m003_create_sign_in_links, m004_create_tools,
     m005_create_notifications, m006_chain_events, m007_scope_ids_to_workspaces, m008_task_checkpoints,
     m009_relay_tables, m010_pairing_code_replaces_agent, m011_files, m012_sessions,
-    m013_push_subscriptions,
+    m013_push_subscriptions, m014_relay_devices,
 ]
 
 # Tables rebuilt from the log by `lineup db rebuild` and compared by `lineup db check`.

@@ -4,6 +4,9 @@
 # so issuing a fresh token replaces the previous one, and revoking registers a token nobody is given (and asks
 # WuKongIM to sign the web device out). A LineUp device that is revoked (signed out, or from Settings → Devices)
 # loses the relay access it holds the same way (`end_for_device`, called by hub/web/accounts.py).
+# The keys that seal the device's relay payloads are agreed here too, on the LAN, never through WuKongIM: the page
+# sends its P-256 public key with the request, the hub answers its own for that device (hub/relay/seal.py), and
+# revoking, signing out or setting up again ends them.
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import json
 import secrets
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -19,6 +23,7 @@ from starlette.routing import Route
 from hub.protocol.actors import Actor
 from hub.protocol.envelope import now_iso
 from hub.protocol.errors import LapError
+from hub.relay import devices, seal
 from hub.relay.admin import pairing
 from hub.relay.httpapi import ApiError, HttpApi
 from hub.store.queries import accounts as people
@@ -69,6 +74,15 @@ async def _record(request: Request, uid: str, value: dict[str, Any] | None) -> N
     await request.app.state.hub.execute(Command(run=run))
 
 
+async def _end_keys(request: Request, uid: str) -> None:
+    """The device's sealing keys end: what the hub sends from now on opens with no key it held."""
+    await request.app.state.hub.execute(Command(run=lambda tx: devices.end(tx, uid)))
+
+
+class SetUp(msgspec.Struct):
+    publicKey: str | None = None  # the device's P-256 public key, raw, base64url (a page without WebCrypto: none)
+
+
 async def _end_on_wukongim(config: RelayConfig, uid: str) -> None:
     """The uid's web-device token stops working: one nobody is given replaces it, and WuKongIM is asked to sign
     the web device out. Raises LapError when WuKongIM does not take the new token."""
@@ -97,6 +111,7 @@ async def end_for_device(request: Request, user_id: str, device_id: str) -> tupl
     paired = await _paired(request, uid) if uid else None
     if uid is None or paired is None or paired.get("deviceId") != device_id:
         return "none", None
+    await _end_keys(request, uid)  # at once, whatever WuKongIM says below
     if not (config.api_url and config.manager_token):
         problem = LapError("internal", "This device's relay access could not be revoked: the hub has no WuKongIM "
                                        "manager token.", hint="Set [relay] api_url and manager_token, then revoke it "
@@ -121,19 +136,34 @@ async def describe(request: Request) -> JSONResponse:
     if paired is not None:
         paired["current"] = paired["deviceId"] == actor.device_id
     status = uplink.status
+    device = await request.app.state.hub.read(lambda c: devices.device(c, uid)) if uid else None
+    person = uplink.people[uid][0] if uid else None
+    sealing = {"sealed": bool(device and device.keys), "ended": bool(device and device.ended),
+               "text": person.texts(bool(device and device.sealed)) if person else None,
+               "algorithm": seal.ALGORITHM}
     return JSONResponse({"available": problem is None, **(problem or {}), "uid": uid, "paired": paired,
-                         "status": {"state": status.state, "code": status.code, "line": status.line}})
+                         "sealing": sealing,
+                         "status": {"state": status.state, "code": status.code, "line": status.line,
+                                    "warnings": list(status.warnings)}})
 
 
 async def issue(request: Request) -> JSONResponse:
     """A fresh WuKongIM token for the caller's uid (web device flag) and the pairing data of docs/relay.md."""
     actor = await require_user(request)
-    await json_body(request, dict)
+    body = await json_body(request, SetUp)
     hub = request.app.state.hub
     uid, problem = _access(request, actor)
     if uid is None or problem is not None:
         assert problem is not None
         raise LapError("not_found", problem["message"], hint=problem["hint"])
+    keys, hub_public = None, None
+    device_id = actor.device_id or ""  # the hub's own token (`lineup token`) is no device of its own
+    if body.publicKey is not None:
+        try:
+            keys, hub_public = seal.agree(body.publicKey, hub_id=hub.hub_id, uid=uid, device_id=device_id)
+        except ValueError as exc:
+            raise LapError("invalid_payload", str(exc), hint="Send the page's ECDH P-256 public key, raw, "
+                                                             "base64url.") from None
     token = secrets.token_urlsafe(24)
     try:
         await _api(request).user_token(uid, token, APP_DEVICE_FLAG)
@@ -143,8 +173,13 @@ async def issue(request: Request) -> JSONResponse:
     name = await hub.read(lambda c: people.device_name(c, actor.device_id))
     await _record(request, uid, {"deviceId": actor.device_id, "deviceName": name if name is not None else "",
                                  "pairedAt": now_iso()})
+    # The previous device's keys end here as well: one device per person holds the access.
+    await hub.execute(Command(run=lambda tx: devices.set_up(tx, uid, device_id, keys)))
     data = pairing(hub.relay.config, uid, actor.workspace_id, token)
-    return JSONResponse({**data, "deviceFlag": APP_DEVICE_FLAG, "hubId": hub.hub_id}, status_code=201)
+    sealing = None if keys is None else {"v": seal.VERSION, "kid": keys.kid, "hubPublicKey": hub_public,
+                                         "deviceId": device_id, "algorithm": seal.ALGORITHM}
+    return JSONResponse({**data, "deviceFlag": APP_DEVICE_FLAG, "hubId": hub.hub_id, "seal": sealing},
+                        status_code=201)
 
 
 async def revoke(request: Request) -> JSONResponse:
@@ -155,6 +190,7 @@ async def revoke(request: Request) -> JSONResponse:
     if uid is None or (problem is not None and problem["reason"] != "no_manager_token"):
         assert problem is not None
         raise LapError("not_found", problem["message"], hint=problem["hint"])
+    await _end_keys(request, uid)
     if problem is None:
         await _end_on_wukongim(request.app.state.hub.relay.config, uid)
     await _record(request, uid, None)

@@ -66,6 +66,9 @@ class FakeWuKong:
         self.connects: dict[str, int] = {}     # successful connects per uid
         self.attempts = 0                        # WebSocket connections opened
         self.http_calls: list[str] = []
+        # Every byte the server carried, both ways, WebSocket frames and HTTP bodies: what whoever runs WuKongIM
+        # could read (tests/integration/test_relay_sealed.py searches it for what must stay secret).
+        self.carried: list[bytes] = []
         self._next_id = 1_900_000_000_000_000_001  # above 2**53: ids must stay strings end to end
         self._ws: Server | None = None
         self._http: asyncio.Server | None = None
@@ -128,9 +131,11 @@ class FakeWuKong:
                 first = await asyncio.wait_for(ws.recv(), 2.0)  # authenticate within 2 s or be dropped
             except TimeoutError:
                 return
+            self._carry(first)
             if not await self._connect(conn, first):
                 return
             async for raw in ws:
+                self._carry(raw)
                 if not await self._frame(conn, raw):
                     return
         except websockets.ConnectionClosed:
@@ -140,8 +145,19 @@ class FakeWuKong:
             if conn.ws.state.name != "CLOSED":
                 conn.ws.transport.abort()
 
+    def _carry(self, data: str | bytes) -> None:
+        self.carried.append(data.encode() if isinstance(data, str) else bytes(data))
+
+    def carried_text(self) -> str:
+        """All it carried, as text, with every Base64 payload decoded beside it (the compat line and the HTTP API
+        carry payloads as Base64)."""
+        return "\n".join(chunk.decode(errors="replace") for chunk in self.carried) + "\n" + "\n".join(
+            m.payload.decode(errors="replace") for log in self.channels.values() for m in log)
+
     async def _reply(self, conn: Conn, frame: dict[str, Any]) -> None:
-        await conn.ws.send(json.dumps({"jsonrpc": "2.0", **frame}, ensure_ascii=False))
+        text = json.dumps({"jsonrpc": "2.0", **frame}, ensure_ascii=False)
+        self._carry(text)
+        await conn.ws.send(text)
 
     async def _connect(self, conn: Conn, raw: Any) -> bool:
         frame = json.loads(raw)
@@ -281,9 +297,11 @@ class FakeWuKong:
                 name, _, value = line.partition(":")
                 headers[name.strip().lower()] = value.strip()
             body = await reader.readexactly(int(headers.get("content-length", "0")))
+            self._carry(body)
             method, path, _ = request_line.split(" ", 2)
             status, answer = await self._api(method, path, headers, json.loads(body) if body else None)
             data = json.dumps(answer).encode()
+            self._carry(data)
             writer.write(f"HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n"
                          "Connection: close\r\n\r\n".encode() + data)
             await writer.drain()
