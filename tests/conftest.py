@@ -43,10 +43,10 @@ def file_rank(nodeid: str) -> int:
     return next((rank for rank, prefix in enumerate(FILE_ORDER) if nodeid.startswith(prefix)), len(FILE_ORDER))
 
 
-# The fast loop (`pytest -m "not slow"`, README "Run the tests"): what starts a browser, a published agent CLI or the
-# PyInstaller build is `slow` without each file saying so; the rest (unit, in-process hubs, `lineup serve` children,
+# The fast loop (`pytest -m "not slow"`, README "Run the tests"): what starts a browser, a published agent CLI, the
+# PyInstaller build, a wheel's install or the TypeScript SDK's npm test is `slow` without each file saying so; the rest (unit, in-process hubs, `lineup serve` children,
 # the security and reliability drills that need neither) is the everyday loop. Both are the suite CI runs.
-SLOW_PATHS = ("tests/e2e/", "tests/packaging/test_executable.py")
+SLOW_PATHS = ("tests/e2e/", "tests/packaging/", "tests/integration/test_typescript_sdk.py")  # + the wheel's install, npm test
 SLOW_MODULES = ("tests.support.browsers", "playwright")
 
 

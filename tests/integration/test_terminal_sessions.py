@@ -15,10 +15,13 @@ import asyncio
 import time
 from typing import Any
 
+import pytest
+
 from tests.integration.test_claude_code import Stage, finished, stage  # noqa: F401 - the fixture
 from tests.integration.test_codex_terminal import CodexStage, codex, escalated  # noqa: F401 - the fixture
 from tests.support.fake_models import text
 
+pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(240)]
 DEADLINE_S = 30.0
 
 
