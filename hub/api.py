@@ -23,6 +23,7 @@ from hub.web.auth import require_user
 
 if TYPE_CHECKING:
     from hub.ports import NotifyPort
+    from hub.sdk import AgentClient
 
 __all__ = [
     # hooks
@@ -32,7 +33,7 @@ __all__ = [
     # tools that ask the person (choice, confirm, input, review)
     "INTERACTION_FIELDS", "interaction_request", "declined",
     # runtimes
-    "RuntimeSpec", "AgentConfig", "RuntimeConfigError", "SupervisedAgent",
+    "RuntimeSpec", "AgentConfig", "RuntimeConfigError", "SupervisedAgent", "acp_runtime",
     # notification channels
     "Channel", "Delivery", "notify_channel_options", "post_in_app",
     # routes
@@ -48,6 +49,15 @@ def plugin_config(hub: PluginHub, name: str) -> dict[str, Any]:
     The same as `hub.plugin_config(name)`; a tool handler finds its plugin's table in `context.config`.
     """
     return hub.plugin_config(name)
+
+
+def acp_runtime(config: AgentConfig, client: AgentClient) -> SupervisedAgent:
+    """The hub's Agent Client Protocol client as a runtime's agent (`create` of a `RuntimeSpec`): the built-in `acp`
+    runtime is this, and sessions from the phone drive the same client. Imported on first use: the ACP package
+    (pydantic) costs half a second to import, and only a configured ACP agent needs it."""
+    from hub.acp import AcpRuntime
+
+    return AcpRuntime(config, client)
 
 
 def notify_channel_options(hub: PluginHub, name: str) -> dict[str, Any]:

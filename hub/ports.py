@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from hub.bus import CommitBus
-    from hub.pluginhost.loader import PluginFailure
     from hub.settings import Settings
     from hub.store.writer import Command, Writer
 
@@ -25,6 +25,15 @@ class Store(Reader, Protocol):
     """Reads, and commands run through the one writer (its refusal raised as a LapError)."""
 
     async def execute(self, command: Command) -> Any: ...
+
+
+@dataclass(frozen=True)
+class PluginFailure:
+    """A plugin (or one of its tools) that did not load or was dropped: its name, where it came from, and why."""
+
+    name: str
+    origin: str
+    reason: str
 
 
 class Plugins(Protocol):

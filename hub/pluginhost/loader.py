@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from hub.ports import PluginFailure
+
 # Built-in features are ordinary plugins (docs/style.md#the-core-is-built-from-its-own-hooks), in the package
 # hub.plugins: the folder plugins/ at the top of a checkout, plugins/ once installed (setup.py maps it).
 BUILTIN_PACKAGE = "hub.plugins"
@@ -23,13 +25,6 @@ class PluginSource:
     name: str
     origin: str           # "builtin", "folder:<path>" or "entrypoint:<dist>"
     path: Path | None     # the file or package folder, when there is one
-
-
-@dataclass(frozen=True)
-class PluginFailure:
-    name: str
-    origin: str
-    reason: str
 
 
 def _import_path(name: str, path: Path) -> ModuleType:

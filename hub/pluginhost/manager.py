@@ -22,7 +22,8 @@ import pluggy
 
 from hub import hookspecs
 from hub.pluginhost import loader
-from hub.pluginhost.loader import PluginFailure, PluginSource
+from hub.pluginhost.loader import PluginSource
+from hub.ports import PluginFailure
 
 log = logging.getLogger("lineup.plugins")
 

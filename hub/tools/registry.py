@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hub.pluginhost.loader import PluginFailure
+from hub.ports import PluginFailure
 from hub.store.queries import tools as tool_rows
 from hub.tools.definitions import ToolDef, ToolDefinitionError, parse_tool
 from hub.tools.functions import function_tool

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
-from hub import AgentConfig, RuntimeSpec, hookimpl
+from hub import AgentConfig, RuntimeSpec, acp_runtime, hookimpl
 
 
 def _create_subprocess(config: AgentConfig, client: Any) -> Any:
@@ -14,19 +14,11 @@ def _create_subprocess(config: AgentConfig, client: Any) -> Any:
     return SubprocessRuntime(config, client)
 
 
-def _create_acp(config: AgentConfig, client: Any) -> Any:
-    # Imported only when an ACP agent is configured: the package (pydantic) costs half a second to import. The ACP
-    # client is the hub's own (hub/acp/): sessions from the phone drive it too.
-    from hub.acp import AcpRuntime
-
-    return AcpRuntime(config, client)
-
-
 @hookimpl
 def register_runtimes() -> list[RuntimeSpec]:
     specs = [RuntimeSpec("subprocess", "Runs a command per task (claude -p, codex exec, a script) and streams its "
                                        "output", _create_subprocess)]
     if importlib.util.find_spec("acp") is not None:  # the agent-client-protocol package
         specs.append(RuntimeSpec("acp", "Drives an Agent Client Protocol agent (Zed's protocol: Gemini CLI, "
-                                        "claude-code-acp, codex-acp) over stdio", _create_acp))
+                                        "claude-code-acp, codex-acp) over stdio", acp_runtime))
     return specs

@@ -57,12 +57,10 @@ def imported_modules(path: Path) -> list[str]:
     return found
 
 
-# The one built-in that reaches below the API, and why: the `acp` runtime is the hub's own ACP client, which sessions
-# from the phone drive as well, so it lives in the core (hub/acp/) and the runtimes plugin only registers it.
-# Web Push is the hub's own channel too: it pushes to the signed-in devices of hub/auth, whose subscriptions are a
-# table of the store, and serves their routes; one core module each (hub/notify/web_push.py, hub/web/push.py).
-BUILTIN_EXCEPTIONS = {("hub.plugins.runtimes", "hub.acp"), ("hub.plugins.notifiers", "hub.notify.web_push"),
-                      ("hub.plugins.notifiers", "hub.web.push")}
+# The one built-in that reaches below the API, and why: Web Push is the hub's own channel, which pushes to the
+# signed-in devices of hub/auth, whose subscriptions are a table of the store, and serves their routes; one core
+# module each (hub/notify/web_push.py, hub/web/push.py). (The `acp` runtime needs none: `acp_runtime` is public.)
+BUILTIN_EXCEPTIONS = {("hub.plugins.notifiers", "hub.notify.web_push"), ("hub.plugins.notifiers", "hub.web.push")}
 
 
 def test_the_builtin_plugins_import_only_the_public_api() -> None:
