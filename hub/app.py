@@ -24,6 +24,7 @@ from hub.web.errors import lap_error_handler
 from hub.web.headers import SecurityHeaders
 from hub.web.hostcheck import HostCheck
 from hub.web.plugin_routes import plugin_routes
+from hub.web.relay_check import routes as relay_check_routes
 from hub.web.static_app import AppFiles
 from hub.web.trust import routes as trust_routes
 
@@ -59,6 +60,7 @@ def create_app(settings: Settings, hub: Hub | None = None) -> Starlette:
         *reads.routes,
         *notifications.routes,
         *relay_access.routes,
+        *relay_check_routes,
         *files.routes,
         *sessions.routes,
         *session_roots.routes,

@@ -74,8 +74,8 @@ def refusal(method: Any, path: Any, query: Any) -> Answer | None:
     if any(s in (".", "..") for s in segments):
         return error(400, "invalid_payload", "A relay request's path has no . or .. parts.")
     if path.startswith(REFUSED) or path == "/api/relay":
-        if path == "/api/relay" and method == "GET":
-            return None  # what the caller's access is: read-only
+        if path in ("/api/relay", "/api/relay/check") and method == "GET":
+            return None  # what the caller's access is, and the server's check: read-only
         return error(403, "forbidden", "This is not available through the relay.",
                      "Relay access, signing in and pairing are done at home, on the hub's own address.")
     return None

@@ -133,7 +133,7 @@ def test_the_service_worker_keeps_the_app_shell_and_opens_it_without_the_hub(hub
         context.close()
 
 
-LIVE_LAYER = ("/lib/hub-connection.js", "/lib/live-connection.js", "/lib/relay-connection.js", "/lib/relay-state.js",
+LIVE_LAYER = ("/lib/hub-connection.js", "/lib/live-connection.js", "/lib/relay-connection.js", "/lib/relay-requests.js",
               "/lib/tool-calls.js")
 AFTER_FIRST_SCREEN = ("/components/lineup-toasts.js", "/components/lineup-tool-activity.js")
 

@@ -8,6 +8,7 @@ import { t, language, LANGUAGES, formatDateTime, formatCountdown } from '../lib/
 import { copyButton } from './lineup-connect-agent.js';
 import { hubCommand } from '../lib/commands.js';
 import './lineup-notification-settings.js';
+import './lineup-away-setup.js';
 import './lineup-relay-settings.js';
 import './lineup-session-roots.js';
 import './lineup-trust-hub.js';
@@ -64,6 +65,7 @@ export class LineupSettings extends LineupElement {
       <lineup-notification-settings .state=${state}></lineup-notification-settings>
       ${this._phone(state.signInLink)}
       <lineup-trust-hub></lineup-trust-hub>
+      <lineup-away-setup .state=${state} .api=${this.api}></lineup-away-setup>
       <lineup-relay-settings .state=${state}></lineup-relay-settings>
       ${this._devices(state.devices)}
       ${state.plugins.length ? this._advanced(state.plugins) : ''}

@@ -50,6 +50,10 @@ export class LineupTopBar extends LineupElement {
     }
     const live = state.connection.status === 'live';
     const relay = state.connection.mode === 'relay'; // the mode indicator (docs/relay.md); phones see the banner
+    // Which way the page talks, and through the relay whether WuKongIM can read it (sealed end to end or not).
+    const sealed = relay && state.connection.sealed === true;
+    const way = relay ? `${t('connection.throughRelay')} · ${t(sealed ? 'connection.sealed' : 'connection.notSealed')}`
+      : t('connection.direct');
     return html`<header class="topbar">
       <button class="icon-button menu-button" aria-expanded=${this.menuOpen ? 'true' : 'false'} aria-controls="sidebar"
         @click=${() => this.emit('lineup-menu-toggle', { open: !this.menuOpen })}>
@@ -65,9 +69,10 @@ export class LineupTopBar extends LineupElement {
       <a class="topbar-item agent-indicator tone-${agentTone}" href=${routeHref({ view: 'agents' })} data-online=${online}>
         ${icon(agentIcon)}<span>${agentWord}</span></a>
       <span class="topbar-item connection-indicator ${live ? 'tone-success' : 'tone-waiting'}" role="status"
-        data-connection=${state.connection.status} data-mode=${relay ? 'relay' : 'direct'}>
+        data-connection=${state.connection.status} data-mode=${relay ? 'relay' : 'direct'}
+        data-sealed=${sealed ? 'true' : 'false'} title=${way}>
         ${icon(live ? (relay ? 'globe' : 'online') : 'clock')}<span class="topbar-word">${live
-          ? (relay ? t('connection.relay') : t('connection.live')) : t('connection.connecting')}</span></span>
+          ? way : t('connection.connecting')}</span></span>
       <label class="language-switch">${icon('globe')}<span class="visually-hidden">${t('settings.language')}</span>
         <select @change=${(e) => this.emit('lineup-language-change', { language: e.target.value })}>
           ${LANGUAGES.map((l) => html`<option value=${l.code} ?selected=${l.code === language()}>${l.label}</option>`)}

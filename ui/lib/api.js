@@ -1,8 +1,21 @@
-// HTTP calls to the hub's /api: the bearer token in the header (never in a URL), errors as ApiError.
+// HTTP calls to the hub's /api: the bearer token in the header (never in a URL), errors as ApiError. While the page
+// talks through the relay the same calls go through it instead (lib/relay-requests.js), answered by the same routes.
 
 import { requestInit, takeEarly } from './early.js';
 
 export { deviceName } from './early.js';
+
+// Set by lib/hub-connection.js while the relay carries the page: (method, path, body) → Promise<Response>.
+let relayRoute = null;
+
+export function routeThroughRelay(route) {
+  relayRoute = route;
+}
+
+/** The relay's way to the hub while the page talks through it, else null (lib/files.js asks too). */
+export function relayed() {
+  return relayRoute;
+}
 
 export class ApiError extends Error {
   constructor(status, code, message, hint = '', details = null) {
@@ -24,7 +37,8 @@ export function createApi({ getToken = () => null, onUnauthorized = () => {} } =
     const sent = body === undefined ? undefined : JSON.stringify(body);
     let response;
     try {
-      response = await (takeEarly(method, path, token, sent) || fetch(path, requestInit(method, token, sent)));
+      response = await (relayRoute ? relayRoute(method, path, sent)
+        : takeEarly(method, path, token, sent) || fetch(path, requestInit(method, token, sent)));
     } catch (error) {
       throw new ApiError(0, 'network', error.message || 'network error');
     }

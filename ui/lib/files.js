@@ -3,6 +3,8 @@
 // blob: URL made of the bytes fetched with it (the hub's CSP allows img-src blob:, hub/web/headers.py). Loaded the first
 // time a file is shown or attached (lib/artifacts.js, components/lineup-composer.js), never on the first screen.
 
+import { relayed } from './api.js';
+
 const FILE_PATH = /^\/api\/files\/([A-Za-z0-9_-]{1,128})$/;
 // Bytes of a text or Markdown file shown inline (the rest: "Download"); a message's own limit is 256 Ki characters.
 export const TEXT_PREVIEW_BYTES = 256 * 1024;
@@ -101,6 +103,11 @@ export function uploadFile(file, { onProgress = () => {}, signal = null, name = 
 }
 
 function request(id, headers = {}) {
+  const route = relayed(); // away from home: the same route, through the relay (lib/relay-requests.js)
+  if (route) {
+    return route('GET', `/api/files/${encodeURIComponent(id)}`, undefined)
+      .catch(() => { throw new FileError(0, 'network', 'the hub could not be reached'); });
+  }
   return fetch(`/api/files/${encodeURIComponent(id)}`, {
     headers: { Authorization: `Bearer ${token()}`, ...headers }, cache: 'no-store', credentials: 'omit',
   }).catch(() => { throw new FileError(0, 'network', 'the hub could not be reached'); });

@@ -3,10 +3,14 @@
 // as soon as the hub answers again (docs/relay.md, "The app in relay mode"). It has LiveConnection's interface and
 // events, plus `mode` ('direct' | 'relay', a `mode` event when it changes) and `problem`, so the workspace does not
 // care which connection carries its envelopes. Envelopes waiting for their ack move with the switch, promises and all.
+// Through the relay the page's HTTP calls go through it too (lib/relay-requests.js, routed by lib/api.js), so every
+// screen reads what it reads at home.
 
 import { LiveConnection } from './live-connection.js';
 import { RelayConnection } from './relay-connection.js';
 import { loadRelayCredentials } from './relay-access.js';
+import { RelayRequests } from './relay-requests.js';
+import { routeThroughRelay } from './api.js';
 
 const FORWARDED = ['status', 'welcome', 'resync', 'caught-up', 'event', 'transient', 'ack', 'send-error', 'outbox',
   'unauthorized'];
@@ -60,9 +64,13 @@ export class HubConnection extends EventTarget {
 
   get connected() { return Boolean(this.current?.connected); }
 
+  /** Whether what travels through the relay is sealed end to end (the relay client says; false until it can). */
+  get sealed() { return this.mode === 'relay' && this.current?.sealed === true; }
+
   start() {
     this.stopped = false;
     if (this.current) {
+      this._route(this.current instanceof RelayConnection ? this.current : null);
       this.current.start();
       this._watch();
       return;
@@ -73,6 +81,7 @@ export class HubConnection extends EventTarget {
 
   stop() {
     this.stopped = true;
+    this._route(null);
     this._clearTimers();
     this.current?.stop();
   }
@@ -128,6 +137,7 @@ export class HubConnection extends EventTarget {
       previous.stop();
     }
     this.current = next;
+    this._route(next instanceof RelayConnection ? next : null);
     this._listeners = new AbortController();
     const { signal } = this._listeners;
     for (const name of FORWARDED) {
@@ -138,6 +148,14 @@ export class HubConnection extends EventTarget {
     if (!this.stopped) next.start();
     if (previous) this.dispatchEvent(new CustomEvent('mode', { detail: { mode: this.mode } }));
     this._watch();
+  }
+
+  /** The page's HTTP calls: through this relay connection, or (null) to the hub's own address. */
+  _route(relay) {
+    this._requests?.close();
+    this._requests = relay ? new RelayRequests(relay) : null;
+    const requests = this._requests;
+    routeThroughRelay(requests ? (method, path, body) => requests.request(method, path, body) : null);
   }
 
   /** Direct and out of reach for SWITCH_AFTER_MS with credentials held: relay. Relay: probe the hub's address. */

@@ -290,6 +290,8 @@ export class RelayConnection extends LiveConnection {
       for (const envelope of payload.events) this._onEnvelope(envelope, true);
     } else if (payload.type === CONTROL_TYPE && payload.op === 'caught_up') {
       this._caughtUp(payload);
+    } else if (payload.type === CONTROL_TYPE && payload.op === 'response') {
+      this.dispatchEvent(new CustomEvent('response', { detail: payload })); // lib/relay-requests.js
     }
     // Type 1 is the hub's IM text for 唐僧叨叨 clients: the envelopes already say the same, so it is not shown.
   }

@@ -1,6 +1,6 @@
 // The signed-in app's state: loaded over HTTP, kept current by the tab's one live connection, changed by actions.
 
-import { relayAwareApi, relayStart } from './relay-access.js';
+import { relayStart } from './relay-access.js';
 import { READ_PATHS, firstScreenReads, forgetEarly } from './early.js';
 import { newId } from './ids.js';
 import { loadUiModules, normalizeModules } from './registry.js';
@@ -21,15 +21,15 @@ const LIST_READS = {
   interactions: (d) => ({ interactions: d.interactions }),
 };
 
-/** The live layer's code: the connection (direct and relay), the tool calls, the state kept in relay mode, the
+/** The live layer's code: the connection (direct and relay), the tool calls, the
  * notifications (toasts, the browser's, which tab shows one). Loaded by start() once the first reads are on the
  * screen, not with the first screen: on a phone's few connections its files would otherwise come before the inbox's
  * data (the largest contentful paint). */
 async function loadLiveLayer() {
   await afterNextPaint();
-  const [connection, tools, relayState, notifications] = await Promise.all([import('./hub-connection.js'),
-    import('./tool-calls.js'), import('./relay-state.js'), import('./notifications.js')]);
-  return { ...connection, ...tools, ...relayState, notifications };
+  const [connection, tools, notifications] = await Promise.all([import('./hub-connection.js'),
+    import('./tool-calls.js'), import('./notifications.js')]);
+  return { ...connection, ...tools, notifications };
 }
 
 function byCreated(a, b) {
@@ -55,7 +55,7 @@ function firstLine(text, max = 120) {
 export class Workspace {
   constructor({ token, api, html }) {
     this.token = token;
-    this.api = relayAwareApi(api, () => this.live?.mode === 'relay'); // relay mode: no HTTP (docs/relay.md)
+    this.api = api; // through the relay, lib/api.js asks the same routes through it (lib/relay-requests.js)
     this.html = html;
     this.live = null;
     // Resolved with the live connection once start() has loaded its code: what is sent before waits for it.
@@ -81,7 +81,6 @@ export class Workspace {
     this._queue = Promise.resolve();
     this._notifyScheduled = false;
     this.tools = null; // ToolCalls, once start() has loaded the live layer
-    this._relayState = null; // lib/relay-state.js, likewise
   }
 
   subscribe(fn) {
@@ -132,9 +131,8 @@ export class Workspace {
       this.set({ ...known.state, inboxLoaded: true, loaded: true, lastKnown: { savedAt: known.savedAt } });
     }
     forgetEarly(); // from now on every read is asked for when needed (lib/early.js)
-    const { HubConnection, ToolCalls, applyRelayEvent, relayMessages, notifications } = await loadLiveLayer();
+    const { HubConnection, ToolCalls, notifications } = await loadLiveLayer();
     if (this._stopped) return; // signed out (or switched) while the code loaded
-    this._relayState = { applyRelayEvent, relayMessages };
     this._notes = notifications;
     this.shownNotifications = new notifications.ShownIds(`lineup.notified.${me.userId}`);
     this.set({ browserNotify: notifications.browserNotifyState() });
@@ -164,6 +162,7 @@ export class Workspace {
     this._outboxChanged();
     this._keeping = keepLastKnown(this);
     live.start();
+    if (away) this.reload().catch(() => {}); // what the screens show, read through the relay once it signs in
     this.loadPlugins();
   }
 
@@ -201,7 +200,6 @@ export class Workspace {
 
   /** Re-read parts of the state; calls run one after another, so the last answer is also the newest. */
   refresh(kinds) {
-    if (this.live?.mode === 'relay') return this._queue; // events keep the state instead (lib/relay-state.js)
     const run = async () => {
       const upto = this.live?.lastSequence ?? 0; // what this read covers: the relay replays from here (resumeFrom)
       const s = this.state;
@@ -239,7 +237,8 @@ export class Workspace {
         this.covered = Math.max(this.covered ?? 0, upto);
         this._retries = 0;
       }
-      if (want.has('messages') && this.state.openConversationId) await this._loadMessages(this.state.openConversationId);
+      if (want.has('messages') && this.state.openConversationId
+          && !(await this._loadMessages(this.state.openConversationId))) this._retryLater(['messages']);
     };
     this._queue = this._queue.then(run, run);
     return this._queue;
@@ -275,7 +274,6 @@ export class Workspace {
   }
 
   async _loadMessages(conversationId) {
-    if (this.live?.mode === 'relay') return this.set(this._relayState.relayMessages(this.state, conversationId));
     const current = this.state.messages[conversationId];
     this.set({ messages: { ...this.state.messages, [conversationId]: { items: [], ...current, loading: true } } });
     try {
@@ -288,8 +286,10 @@ export class Workspace {
       }
       const items = [...merged.values()].sort(byCreated);
       this.set({ messages: { ...this.state.messages, [conversationId]: { items, loading: false, error: null } } });
+      return true;
     } catch (error) {
       this.set({ messages: { ...this.state.messages, [conversationId]: { items: [], ...current, loading: false, error } } });
+      return false; // read again with the next refresh that fails nothing else (_retryLater)
     }
   }
 
@@ -312,7 +312,7 @@ export class Workspace {
   _connectionChanged() {
     const live = this.live;
     this.set({ connection: { status: live.status, offlineSince: live.offlineSince, nextRetryAt: live.nextRetryAt,
-      mode: live.mode, problem: live.problem } });
+      mode: live.mode, problem: live.problem, sealed: live.sealed } });
     if (live.status === 'live' && this._failedReads?.size) this._retryNow(); // back: no need to wait out the delay
     if (live.status === 'live' && this.state.lastKnown) { // the hub answers: what it says replaces what was kept
       this.set({ lastKnown: null });
@@ -320,10 +320,12 @@ export class Workspace {
     }
   }
 
-  /** Direct again after the relay: read over HTTP what events alone could not say (files, timelines, devices). */
+  /** Direct again, or through the relay: read everything again the new way, as after a reconnect at home (what the
+   * other way was reading when it went may never have answered). */
   _modeChanged() {
     this._connectionChanged();
-    if (this.live.mode === 'direct') this.reload().catch(() => {});
+    this.reload().catch(() => this._retryLater(['agents', 'conversations', 'tasks', 'inbox', 'interactions', 'detail',
+      'messages', 'devices', 'sessions']));
   }
 
   _outboxChanged() {
@@ -400,7 +402,6 @@ export class Workspace {
   }
 
   _apply(env) {
-    if (this.live?.mode === 'relay') this.set(this._relayState.applyRelayEvent(this.state, env));
     const p = env.payload || {};
     switch (env.type) {
       case 'agent.paired':
@@ -562,7 +563,7 @@ export class Workspace {
   openConversation(id) {
     if (this.state.openConversationId === id) return;
     this.set({ openConversationId: id });
-    if (id && !this.state.messages[id]) this._loadMessages(id);
+    if (id && (!this.state.messages[id] || this.state.messages[id].error)) this._loadMessages(id); // a failed read: again
   }
 
   /** The newest message of each conversation in `ids` (the list's preview line), read once per conversation, a few at
@@ -588,7 +589,7 @@ export class Workspace {
   /** Read the session list and whether sessions are on, once (the owner's "New session", docs/sessions.md); from
    * then on session.* events keep it current. Asked after the first screen, never before it. */
   wantSessions() {
-    if ((this.state.sessions && this.state.sessions.status !== 'error') || this.live?.mode === 'relay') return;
+    if (this.state.sessions && this.state.sessions.status !== 'error') return;
     this.set({ sessions: { status: 'loading', items: [] } });
     readSessions(this.api, { first: true }).then((read) => this.set({ sessions: { items: [], ...read } }));
   }
