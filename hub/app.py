@@ -16,6 +16,7 @@ from hub.gateway.sockets import agent_socket, app_socket
 from hub.protocol import vocabulary
 from hub.protocol.errors import LapError
 from hub.protocol.payloads import MAX_ATTACHMENTS
+from hub.relay import requests as relay_requests
 from hub.settings import Settings
 from hub.web import accounts, files, introspection, notifications, reads, relay_access, session_roots, sessions
 from hub.web.bodylimit import BodyLimit
@@ -80,4 +81,5 @@ def create_app(settings: Settings, hub: Hub | None = None) -> Starlette:
     # DNS rebinding (docs/security.md#names-dns-rebinding); inside SecurityHeaders: a 421 has them too
     app.add_middleware(HostCheck)
     app.add_middleware(SecurityHeaders)
+    relay_requests.serve_with(hub, app)  # the relay's requests are answered by these same routes (docs/protocol.md)
     return app

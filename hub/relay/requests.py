@@ -30,7 +30,7 @@ from hub.store.writer import Command, Tx
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message
 
-    from hub.relay.inbound import RelayHub
+    from hub.ports import HubCore as RelayHub  # what it uses of the hub: its core (reads, commands, settings)
 
 log = logging.getLogger("lineup.relay")
 
@@ -180,14 +180,13 @@ class RelayRequests:
         self._running: set[asyncio.Task[None]] = set()
 
     def app(self) -> ASGIApp:
-        """The hub's own Starlette app: the same routes, middlewares and error handling as its HTTP port. Built
-        once without its lifespan (the hub is running already)."""
+        """The hub's own Starlette app, the one its HTTP port serves: the same routes, middlewares and error handling.
+        The web layer hands it over (`serve_with`, from hub/app.py): the relay sits below the web layer and does not
+        import it."""
         if self._built is None:
-            if self._app is not None:
-                self._built = self._app()
-            else:
-                from hub.app import create_app  # here: hub.app imports the hub, which imports the relay
-                self._built = create_app(self.hub.settings, self.hub)  # type: ignore[arg-type]
+            self._built = self._app() if self._app is not None else _apps.get(self.hub)
+            if self._built is None:
+                raise RuntimeError("the hub's web app was not handed to the relay (hub/app.py calls serve_with)")
         return self._built
 
     def accept(self, person: Person, actor: Actor, message_id: str, payload: dict[str, Any]) -> str:
@@ -239,6 +238,14 @@ class _TooLarge(Exception):
 
 
 _per_hub: weakref.WeakKeyDictionary[Any, RelayRequests] = weakref.WeakKeyDictionary()
+
+
+_apps: weakref.WeakKeyDictionary[Any, ASGIApp] = weakref.WeakKeyDictionary()
+
+
+def serve_with(hub: Any, app: ASGIApp) -> None:
+    """The web app whose routes answer the hub's relay requests (called by hub/app.py as it makes the app)."""
+    _apps[hub] = app
 
 
 def for_hub(hub: RelayHub, tag: str) -> RelayRequests:
