@@ -55,8 +55,7 @@ def previous_chain(conn: sqlite3.Connection, sequence: int) -> str:
     return str(row[0]) if row and row[0] else GENESIS
 
 
-def rows(conn: sqlite3.Connection) -> Iterator[sqlite3.Row]:
-    after = 0
+def rows(conn: sqlite3.Connection, after: int = 0) -> Iterator[sqlite3.Row]:
     while True:
         page = conn.execute(f"SELECT {', '.join(CHAINED_COLUMNS)}, chain FROM events WHERE sequence > ? "
                             "ORDER BY sequence LIMIT 1000", (after,)).fetchall()
@@ -66,14 +65,14 @@ def rows(conn: sqlite3.Connection) -> Iterator[sqlite3.Row]:
         after = page[-1][0]
 
 
-def verify(conn: sqlite3.Connection) -> tuple[int, str] | None:
-    """(first bad sequence, what is wrong), or None when every link holds."""
-    previous, expected_sequence = GENESIS, 1
-    for row in rows(conn):
+def verify(conn: sqlite3.Connection, start: tuple[int, str] = (0, GENESIS)) -> tuple[int, str] | None:
+    """(first bad sequence, what is wrong), or None when every link after `start` (sequence, its chain) holds."""
+    previous, expected_sequence = start[1], start[0] + 1
+    for row in rows(conn, start[0]):
         values = tuple(row)[:-1]
         if row[0] != expected_sequence:
             return expected_sequence, f"sequence {expected_sequence} is missing (next row is {row[0]})"
-        if link(previous, values) != row[-1]:
+        if link_row(previous, values) != row[-1]:
             return row[0], "the row does not match its chain value (edited, or moved from elsewhere)"
         previous, expected_sequence = row[-1], expected_sequence + 1
     return None
