@@ -24,7 +24,6 @@ from hub.notify.compose import as_json, compose, kind_of
 from hub.notify.config import NotifyConfig, NotifyConfigError, load_notify_config, parse_notify
 from hub.ports import HubCore, NotifyPort, PluginHub, Plugins
 from hub.protocol.envelope import new_id
-from hub.store.events import read_all
 from hub.store.queries import notifications
 from hub.store.queries.records import OutboxRecord
 from hub.store.writer import Command, Tx
@@ -146,8 +145,9 @@ class Notifier:
             wakeup.set()
 
     def _enqueue_page(self, tx: Tx) -> int:
-        page = read_all(tx.conn, notifications.cursor(tx.conn), 500)
-        if not page:
+        after = notifications.cursor(tx.conn)
+        page, upto = notifications.may_notify_after(tx.conn, after, 500)  # the rest can never notify
+        if upto == after:
             return 0
         now = datetime.now(UTC)
         workspaces = notifications.workspaces(tx.conn)
@@ -169,8 +169,8 @@ class Notifier:
             for name in targets:
                 notifications.enqueue(tx, name, kind, subject, event.sequence, event.workspace_id, as_json(note),
                                       _iso(now))
-        notifications.set_cursor(tx, page[-1].sequence)
-        return len(page)
+        notifications.set_cursor(tx, upto)
+        return upto - after
 
     async def send_test(self, workspace_id: str, channel: str | None = None) -> list[str]:
         """The settings page's "send test notification": one per channel serving the workspace (or the one named),

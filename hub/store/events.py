@@ -66,7 +66,7 @@ class StoredEvent:
         return built
 
 
-_COLUMNS = ("sequence, id, type, workspace_id, conversation_id, task_id, correlation_id, actor, "
+COLUMNS = ("sequence, id, type, workspace_id, conversation_id, task_id, correlation_id, actor, "
             "occurred_at, recorded_at, payload")
 
 
@@ -79,7 +79,7 @@ def read_workspace_after(conn: sqlite3.Connection, workspace_id: str, after: int
                          limit: int = PAGE_SIZE) -> list[StoredEvent]:
     """Events of one workspace with after < sequence <= upto, in order, at most `limit`."""
     rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM events WHERE workspace_id = ? AND sequence > ? AND sequence <= ? "
+        f"SELECT {COLUMNS} FROM events WHERE workspace_id = ? AND sequence > ? AND sequence <= ? "
         "ORDER BY sequence LIMIT ?", (workspace_id, after, upto, limit)).fetchall()
     return [row_to_event(r) for r in rows]
 
@@ -88,14 +88,14 @@ def read_agent_after(conn: sqlite3.Connection, agent_id: str, after: int, upto: 
                      limit: int = PAGE_SIZE) -> list[StoredEvent]:
     """Events addressed to one agent with after < sequence <= upto, in order, at most `limit`."""
     rows = conn.execute(
-        f"SELECT {', '.join('e.' + c.strip() for c in _COLUMNS.split(','))} FROM event_recipients r "
+        f"SELECT {', '.join('e.' + c.strip() for c in COLUMNS.split(','))} FROM event_recipients r "
         "JOIN events e ON e.sequence = r.sequence WHERE r.agent_id = ? AND r.sequence > ? AND r.sequence <= ? "
         "ORDER BY r.sequence LIMIT ?", (agent_id, after, upto, limit)).fetchall()
     return [row_to_event(r) for r in rows]
 
 
 def read_all(conn: sqlite3.Connection, after: int = 0, limit: int = PAGE_SIZE) -> list[StoredEvent]:
-    rows = conn.execute(f"SELECT {_COLUMNS} FROM events WHERE sequence > ? ORDER BY sequence LIMIT ?",
+    rows = conn.execute(f"SELECT {COLUMNS} FROM events WHERE sequence > ? ORDER BY sequence LIMIT ?",
                         (after, limit)).fetchall()
     return [row_to_event(r) for r in rows]
 

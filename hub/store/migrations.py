@@ -488,11 +488,24 @@ def m014_relay_devices(conn: sqlite3.Connection) -> None:
     )
 
 
+def m015_events_that_may_notify(conn: sqlite3.Connection) -> None:
+    # The notifier's cursor reads only these rows (hub/store/queries/notifications.py MAY_NOTIFY, the same WHERE):
+    # after a million ordinary messages a start no longer reads them all. Few rows, so a small index.
+    _run_script(
+        conn,
+        """
+        CREATE INDEX events_may_notify ON events (sequence)
+            WHERE (type IN ('interaction.requested', 'task.status_changed', 'agent.status_changed')
+                   OR (type = 'message.created' AND instr(payload, '"attention"') > 0));
+        """
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_create_event_log, m002_create_projections, m003_create_sign_in_links, m004_create_tools,
     m005_create_notifications, m006_chain_events, m007_scope_ids_to_workspaces, m008_task_checkpoints,
     m009_relay_tables, m010_pairing_code_replaces_agent, m011_files, m012_sessions,
-    m013_push_subscriptions, m014_relay_devices,
+    m013_push_subscriptions, m014_relay_devices, m015_events_that_may_notify,
 ]
 
 # Tables rebuilt from the log by `lineup db rebuild` and compared by `lineup db check`.

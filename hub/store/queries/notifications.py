@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlite3
 
 from hub.protocol.envelope import new_id, now_iso
+from hub.store.events import COLUMNS, StoredEvent, head_sequence, row_to_event
 from hub.store.queries.records import (
     OutboxErrorRecord,
     OutboxLogRecord,
@@ -28,6 +29,23 @@ def cursor(conn: sqlite3.Connection) -> int:
     row = conn.execute("SELECT value FROM meta WHERE key = 'notify_cursor'").fetchone()
     assert row is not None  # the migrations insert it
     return int(row[0])
+
+
+# The events that may notify (hub/notify/compose.py kind_of decides): every event of these types, and a message
+# that carries "attention". The partial index events_may_notify (migration m015) holds exactly the rows this
+# condition selects, written as the index's own WHERE so SQLite uses it: the cursor passes over the rest (a log of
+# ordinary messages) without reading them.
+MAY_NOTIFY = ("(type IN ('interaction.requested', 'task.status_changed', 'agent.status_changed') "
+              "OR (type = 'message.created' AND instr(payload, '\"attention\"') > 0))")
+
+
+def may_notify_after(conn: sqlite3.Connection, after: int, limit: int) -> tuple[list[StoredEvent], int]:
+    """The events after `after` that may notify, at most `limit`, and the sequence the cursor may move to: the last
+    of them when there were `limit`, else the head (every event up to it was looked at)."""
+    rows = conn.execute(f"SELECT {COLUMNS} FROM events WHERE sequence > ? AND {MAY_NOTIFY} ORDER BY sequence "
+                        "LIMIT ?", (after, limit)).fetchall()
+    page = [row_to_event(row) for row in rows]
+    return page, (page[-1].sequence if len(page) == limit else max(after, head_sequence(conn)))
 
 
 def set_cursor(tx: Tx, sequence: int) -> None:
