@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Coroutine, Iterator
@@ -21,6 +22,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from hub.relay import seal
 from tests.e2e.conftest import PHONE, wait_for_js
 from tests.e2e.flows import pending_card
 from tests.support.fake_wukong import FakeWuKong
@@ -113,6 +115,17 @@ class Doorway:
             self.links.difference_update((writer, up_writer))
 
 
+def device_keys(hub: HubProcess) -> seal.DeviceKeys:
+    """The keys the hub keeps for alice's device (relay_devices), to open what the page sent."""
+    conn = sqlite3.connect(f"file:{hub.data_dir / 'lineup.db'}?mode=ro", uri=True)
+    try:
+        kid, to_device, to_hub = conn.execute("SELECT kid, to_device, to_hub FROM relay_devices WHERE uid = 'alice'"
+                                              ).fetchone()
+    finally:
+        conn.close()
+    return seal.DeviceKeys(kid, "alice", to_device, to_hub)
+
+
 def relay_toml(fake: FakeWuKong) -> str:
     values: dict[str, Any] = {"ws_url": fake.ws_url, "api_url": fake.api_url, "uid": HUB_UID,
                               "manager_token": MANAGER, "ping_interval_s": 0.5, "reconnect_min_s": 0.1,
@@ -200,7 +213,9 @@ def test_an_approval_answered_through_the_relay(  # type: ignore[no-untyped-def]
         assert resolved["payload"]["outcome"] == "answered"
         assert resolved["payload"]["response"]["optionId"] == "approve"
         sent = [json.loads(m.payload) for m in fake.history("alice", HUB_UID) if m.from_uid == "alice"]
-        responds = [p["envelope"] for p in sent if p.get("type") == 5201
+        assert sent and {p["type"] for p in sent} == {5203}  # sealed: WuKongIM carries none of it in clear
+        opened = [seal.open_sealed(device_keys(hub), seal.TO_HUB, p, 0)[0] for p in sent]  # the hub's keys open it
+        responds = [p["envelope"] for p in opened if p.get("type") == 5201
                     and p["envelope"]["type"] == "interaction.respond"]
         assert len(responds) == 1 and responds[0]["payload"]["interactionId"] == "int-deploy"  # through WuKongIM
         expect(page.locator("lineup-inbox .interaction-card")).to_have_count(0)
@@ -221,13 +236,12 @@ def test_an_approval_answered_through_the_relay(  # type: ignore[no-untyped-def]
         expect(section.locator(".relay-mode")).to_contain_text("directly to the hub")
 
         # ---- a tab opened while the hub does not answer starts from what the relay replays ---------------------
-        away = browser.new_context(viewport=PHONE, locale="en-US", base_url=doorway.base, service_workers="block")
+        # Another tab of the same browser: the sealing keys are this browser's (IndexedDB), as on the phone.
+        cold = context.new_page()
         try:
-            away.add_init_script(f"localStorage.setItem('lineup.token', {token!r}); "
-                                 f"localStorage.setItem('lineup.relay', {json.dumps(json.dumps(saved))});")
             for pattern in ("**/api/**", "**/-/health"):
-                away.route(pattern, lambda route: route.abort("connectionrefused"))
-            cold = open_page(hub, context=away, path="/#/conversations/conv-deploys")
+                cold.route(pattern, lambda route: route.abort("connectionrefused"))
+            cold.goto("/#/conversations/conv-deploys")
             expect(cold.locator(".relay-banner")).to_contain_text("connected through the relay")
             replayed = cold.locator(".stream .interaction-card")
             expect(replayed).to_have_attribute("data-status", "answered")
@@ -235,7 +249,7 @@ def test_an_approval_answered_through_the_relay(  # type: ignore[no-untyped-def]
             expect(cold.locator(".conversation-head")).to_contain_text("Builder")
             shots(cold, "04-cold-start-away")
         finally:
-            away.close()
+            cold.close()
 
         # ---- revoking at home makes the relay token useless --------------------------------------------------------
         section.get_by_role("button", name="Revoke relay access").click()

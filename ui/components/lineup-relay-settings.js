@@ -1,5 +1,6 @@
 // Settings → "Use this phone away from home": relay credentials from the hub on the LAN, what this device holds,
-// revoking it (at home) or forgetting it (away), and what works through the relay (docs/relay.md).
+// revoking it (at home) or forgetting it (away), and what works through the relay (docs/relay.md); whether what
+// the relay carries is sealed, and what IM text exposes.
 
 import { html } from '../vendor/lit-html/lit-html.js';
 import { LineupElement } from '../lib/element.js';
@@ -8,6 +9,8 @@ import { t, formatDateTime } from '../lib/i18n.js';
 import { relayProblem } from '../lib/relay-view.js';
 
 const REASONS = new Set(['relay_off', 'not_in_people', 'no_manager_token']);
+// WebCrypto, which seals, exists only in a secure context: https, or the hub's own machine.
+const canSeal = () => Boolean(globalThis.isSecureContext && globalThis.crypto?.subtle && globalThis.indexedDB);
 
 export class LineupRelaySettings extends LineupElement {
   static properties = ['state'];
@@ -52,8 +55,20 @@ export class LineupRelaySettings extends LineupElement {
     const replaced = info?.paired && !info.paired.current;
     return html`<p class="relay-held">${icon('check')} ${t('relay.held', { time: formatDateTime(held.savedAt) })}</p>
       <p class="muted small">${t('relay.heldAs', { server: held.ws, uid: held.uid })}</p>
+      ${this._sealing(held, info)}
       ${replaced ? html`<p class="notice notice-error relay-replaced">${icon('warning')}<span>${t('relay.replaced')}</span></p>` : ''}
       ${this._stop(away, busy)}`;
+  }
+
+  /** Sealed or not, said plainly; and what the IM text fallback shows WuKongIM when it is on. */
+  _sealing(held, info) {
+    const text = info?.sealing?.text;
+    if (!held.sealed) {
+      return html`<p class="notice notice-error relay-unsealed" data-sealed="no">${icon('warning')}<span>${t('relay.seal.notSealed')}</span></p>`;
+    }
+    return html`<p class="relay-sealed" data-sealed="yes">${icon('check')} ${t('relay.seal.sealed')}</p>
+      ${text === true ? html`<p class="notice notice-error relay-text-on">${icon('warning')}<span>${t('relay.seal.textOn')}</span></p>`
+        : html`<p class="muted small relay-text-off">${t('relay.seal.textOff')}</p>`}`;
   }
 
   _offer(info, away, busy) {
@@ -63,7 +78,8 @@ export class LineupRelaySettings extends LineupElement {
       return html`<p class="relay-unavailable" data-reason=${info.reason}>${icon('warning')}
         ${REASONS.has(info.reason) ? t(`relay.reason.${info.reason}`) : info.message}</p>`;
     }
-    return html`${info.paired ? html`<p class="muted small">${t('relay.otherDevice', {
+    return html`${canSeal() ? '' : html`<p class="notice notice-error relay-cannot-seal" data-sealed="no">${icon('warning')}<span>${t('relay.seal.cannotSeal')}</span></p>`}
+      ${info.paired ? html`<p class="muted small">${t('relay.otherDevice', {
       name: info.paired.deviceName || '?', time: formatDateTime(info.paired.pairedAt) })}</p>${this._stop(false, busy)}` : ''}
       <button class="button primary relay-enable" ?disabled=${busy} @click=${() => this.emit('lineup-relay-enable')}>
         ${icon('phone')}<span>${this.state.relay?.status === 'enabling' ? t('relay.enabling') : t('relay.enable')}</span></button>`;

@@ -1,5 +1,8 @@
 // "Use this phone away from home": relay credentials obtained from the hub on the LAN (POST /api/relay/devices),
 // kept in this browser, revoked from settings; and how HTTP behaves while the relay carries the app (docs/relay.md).
+// The keys that seal this device's relay payloads are agreed in the same request (lib/relay-seal.js, loaded only
+// then: the first screen has no use for it); a page without WebCrypto (plain http) gets an access that is not
+// sealed, and settings say so.
 
 import { ApiError } from './api.js';
 import { t } from './i18n.js';
@@ -29,6 +32,7 @@ export function saveRelayCredentials(credentials) {
 
 export function forgetRelayCredentials() {
   try { localStorage.removeItem(STORAGE_KEY); } catch { /* nothing stored */ }
+  import('./relay-seal.js').then((seal) => seal.forgetSeal()).catch(() => { /* nothing stored */ });
 }
 
 // ---- HTTP in relay mode, and settings' relay access --------------------------------------------------------
@@ -51,7 +55,7 @@ export function relayStart(error) {
 
 function held(workspace) {
   const saved = loadRelayCredentials(workspace.state.me?.workspace?.id);
-  return saved ? { uid: saved.uid, ws: saved.ws, savedAt: saved.savedAt } : null;
+  return saved ? { uid: saved.uid, ws: saved.ws, savedAt: saved.savedAt, sealed: Boolean(saved.seal) } : null;
 }
 
 function update(workspace, patch) {
@@ -75,9 +79,15 @@ export async function loadRelayAccess(workspace) {
 export async function enableRelay(workspace) {
   update(workspace, { status: 'enabling', error: null });
   try {
-    const pairing = await workspace.api.post('/api/relay/devices', {});
+    const seal = await import('./relay-seal.js');
+    const start = seal.sealSupported() ? await seal.startAgreement() : null;
+    const pairing = await workspace.api.post('/api/relay/devices', start ? { publicKey: start.publicKey } : {});
     const { me } = workspace.state;
-    saveRelayCredentials({ ...pairing, deviceId: `lineup-web-${me.deviceId}`, me, savedAt: new Date().toISOString() });
+    await seal.forgetSeal(); // the keys of an access set up before are ended on the hub: none stay here
+    if (start && pairing.seal) await seal.saveSeal(await seal.finishAgreement(start, pairing.seal, pairing));
+    const sealed = pairing.seal ? { v: pairing.seal.v, kid: pairing.seal.kid } : null; // the key id finds the keys
+    saveRelayCredentials({ ...pairing, seal: sealed, deviceId: `lineup-web-${me.deviceId}`, me,
+      savedAt: new Date().toISOString() });
   } catch (error) {
     update(workspace, { status: 'error', error });
     return;

@@ -13,9 +13,16 @@
 // /ws/app; after every (re)connect the app asks the hub for what it missed (type 5202 `resume` → `replay` batches →
 // `caught_up`), because WuKongIM pushes live only and a browser has no channel sync. Events are handled once: by
 // WuKongIM message id, and by LAP sequence (live events that arrive during a replay wait for `caught_up`).
+//
+// Sealed: when the access was set up with keys (lib/relay-seal.js), every payload is sealed right before `send`
+// (_sendPayload, whatever it carries) and opened right after `recv` (_receive), so everything between works on
+// plain payloads and WuKongIM carries only type 5203. Both happen one at a time, in order: the counters only go up.
+// A payload from the hub's uid that does not open (tampered, replayed, out of order, sealed with another key, or
+// in clear) is dropped and shown (`problem` 'sealed', the `seal-refused` event).
 
 import { LiveConnection } from './live-connection.js';
 import { newId } from './ids.js';
+import { loadSeal, SealRefused, SEALED_TYPE } from './relay-seal.js';
 
 export const LAP_TYPE = 5201;
 export const CONTROL_TYPE = 5202;
@@ -78,7 +85,15 @@ export class RelayConnection extends LiveConnection {
     this._requests = new Map(); // JSON-RPC id -> { resolve, reject, timer }
     this._seen = new Set(); // WuKongIM message ids already handled
     this._sentAt = new Map(); // envelope id -> when it was last handed to WuKongIM
+    this._seal = null; // the SealedChannel, once loaded (credentials.seal says the access has keys)
+    this._sending = Promise.resolve(); // sealing, then sending, one payload at a time
+    this._opening = Promise.resolve(); // opening, then handling, one payload at a time
+    this.sealRefusals = 0;
+    this.lastSealRefusal = null; // { reason, at }
   }
+
+  /** Whether what this connection carries is sealed for this device (its keys are loaded). */
+  get sealed() { return this._seal !== null; }
 
   stop() {
     super.stop();
@@ -110,6 +125,16 @@ export class RelayConnection extends LiveConnection {
 
   async _signIn(ws) {
     const { uid, token, deviceFlag = 1 } = this.credentials;
+    if (this.credentials.seal && !this._seal) {
+      this._seal = await loadSeal(this.credentials.seal.kid);
+      if (this.ws !== ws) return;
+      if (!this._seal) { // this browser lost the keys (site data cleared): nothing can be opened or sent
+        this.problem = 'sealKeyMissing';
+        this._halted = true;
+        ws.close(1000, 'no sealing keys');
+        return;
+      }
+    }
     let answer;
     try {
       answer = await this._request('connect', newId('connect'), {
@@ -199,11 +224,16 @@ export class RelayConnection extends LiveConnection {
   }
 
   _sendPayload(payload) {
-    const clientMsgNo = newId('lu');
-    // The clientMsgNo is also the request id: builds that answer SENDACK with id = clientMsgNo correlate too.
-    return this._request('send', clientMsgNo, {
-      clientMsgNo, channelId: this.credentials.hubUid, channelType: PERSON_CHANNEL, payload, header: {},
+    const handed = this._sending.then(async () => {
+      const carried = this._seal ? await this._seal.seal(payload) : payload;
+      const clientMsgNo = newId('lu');
+      // The clientMsgNo is also the request id: builds that answer SENDACK with id = clientMsgNo correlate too.
+      return { sendack: this._request('send', clientMsgNo, {
+        clientMsgNo, channelId: this.credentials.hubUid, channelType: PERSON_CHANNEL, payload: carried, header: {},
+      }) };
     });
+    this._sending = handed.then(() => {}, () => {});
+    return handed.then(({ sendack }) => sendack);
   }
 
   _transmit(envelope) {
@@ -277,9 +307,37 @@ export class RelayConnection extends LiveConnection {
     if (!this._seen.has(messageId)) {
       this._seen.add(messageId);
       if (this._seen.size > SEEN_MAX) this._seen.delete(this._seen.values().next().value);
-      if (String(params.fromUid) === this.credentials.hubUid) this._onPayload(decodePayload(params.payload));
+      if (String(params.fromUid) === this.credentials.hubUid) this._receive(decodePayload(params.payload));
     }
     this._rpc({ method: 'recvack', params: ack }); // a notification: no id
+  }
+
+  _receive(payload) {
+    if (!this.credentials.seal) {
+      this._onPayload(payload);
+      return;
+    }
+    this._opening = this._opening.then(() => this._open(payload)).then((opened) => {
+      if (opened) this._onPayload(opened);
+    }).catch(() => { /* a handler's failure must not stop the payloads after it */ });
+  }
+
+  async _open(payload) {
+    if (!payload || payload.type === 1) return null; // IM text (not sealed by nature) is not shown anyway
+    try {
+      if (payload.type !== SEALED_TYPE) throw new SealRefused('unsealed', 'a LineUp payload in clear');
+      if (!this._seal) throw new SealRefused('unknown_key', 'no keys loaded');
+      return await this._seal.open(payload);
+    } catch (error) {
+      if (!(error instanceof SealRefused)) throw error;
+      this.sealRefusals += 1;
+      this.lastSealRefusal = { reason: error.reason, at: new Date().toISOString() };
+      console.warn(`relay: dropped a payload from the hub's uid that did not open (${error.reason})`);
+      this.problem = 'sealed';
+      this._changed();
+      this.dispatchEvent(new CustomEvent('seal-refused', { detail: this.lastSealRefusal }));
+      return null;
+    }
   }
 
   _onPayload(payload) {

@@ -1081,4 +1081,11 @@ export const en = {
   'away.deviceTodo': 'On the home Wi-Fi, tap “Use this device away from home” below.',
   'away.tryIt': 'Leave the home Wi-Fi (or turn it off): within seconds the top bar says “Through the relay”, and the screen you had open, your draft and any answer on its way stay as they were.',
   'away.now': 'Right now this page talks:',
+  'relay.seal.sealed': 'Sealed end to end: what the relay carries between this device and the hub is encrypted with keys made here, on your home network. WuKongIM sees who talks to whom, when and how much, never what is said.',
+  'relay.seal.notSealed': 'Not sealed: this device got its relay access on a plain http address, where the browser cannot encrypt. Whoever runs WuKongIM can read your conversations, questions and answers. Open LineUp over https (Settings → Trust this hub), then set up this device again.',
+  'relay.seal.cannotSeal': 'On this address (plain http) the browser cannot encrypt, so relay access set up here would not be sealed: whoever runs WuKongIM could read your conversations. Use “Trust this hub” and open LineUp over https first.',
+  'relay.seal.textOn': 'IM text is on for you (text = true on the hub): agent messages, questions, answers and task results also go as plain text that any IM client shows, and WuKongIM can read it.',
+  'relay.seal.textOff': 'IM text is off for you: nothing goes as plain text, and a text in your name is not acted on. The hub’s owner can turn it on (text = true), and then WuKongIM can read that text.',
+  'relay.problem.sealed': 'A message through the relay did not open (changed on the way, replayed, out of order or not from your hub) and was dropped.',
+  'relay.problem.sealKeyMissing': 'This browser no longer holds the keys of its relay access. Set it up again at home.',
 };

@@ -1081,4 +1081,11 @@ export const zh = {
   'away.deviceTodo': '在家里的 Wi-Fi 下，点下面的“在外也使用这台设备”。',
   'away.tryIt': '离开家里的 Wi-Fi（或把它关掉）：几秒内顶栏会显示“经中转”，正在看的页面、输入框里的草稿和正在发送的回答都保持原样。',
   'away.now': '此刻这个页面的连接方式：',
+  'relay.seal.sealed': '端到端加密：这台设备与中枢之间经中继传递的内容，都用在你家网络上生成的密钥加密。WuKongIM 只看到谁与谁通信、何时、多少，看不到内容。',
+  'relay.seal.notSealed': '未加密：这台设备是在普通 http 地址上获得中继访问的，浏览器在那里无法加密。运行 WuKongIM 的人可以读到你的对话、问题和回答。请通过 https 打开 LineUp（设置 → 信任此中枢），再重新设置这台设备。',
+  'relay.seal.cannotSeal': '在这个地址（普通 http）上浏览器无法加密，在这里设置的中继访问不会加密：运行 WuKongIM 的人可以读到你的对话。请先使用“信任此中枢”，并通过 https 打开 LineUp。',
+  'relay.seal.textOn': '你的文字消息已开启（中枢上 text = true）：智能体消息、问题、回答和任务结果也会以明文发送，任何 IM 客户端都能显示，WuKongIM 也能读到。',
+  'relay.seal.textOff': '你的文字消息已关闭：不发送明文，以你名义发来的文字也不会被执行。中枢的所有者可以开启（text = true），开启后 WuKongIM 能读到这些文字。',
+  'relay.problem.sealed': '一条经中继传来的消息无法打开（途中被改动、重放、顺序错乱或不是来自你的中枢），已丢弃。',
+  'relay.problem.sealKeyMissing': '这个浏览器已不再持有中继访问的密钥。请回家后重新设置。',
 };
