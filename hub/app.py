@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from starlette.routing import Mount, WebSocketRoute
 from hub.core import Hub
 from hub.domain.files import FileTooLarge
 from hub.gateway.sockets import agent_socket, app_socket
+from hub.layout import beside
 from hub.protocol import vocabulary
 from hub.protocol.errors import LapError
 from hub.protocol.payloads import MAX_ATTACHMENTS
@@ -31,14 +31,8 @@ from hub.web.trust import routes as trust_routes
 
 
 def ui_dir() -> Path:
-    """The web app's folder: hub/ui inside an installed package (a wheel) and a PyInstaller bundle, the top-level
-    ui/ beside hub/ in a checkout (setup.py maps it into the package when it is built)."""
-    bundle = getattr(sys, "_MEIPASS", None)
-    if bundle:
-        return Path(bundle) / "hub" / "ui"
-    package = Path(__file__).resolve().parent
-    installed = package / "ui"
-    return installed if (installed / "index.html").is_file() else package.parent / "ui"
+    """The web app's folder: `ui/` beside hub/ in a checkout, hub/ui/ in a wheel or the executable (hub/layout.py)."""
+    return beside("ui")
 
 
 def create_app(settings: Settings, hub: Hub | None = None) -> Starlette:

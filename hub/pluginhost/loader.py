@@ -1,4 +1,4 @@
-"""Loading plugins: the built-ins, the user's plugins folder, --plugins-dir, and the `lineup` entry points."""
+"""Loading plugins: the hub's plugins folder (the built-ins), the user's, --plugins-dir, and `lineup` entry points."""
 
 from __future__ import annotations
 
@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from hub.layout import beside
 from hub.ports import PluginFailure
 
-# Built-in features are ordinary plugins (docs/style.md#the-core-is-built-from-its-own-hooks), in the package
-# hub.plugins: the folder plugins/ at the top of a checkout, plugins/ once installed (setup.py maps it).
-BUILTIN_PACKAGE = "hub.plugins"
+# Built-in features are ordinary plugins (docs/style.md#the-core-is-built-from-its-own-hooks): the files and folders
+# of the hub's own plugins folder (`hub_plugins_folder`), loaded by path like an author's. These are the ones the hub
+# ships (the wheel and the executable carry them), loaded first and in this order; anything else in that folder (an
+# author's own plugin dropped into a checkout's plugins/) loads after them, as a plugin of that folder.
 BUILTIN_PLUGINS = ("runtimes", "notifiers", "calculator", "canvas", "choice", "confirm", "input", "review")
-
 
 @dataclass(frozen=True)
 class PluginSource:
@@ -69,8 +70,7 @@ def folder_plugins(folder: Path) -> list[PluginSource]:
 
 
 def load(source: PluginSource) -> ModuleType:
-    if source.origin == "builtin":
-        return importlib.import_module(f"{BUILTIN_PACKAGE}.{source.name}")
+    """Import a plugin from its file or folder, a built-in as any other (each hub runs the module afresh)."""
     assert source.path is not None
     return _import_path(source.name, source.path)
 
@@ -89,18 +89,34 @@ def describe_failure(source: PluginSource, exc: BaseException) -> PluginFailure:
     return PluginFailure(source.name, source.origin, f"{type(exc).__name__}: {exc}{where}")
 
 
-def builtin_folder() -> Path:
-    """Where the built-ins are, found as the import system finds them (no import of the package itself)."""
-    spec = importlib.util.find_spec(BUILTIN_PACKAGE)
-    assert spec is not None and spec.origin is not None, "the hub is installed without its built-in plugins"
-    return Path(spec.origin).parent
+def hub_plugins_folder() -> Path:
+    """The hub's own plugins folder: `plugins/` beside `hub/` in a checkout (run with or without `pip install -e .`),
+    `hub/plugins/` inside a wheel or the executable, where the build copies the checkout's (hub/layout.py)."""
+    return beside("plugins")
+
+
+def builtin_plugins(folder: Path | None = None) -> list[PluginSource]:
+    """Every plugin of the hub's own folder: the shipped built-ins first (origin `builtin`), in BUILTIN_PLUGINS'
+    order, then whatever else was dropped there (origin `folder:<path>`, like a plugin of any other folder)."""
+    folder = folder or hub_plugins_folder()
+    found = {source.name: source for source in folder_plugins(folder)}
+    shipped = [PluginSource(name, "builtin", found.pop(name).path) for name in BUILTIN_PLUGINS if name in found]
+    return [*shipped, *found.values()]
 
 
 def searched_folders(user_dir: Path | None, extra_dirs: Iterable[Path] = ()) -> list[tuple[str, Path]]:
     """The folders plugins are looked for in, in load order, by role, with their real paths (symlinks and `~`
-    resolved), so `lineup plugins` can tell an author exactly where to put a file."""
-    folders = [("built-in", builtin_folder())]
+    resolved), so `lineup plugins` can tell an author exactly where to put a file. A folder named twice (the
+    checkout's plugins/ as --plugins-dir, say) is searched once, under its first role."""
+    folders = [("built-in", hub_plugins_folder())]
     if user_dir is not None:
         folders.append(("your folder", user_dir))
     folders.extend(("--plugins-dir", folder) for folder in extra_dirs)
-    return [(role, folder.expanduser().resolve()) for role, folder in folders]
+    seen: set[Path] = set()
+    searched = []
+    for role, folder in folders:
+        real = folder.expanduser().resolve()
+        if real not in seen:
+            seen.add(real)
+            searched.append((role, real))
+    return searched

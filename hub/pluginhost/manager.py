@@ -187,20 +187,28 @@ def _duplicate(host: PluginHost, source: PluginSource) -> PluginFailure:
                          f"a plugin named {source.name!r} is already loaded from {host.sources[source.name].origin}")
 
 
+def _same_file(source: PluginSource | None, plugin: Any) -> bool:
+    """Whether a plugin object is the module a folder's source was loaded from (its file, or its package's)."""
+    if source is None or source.path is None or not getattr(plugin, "__file__", None):
+        return False
+    path = source.path / "__init__.py" if source.path.is_dir() else source.path
+    return Path(plugin.__file__).resolve() == path.resolve()
+
+
 def make_plugin_manager(*, user_dir: Path | None, extra_dirs: Iterable[Path] = (), blocked: Iterable[str] = (),
                         include_entry_points: bool = True, extra_plugins: Mapping[str, Any] | None = None,
                         configs: Mapping[str, Mapping[str, Any]] | None = None) -> PluginHost:
-    """A fresh manager: built-ins, then the user's folder, --plugins-dir folders, entry points, then
-    `extra_plugins` (objects registered as they are: hub.testing's plugins under test)."""
+    """A fresh manager: the hub's plugins folder (built-ins first), then the user's folder, --plugins-dir folders
+    (each folder once), entry points, then `extra_plugins` (objects registered as they are: hub.testing's plugins
+    under test)."""
     pm = LineupPluginManager()
     pm.add_hookspecs(hookspecs)
     host = PluginHost(pm, configs=dict(configs or {}))
     for name in blocked:
         pm.set_blocked(name)
-    sources = [PluginSource(name, "builtin", None) for name in loader.BUILTIN_PLUGINS]
-    for folder in [user_dir, *extra_dirs]:
-        if folder is not None:
-            sources.extend(loader.folder_plugins(folder))
+    sources = []
+    for role, folder in loader.searched_folders(user_dir, extra_dirs):
+        sources.extend(loader.builtin_plugins(folder) if role == "built-in" else loader.folder_plugins(folder))
     for source in sources:
         if pm.is_blocked(source.name):
             continue
@@ -227,6 +235,9 @@ def make_plugin_manager(*, user_dir: Path | None, extra_dirs: Iterable[Path] = (
                 host.failures.append(loader.describe_failure(source, exc))
     for name, plugin in (extra_plugins or {}).items():
         source = PluginSource(name, "testing", None)
+        if _same_file(host.sources.get(name), plugin):  # a checkout's plugins/dice.py, tested by its test_dice.py:
+            pm.unregister(name=name)                    # one plugin, imported by the test as well
+            del host.sources[name]
         if name in host.sources:
             host.failures.append(_duplicate(host, source))
             continue

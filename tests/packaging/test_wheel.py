@@ -37,7 +37,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert {name.split("/")[0] for name in names if not name.startswith("lineup_agents-")} == {"hub"}, \
         sorted({name.split("/")[0] for name in names})
     assert "hub/ui/index.html" in names and "hub/ui/sw.js" in names and "hub/ui/icons/icon-512.png" in names
+    # The checkout's plugins/ as files (loaded by path, as any plugins folder), never a package of its own.
     assert "hub/plugins/canvas/static/lineup-canvas.js" in names and "hub/plugins/README.md" in names
+    assert "hub/plugins/calculator.py" in names and "hub/plugins/notifiers/mail.py" in names
+    assert "hub/plugins/__init__.py" not in names and not [name for name in names if "__pycache__" in name]
     venv = folder / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
@@ -60,11 +63,17 @@ def test_the_installed_wheel_serves_the_app_and_runs_a_task(installed: Path, tmp
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     lineup = installed.parent / "lineup"
+    (data / "plugins").mkdir(parents=True)  # an author's plugin, in the installed hub's plugins folder
+    (data / "plugins" / "dice.py").write_text("from hub import hookimpl\n\n\ndef dice() -> int:\n    \"\"\"Roll.\"\"\"\n"
+                                             "    return 4\n\n\n@hookimpl\ndef register_tools():\n    return [dice]\n")
     listed = subprocess.run([str(lineup), "plugins", "--data-dir", str(data)], capture_output=True, text=True,
                             cwd=outside, timeout=60)
     assert listed.returncode == 0, listed.stderr
-    for name in ("calculator", "canvas", "choice", "confirm", "input", "review", "runtimes", "notifiers"):
+    for name in ("calculator", "canvas", "choice", "confirm", "input", "review", "runtimes", "notifiers", "dice"):
         assert name in listed.stdout, listed.stdout
+    site_hub = Path(subprocess.run([str(installed), "-c", "import hub; print(hub.__file__)"], capture_output=True,
+                                   text=True, cwd=outside, check=True).stdout.strip()).parent
+    assert f"built-in       {site_hub / 'plugins'}" in listed.stdout, listed.stdout
     log = open(tmp_path / "hub.log", "w")  # noqa: SIM115 - closed in finally, after the hub stopped
     hub = subprocess.Popen([str(lineup), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data),
                             "--no-mdns"], cwd=outside, stdout=log, stderr=subprocess.STDOUT)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import logging
 import pkgutil
+import shutil
 import sys
 from pathlib import Path
 
@@ -16,8 +17,8 @@ import pluggy
 import pytest
 
 import hub
-from hub import plugins as builtin_plugins
-from hub.pluginhost.loader import BUILTIN_PLUGINS
+from hub.pluginhost import loader
+from hub.pluginhost.loader import BUILTIN_PLUGINS, hub_plugins_folder
 from hub.pluginhost.manager import PluginHost, make_plugin_manager
 from tests.plugins.folders import ALL_HOOKS, BROKEN, GOOD, copy_folder
 
@@ -50,19 +51,47 @@ def test_each_call_makes_a_fresh_manager_with_the_builtins() -> None:
 def test_no_module_of_the_hub_or_its_plugins_holds_a_plugin_manager() -> None:
     """The issue: a plugin manager per hub, none at module level (tests start several hubs in one process)."""
     imported = []
-    for package in (hub, builtin_plugins):
-        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
-            if info.name.endswith(".__main__"):
-                continue  # `python -m hub` runs the CLI when imported
-            try:
-                imported.append(importlib.import_module(info.name))
-            except ImportError:
-                continue  # an optional dependency (the ACP runtime) that is not installed
-    imported += [hub, builtin_plugins]
-    assert len(imported) > 30
+    for info in pkgutil.walk_packages(hub.__path__, "hub."):
+        if info.name.endswith(".__main__"):
+            continue  # `python -m hub` runs the CLI when imported
+        try:
+            imported.append(importlib.import_module(info.name))
+        except ImportError:
+            continue  # an optional dependency (the ACP runtime) that is not installed
+    host = make_plugin_manager(user_dir=None, include_entry_points=False)
+    plugins = [module for _, module in host.pm.list_name_plugin()]
+    imported += [hub, *plugins, *(module for name, module in list(sys.modules.items())
+                                  if name.startswith(tuple(f"lineup_plugin_{p}." for p in BUILTIN_PLUGINS)))]
+    assert len(imported) > 30 and len(plugins) == len(BUILTIN_PLUGINS)
     offenders = [f"{module.__name__}.{attr}" for module in imported for attr, value in vars(module).items()
                  if isinstance(value, (pluggy.PluginManager, PluginHost))]
     assert offenders == []
+
+
+def test_the_built_ins_are_the_files_of_the_hubs_plugins_folder_and_load_by_path() -> None:
+    """One meaning of plugins/: the built-ins are files and folders of it, loaded like an author's (no package)."""
+    folder = hub_plugins_folder()
+    assert folder == Path(__file__).resolve().parents[2] / "plugins" and not (folder / "__init__.py").exists()
+    host = make_plugin_manager(user_dir=None, include_entry_points=False)
+    assert {name: source.path for name, source in host.sources.items()} == {
+        name: folder / name if (folder / name).is_dir() else folder / f"{name}.py" for name in BUILTIN_PLUGINS}
+    assert list(host.sources) == list(BUILTIN_PLUGINS)  # loaded first, in their order
+
+
+def test_a_plugin_dropped_into_the_hubs_folder_loads_after_the_built_ins_and_the_folder_once(tmp_path: Path) -> None:
+    """A checkout's plugins/ with an author's plugin in it, also given as --plugins-dir: one load, no duplicates."""
+    folder = tmp_path / "plugins"
+    shutil.copytree(hub_plugins_folder(), folder, ignore=shutil.ignore_patterns("__pycache__", "test_*.py"))
+    (folder / "greeter.py").write_text((GOOD / "greeter.py").read_text())
+    (folder / "test_greeter.py").write_text("import greeter\n")
+    sources = loader.builtin_plugins(folder)
+    assert [s.name for s in sources] == [*BUILTIN_PLUGINS, "greeter"]
+    assert {s.origin for s in sources[:-1]} == {"builtin"} and sources[-1].origin == f"folder:{folder}"
+    searched = loader.searched_folders(tmp_path / "data" / "plugins", [hub_plugins_folder(), tmp_path / ".." /
+                                                                        tmp_path.name / "data" / "plugins"])
+    assert [role for role, _ in searched] == ["built-in", "your folder"]
+    host = make_plugin_manager(user_dir=None, extra_dirs=[hub_plugins_folder()], include_entry_points=False)
+    assert host.failures == [] and list(host.sources) == list(BUILTIN_PLUGINS)
 
 
 def test_single_file_and_package_plugins_from_the_users_folder_and_an_extra_folder(tmp_path: Path) -> None:

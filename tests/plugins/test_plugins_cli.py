@@ -34,7 +34,7 @@ def test_lineup_plugins_prints_the_folders_it_searched_with_their_real_paths(tmp
     searched = out.split("\n\n")[0].splitlines()
     assert searched == [
         "searched:",
-        f"  built-in       {Path(__file__).resolve().parents[2] / 'plugins'}",  # the checkout's, as hub.plugins
+        f"  built-in       {Path(__file__).resolve().parents[2] / 'plugins'}",  # the checkout's own plugins/
         f"  your folder    {real_data.resolve() / 'plugins'} (1 plugin)",
         f"  --plugins-dir  {real_extra.resolve()} (0 plugins)",
         "  entry points   installed packages' `lineup` entry points",
