@@ -23,13 +23,13 @@ MAX_IN_CORE_CIRCLE = 0
 MAX_IN_RUNTIME_CIRCLES = 0
 
 
-# setup.py's package map: the checkout's top-level plugins/ is the package hub.plugins (ui/ holds no Python).
-MAPPED = {"plugins": "hub.plugins"}
+# The built-in plugins beside hub/, loaded by path (no package of the hub): in the graph, one package `plugins`.
+BESIDE = ("plugins",)
 
 
 def module_files(root: Path = HUB) -> dict[str, Path]:
     found = {}
-    folders = [(root, root.name), *((root.parent / folder, name) for folder, name in MAPPED.items())]
+    folders = [(root, root.name), *((root.parent / folder, folder) for folder in BESIDE)]
     for folder, package in folders:
         for path in folder.rglob("*.py"):
             parts = [*package.split("."), *path.relative_to(folder).with_suffix("").parts]
@@ -154,7 +154,10 @@ OWED: dict[tuple[str, str], str] = {}
 
 
 def package_of(module: str) -> str:
-    """`hub.store.queries.tasks` → `hub.store`; a top-level module (`hub.core`) and the facade (`hub`) are their own."""
+    """`hub.store.queries.tasks` → `hub.store`; a top-level module (`hub.core`) and the facade (`hub`) are their own;
+    every built-in plugin (`plugins.notifiers.mail`) is `plugins`."""
+    if module.split(".")[0] in BESIDE:
+        return module.split(".")[0]
     return ".".join(module.split(".")[:2])
 
 
@@ -197,9 +200,7 @@ def documented_layers() -> dict[str, int]:
     layers: dict[str, int] = {}
     for row in re.findall(r"^\|\s*(\d+)\s*\|(.*?)\|", section, re.M):
         for name in re.findall(r"`((?:hub|plugins)/[\w/.]*)`", row[1]):
-            path = name.removesuffix("/").removesuffix(".py").removesuffix("/__init__").replace("/", ".")
-            top = path.split(".")[0]
-            layers[MAPPED[top] + path[len(top):] if top in MAPPED else path] = int(row[0])
+            layers[name.removesuffix("/").removesuffix(".py").removesuffix("/__init__").replace("/", ".")] = int(row[0])
     return layers
 
 
