@@ -2,7 +2,7 @@
 messaging platform (always on)"), and `lineup hook hermes-bridge`, the process the plugin starts.
 
 Connecting pairs the agent (a pairing code, as `lineup connect claude-code`), copies the plugin
-(hub/connect/hermes_plugin/) into `$HERMES_HOME/plugins/lineup/` with `lineup.json` beside it (how to start the
+(integrations/hermes_plugin/) into `$HERMES_HOME/plugins/lineup/` with `lineup.json` beside it (how to start the
 bridge: this LineUp's own program, hub/cli_invocation.py `launcher`, and the credential file's path; no secret), and
 adds `lineup` to `plugins.enabled` in Hermes's `config.yaml`, as Hermes requires before it loads a plugin it did
 not ship (hermes_cli/plugins.py). `--remove` takes out the folder and that one list item.
@@ -60,13 +60,13 @@ def bridge_command(credential_path: Path) -> list[str]:
 
 def plugin_sources() -> dict[str, bytes]:
     """The plugin's files as this installation carries them (a wheel's package data, or the checkout)."""
-    from importlib import resources
+    from hub.connect import integrations
 
-    folder = resources.files("hub.connect.hermes_plugin")
+    folder = integrations.folder(integrations.HERMES_PLUGIN)
     found: dict[str, bytes] = {}
     for name in PLUGIN_FILES:
         try:
-            found[name] = folder.joinpath(name).read_bytes()
+            found[name] = (folder / name).read_bytes()
         except (OSError, FileNotFoundError):
             raise click.ClickException(f"This LineUp does not carry the Hermes plugin's {name} (a packaged build "
                                        "without it?): install LineUp with pip or pipx to use it.") from None

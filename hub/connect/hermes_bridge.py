@@ -1,8 +1,8 @@
 """`lineup hook hermes-bridge`: the hub side of LineUp's Hermes platform plugin (docs/agents.md, "Hermes as a
 messaging platform (always on)").
 
-The plugin (hub/connect/hermes_plugin/, inside `hermes gateway`) starts this process and talks to it in JSON lines
-over stdin/stdout (hub/connect/hermes_plugin/lineproto.py says which). This side is an SDK agent: the person's
+The plugin (integrations/hermes_plugin/, inside `hermes gateway`) starts this process and talks to it in JSON lines
+over stdin/stdout (integrations/hermes_plugin/lineproto.py says which). This side is an SDK agent: the person's
 messages (`message.delivered`) go to Hermes, what Hermes says becomes messages, Hermes's exec approvals and clarify
 questions become cards whose answers go back, and a card whose deadline passes (Hermes stops waiting at
 `approvals.timeout`) is withdrawn a second before, saying so.
@@ -33,14 +33,19 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hub.connect.hermes_plugin import lineproto
+from hub.connect import integrations
 from hub.connect.hooks import SHORT_COMMAND, clip
 from hub.connect.session_state import digest
 from hub.sdk import AgentClient, AuthError, Credential, HubError, OutboxFull, ReplacedError, approvals, load_credential
 from hub.sdk.privatefile import write_private_json
 from hub.sdk.tlspin import PinMismatch
+
+if TYPE_CHECKING:  # for mypy, the file itself (integrations/ is on its path); at run time, the same file by path
+    from hermes_plugin import lineproto
+else:
+    lineproto = integrations.hermes_lineproto()
 
 log = logging.getLogger("lineup.hermes")
 

@@ -3,7 +3,7 @@ channel (always on)").
 
 Connecting pairs the agent (a pairing code, as `lineup connect hermes`; the credential is written owner-only in the
 SDK's format, which the plugin's TypeScript SDK reads), installs the channel plugin this LineUp carries
-(hub/connect/openclaw_channel/: built from integrations/openclaw-channel/, the plugin and the TypeScript SDK bundled)
+(integrations/openclaw-channel/package/: built from its sources, the plugin and the TypeScript SDK bundled)
 with `openclaw plugins install <folder> --force --accept-capabilities`, and writes `channels.lineup` (the hub's
 address, the credential file's path and whether approvals of other sessions come too; never a secret) with one
 `openclaw config set --batch-json`. `--remove` uninstalls the plugin (`openclaw plugins uninstall lineup`, which
@@ -48,9 +48,9 @@ def default_plugin_copy() -> Path:
 
 def plugin_source() -> Path:
     """The plugin folder this LineUp carries (a wheel's package data, or the checkout)."""
-    from importlib import resources
+    from hub.connect import integrations
 
-    folder = Path(str(resources.files("hub.connect").joinpath("openclaw_channel")))
+    folder = integrations.folder(integrations.OPENCLAW_CHANNEL)
     missing = [name for name in PLUGIN_FILES if not (folder / name).is_file()]
     if missing:
         raise click.ClickException(f"This LineUp does not carry the OpenClaw channel plugin ({', '.join(missing)} "

@@ -31,7 +31,7 @@ import psutil
 import pytest
 import yaml
 
-from hub.connect.hermes_plugin import lineproto
+from hub.connect.integrations import hermes_lineproto
 from hub.sdk import Credential, load_credential, pair_or_load
 from tests.conftest import Connect
 from tests.support.fake_models.openai_chat import FakeChat
@@ -40,6 +40,7 @@ from tests.support.lap import LapClient
 HERMES_VENV = Path(os.environ.get("LINEUP_TEST_HERMES_VENV") or Path.home() / ".cache" / "lineup-agents" / "hermes")
 TURN_S = 90.0     # a real Hermes turn on a loaded machine (its first one builds the agent: ~5 s here)
 LINEUP = [sys.executable, "-m", "hub"]
+lineproto = hermes_lineproto()  # the plugin's own file, as the bridge imports it
 
 
 # ---- the app's side -----------------------------------------------------------------------------------------------

@@ -12,8 +12,8 @@ exits without holding the turn; restarting it posts nothing twice and asks nothi
 `--remove` takes the channel out. These tests share one hub, one `lineup connect openclaw` and one Gateway (the
 `channel` fixture), in this order: the set-up is most of their cost.
 
-Besides: the package typechecks (strict) and the committed plugin bundle (hub/connect/openclaw_channel/) is what
-integrations/openclaw-channel's sources build (`npm run check`).
+Besides: the package typechecks (strict) and the committed plugin bundle (integrations/openclaw-channel/package/) is
+what its sources build (`npm run check`).
 OpenClaw, Node 24 and the package's node_modules are installed by `.ci/run`; without them a test skips, except in CI,
 where that is a failure.
 """
@@ -63,7 +63,7 @@ def npm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
 
 def test_the_package_typechecks_and_the_committed_bundle_is_what_it_builds() -> None:
     """`npm run check`: strict TypeScript against OpenClaw 2026.9.6's own types, then a fresh bundle compared byte
-    for byte with hub/connect/openclaw_channel/ (what the wheel carries and `lineup connect openclaw` installs)."""
+    for byte with package/ (what the wheel carries and `lineup connect openclaw` installs)."""
     done = npm("run", "--silent", "check")
     assert done.returncode == 0, (done.stdout + done.stderr)[-6000:]
 

@@ -41,6 +41,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert "hub/plugins/canvas/static/lineup-canvas.js" in names and "hub/plugins/README.md" in names
     assert "hub/plugins/calculator.py" in names and "hub/plugins/notifiers/mail.py" in names
     assert "hub/plugins/__init__.py" not in names and not [name for name in names if "__pycache__" in name]
+    # What `lineup connect hermes` and `lineup connect openclaw` install into those programs; not the channel's sources.
+    assert {"hub/integrations/hermes_plugin/lineproto.py", "hub/integrations/hermes_plugin/plugin.yaml",
+            "hub/integrations/openclaw-channel/package/dist/index.js",
+            "hub/integrations/openclaw-channel/package/package.json"} <= set(names)
+    assert not [name for name in names if "/src/" in name or "node_modules" in name]
     venv = folder / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
@@ -74,6 +79,11 @@ def test_the_installed_wheel_serves_the_app_and_runs_a_task(installed: Path, tmp
     site_hub = Path(subprocess.run([str(installed), "-c", "import hub; print(hub.__file__)"], capture_output=True,
                                    text=True, cwd=outside, check=True).stdout.strip()).parent
     assert f"built-in       {site_hub / 'plugins'}" in listed.stdout, listed.stdout
+    carried = subprocess.run([str(installed), "-c", "from hub.connect import integrations as i\n"
+                              "print(i.folder(i.OPENCLAW_CHANNEL))\nprint(i.hermes_lineproto().__file__)"],
+                             capture_output=True, text=True, cwd=outside, check=True).stdout.split()
+    assert carried == [str(site_hub / "integrations" / "openclaw-channel" / "package"),
+                       str(site_hub / "integrations" / "hermes_plugin" / "lineproto.py")]
     log = open(tmp_path / "hub.log", "w")  # noqa: SIM115 - closed in finally, after the hub stopped
     hub = subprocess.Popen([str(lineup), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data),
                             "--no-mdns"], cwd=outside, stdout=log, stderr=subprocess.STDOUT)

@@ -1,4 +1,4 @@
-"""The line protocol between LineUp's Hermes plugin and its bridge (hub/connect/hermes_plugin/lineproto.py): every
+"""The line protocol between LineUp's Hermes plugin and its bridge (integrations/hermes_plugin/lineproto.py): every
 line from the other side is checked before anything acts on it, and a line too long is dropped without being held
 in memory."""
 
@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
-from hub.connect.hermes_plugin import lineproto
-from hub.connect.hermes_plugin.lineproto import BadLine, LineReader, check, encode
+from hub.connect.integrations import hermes_lineproto
 from hub.sdk import approvals
 
+lineproto = hermes_lineproto()  # the plugin's own file, as the bridge imports it
+BadLine, LineReader, check, encode = lineproto.BadLine, lineproto.LineReader, lineproto.check, lineproto.encode
 PLUGIN = Path(lineproto.__file__).parent
 
 GOOD: dict[str, list[dict[str, Any]]] = {

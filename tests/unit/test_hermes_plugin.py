@@ -1,4 +1,4 @@
-"""The Hermes plugin's own rules (hub/connect/hermes_plugin/adapter.py), run in Hermes's Python against Hermes's real
+"""The Hermes plugin's own rules (integrations/hermes_plugin/adapter.py), run in Hermes's Python against Hermes's real
 classes, without a gateway: answers are given to Hermes oldest first (resolve_gateway_approval resolves a session's
 oldest request), a late answer is never given (it could reach the next request), Hermes's own report that it
 stopped waiting ends the card, and what the adapter sends is bounded. The gateway around it is tested in
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from hub.connect.hermes_plugin import lineproto
+from hub.connect import integrations
 
 HERMES_VENV = Path(os.environ.get("LINEUP_TEST_HERMES_VENV") or Path.home() / ".cache" / "lineup-agents" / "hermes")
-PLUGIN = Path(lineproto.__file__).parent
+PLUGIN = integrations.folder(integrations.HERMES_PLUGIN)
 
 SCRIPT = textwrap.dedent(r'''
     import asyncio, importlib.util, sys, threading, time, types
@@ -172,7 +172,7 @@ def test_the_plugin_gives_answers_in_hermes_order_and_never_late(tmp_path: Path)
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "HERMES_HOME": str(home),
            "HERMES_DISABLE_LAZY_INSTALLS": "1"}
     # A copy, as `lineup connect hermes` installs one: the plugin keeps its bridge's log beside itself, and a run from
-    # the source folder left hub/connect/hermes_plugin/bridge.log in the checkout (which the executable's build
+    # the source folder left integrations/hermes_plugin/bridge.log in the checkout (which the executable's build
     # cache hashes, so every full run rebuilt it).
     plugin = tmp_path / "plugins" / "lineup"
     shutil.copytree(PLUGIN, plugin, ignore=shutil.ignore_patterns("__pycache__", "*.log", "lineup.json"))

@@ -1,6 +1,6 @@
 // Bundles the plugin (its TypeScript, the LineUp TypeScript SDK and `ws`) into the folder OpenClaw installs:
-// hub/connect/openclaw_channel/ (package.json, openclaw.plugin.json, README.md, dist/*.js), which the Python package
-// carries (pyproject.toml package-data) and `lineup connect openclaw` installs with `openclaw plugins install`. Only
+// package/ beside src/ (package.json, openclaw.plugin.json, README.md, dist/*.js), committed, which the Python package
+// carries (pyproject.toml [tool.lineup.carried]) and `lineup connect openclaw` installs with `openclaw plugins install`. Only
 // `openclaw/*` stays an import: the Gateway links its own copy into the installed plugin (a peer dependency).
 //
 //   node scripts/build.mjs           write the folder
@@ -13,7 +13,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const target = resolve(root, "../../hub/connect/openclaw_channel");
+const target = resolve(root, "package");
 const check = process.argv.includes("--check");
 const out = check ? mkdtempSync(join(tmpdir(), "openclaw-channel-")) : target;
 
