@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "packaging" / "lineup.spec"
 # What goes into the executable: the hub's code and data, the spec and its helpers, the project's metadata.
-INPUT_FOLDERS = ("hub", "packaging", "ui", "plugins")
+INPUT_FOLDERS = ("hub", "packaging", "ui", "plugins", "integrations")  # the last three: [tool.lineup.carried]
 INPUT_FILES = ("pyproject.toml", "setup.py")
 SKIPPED_PARTS = {"__pycache__", "node_modules", ".mypy_cache", ".ruff_cache"}
 
