@@ -45,6 +45,8 @@ METHODS = {"GET", "POST"}
 # The relay's own access cannot be changed through the relay (a stolen relay token must not renew or keep itself),
 # and signing in, setting up or pairing an agent are not requests of a signed-in device.
 REFUSED = ("/api/relay/", "/api/login", "/api/setup", "/api/pair", "/api/sign-in-links/redeem")
+# Read-only answers outside /api/ that a screen needs away from home: the Agents screen's `lineup agents add` presets.
+OUTSIDE_API = ("/-/agent-presets.json",)
 HOST = "localhost"  # an allowed name (hub/web/hostcheck.py); with no client address it never counts as this machine
 _ID = re.compile(r"^[A-Za-z0-9_.:-]{1,100}$")
 
@@ -63,11 +65,15 @@ def error(status: int, code: str, message: str, hint: str = "") -> Answer:
 
 
 def refusal(method: Any, path: Any, query: Any) -> Answer | None:
-    """Why this request is not run, or None: only the hub's /api/, never the relay's own access."""
+    """Why this request is not run, or None: only the hub's /api/ (and OUTSIDE_API, read), never the relay's own
+    access."""
     if method not in METHODS:
         return error(405, "invalid_payload", "Only GET and POST requests travel through the relay.")
+    if path in OUTSIDE_API and isinstance(query, str) and not query:
+        return None if method == "GET" else error(405, "invalid_payload", f"{path} is read-only.")
     if not isinstance(path, str) or not path.startswith("/api/") or "?" in path or "#" in path:
-        return error(400, "invalid_payload", "A relay request names a path under /api/, without its query.")
+        return error(400, "invalid_payload", "A relay request names a path under /api/ (or "
+                                             f"{', '.join(OUTSIDE_API)}), without its query.")
     if not isinstance(query, str) or len(query) > 2000:
         return error(400, "invalid_payload", "A relay request's query is a string (like `limit=50`).")
     segments = unquote(path).split("/")

@@ -148,6 +148,20 @@ async def test_the_relay_refuses_its_own_access_and_what_is_not_api(
     assert (status, json.loads(body)) == (direct.status_code, direct.json())
 
 
+async def test_the_agents_presets_read_outside_api_travels_too(
+        away: tuple[HubProcess, str, RelayApp, FakeWuKong]) -> None:
+    hub, _, app, _ = away
+    async with httpx.AsyncClient(base_url=hub.base, timeout=30) as http:
+        direct = await http.get("/-/agent-presets.json")
+    status, kind, body, _ = await app.ask("GET", "/-/agent-presets.json")
+    assert (status, kind.split(";")[0]) == (200, "application/json")
+    assert json.loads(body) == direct.json() and json.loads(body)["presets"]  # the Agents screen's list, as at home
+    for method, path, query in (("POST", "/-/agent-presets.json", ""), ("GET", "/-/agent-presets.json", "x=1"),
+                                ("GET", "/-/plugins.json", ""), ("GET", "/-/agent-presets.json/..", "")):
+        status, _, body, _ = await app.ask(method, path, query, body={} if method == "POST" else None)
+        assert status in (400, 405), (method, path, query, status)
+
+
 async def test_a_revoked_device_reads_nothing(away: tuple[HubProcess, str, RelayApp, FakeWuKong]) -> None:
     hub, token, app, fake = away
     # The device's relay token stays in the fake (revoking at WuKongIM is another test's): the hub must refuse on
@@ -166,6 +180,9 @@ def test_refusal_and_parts() -> None:
     assert refusal("POST", "/api/relay", "") is not None
     assert refusal("GET", "/api/a%2F..%2F..", "") is not None
     assert refusal("GET", "/ui/index.html", "") is not None
+    assert refusal("GET", "/-/agent-presets.json", "") is None
+    assert refusal("POST", "/-/agent-presets.json", "") is not None
+    assert refusal("GET", "/-/metrics", "") is not None
     small = messages("r1", Answer(200, "application/json", b'{"a": 1}'))
     assert small == [{"type": 5202, "op": "response", "id": "r1", "status": 200,
                       "headers": {"content-type": "application/json"}, "body": {"a": 1}}]
