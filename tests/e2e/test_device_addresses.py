@@ -109,7 +109,10 @@ def test_phone_and_agent_get_the_lan_address_when_the_app_runs_on_loopback(  # t
     # Sign in on your phone: the QR code and the link carry the LAN address, and the phone gets in with them.
     desk.goto("/#/settings")
     desk.get_by_role("button", name="Show the sign-in code").click()
-    expect(desk.locator("figure.qr svg")).to_be_visible()
+    # Settings shows other QR codes too ("Trust this hub": the hub's CA for the phone); this is the sign-in one.
+    sign_in_qr = desk.locator(".phone-sign-in").get_by_role("figure", name="QR code of a one-time sign-in link")
+    expect(sign_in_qr.locator("svg")).to_be_visible()
+    expect(desk.locator(".phone-sign-in figure.qr")).to_have_count(1)
     url = desk.locator(".sign-in-url").inner_text()
     assert re.fullmatch(re.escape(LAN_BASE) + r"/#signin=\S+", url), url
     expect(desk.locator(".no-lan-address")).to_have_count(0)
@@ -151,7 +154,7 @@ def test_a_hub_on_loopback_only_says_it_has_no_lan_address(hub, open_page, shots
     expect(notice).to_be_visible()
     expect(notice).to_contain_text("it listens on this machine only")
     expect(notice).to_contain_text(f"serve --host 0.0.0.0 --port {hub.port} --data-dir ")  # back on the same port
-    expect(page.locator("figure.qr")).to_have_count(0)
+    expect(page.locator(".phone-sign-in figure.qr")).to_have_count(0)
     expect(page.locator(".sign-in-url")).to_have_count(0)
     shots(page, "01-no-lan-address")
 
