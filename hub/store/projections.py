@@ -175,7 +175,9 @@ def _touch_conversation(conn: sqlite3.Connection, ev: StoredEvent) -> None:
 
 @projects("message.created", "message.updated")
 def _message_written(conn: sqlite3.Connection, ev: StoredEvent) -> None:
-    # message.updated is the snapshot of a message still streaming; message.created is the whole message.
+    # message.updated is the snapshot of a message still streaming; message.created is the whole message. Its text
+    # is the payload's `content`, kept in the log alone: `content` stays '' here and reads take the text from the
+    # event at last_sequence (hub/store/queries/conversations.py), which every write of the row moves.
     p = ev.payload
     author = p["author"]
     state = "complete" if ev.type == "message.created" else "streaming"
@@ -188,7 +190,7 @@ def _message_written(conn: sqlite3.Connection, ev: StoredEvent) -> None:
         "blocks = COALESCE(excluded.blocks, blocks), state = excluded.state, updated_at = excluded.updated_at, "
         "last_sequence = excluded.last_sequence, attachments = COALESCE(excluded.attachments, attachments)",
         (p["messageId"], ev.workspace_id, ev.conversation_id, author["kind"], author["id"], p.get("targetAgentId"),
-         p.get("content", ""), _json(p.get("blocks")), state, ev.recorded_at, ev.recorded_at, ev.sequence,
+         "", _json(p.get("blocks")), state, ev.recorded_at, ev.recorded_at, ev.sequence,
          ev.sequence, _json(attachments)))
     for attached in attachments or ():
         _link_file(conn, ev, attached["fileId"], "message", p["messageId"], p.get("targetAgentId"))

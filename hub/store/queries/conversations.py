@@ -14,7 +14,11 @@ from hub.store.queries.records import (
 )
 
 _CONVERSATIONS = f"SELECT {select_list(ConversationRecord)} FROM conversations"
-_MESSAGES = f"SELECT {select_list(MessageRecord)} FROM messages"
+# A message's text is stored once, in the payload of its last event (hub/store/projections.py _message_written):
+# the messages row keeps '' in `content`, and reads take the text from that event.
+MESSAGE_CONTENT = "COALESCE(json_extract(e.payload, '$.content'), '')"
+_MESSAGES = (f"SELECT {select_list(MessageRecord, 'm').replace('m.content', MESSAGE_CONTENT)} FROM messages m "
+             "JOIN events e ON e.sequence = m.last_sequence")
 _MESSAGE_STATES = f"SELECT {select_list(MessageStateRecord)} FROM messages"
 
 
@@ -39,14 +43,14 @@ def conversation(conn: sqlite3.Connection, conversation_id: str, workspace_id: s
 def messages_before(conn: sqlite3.Connection, conversation_id: str, workspace_id: str, before: int,
                     limit: int) -> list[MessageRecord]:
     """A conversation's messages that began before a sequence, newest first, `limit` of them."""
-    return fetch_all(conn, MessageRecord, f"{_MESSAGES} WHERE conversation_id = ? AND workspace_id = ? "
-                     "AND first_sequence < ? ORDER BY first_sequence DESC LIMIT ?",
+    return fetch_all(conn, MessageRecord, f"{_MESSAGES} WHERE m.conversation_id = ? AND m.workspace_id = ? "
+                     "AND m.first_sequence < ? ORDER BY m.first_sequence DESC LIMIT ?",
                      (conversation_id, workspace_id, before, limit))
 
 
 def message(conn: sqlite3.Connection, message_id: str, workspace_id: str) -> MessageRecord | None:
     """The message with this id in this workspace."""
-    return fetch_one(conn, MessageRecord, f"{_MESSAGES} WHERE id = ? AND workspace_id = ?",
+    return fetch_one(conn, MessageRecord, f"{_MESSAGES} WHERE m.id = ? AND m.workspace_id = ?",
                      (message_id, workspace_id))
 
 

@@ -11,7 +11,11 @@ import pytest
 from hub.domain import accounts, housekeeping
 from hub.protocol.actors import Actor
 from hub.protocol.errors import LapError
+from hub.store.queries.conversations import MESSAGE_CONTENT
 from tests.unit.scenario import World, WriterRig, command, executor, populate
+
+# A message's workspace and text: the text is its last event's (hub/store/queries/conversations.py).
+WITH_TEXT = f"SELECT m.workspace_id, {MESSAGE_CONTENT} FROM messages m JOIN events e ON e.sequence = m.last_sequence"
 
 
 @pytest.fixture
@@ -135,7 +139,7 @@ async def test_ids_of_one_workspace_are_free_in_another_and_the_objects_stay_apa
     await send(rig, user, "interaction.respond", {"interactionId": "i3", "response": {"optionId": "approve"}})
     statuses = reader.execute("SELECT workspace_id, status FROM tasks WHERE id = 't3'").fetchall()
     assert dict(map(tuple, statuses)) == {world.user.workspace_id: "waiting_for_human", user.workspace_id: "running"}
-    messages = reader.execute("SELECT workspace_id, content FROM messages WHERE id = 'm3'").fetchall()
+    messages = reader.execute(f"{WITH_TEXT} WHERE m.id = 'm3'").fetchall()
     assert dict(map(tuple, messages)) == {world.user.workspace_id: "Home words", user.workspace_id: "Other words"}
     assert reader.execute("SELECT COUNT(*) FROM artifacts WHERE id = 'a3'").fetchone()[0] == 2
     # Within a workspace an id stays taken.
@@ -179,7 +183,7 @@ async def test_resending_a_message_is_a_duplicate_not_a_second_message(rig: Writ
     resent = await rig.writer.execute(again)
     assert stored.error is None and resent.error is None
     assert (resent.sequence, resent.duplicate) == (stored.sequence, True)
-    assert reader.execute("SELECT COUNT(*) FROM messages WHERE content = 'hello'").fetchone()[0] == 1
+    assert [row[1] for row in reader.execute(WITH_TEXT)].count("hello") == 1
 
 
 async def test_a_message_id_the_sender_chose_is_checked_and_one_the_hub_makes_is_new(
@@ -190,9 +194,10 @@ async def test_a_message_id_the_sender_chose_is_checked_and_one_the_hub_makes_is
     assert taken.code == "conflict" and "m-own" in taken.message
     for text in ("made-1", "made-2"):
         await send(rig, world.agent, "message.create", {"content": text}, conversationId="c1")
-    made = reader.execute("SELECT id FROM messages WHERE content LIKE 'made-%'").fetchall()
+    made = [row for row in reader.execute(f"SELECT m.id, {MESSAGE_CONTENT} FROM messages m JOIN events e ON "
+                                          "e.sequence = m.last_sequence") if row[1].startswith("made-")]
     assert len({row[0] for row in made}) == 2 and all(row[0].startswith("msg_") for row in made)
-    assert reader.execute("SELECT content FROM messages WHERE id = 'm-own'").fetchone()[0] == "one"
+    assert reader.execute(f"{WITH_TEXT} WHERE m.id = 'm-own'").fetchone()[1] == "one"
 
 
 # ---- what an approval approves, and questions that can no longer be answered (docs/protocol.md#interactions) ----
