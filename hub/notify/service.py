@@ -314,10 +314,7 @@ class Notifier:
                 recent = notifications.recent(c, name, workspace_id)
                 out[name] = {"kinds": list(self.config.channel(name).kinds), "counts": counts,
                              "lastError": msgspec.structs.asdict(last_error) if last_error else None,
-                             "recent": [{"id": r.id, "kind": r.kind, "status": r.status,
-                                         "attempts": r.attempts, "lastError": r.last_error,
-                                         "createdAt": r.created_at, "deliveredAt": r.delivered_at,
-                                         "title": json.loads(r.notification).get("title")} for r in recent]}
+                             "recent": [_recent(r) for r in recent]}
             return out, bool(workspaces) and workspaces[0][0] == workspace_id
         channels, first = await self.hub.read(read)
         # lineup.toml is the hub owner's file (the first workspace's): its error may quote its values, names of
@@ -326,3 +323,13 @@ class Notifier:
                 "quietHours": ([t.strftime("%H:%M") for t in self.config.quiet_hours]
                                if self.config.quiet_hours else None),
                 "includeDetails": self.config.include_details}
+
+
+def _recent(row: Any) -> dict[str, Any]:
+    """A delivery as Settings lists it: the hub's English title, and the kind and names the app says it from in the
+    person's language (ui/lib/notifications.js `describe`)."""
+    note = json.loads(row.notification)
+    return {"id": row.id, "kind": row.kind, "status": row.status, "attempts": row.attempts,
+            "lastError": row.last_error, "createdAt": row.created_at, "deliveredAt": row.delivered_at,
+            "title": note.get("title"), "agent": note.get("agent"), "taskId": note.get("taskId"),
+            "interactionId": note.get("interactionId")}

@@ -56,6 +56,10 @@ class SessionAgent:
     env: dict[str, str] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
     checking: bool = False   # its program is still being asked (its command is not final): it cannot start yet
+    # How to install it, in parts the app says in the person's language (`install` is the same in English words):
+    # the preset's install command, and the program of a configured command that is not on the hub's PATH.
+    install_command: str = ""
+    missing_program: str = ""
 
     @property
     def installed(self) -> bool:
@@ -121,13 +125,17 @@ class Catalogue:
             if command is None:
                 install = (f"{configured.command[0]} (the command of [sessions.agents.{key}] in lineup.toml) is not "
                            "on the hub's PATH" + (f"; install it: {install}" if install else ""))
+            if command is None:
+                return SessionAgent(key, name, None, install, env, options, install_command=preset.install if preset
+                                    else "", missing_program=configured.command[0])
             return SessionAgent(key, name, command, install, env, options)
         assert preset is not None
         program = _found(preset.program)
         if program is None:
             how = f"Install it on the hub's machine: {preset.install}" if preset.install else ""
             return SessionAgent(key, name, None, how + f" (or set [sessions.agents.{key}] command in lineup.toml), "
-                                                       "then start a session again.", env, options)
+                                                       "then start a session again.", env, options,
+                                install_command=preset.install)
         if key == "gemini":  # its ACP flag: --acp, or --experimental-acp for an older gemini
             flag = flag_of(program)
             if flag is None:

@@ -129,6 +129,9 @@ async def list_agents(request: Request) -> JSONResponse:
                                  "install": agent.install, "modes": public(offered.get("modes") or []),
                                  "models": public(offered.get("models") or []),
                                  "offeredAt": offered.get("offeredAt")}
+        if not agent.installed:  # the parts the app words "how to install it" from (`install` says it in English)
+            entry.update(installCommand=agent.install_command, configKey=f"sessions.agents.{key}",
+                         missingProgram=agent.missing_program)
         if agent.checking:
             entry["checking"] = True
         if offered.get("takes"):

@@ -52,7 +52,7 @@ export class LineupAgentList extends LineupElement {
       <h2 id="agent-presets-heading">${icon('agent')} ${t('agents.presets')}</h2>
       <p class="muted small">${t('agents.presetsIntro')}</p>
       <ul class="plain-list">${this.presets.map((p) => html`<li class="agent-preset" data-preset=${p.key}>
-        <p><strong>${p.name}</strong> <span class="muted small">${p.package}</span></p>
+        <p><strong>${p.name}</strong> <code class="muted small">${p.package}</code></p>
         <div class="command-box"><pre class="command" tabindex="0">${commandWords(localCommand(this.state, p.command))}</pre>
           ${copyButton(localCommand(this.state, p.command), t('agents.presetCommand', { name: p.name }), this)}</div>
       </li>`)}</ul>
@@ -110,8 +110,8 @@ export class LineupAgentList extends LineupElement {
         <h2 id=${headingId} class="agent-name">${icon('agent')} ${agent.name}</h2>
         ${agentStatusBadge(agent)}
       </header>
-      <p class="muted small agent-facts">${[
-        agent.runtime, // what is not known is left out (no "Version —")
+      <p class="muted small agent-facts">${agent.runtime ? html`<code class="agent-runtime">${agent.runtime}</code>${
+        ' · '}` : ''}${[ // the runtime is the agent's own name for its program: code, not words; what is not known is left out
         agent.agentVersion ? t('agents.versionIs', { version: agent.agentVersion }) : '',
         agent.status === 'online' ? tn('agents.activeTasks', running)
           : terminal ? t('agents.betweenRuns')

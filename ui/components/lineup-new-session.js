@@ -15,6 +15,24 @@ const SEARCH_DELAY_MS = 250;
 let files = null; // lib/files.js (the composer's upload), loaded when a file is attached
 const loadFiles = async () => { files ??= await import('../lib/files.js'); return files; };
 
+/** How to install an agent that is not on the hub's machine, in the person's language: its install command and the
+ * lineup.toml key to set instead, as code (the hub's own English `install` for an older hub). */
+function installHow(agent) {
+  if (!agent.configKey) return agent.install;
+  const parts = [];
+  if (agent.missingProgram) parts.push(template('newSession.notOnPath', { program: agent.missingProgram }));
+  if (agent.installCommand) parts.push(template('newSession.installWith', { command: agent.installCommand }));
+  parts.push(template('newSession.orConfigure', { key: `[${agent.configKey}]` }));
+  return parts.map((part, index) => html`${index ? ' ' : ''}${part}`);
+}
+
+/** A string whose one place holds code: `key`'s words around `<code>value</code>`. */
+function template(key, values) {
+  const [name, value] = Object.entries(values)[0];
+  const [before, after = ''] = t(key, { [name]: '\u0000' }).split('\u0000');
+  return html`${before}<code>${value}</code>${after}`;
+}
+
 function lastName(path) {
   return String(path || '').split('/').filter(Boolean).at(-1) || path;
 }
@@ -220,7 +238,7 @@ export class LineupNewSession extends LineupElement {
               @click=${() => this._pickAgent(a.key)}><span class="pick-title">${icon('agent')} ${a.name}</span>
               <span class="muted small">${a.checking ? t('newSession.checking') : t('newSession.installed')}</span></button>`
           : html`<div class="pick not-installed" data-agent=${a.key}><span class="pick-title">${icon('agent')} ${a.name}</span>
-              <span class="small">${t('newSession.notInstalled')} ${a.install}</span></div>`}</li>`)}</ul>
+              <span class="small">${t('newSession.notInstalled')} ${installHow(a)}</span></div>`}</li>`)}</ul>
       </section>`;
   }
 

@@ -6,7 +6,7 @@ import { html } from '../vendor/lit-html/lit-html.js';
 import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, formatDateTime, formatAgo } from '../lib/i18n.js';
-import { DELIVERY_STATUSES, channelName, kindWord, statusWord } from '../lib/notifications.js';
+import { DELIVERY_STATUSES, channelName, describe, kindWord, statusWord } from '../lib/notifications.js';
 import { listPushDevices, pushSupport, stopPushDevice, turnOnPush } from '../lib/web-push.js';
 
 const STATUS_LOOK = {
@@ -117,7 +117,7 @@ export class LineupNotificationSettings extends LineupElement {
       ${failed ? html`<p class="field-error" role="alert">${failed}</p>` : ''}
       ${devices.length ? html`<ul class="plain-list push-devices" aria-label=${t('notify.pushDevices')}>
         ${devices.map((d) => html`<li class="push-device" data-id=${d.id} data-this-device=${d.thisDevice ? 'true' : 'false'}>
-          <span><strong class="push-device-name">${d.name}</strong>${d.thisDevice ? html` <span class="badge tone-neutral">${t('notify.pushThisDevice')}</span>` : ''}
+          <span><strong class="push-device-name" translate="no">${d.name}</strong>${d.thisDevice ? html` <span class="badge tone-neutral">${t('notify.pushThisDevice')}</span>` : ''}
             <span class="muted small">${d.lastSentAt ? t('notify.pushLastSent', { time: formatAgo(d.lastSentAt) }) : t('notify.pushNothingYet')}</span>
             ${d.lastError ? html`<code class="small prewrap">${d.lastError}</code>` : ''}</span>
           <button class="button small push-stop" ?disabled=${Boolean(push.busy)}
@@ -163,7 +163,7 @@ export class LineupNotificationSettings extends LineupElement {
         <summary>${t('notify.recent', { n: recent.length })}</summary>
         <ul class="plain-list delivery-list">${recent.map((d) => html`<li class="delivery" data-kind=${d.kind}>
           ${statusBadge(d.status)}
-          <span class="delivery-title">${d.title || kindWord(d.kind)}</span>
+          <span class="delivery-title">${describe(d, this.state).heading || kindWord(d.kind)}</span>
           <span class="muted small">${kindWord(d.kind)} · <time datetime=${d.createdAt}>${formatAgo(d.createdAt)}</time>
             ${d.attempts > 1 ? html` · ${t('notify.attempts', { n: d.attempts })}` : ''}</span>
           ${d.lastError && d.status !== 'delivered' ? html`<code class="small prewrap delivery-error">${d.lastError}</code>` : ''}

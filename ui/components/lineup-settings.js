@@ -53,7 +53,7 @@ export class LineupSettings extends LineupElement {
       <section class="card settings-section" aria-labelledby="settings-account">
         <h2 id="settings-account">${t('settings.account')}</h2>
         <dl class="kv"><dt>${t('settings.name')}</dt><dd>${state.me?.displayName}</dd>
-          <dt>${t('settings.username')}</dt><dd>${state.me?.username}</dd>
+          <dt>${t('settings.username')}</dt><dd translate="no">${state.me?.username}</dd>
           <dt>${t('settings.workspace')}</dt><dd>${state.me?.workspace?.name}</dd></dl>
         <label class="field inline"><span>${icon('globe')} ${t('settings.language')}</span>
           <select class="language-select" @change=${(e) => this.emit('lineup-language-change', { language: e.target.value })}>
@@ -112,7 +112,7 @@ export class LineupSettings extends LineupElement {
         <ul class="plain-list">${plugins.map((p) => html`<li class="plugin-module" data-module-status=${p.status}>
           ${p.status === 'loaded' ? html`<span class="badge tone-success">${icon('succeeded')}<span>${t('settings.pluginLoaded')}</span></span>`
             : html`<span class="badge tone-danger">${icon('failed')}<span>${t('settings.pluginFailed')}</span></span>`}
-          <strong>${p.name}</strong> <span class="muted small">${p.error || p.url}</span></li>`)}</ul>
+          <code>${p.name}</code> <span class="muted small">${p.error || p.url}</span></li>`)}</ul>
       </section>
     </details>`;
   }
@@ -125,7 +125,7 @@ export class LineupSettings extends LineupElement {
       <h2 id="settings-devices">${t('settings.devices')}</h2>
       ${devices === null ? html`<p class="muted" role="status">${t('app.loading')}</p>` : html`<ul class="plain-list device-list">
         ${shown.map((d) => html`<li class="device ${d.revokedAt ? 'revoked' : ''}" data-device-id=${d.id}>
-          <span class="device-name">${icon('phone')} <strong>${d.name}</strong>
+          <span class="device-name">${icon('phone')} <strong translate="no">${d.name}</strong>
             ${d.current ? html`<span class="badge tone-running">${icon('check')}<span>${t('settings.thisDevice')}</span></span>` : ''}
             ${d.revokedAt ? html`<span class="badge tone-neutral">${icon('cancelled')}<span>${t('settings.revoked')}</span></span>` : ''}</span>
           <span class="muted small">${t('settings.signedIn', { time: formatDateTime(d.createdAt) })}</span>
@@ -134,7 +134,7 @@ export class LineupSettings extends LineupElement {
                 ${d.current ? t('settings.revokeThisConfirm') : t('settings.revokeConfirm')}</button>
               <button class="button" @click=${() => { this.revoking = null; this.requestUpdate(); }}>${t('action.cancel')}</button></span>`
             : html`<button class="button danger-outline small device-revoke" @click=${() => { this.revoking = d.id; this.requestUpdate(); }}>
-              ${t('settings.revoke')}<span class="visually-hidden"> ${d.name}</span></button>`}
+              ${t('settings.revoke')}<span class="visually-hidden" translate="no"> ${d.name}</span></button>`}
         </li>`)}</ul>
         ${revoked ? html`<button class="button ghost small show-revoked" aria-expanded=${this.showRevoked ? 'true' : 'false'}
           @click=${() => { this.showRevoked = !this.showRevoked; this.requestUpdate(); }}>${this.showRevoked

@@ -1074,7 +1074,7 @@ export const zh = {
   'away.checkAgain': '再检查一次服务器',
   'away.checkFailed': 'Hub 无法检查它的中转服务器：{error}',
   'away.missing': '这个 Hub 还没有中转服务器。请在 Hub 和手机都能连上的机器（家里的小服务器或租用的服务器）上运行 WuKongIM，例如用它的官方容器：',
-  'away.missingThen': '然后在 Hub 的 lineup.toml 里加上 [relay] 表，写上这台服务器的地址、你的用户和管理令牌，再重启 Hub（完整步骤见 docs/relay.md 的“Running WuKongIM for one household”）。',
+  'away.missingThen': '然后在 Hub 的 lineup.toml 里加上 [relay] 表，写上这台服务器的地址、你的用户和管理令牌，再重启 Hub（完整步骤见 docs/relay.md 中为一个家庭运行 WuKongIM 的一节）。',
   'away.serverOk': '中转服务器 {server} 有响应，Hub 已登录。',
   'away.serverProblem': '中转服务器 {server} 需要处理：见下面标出的几行。',
   'away.deviceDone': '已完成：这台设备拿到了中转权限。',
@@ -1088,4 +1088,7 @@ export const zh = {
   'relay.seal.textOff': '你的文字消息已关闭：不发送明文，以你名义发来的文字也不会被执行。中枢的所有者可以开启（text = true），开启后 WuKongIM 能读到这些文字。',
   'relay.problem.sealed': '一条经中继传来的消息无法打开（途中被改动、重放、顺序错乱或不是来自你的中枢），已丢弃。',
   'relay.problem.sealKeyMissing': '这个浏览器已不再持有中继访问的密钥。请回家后重新设置。',
+  'newSession.notOnPath': 'Hub 的 PATH 中没有 {program}。',
+  'newSession.installWith': '在 Hub 所在的机器上安装：{command}。',
+  'newSession.orConfigure': '或者在 lineup.toml 的 {key} 中设置命令，然后重新开始编程会话。',
 };
