@@ -2,10 +2,11 @@
 
 A hub with the fake WuKongIM and `[sessions]` over a scratch git repository (the scripted ACP agent), the page behind
 a doorway the test closes (tests/e2e/test_relay_mode.py). On the LAN the person opens Settings → "Use this phone
-away from home", sees the server checked and takes the access; the app's service worker keeps its files. Then the hub's address goes away and, through the
-relay only: a session is started (New session → agent → project → a new worktree → Start), its edit is approved
-from its card, Files changed shows the file and its diff takes a line comment sent as a review, and a file an
-agent sent is opened in its conversation. The fake WuKongIM records every byte it carries: none of the words
+away from home", sees the server checked (`lineup relay check`'s lines in its words, English or Chinese) and takes
+the access; the app's service worker keeps its files. Then the hub's address goes away and, through the relay only
+(the banner says it is sealed): a session is started (New session → agent → project → a new worktree → Start), its
+edit is approved from its card, Files changed shows the file and its diff takes a line comment sent as a review, and
+a file an agent sent is opened in its conversation. The fake WuKongIM records every byte it carries: none of the words
 typed, read or sent is among them.
 """
 
@@ -79,6 +80,10 @@ def test_away_from_home_a_session_a_diff_a_file_and_an_approval(  # type: ignore
         page: Page = open_page(hub, context=context, path="/#/settings")
         setup = page.locator("lineup-away-setup")
         expect(setup.locator(".away-verdict")).to_contain_text("answers")
+        # `lineup relay check`'s lines in the app's words: each has a code (hub/web/relay_check.py)
+        expect(setup.locator(".away-lines li[data-code='token_auth_on']")).to_contain_text(
+            "The server refuses a wrong sign-in token")
+        expect(setup.locator(".away-lines li[data-code='']")).to_have_count(0)
         page.locator("lineup-relay-settings").get_by_role("button", name="Use this device away from home").click()
         expect(setup.locator("[data-step=device]")).to_have_attribute("data-done", "yes")
         setup.scroll_into_view_if_needed()
@@ -87,12 +92,26 @@ def test_away_from_home_a_session_a_diff_a_file_and_an_approval(  # type: ignore
         # away from home (the hub's address serves nothing then).
         wait_for_js(page, "navigator.serviceWorker.controller !== null", 30_000)
 
+        chinese = browser.new_context(viewport=PHONE, locale="zh-CN", base_url=doorway.base, service_workers="block")
+        try:  # the check's lines in the person's language, the command's English kept as the title
+            zh = chinese.new_page()
+            zh.add_init_script(f"localStorage.setItem('lineup.token', {token!r});")
+            zh.goto("/#/settings")
+            line = zh.locator("lineup-away-setup .away-lines li[data-code='token_auth_on'] span")
+            expect(line).to_have_text("服务器会拒绝错误的登录令牌，这是应有的。", timeout=20_000)
+            assert (line.get_attribute("title") or "").startswith("WuKongIM refuses a wrong token")
+        finally:
+            chinese.close()
+
         # ---- the hub's address goes away ---------------------------------------------------------------------------
         page.goto("/#/inbox")
         expect(page.locator("lineup-inbox a.new-session")).to_be_visible()
         background.run(doorway.close())
         wait_for_js(page, f"{APP}.live.mode === 'relay' && {APP}.live.status === 'live'", timeout_ms=30_000)
-        expect(page.locator(".relay-banner")).to_contain_text("connected through the relay")
+        banner = page.locator(".relay-banner")
+        expect(banner).to_contain_text("connected through the relay")
+        expect(banner.locator(".relay-sealed")).to_have_text("Sealed end to end.")  # on a phone, not only the top bar
+        expect(banner).to_contain_text("Every screen works")
         expect(page.locator(".connection-indicator")).to_have_attribute("data-sealed", "true")
         shots(page, "02-away-inbox")
         carried_before = len(fake.carried)

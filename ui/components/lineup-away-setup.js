@@ -1,6 +1,7 @@
 // Settings → "Use this phone away from home", step by step: is there a relay server and does it answer (the hub's
-// `lineup relay check`, GET /api/relay/check), does this device hold the access (set up below, in
-// lineup-relay-settings), and how to see that it works. With no WuKongIM yet it says how to run one (docs/relay.md).
+// `lineup relay check`, GET /api/relay/check, each line worded in the page's language by its code), does this device
+// hold the access (set up below, in lineup-relay-settings), and how to see that it works. With no WuKongIM yet it
+// says how to run one (docs/relay.md).
 
 import { html } from '../vendor/lit-html/lit-html.js';
 import { LineupElement } from '../lib/element.js';
@@ -11,6 +12,12 @@ import { loadRelayCredentials } from '../lib/relay-access.js';
 // The household recipe's first command (docs/relay.md "Running WuKongIM for one household").
 const RUN_WUKONGIM = 'docker run -d --name wukongim --restart unless-stopped -p 5001:5001 -p 5200:5200 '
   + '-e WK_TOKENAUTHON=true -e WK_MANAGERTOKEN=<a long secret> -v wukongim:/root/wukongim wukongim/wukongim:v2.2.4';
+
+/** A line of the check in the page's language: its code's words (GET /api/relay/check names each line it knows), else
+ * the command's own English. */
+function verdictWords(line) {
+  return line.code ? t(`away.verdict.${line.code}`, line.params || {}) : line.text;
+}
 
 export class LineupAwaySetup extends LineupElement {
   static properties = ['state', 'api'];
@@ -81,9 +88,9 @@ export class LineupAwaySetup extends LineupElement {
     const failed = c.lines.filter((l) => l.verdict === 'FAIL');
     return html`<p class="small away-verdict">${failed.length ? html`${icon('warning')} ${t('away.serverProblem', { server: c.server })}`
       : html`${icon('check')} ${t('away.serverOk', { server: c.server })}`}</p>
-      <ul class="plain-list small away-lines">${c.lines.map((l) => html`<li data-verdict=${l.verdict}>
+      <ul class="plain-list small away-lines">${c.lines.map((l) => html`<li data-verdict=${l.verdict} data-code=${l.code || ''}>
         ${l.verdict === 'ok' ? icon('check') : l.verdict === 'FAIL' ? icon('warning') : icon('comment')}
-        <span>${l.text}</span></li>`)}</ul>`;
+        <span title=${l.text}>${verdictWords(l)}</span></li>`)}</ul>`;
   }
 }
 

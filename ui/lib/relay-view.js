@@ -1,4 +1,4 @@
-// How relay mode shows: the banner under the top bar (the mode indicator phones see) and the words for its problems.
+// Relay mode's banner under the top bar (what phones see: the way, whether sealed, what waits) and its problems' words.
 
 import { html } from '../vendor/lit-html/lit-html.js';
 import { icon } from './icons.js';
@@ -25,9 +25,11 @@ export function relayBanner(state, retryNow) {
       ${icon('offline')}<span><strong>${t('connection.offline')}</strong> ${relayProblem(c.problem)} ${retry}${queued}</span>
       <button class="button small" @click=${retryNow}>${t('connection.retryNow')}</button></div>`;
   }
+  const sealed = html`<span class="relay-sealed" data-sealed=${c.sealed ? 'true' : 'false'}>${
+    t(c.sealed ? 'relay.bannerSealed' : 'relay.bannerNotSealed')}</span>`;
   return html`<div class="relay-banner" role="status" data-connection=${c.status} data-mode="relay"
       data-problem=${c.problem || ''}>
-    ${icon('globe')}<span><strong>${t('relay.banner')}</strong> ${c.status === 'live' ? t('relay.bannerLimits')
-      : t('relay.catchingUp')} ${relayProblem(c.problem)}${queued}</span>
+    ${icon('globe')}<span><strong>${t('relay.banner')}</strong> ${sealed} ${c.status === 'live'
+      ? t('relay.bannerLimits') : t('relay.catchingUp')} ${relayProblem(c.problem)}${queued}</span>
     <a class="button small ghost" href="#/settings">${t('relay.bannerMore')}</a></div>`;
 }
