@@ -56,3 +56,19 @@ def test_new_task_on_the_tasks_page(hub, open_page, demo_agents, shots, viewport
     conversation = next(c for c in conversations if c["id"] == task["conversationId"])
     assert [agents[a] for a in conversation["agentIds"]] == ["Demo agent"]
     shots(page, "02-task-created")
+
+    # Its message is in the conversation once, as sent: the copy New task sent to a conversation not open stayed
+    # "You · Sending…" below the agent's reply in 2 of 5 usability runs (the outbox put it back after the hub stored it).
+    stream = page.locator("lineup-conversation .stream")
+    page.goto(f"/#/conversations/{conversation['id']}")
+    expect(stream.locator(".message.theirs").first).to_be_visible(timeout=30_000)
+    expect(stream.locator(".message.mine").filter(has_text="Tidy the changelog")).to_have_count(1)
+    expect(stream.locator(".message.outgoing")).to_have_count(0)
+
+    # On a phone, the menu opened while a task is open lies above the task's drawer: its links can be tapped.
+    if phone:
+        page.goto(f"/#/tasks?task={task['id']}")
+        expect(page.locator("aside.detail")).to_be_visible()
+        page.get_by_role("button", name="Menu").click()
+        page.locator("#sidebar").get_by_role("link", name="Agents").click()
+        expect(page.locator("#agents-heading")).to_be_visible()

@@ -33,8 +33,7 @@ def test_usability_script(hub, open_page, demo_agents, shots, viewport) -> None:
     shots(page, "01-signed-in")
 
     # ---- 1. connect a simulated agent; is it online? ------------------------------------------------
-    page.locator(".welcome").get_by_role("link", name="Connect my agent").click()
-    page.get_by_role("button", name="Connect my agent").click()
+    page.locator(".welcome").get_by_role("link", name="Connect my agent").click()  # opens the pairing dialog
     page.get_by_role("radio", name="Demo agent (lineup demo-agent)").check()  # the task: a simulated agent
     page.get_by_role("button", name="Create a pairing code").click()
     code = page.locator(".pairing-code").inner_text()

@@ -38,6 +38,13 @@ export class LineupAgentList extends LineupElement {
 
   connectedCallback() {
     super.connectedCallback();
+    // The welcome card's "Connect my agent" (#/agents?connect) opens the pairing dialog itself: the newcomers of the
+    // usability test went through the Agents page first and had to find the same button again.
+    if (/[?&]connect\b/.test(window.location.hash)) {
+      this.connecting = true;
+      window.history.replaceState(null, '', '#/agents');
+      requestAnimationFrame(() => this.querySelector('.connect-agent input, .connect-agent button')?.focus());
+    }
     this.emit('lineup-agents-refresh'); // the stored list has the last connect; the hub knows the last heartbeat
     // Static and public (no token): the hub's list, so the app and `lineup agents add` never disagree.
     fetch('/-/agent-presets.json', { cache: 'no-store', credentials: 'omit' })

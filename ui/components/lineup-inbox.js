@@ -49,7 +49,7 @@ export class LineupInbox extends LineupElement {
     return html`<div class="welcome card">
       <h2>${t('welcome.title')}</h2><p>${t('welcome.body')}</p>
       <div class="button-row">
-        <a class="button primary" href="#/agents">${icon('plug')}<span>${t('agents.connect')}</span></a>
+        <a class="button primary welcome-connect" href="#/agents?connect">${icon('plug')}<span>${t('agents.connect')}</span></a>
         ${offered ? html`<a class="button welcome-new-session" href=${off ? '#/settings' : '#/sessions/new'}>${icon('play')}<span>${t('session.new')}</span></a>` : ''}
       </div>
       ${offered && off ? sessionsOffLine() : ''}</div>`;

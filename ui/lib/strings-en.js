@@ -451,7 +451,7 @@ export const en = {
   'tasks.filter.waiting': 'Waiting for me',
   'tasks.filter.done': 'Done',
   'tasks.filter.cancelled': 'Cancelled',
-  'tasks.empty.all': 'No task yet. In a conversation, tick “Track as task” when you send.',
+  'tasks.empty.all': 'No task yet. Use New task above, or tick “Track as task” when you send in a conversation.',
   'tasks.empty.running': 'No task is running.',
   'tasks.empty.waiting': 'No task is waiting for you.',
   'tasks.empty.done': 'No task is done yet.',

@@ -451,7 +451,7 @@ export const zh = {
   'tasks.filter.waiting': '等待我',
   'tasks.filter.done': '已完成',
   'tasks.filter.cancelled': '已取消',
-  'tasks.empty.all': '还没有任务。在对话中发送时勾选“作为任务跟踪”。',
+  'tasks.empty.all': '还没有任务。点上方的“新建任务”，或在对话中发送时勾选“作为任务跟踪”。',
   'tasks.empty.running': '没有进行中的任务。',
   'tasks.empty.waiting': '没有等待你处理的任务。',
   'tasks.empty.done': '还没有完成的任务。',

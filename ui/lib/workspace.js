@@ -9,6 +9,7 @@ import { SESSION_EVENTS, readSessions } from './sessions.js';
 import { forgetLastKnown, keepLastKnown, loadLastKnown } from './last-known.js';
 
 const REFRESH_DELAY_MS = 80;
+const CREATED_KEPT = 500; // ids of messages the hub stored lately (what the outbox need not show as sending)
 // A read that failed (the hub unreachable, an answer cut off) is asked again after these waits, the last repeated:
 // what the screen shows is never left at what the failed read did not bring.
 const RETRY_DELAYS_MS = [1000, 2000, 5000, 10_000, 30_000];
@@ -55,6 +56,7 @@ function firstLine(text, max = 120) {
 export class Workspace {
   constructor({ token, api, html }) {
     this.token = token;
+    this._created = new Set(); // message ids of stored message.created events, newest last
     this.api = api; // through the relay, lib/api.js asks the same routes through it (lib/relay-requests.js)
     this.html = html;
     this.live = null;
@@ -339,7 +341,9 @@ export class Workspace {
       }
     }
     const outgoing = [...this.state.outgoing];
-    const known = this._messageIds(false);
+    // A message the hub has stored is never shown as sending again: also one of a conversation whose messages are not
+    // loaded (New task sends to a conversation not open: its copy stayed "Sending…" after the ack of its task).
+    const known = new Set([...this._messageIds(false), ...this._created]);
     for (const envelope of pending) {
       if (envelope.type === 'message.create' && !outgoing.some((o) => o.envelopeId === envelope.id)
           && !known.has(envelope.payload.messageId)) {
@@ -527,6 +531,10 @@ export class Workspace {
 
   _upsertMessage(env) {
     const p = env.payload;
+    if (env.type === 'message.created') {
+      this._created.add(p.messageId);
+      if (this._created.size > CREATED_KEPT) this._created.delete(this._created.values().next().value);
+    }
     const conversationId = env.conversationId;
     const message = {
       id: p.messageId, conversationId, author: p.author, targetAgentId: p.targetAgentId ?? null,
