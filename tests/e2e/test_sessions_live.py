@@ -151,6 +151,11 @@ def test_a_killed_agent_says_one_thing(hub, open_page, demo_agents, viewport) ->
     expect(page.locator("lineup-agent-list")).not_to_contain_text("has not come online")
     expect(page.locator("lineup-agent-list")).not_to_contain_text("WebSocket")
     expect(card.locator("[data-diagnostic-code]")).to_contain_text("it resumes where it left off")
+    # What to do, in a newcomer's words: start it again the same way; no "adapter", no "credential file" (both
+    # newcomers of the usability re-run asked whether to pair again).
+    expect(card.locator("[data-diagnostic-code]")).to_contain_text("with the same command as before")
+    expect(card).not_to_contain_text("adapter")
+    expect(card).not_to_contain_text("credential file")
     # "Pair again" (for a lost credential file) is with the details, not beside Message as if pairing were the fix.
     expect(card.locator(".agent-card-head ~ .button-row .pair-again-button")).to_have_count(0)
     expect(card.locator("details.diagnostics .pair-again-button")).to_be_visible()
