@@ -25,6 +25,7 @@ from hub.web.errors import lap_error_handler
 from hub.web.headers import SecurityHeaders
 from hub.web.hostcheck import HostCheck
 from hub.web.plugin_routes import plugin_routes
+from hub.web.port import attach
 from hub.web.relay_check import routes as relay_check_routes
 from hub.web.static_app import AppFiles
 from hub.web.trust import routes as trust_routes
@@ -67,7 +68,7 @@ def create_app(settings: Settings, hub: Hub | None = None) -> Starlette:
             "maxFileBytes": settings.max_file_bytes, "maxAttachments": MAX_ATTACHMENTS}}), name="ui"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={LapError: lap_error_handler})
-    app.state.hub = hub
+    attach(app, hub)  # the web layer sees it as hub/web/port.py's WebHub, which mypy checks the Hub against
     app.add_middleware(CompressReads)  # innermost: the other middlewares' headers go on the compressed answer
     # Inside SecurityHeaders: a 413 has them too. A file upload's body may be larger (hub/web/files.py).
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes,

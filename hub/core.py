@@ -7,6 +7,7 @@ import logging
 import sqlite3
 from collections.abc import Callable
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -55,10 +56,21 @@ def inbound_handlers(registry: ToolRegistry) -> dict[str, dict[str, Any]]:
     return {"agent": {**AGENT_HANDLERS, **tool_handlers}, "app": {**APP_HANDLERS, **tool_handlers}}
 
 
+@dataclass(frozen=True)
+class Reach:
+    """How other devices reach the hub, known once its socket is bound (hub/server.py::build_server hands it in)."""
+
+    public_url: str | None = None  # how a phone reaches the hub (links in notifications)
+    lan_urls: tuple[str, ...] = ()  # the URLs other devices can use (none when listening on loopback only)
+    tls_fingerprint: str | None = None  # SHA-256 of the certificate, for clients to pin
+    agent_tls_port: int | None = None  # the TLS listener for agents, for the pairing command
+
+
 class Hub:
     """One per process (tests make several). Start with `await hub.start()`, stop with `await hub.stop()`."""
 
-    def __init__(self, settings: Settings, *, plugins: dict[str, Any] | None = None) -> None:
+    def __init__(self, settings: Settings, *, plugins: dict[str, Any] | None = None,
+                 reach: Reach | None = None) -> None:
         self.settings = settings
         self.version = __version__
         # The one way to hear about commits (hub/bus.py): the writer publishes each committed batch to it.
@@ -102,11 +114,12 @@ class Hub:
         self._data_version: int | None = None
         self._background: set[asyncio.Task[None]] = set()
         self._exit = AsyncExitStack()  # what start() started, stopped by stop() in reverse
-        self.url: str | None = None
-        self.public_url: str | None = None  # how a phone reaches the hub (links in notifications)
-        self.lan_urls: list[str] = []  # the URLs other devices can use (none when listening on loopback only)
-        self.tls_fingerprint: str | None = None  # SHA-256 of the certificate, for clients to pin
-        self.agent_tls_port: int | None = None  # the TLS listener for agents (hub/server.py), for the pairing command
+        self.url: str | None = None  # this machine's own address of the hub, once it listens (on_listening)
+        reach = reach or Reach()
+        self.public_url = reach.public_url
+        self.lan_urls = list(reach.lan_urls)
+        self.tls_fingerprint = reach.tls_fingerprint
+        self.agent_tls_port = reach.agent_tls_port
         self.advertiser: Advertiser | None = None
         self._name: str | None = None
 

@@ -26,7 +26,7 @@ from hub.app import create_app
 from hub.ca.https import LanHttps
 from hub.ca.listener import SniffingServer
 from hub.connguard import ConnectionGuard, guarded_protocol, raise_file_limit
-from hub.core import Hub
+from hub.core import Hub, Reach
 from hub.filemodes import check_config_file
 from hub.gateway import admission
 from hub.gateway.wire import FrameBatching
@@ -298,20 +298,20 @@ def build_server(settings: Settings, sock: socket.socket, *, open_browser: bool 
     port = sock.getsockname()[1]
     tls = tls_files(settings)
     urls = urls_for(settings.host, port, "https" if tls else "http")
-    hub = Hub(settings, plugins=dict(plugins or {}))
-    if tls is not None:
-        from hub.tls import fingerprint
-
-        hub.tls_fingerprint = fingerprint(tls[0])
     # What other devices are shown (phone sign-in, the agent command) and notification links use: never loopback.
-    hub.lan_urls = device_urls(settings.host, port, "https" if tls else "http")
+    lan_urls = device_urls(settings.host, port, "https" if tls else "http")
     agent_tls = agent_tls_listener(settings, tls, port)
-    if agent_tls is not None:
+    certificate = agent_tls[2] if agent_tls is not None else tls[0] if tls is not None else None
+    pin = None
+    if certificate is not None:
         from hub.tls import fingerprint
 
-        hub.tls_fingerprint = fingerprint(agent_tls[2])
-        hub.agent_tls_port = agent_tls[0].getsockname()[1]  # read by the pairing command (hub/web/accounts.py)
-    hub.public_url = hub.lan_urls[0] if hub.lan_urls else urls[0].rstrip("/")
+        pin = fingerprint(certificate)
+    hub = Hub(settings, plugins=dict(plugins or {}), reach=Reach(
+        public_url=lan_urls[0] if lan_urls else urls[0].rstrip("/"), lan_urls=tuple(lan_urls),
+        tls_fingerprint=pin,
+        # read by the pairing command (hub/web/accounts.py)
+        agent_tls_port=agent_tls[0].getsockname()[1] if agent_tls is not None else None))
     app = create_app(settings, hub)
     lan_https = lan_https_for(settings, tls)
     app.state.lan_https = lan_https  # read by the "Trust this hub" routes (hub/web/trust.py)

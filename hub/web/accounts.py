@@ -16,12 +16,13 @@ from hub.auth.secrets import hash_password, no_match_hash, normalize_pairing_cod
 from hub.cli_invocation import program as cli_program
 from hub.domain import accounts
 from hub.gateway.admission import plain_agent_refusal
-from hub.protocol.errors import LapError
+from hub.protocol.errors import APP_SIGN_IN_HINT, LapError
 from hub.store.queries import accounts as people
 from hub.store.queries import agents as agent_rows
 from hub.web import addresses, relay_access, views
 from hub.web.auth import client_is_loopback, client_key, json_body, require_user
 from hub.web.errors import error_response
+from hub.web.port import hub_of
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
 
@@ -83,7 +84,7 @@ def hashing_busy() -> JSONResponse:
 
 
 async def setup(request: Request) -> JSONResponse:
-    hub = request.app.state.hub
+    hub = hub_of(request)
     body = await json_body(request, SetupRequest)
     if hub.setup_code is None:
         raise LapError("forbidden", "This hub is already set up.", hint="Sign in with the owner's account.")
@@ -112,7 +113,7 @@ async def setup(request: Request) -> JSONResponse:
 
 
 async def login(request: Request) -> JSONResponse:
-    hub = request.app.state.hub
+    hub = hub_of(request)
     body = await json_body(request, LoginRequest)
     source, local = _client_key(request), client_is_loopback(request)
     # Counted per address, per account and hub-wide before the password is checked, and given back if it is right
@@ -140,9 +141,11 @@ async def login(request: Request) -> JSONResponse:
 
 async def me(request: Request) -> JSONResponse:
     actor = await require_user(request)
-    hub = request.app.state.hub
+    hub = hub_of(request)
     user = await hub.read(lambda c: people.user_by_id(c, actor.id))
     workspace = await hub.read(lambda c: people.workspace_by_id(c, actor.workspace_id))
+    if user is None or workspace is None:  # the device's account went while it asked
+        raise LapError("unauthorized", "This device's account no longer exists.", hint=APP_SIGN_IN_HINT)
     return JSONResponse({"userId": actor.id, "username": user.username, "displayName": user.display_name,
                          "role": user.role, "deviceId": actor.device_id,
                          "workspace": {"id": workspace.id, "name": workspace.name}})
@@ -150,7 +153,7 @@ async def me(request: Request) -> JSONResponse:
 
 async def list_devices(request: Request) -> JSONResponse:
     actor = await require_user(request)
-    rows = await request.app.state.hub.read(lambda c: people.devices_of_user(c, actor.workspace_id, actor.id))
+    rows = await hub_of(request).read(lambda c: people.devices_of_user(c, actor.workspace_id, actor.id))
     return JSONResponse({"devices": [views.device(r, actor.device_id) for r in rows]})
 
 
@@ -163,7 +166,7 @@ async def revoke_device(request: Request) -> JSONResponse:
     await json_body(request, dict)
     wanted = request.path_params["device_id"]
     device_id = actor.device_id if wanted == "current" and actor.device_id else wanted
-    revoked = await request.app.state.hub.execute(accounts.revoke_device(actor, device_id))
+    revoked = await hub_of(request).execute(accounts.revoke_device(actor, device_id))
     relay, problem = await relay_access.end_for_device(request, revoked["userId"], device_id)
     answer: dict[str, object] = {"revoked": True, "deviceId": device_id, "relayAccess": relay}
     if problem is not None:
@@ -174,7 +177,7 @@ async def revoke_device(request: Request) -> JSONResponse:
 async def create_pairing_code(request: Request) -> JSONResponse:
     actor = await require_user(request)
     body = await json_body(request, PairingCodeRequest)
-    hub = request.app.state.hub
+    hub = hub_of(request)
     command, code = accounts.create_pairing_code(actor, body.name, hub.settings.pairing_code_ttl_s,
                                                  body.replacesAgentId)
     result = await hub.execute(command)
@@ -210,7 +213,7 @@ def agent_commands(base: str, code: str, fingerprint: str | None, plain: bool = 
 
 
 async def pair(request: Request) -> JSONResponse:
-    hub = request.app.state.hub
+    hub = hub_of(request)
     refusal = plain_agent_refusal(hub, request.scope)
     if refusal is not None:
         raise refusal
@@ -234,14 +237,14 @@ async def pair(request: Request) -> JSONResponse:
 
 async def list_agents(request: Request) -> JSONResponse:
     actor = await require_user(request)
-    rows, paired = await request.app.state.hub.read(
+    rows, paired = await hub_of(request).read(
         lambda c: (agent_rows.agents_of_workspace(c, actor.workspace_id),
                    agent_rows.newest_pairings(c, actor.workspace_id)))
     # pairedAt: the newest pairing (an agent paired again keeps its id and createdAt, and gets a new credential).
     agents = [{**views.agent(r), "pairedAt": paired.get(r.id, r.created_at)} for r in rows]
     # The stored time changes only with the status (connect, disconnect): an online agent's last sign of life is
     # its newest heartbeat, kept in memory by presence (writing every heartbeat would be a write per ping).
-    heartbeats = request.app.state.hub.presence.last_heartbeat_wall
+    heartbeats = hub_of(request).presence.last_heartbeat_wall
     for agent in agents:
         if agent["status"] == "online" and agent["id"] in heartbeats:
             agent["lastHeartbeatAt"] = heartbeats[agent["id"]]
@@ -251,14 +254,14 @@ async def list_agents(request: Request) -> JSONResponse:
 async def revoke_agent(request: Request) -> JSONResponse:
     actor = await require_user(request)
     await json_body(request, dict)
-    await request.app.state.hub.execute(accounts.revoke_agent(actor, request.path_params["agent_id"]))
+    await hub_of(request).execute(accounts.revoke_agent(actor, request.path_params["agent_id"]))
     return JSONResponse({"revoked": True})
 
 
 async def rename_agent(request: Request) -> JSONResponse:
     actor = await require_user(request)
     body = await json_body(request, RenameRequest)
-    await request.app.state.hub.execute(accounts.rename_agent(actor, request.path_params["agent_id"], body.name))
+    await hub_of(request).execute(accounts.rename_agent(actor, request.path_params["agent_id"], body.name))
     return JSONResponse({"renamed": True})
 
 
@@ -267,7 +270,7 @@ async def create_sign_in_link(request: Request) -> JSONResponse:
     which browsers never send to a server or write to a log."""
     actor = await require_user(request)
     await json_body(request, dict)
-    hub = request.app.state.hub
+    hub = hub_of(request)
     # The phone needs an address it can reach, also when this app was opened on 127.0.0.1. A hub with
     # none (listening on loopback only) answers with `otherDevices: false` and no QR code: the app says so.
     base, source = addresses.for_other_devices(request)
@@ -280,7 +283,7 @@ async def create_sign_in_link(request: Request) -> JSONResponse:
 
 
 async def redeem_sign_in_link(request: Request) -> JSONResponse:
-    hub = request.app.state.hub
+    hub = hub_of(request)
     body = await json_body(request, RedeemRequest)
     key = "link:" + _client_key(request)
     attempt = hub.sign_in_limiter.attempt(key)  # counted before the code is checked (hub/auth/limits.py)
@@ -295,14 +298,14 @@ async def redeem_sign_in_link(request: Request) -> JSONResponse:
 async def rename_hub(request: Request) -> JSONResponse:
     actor = await require_user(request)
     body = await json_body(request, RenameRequest)
-    hub = request.app.state.hub
+    hub = hub_of(request)
     await hub.execute(accounts.rename_hub(actor, body.name))
     return JSONResponse({"name": hub.name})
 
 
 async def setup_status(request: Request) -> JSONResponse:
     """Whether the first-run setup is still open, and whether this client needs the setup code for it."""
-    hub = request.app.state.hub
+    hub = hub_of(request)
     return JSONResponse({"needsSetup": hub.setup_code is not None,
                          "setupCodeRequired": hub.setup_code is not None and not client_is_loopback(request)})
 

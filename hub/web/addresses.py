@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from starlette.requests import Request
 
 from hub.netaddr import configured_public_url, https_public_url, is_loopback_host
+from hub.web.port import WebHub, hub_of
 
 
 def for_other_devices(request: Request) -> tuple[str | None, str]:
@@ -19,19 +19,19 @@ def for_other_devices(request: Request) -> tuple[str | None, str]:
     route first). None with "none" when the hub listens on loopback only: the app says so instead of showing a
     link that works on this machine alone.
     """
-    configured = configured_public_url(request.app.state.hub)
+    configured = configured_public_url(hub_of(request))
     if configured:
         return configured, "configured"
     return _without_public_url(request)
 
 
 def _without_public_url(request: Request) -> tuple[str | None, str]:
-    hub = request.app.state.hub
+    hub = hub_of(request)
     opened = str(request.base_url).rstrip("/")
     if request.url.hostname and not is_loopback_host(request.url.hostname):
         return opened, "opened"
     if hub.lan_urls:
-        return str(hub.lan_urls[0]), "lan"
+        return hub.lan_urls[0], "lan"
     return None, "none"
 
 
@@ -45,10 +45,10 @@ class AgentAddress:
     transport: str             # "tls"; "plain": credentials cross the network in clear; "local": plain, this machine
 
 
-def _own_tls_ports(hub: Any) -> set[int]:
-    ports = {getattr(hub, "agent_tls_port", None)}
-    url = getattr(hub, "url", None)
-    if isinstance(url, str) and url.startswith("https://"):
+def _own_tls_ports(hub: WebHub) -> set[int]:
+    ports = {hub.agent_tls_port}
+    url = hub.url
+    if url is not None and url.startswith("https://"):
         ports.add(urlsplit(url).port)  # the whole hub is served over TLS
     return {port for port in ports if port}
 
@@ -62,8 +62,8 @@ def for_agents(request: Request) -> AgentAddress:
     device can use, turned into the TLS listener's (https, the hub's port + 1) when there is one. A hub without a LAN
     address still pairs agents on its own machine, so its loopback address is shown, marked as this machine's only.
     """
-    hub = request.app.state.hub
-    pin = getattr(hub, "tls_fingerprint", None)
+    hub = hub_of(request)
+    pin = hub.tls_fingerprint
     tls_ports = _own_tls_ports(hub)
     public = configured_public_url(hub)
     if public is not None and https_public_url(hub) is not None:
@@ -75,7 +75,7 @@ def for_agents(request: Request) -> AgentAddress:
     if url is None:
         url = str(request.base_url).rstrip("/")
     parts = urlsplit(url)
-    port = getattr(hub, "agent_tls_port", None)
+    port = hub.agent_tls_port
     if port and parts.scheme == "http" and parts.hostname:
         host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
         url = urlunsplit(("https", f"{host}:{port}", parts.path, "", ""))

@@ -14,6 +14,7 @@ from hub.gateway.admission import origin_allowed
 from hub.protocol.actors import Actor
 from hub.protocol.errors import APP_SIGN_IN_HINT, LapError
 from hub.web.errors import BodyTooLarge
+from hub.web.port import hub_of
 
 
 def relayed_caller(request: Request) -> Actor | None:
@@ -31,7 +32,7 @@ async def require_user(request: Request) -> Actor:
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token:
         raise LapError("unauthorized", "Sign in first: send `Authorization: Bearer <token>`.", hint=APP_SIGN_IN_HINT)
-    actor = await app_actor(request.app.state.hub, token.strip())
+    actor = await app_actor(hub_of(request), token.strip())
     if actor is None:
         raise LapError("unauthorized", "The token is unknown or has been revoked.", hint=APP_SIGN_IN_HINT)
     return actor
@@ -47,7 +48,7 @@ async def json_body(request: Request, kind: type[Any]) -> Any:
     """Decode and validate a JSON body; a bad one is `invalid_payload` naming the field."""
     check_origin(request)
     # hub/web/bodylimit.py has refused a larger body before reading it; this check stays for any other server.
-    limit = request.app.state.hub.settings.max_body_bytes
+    limit = hub_of(request).settings.max_body_bytes
     body = await request.body()
     if len(body) > limit:
         raise BodyTooLarge(limit)

@@ -36,6 +36,7 @@ from hub.protocol.errors import LapError
 from hub.store.queries import files as file_rows
 from hub.store.queries.records import FileRecord
 from hub.web.auth import check_origin, relayed_caller
+from hub.web.port import hub_of
 
 ROUTE = "/api/files"
 # Received bytes are written to disk in pieces of about this size (on a worker thread: the loop never waits on the
@@ -56,7 +57,7 @@ async def caller(request: Request) -> Actor:
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
         raise LapError("unauthorized", "Send the app's token or the agent's credential: `Authorization: Bearer …`.")
-    hub = request.app.state.hub
+    hub = hub_of(request)
     actor = await app_actor(hub, token) or await agent_actor(hub, token)
     if actor is None:
         raise LapError("unauthorized", "The token or credential is unknown or has been revoked.")
@@ -105,7 +106,7 @@ async def _receive(request: Request, upload: Upload, limit: int) -> None:
 async def upload_file(request: Request) -> JSONResponse:
     check_origin(request)
     actor = await caller(request)
-    hub = request.app.state.hub
+    hub = hub_of(request)
     settings = hub.settings
     name = _name(request)
     with upload_slot(request, actor):
@@ -135,7 +136,7 @@ def _readable(conn: sqlite3.Connection, actor: Actor, file_id: str) -> FileRecor
 
 async def download_file(request: Request) -> Response:
     actor = await caller(request)
-    hub = request.app.state.hub
+    hub = hub_of(request)
     file_id = request.path_params["file_id"]
     record = await hub.read(lambda c: _readable(c, actor, file_id))
     if record is None:  # another workspace's file, or one this agent may not read, is answered as a missing one

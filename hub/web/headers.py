@@ -7,6 +7,8 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from hub.web.port import hub_in_scope
+
 # img-src blob:: the app shows an uploaded image from a blob: URL it made of the bytes it fetched with its token
 # (ui/lib/files.js): an <img src> cannot carry the Authorization header.
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
@@ -25,8 +27,8 @@ SUBRESOURCE = b"x-lineup-subresource"  # set by the app's file server on version
 
 def relay_origin(scope: Scope) -> str:
     """The WuKongIM address the app's relay client connects to (docs/relay.md), allowed in connect-src."""
-    hub = getattr(getattr(scope.get("app"), "state", None), "hub", None)
-    config = getattr(getattr(hub, "relay", None), "config", None)
+    hub = hub_in_scope(scope)
+    config = hub.relay.config if hub is not None else None
     url = (config.app_ws_url or config.ws_url) if config is not None and config.enabled else ""
     parts = urlsplit(url)
     return f" {parts.scheme}://{parts.netloc}" if parts.scheme in ("ws", "wss") and parts.netloc else ""

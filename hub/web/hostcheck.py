@@ -5,12 +5,12 @@ from __future__ import annotations
 import ipaddress
 import json
 import socket
-from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hub.netaddr import configured_public_url
+from hub.web.port import WebHub, hub_in_scope
 
 
 def host_name(host_header: str) -> str | None:
@@ -30,7 +30,7 @@ def is_ip_literal(name: str) -> bool:
     return True
 
 
-def own_names(hub: Any) -> set[str]:
+def own_names(hub: WebHub | None) -> set[str]:
     """The names a person or agent may use for this hub: localhost, the machine's name (plain and `.local`), the
     name it advertises over mDNS, the host it was told to listen on, and the configured `public_url`."""
     names = {"localhost"}
@@ -38,21 +38,21 @@ def own_names(hub: Any) -> set[str]:
     if machine:
         short = machine.split(".")[0]
         names |= {machine, short, f"{short}.local"}
-    info = getattr(getattr(hub, "advertiser", None), "info", None)
-    server = getattr(info, "server", None)
-    if server:
-        names.add(str(server).rstrip(".").lower())
-    for url in (configured_public_url(hub), getattr(hub, "public_url", None), getattr(hub, "url", None)):
+    if hub is None:
+        return names
+    info = hub.advertiser.info if hub.advertiser is not None else None
+    if info is not None and info.server:
+        names.add(info.server.rstrip(".").lower())
+    for url in (configured_public_url(hub), hub.public_url, hub.url):
         name = urlsplit(url).hostname if url else None
         if name:
             names.add(name.rstrip(".").lower())
-    listen = getattr(getattr(hub, "settings", None), "host", None)
-    if isinstance(listen, str) and listen:
-        names.add(listen.rstrip(".").lower())
+    if hub.settings.host:
+        names.add(hub.settings.host.rstrip(".").lower())
     return names
 
 
-def host_allowed(host_header: str | None, hub: Any) -> bool:
+def host_allowed(host_header: str | None, hub: WebHub | None) -> bool:
     """Every IP literal is allowed, names only from `own_names`.
 
     DNS rebinding needs a *name* the attacker controls (the browser sends that name as Host, since it believes
@@ -80,7 +80,7 @@ class HostCheck:
             await self.app(scope, receive, send)
             return
         hosts = [v.decode("latin-1") for k, v in scope.get("headers", ()) if k == b"host"]
-        hub = getattr(getattr(scope.get("app"), "state", None), "hub", None)
+        hub = hub_in_scope(scope)
         # Two Host headers are refused (RFC 9112 §3.2: 400): a proxy and the hub could each read another one.
         if len(hosts) <= 1 and host_allowed(hosts[0] if hosts else None, hub):
             await self.app(scope, receive, send)

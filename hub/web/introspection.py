@@ -17,16 +17,17 @@ from hub.protocol.envelope import PROTOCOL_VERSION
 from hub.protocol.errors import LapError
 from hub.web.auth import client_is_loopback, require_user
 from hub.web.plugin_routes import ui_modules
+from hub.web.port import hub_of
 
 
 async def health(request: Request) -> JSONResponse:
-    hub = request.app.state.hub
+    hub = hub_of(request)
     return JSONResponse({"status": "ok" if hub.started else "starting", "version": hub.version, "hubId": hub.hub_id,
                          "protocol": PROTOCOL_VERSION}, status_code=200 if hub.started else 503)
 
 
 async def well_known(request: Request) -> JSONResponse:
-    hub = request.app.state.hub
+    hub = hub_of(request)
     return JSONResponse({"name": hub.name, "hubId": hub.hub_id, "version": hub.version,
                          "protocol": PROTOCOL_VERSION, "ws": {"app": "/ws/app", "agent": "/ws/agent"},
                          "api": "/api", "needsSetup": hub.setup_code is not None,
@@ -44,7 +45,7 @@ async def metrics(request: Request) -> JSONResponse:
     """Loop lag, writer batches and commit latency, queue depths, connections (docs/quality.md#the-harness)."""
     if not client_is_loopback(request):
         await require_user(request)
-    hub = request.app.state.hub
+    hub = hub_of(request)
     stats = hub.writer.stats
     commits = sorted(stats.commit_ms)
 
@@ -78,7 +79,7 @@ async def plugins(request: Request) -> JSONResponse:
     """Every loaded plugin with its origin, version and hooks, the ones that failed, and the runtimes."""
     if not client_is_loopback(request):
         await require_user(request)
-    hub = request.app.state.hub
+    hub = hub_of(request)
     return JSONResponse({"plugins": hub.plugins.describe(),
                          "failures": [{"name": f.name, "origin": f.origin, "reason": f.reason}
                                       for f in hub.plugins.failures],
@@ -96,7 +97,7 @@ async def vocabulary(request: Request) -> JSONResponse:
 
 async def ui_module_list(request: Request) -> JSONResponse:
     """The ES modules the app imports at start (plugins' custom elements); public, like the app itself."""
-    return JSONResponse({"modules": ui_modules(request.app.state.hub)})
+    return JSONResponse({"modules": ui_modules(hub_of(request))})
 
 
 routes = [

@@ -13,6 +13,7 @@ from hub.notify.actions import use_action_link
 from hub.protocol.errors import LapError
 from hub.web.accounts import too_many
 from hub.web.auth import client_key, json_body, require_user
+from hub.web.port import hub_of
 
 
 class TestRequest(msgspec.Struct):
@@ -25,13 +26,13 @@ class ActionRequest(msgspec.Struct):
 
 async def delivery_log(request: Request) -> JSONResponse:
     actor = await require_user(request)
-    return JSONResponse(await request.app.state.hub.notifier.delivery_log(actor.workspace_id))
+    return JSONResponse(await hub_of(request).notifier.delivery_log(actor.workspace_id))
 
 
 async def send_test(request: Request) -> JSONResponse:
     actor = await require_user(request)
     body = await json_body(request, TestRequest)
-    unknown = await request.app.state.hub.notifier.send_test(actor.workspace_id, body.channel)
+    unknown = await hub_of(request).notifier.send_test(actor.workspace_id, body.channel)
     if unknown:
         raise LapError("not_found", f"No notification channel {unknown[0]!r} is configured.",
                        hint="Configure it in the [notify] table of lineup.toml and restart the hub.")
@@ -40,7 +41,7 @@ async def send_test(request: Request) -> JSONResponse:
 
 async def use_action(request: Request) -> JSONResponse:
     """A notification's button: the single-use token is the authorisation (it travels in the body only)."""
-    hub = request.app.state.hub
+    hub = hub_of(request)
     key = "action:" + client_key(request)
     attempt = hub.sign_in_limiter.attempt(key)  # counted before the token is checked (hub/auth/limits.py)
     if attempt is None:

@@ -18,6 +18,7 @@ from hub.protocol.errors import LapError
 from hub.store.queries import push_subscriptions as push_store
 from hub.store.writer import Command, Tx
 from hub.web.auth import json_body, require_user
+from hub.web.port import hub_of
 
 
 class Keys(msgspec.Struct):
@@ -45,14 +46,14 @@ def _raw(value: str) -> bytes:
 
 
 def _extra_endpoints(request: Request) -> list[str]:
-    endpoints = request.app.state.hub.notifier.config.channel("webpush").options.get("endpoints") or []
+    endpoints = hub_of(request).notifier.config.channel("webpush").options.get("endpoints") or []
     return [e for e in endpoints if isinstance(e, str)]
 
 
 async def public_key(request: Request) -> JSONResponse:
     """The key the app hands PushManager.subscribe: made on first use (hub/notify/vapid.py)."""
     await require_user(request)
-    hub = request.app.state.hub
+    hub = hub_of(request)
     keys = await asyncio.to_thread(load_or_create, hub.settings.data_dir)
     on = "webpush" in hub.notifier.channels
     return JSONResponse({"publicKey": keys.public_key, "enabled": on})
@@ -74,7 +75,7 @@ async def subscribe(request: Request) -> JSONResponse:
     def run(tx: Tx) -> str:
         return push_store.save(tx, device_id, actor.workspace_id, actor.id, body.endpoint,
                                body.keys.p256dh, body.keys.auth)
-    subscription_id = await request.app.state.hub.execute(Command(run=run))
+    subscription_id = await hub_of(request).execute(Command(run=run))
     return JSONResponse({"id": subscription_id, "deviceId": actor.device_id}, status_code=201)
 
 
@@ -82,7 +83,7 @@ async def devices(request: Request) -> JSONResponse:
     """The caller's devices that get pushes (Settings, beside their devices): names and times, never endpoints or
     keys."""
     actor = await require_user(request)
-    rows = await request.app.state.hub.read(lambda c: push_store.of_user(c, actor.workspace_id, actor.id))
+    rows = await hub_of(request).read(lambda c: push_store.of_user(c, actor.workspace_id, actor.id))
     return JSONResponse({"devices": [{"id": r.id, "deviceId": r.device_id, "name": r.device_name,
                                       "thisDevice": r.device_id == actor.device_id, "createdAt": r.created_at,
                                       "lastSentAt": r.last_sent_at, "lastError": r.last_error} for r in rows]})
@@ -95,7 +96,7 @@ async def stop(request: Request) -> JSONResponse:
 
     def run(tx: Tx) -> bool:
         return push_store.drop(tx, body.id, actor.workspace_id, actor.id)
-    if not await request.app.state.hub.execute(Command(run=run)):
+    if not await hub_of(request).execute(Command(run=run)):
         raise LapError("not_found", "None of your devices gets pushes under that id.")
     return JSONResponse({"stopped": body.id})
 

@@ -17,6 +17,7 @@ from hub.store.queries import conversations, interactions, tasks
 from hub.store.queries.records import MessageRecord
 from hub.web import views
 from hub.web.auth import require_user
+from hub.web.port import hub_of
 
 # Every list is bounded (a flood of questions once made the inbox 102 MB: docs/security.md#agents); a task's parts
 # beyond this are left out of its detail, and the inbox says how many questions wait in all.
@@ -40,7 +41,7 @@ def _int_param(request: Request, name: str, default: int, *, low: int = 0, high:
 async def state(request: Request) -> JSONResponse:
     """Where the log stands: the app loads state over HTTP, then connects with lastSequence = headSequence."""
     await require_user(request)
-    hub = request.app.state.hub
+    hub = hub_of(request)
     return JSONResponse({"epoch": hub.epoch, "headSequence": hub.writer.head})
 
 
@@ -48,7 +49,7 @@ async def list_conversations(request: Request) -> JSONResponse:
     """The most recently active conversations first, `limit` of them (500 by default)."""
     actor = await require_user(request)
     limit = _int_param(request, "limit", 500, low=1, high=2000)
-    rows = await request.app.state.hub.read(lambda c: conversations.recent_conversations(c, actor.workspace_id, limit))
+    rows = await hub_of(request).read(lambda c: conversations.recent_conversations(c, actor.workspace_id, limit))
     return JSONResponse({"conversations": [views.conversation(r) for r in rows]})
 
 
@@ -64,7 +65,7 @@ async def list_messages(request: Request) -> JSONResponse:
             return None
         return conversations.messages_before(c, conversation_id, actor.workspace_id, before, limit)
 
-    rows = await request.app.state.hub.read(read)
+    rows = await hub_of(request).read(read)
     if rows is None:
         raise LapError("not_found", f"No conversation {conversation_id!r} in this workspace.")
     rows.reverse()
@@ -88,7 +89,7 @@ async def list_tasks(request: Request) -> JSONResponse:
                                      TASK_CARD_FILES)
         return [{**views.task(r), **views.task_files(*files.get(r.id, ([], 0)))} for r in rows]
 
-    return JSONResponse({"tasks": await request.app.state.hub.read(read)})
+    return JSONResponse({"tasks": await hub_of(request).read(read)})
 
 
 async def task_detail(request: Request) -> JSONResponse:
@@ -109,7 +110,7 @@ async def task_detail(request: Request) -> JSONResponse:
                 "interactions": [views.interaction(r) for r in asked],
                 "timeline": [dict(e.as_dict(), actor=e.actor) for e in timeline]}
 
-    detail = await request.app.state.hub.read(read)
+    detail = await hub_of(request).read(read)
     if detail is None:
         raise LapError("not_found", f"No task {task_id!r} in this workspace.")
     return JSONResponse(detail)
@@ -136,7 +137,7 @@ async def inbox(request: Request) -> JSONResponse:
                 "needsAttention": [views.task(r) for r in failed],
                 "recentlyCompleted": [views.task(r) for r in done]}
 
-    return JSONResponse(await request.app.state.hub.read(read))
+    return JSONResponse(await hub_of(request).read(read))
 
 
 async def list_interactions(request: Request) -> JSONResponse:
@@ -144,7 +145,7 @@ async def list_interactions(request: Request) -> JSONResponse:
     status = request.query_params.get("status")
     limit = _int_param(request, "limit", 200, low=1, high=200)
     before = _int_param(request, "before", 1 << 62)
-    rows = await request.app.state.hub.read(
+    rows = await hub_of(request).read(
         lambda c: interactions.latest_interactions(c, actor.workspace_id, status, limit, before))
     return JSONResponse({"interactions": [views.interaction(r) for r in rows],
                          "nextBefore": rows[-1].page_cursor if len(rows) == limit else None})
@@ -153,7 +154,7 @@ async def list_interactions(request: Request) -> JSONResponse:
 async def list_events(request: Request) -> JSONResponse:
     """The workspace's events after a sequence, a page at a time: `nextAfter` until it is null."""
     actor = await require_user(request)
-    hub = request.app.state.hub
+    hub = hub_of(request)
     after = _int_param(request, "after", 0)
     limit = _int_param(request, "limit", event_log.PAGE_SIZE, low=1, high=event_log.PAGE_SIZE)
     head = hub.writer.head

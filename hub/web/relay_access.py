@@ -30,6 +30,7 @@ from hub.store.queries import accounts as people
 from hub.store.queries import relay as relay_state
 from hub.store.writer import Command, Tx
 from hub.web.auth import json_body, require_user
+from hub.web.port import hub_of
 
 if TYPE_CHECKING:
     from hub.relay.config import RelayConfig
@@ -39,7 +40,7 @@ APP_DEVICE_FLAG = 1  # WuKongIM's web device flag: the hub itself signs in as PC
 
 def _access(request: Request, actor: Actor) -> tuple[str | None, dict[str, str] | None]:
     """The caller's relay uid, or why there is none: {reason, message, hint}."""
-    uplink = request.app.state.hub.relay
+    uplink = hub_of(request).relay
     config = uplink.config
     if not (config.enabled and config.configured):
         return None, {"reason": "relay_off", "message": "This hub has no relay.",
@@ -56,12 +57,12 @@ def _access(request: Request, actor: Actor) -> tuple[str | None, dict[str, str] 
 
 
 def _api(request: Request) -> HttpApi:
-    config = request.app.state.hub.relay.config
+    config = hub_of(request).relay.config
     return HttpApi(config.api_url, config.manager_token)
 
 
 async def _paired(request: Request, uid: str) -> dict[str, Any] | None:
-    raw = await request.app.state.hub.read(lambda c: relay_state.get_state(c, f"app_device:{uid}"))
+    raw = await hub_of(request).read(lambda c: relay_state.get_state(c, f"app_device:{uid}"))
     return json.loads(raw) if raw else None
 
 
@@ -71,12 +72,12 @@ async def _record(request: Request, uid: str, value: dict[str, Any] | None) -> N
             relay_state.forget_relay_state(tx.conn, f"app_device:{uid}")
         else:
             relay_state.set_state(tx, f"app_device:{uid}", json.dumps(value))
-    await request.app.state.hub.execute(Command(run=run))
+    await hub_of(request).execute(Command(run=run))
 
 
 async def _end_keys(request: Request, uid: str) -> None:
     """The device's sealing keys end: what the hub sends from now on opens with no key it held."""
-    await request.app.state.hub.execute(Command(run=lambda tx: devices.end(tx, uid)))
+    await hub_of(request).execute(Command(run=lambda tx: devices.end(tx, uid)))
 
 
 class SetUp(msgspec.Struct):
@@ -103,7 +104,7 @@ async def end_for_device(request: Request, user_id: str, device_id: str) -> tupl
 
     The relay has no session per LineUp device of its own: WuKongIM keeps one token per uid and device flag, issued
     to the device recorded in relay_state, so that token is what the device holds on the hub's side."""
-    uplink = request.app.state.hub.relay
+    uplink = hub_of(request).relay
     config = uplink.config
     if not (config.enabled and config.configured):
         return "none", None
@@ -130,13 +131,13 @@ async def end_for_device(request: Request, user_id: str, device_id: str) -> tupl
 async def describe(request: Request) -> JSONResponse:
     """Whether the caller may use the relay, its state, and which of their devices holds the access."""
     actor = await require_user(request)
-    uplink = request.app.state.hub.relay
+    uplink = hub_of(request).relay
     uid, problem = _access(request, actor)
     paired = await _paired(request, uid) if uid else None
     if paired is not None:
         paired["current"] = paired["deviceId"] == actor.device_id
     status = uplink.status
-    device = await request.app.state.hub.read(lambda c: devices.device(c, uid)) if uid else None
+    device = await hub_of(request).read(lambda c: devices.device(c, uid)) if uid else None
     person = uplink.people[uid][0] if uid else None
     sealing = {"sealed": bool(device and device.keys), "ended": bool(device and device.ended),
                "text": person.texts(bool(device and device.sealed)) if person else None,
@@ -151,7 +152,7 @@ async def issue(request: Request) -> JSONResponse:
     """A fresh WuKongIM token for the caller's uid (web device flag) and the pairing data of docs/relay.md."""
     actor = await require_user(request)
     body = await json_body(request, SetUp)
-    hub = request.app.state.hub
+    hub = hub_of(request)
     uid, problem = _access(request, actor)
     if uid is None or problem is not None:
         assert problem is not None
@@ -192,7 +193,7 @@ async def revoke(request: Request) -> JSONResponse:
         raise LapError("not_found", problem["message"], hint=problem["hint"])
     await _end_keys(request, uid)
     if problem is None:
-        await _end_on_wukongim(request.app.state.hub.relay.config, uid)
+        await _end_on_wukongim(hub_of(request).relay.config, uid)
     await _record(request, uid, None)
     return JSONResponse({"revoked": True})
 

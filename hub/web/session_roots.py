@@ -19,12 +19,13 @@ from starlette.routing import Route
 
 from hub.auth.limits import HashingBusy
 from hub.auth.secrets import no_match_hash, verify_password
-from hub.protocol.errors import LapError
+from hub.protocol.errors import APP_SIGN_IN_HINT, LapError
 from hub.sessions import roots as session_roots
 from hub.settings import CONFIG_FILE
 from hub.store.queries import accounts as people
 from hub.web.accounts import hashing_busy, too_many
 from hub.web.auth import client_is_loopback, client_key, json_body
+from hub.web.port import hub_of
 from hub.web.sessions import host_of, require_owner
 
 Root = Annotated[str, msgspec.Meta(max_length=session_roots.MAX_ROOT_CHARS)]
@@ -37,7 +38,7 @@ class RootsRequest(msgspec.Struct, forbid_unknown_fields=True):
 
 def _shown(request: Request) -> dict[str, object]:
     host = host_of(request)
-    data_dir = request.app.state.hub.settings.data_dir
+    data_dir = hub_of(request).settings.data_dir
     return {"roots": [str(root) for root in host.settings.roots], "enabled": host.enabled,
             "passwordNeeded": not client_is_loopback(request), "home": str(Path.home()),
             "file": str(data_dir / CONFIG_FILE)}
@@ -56,7 +57,7 @@ async def set_roots(request: Request) -> JSONResponse:
         refused = await _check_password(request, actor.id, body.password)
         if refused is not None:
             return refused
-    hub = request.app.state.hub
+    hub = hub_of(request)
     checked = await asyncio.to_thread(session_roots.check_roots, body.roots, hub.settings.data_dir)
     written = await asyncio.to_thread(session_roots.write_roots, hub.settings.data_dir, checked)
     ended = await session_roots.apply(host_of(request), written)
@@ -66,12 +67,14 @@ async def set_roots(request: Request) -> JSONResponse:
 async def _check_password(request: Request, user_id: str, password: str | None) -> JSONResponse | None:
     """The owner's password, typed again: None when right; a 429 when guesses must wait; `forbidden` when missing or
     wrong (not 401: the token is good, and the app takes a 401 for a revoked device and signs out)."""
-    hub = request.app.state.hub
+    hub = hub_of(request)
     if not password:
         raise LapError("forbidden", "Type your password to change the folders sessions may use.",
                        hint="Or change them in the app on the hub's own machine.",
                        details={"reason": "password_needed"})
     user = await hub.read(lambda c: people.user_by_id(c, user_id))
+    if user is None:  # the owner's account went while it asked
+        raise LapError("unauthorized", "This device's account no longer exists.", hint=APP_SIGN_IN_HINT)
     source = client_key(request)
     attempt = hub.login_limits.attempt(source, user.username, False)
     if attempt is None:

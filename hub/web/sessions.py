@@ -45,6 +45,7 @@ from hub.store.queries import files as file_rows
 from hub.store.queries import sessions as session_rows
 from hub.store.queries.records import SessionRecord, TerminalConversationRecord
 from hub.web.auth import check_origin, json_body, require_user
+from hub.web.port import hub_of
 
 SESSIONS_OFF_HINT = ("Choose the folders of your projects in Settings → Sessions (or set [sessions] roots in the "
                      "hub's lineup.toml); no restart is needed.")
@@ -74,7 +75,9 @@ HOOK_CONVERSATIONS = ("conv_cc_", "conv_codex_", "conv_gemini_")
 
 
 def host_of(request: Request) -> SessionHost:
-    host: SessionHost = request.app.state.hub.supervisor.sessions
+    host = hub_of(request).supervisor.sessions
+    if not isinstance(host, SessionHost):  # the supervisor knows its session part only as something it starts
+        raise LapError("internal", "This hub has no session host.")
     return host
 
 
@@ -83,7 +86,7 @@ async def require_owner(request: Request) -> Actor:
     hub): sessions run programs as the hub's user in the folders of the hub's machine, which a member, or the owner
     of another workspace of this hub, must not be able to do."""
     actor = await require_user(request)
-    owner = await request.app.state.hub.read(people.first_owner)
+    owner = await hub_of(request).read(people.first_owner)
     if owner is None or owner.id != actor.id:
         raise LapError("forbidden", "Only the hub's owner can use sessions: they run programs on the hub's machine.",
                        hint="Sign in as the owner of the hub's first workspace.")
@@ -169,7 +172,7 @@ async def list_projects(request: Request) -> JSONResponse:
                              "hint": SESSIONS_OFF_HINT})
     found, cut = await asyncio.to_thread(walk_projects, host.settings.roots, query)
     paths = [str(f.path) for f in found]
-    latest = await request.app.state.hub.read(lambda c: session_rows.latest_by_project(c, actor.workspace_id, paths))
+    latest = await hub_of(request).read(lambda c: session_rows.latest_by_project(c, actor.workspace_id, paths))
     projects: list[dict[str, Any]] = []
     for item in found:
         entry: dict[str, Any] = {"path": str(item.path), "name": item.path.name, "git": item.git}
@@ -289,10 +292,10 @@ async def list_sessions(request: Request) -> JSONResponse:
                 session_rows.terminal_conversations(c, actor.workspace_id, list(TERMINAL_RUNTIMES),
                                                     MAX_LISTED_SESSIONS))
 
-    rows, terminal = await request.app.state.hub.read(read)
+    rows, terminal = await hub_of(request).read(read)
     listed = [session_view(r, host.live[r.id].status if r.id in host.live else None,
                            host.catalogue.name_of(r.agent_key)) for r in rows]
-    presence = request.app.state.hub.presence
+    presence = hub_of(request).presence
     listed += [terminal_view(t, presence.came_online_at(t.agent_id)) for t in terminal]
     listed.sort(key=lambda s: s["lastActivityAt"] or "", reverse=True)
     return JSONResponse(listed[:MAX_LISTED_SESSIONS])
@@ -313,7 +316,7 @@ async def start_session(request: Request) -> JSONResponse:
     require_enabled(host)
     body: StartRequest = await json_body(request, StartRequest)
     await host.wait_ready()
-    hub = request.app.state.hub
+    hub = hub_of(request)
     running = await hub.read(session_rows.running_count)
     if running >= host.settings.max_running:  # before a worktree is made for nothing (checked again when stored)
         raise LapError("rate_limited", f"{running} sessions are running, the most this hub runs at once.",
@@ -321,8 +324,8 @@ async def start_session(request: Request) -> JSONResponse:
                        details={"limit": "sessions", "max": host.settings.max_running})
     if body.attachments:
         wanted = [a.fileId for a in body.attachments]
-        found = await hub.read(lambda c: file_rows.files(c, wanted, actor.workspace_id))
-        missing = [f for f in wanted if f not in found]
+        stored = await hub.read(lambda c: file_rows.files(c, wanted, actor.workspace_id))
+        missing = [f for f in wanted if f not in stored]
         if missing:
             raise LapError("not_found", f"No file {missing[0]!r} in this workspace.",
                            hint="Upload it first (POST /api/files) and attach the fileId it answers.")
@@ -438,7 +441,7 @@ async def session_review(request: Request) -> JSONResponse:
         quoted = await reviews.quote_lines(folder, baseline, body.comments)
     text = reviews.message(quoted, body.summary)
     message_id = new_id("msg")
-    await request.app.state.hub.execute(message_command(actor, record.conversation_id, {
+    await hub_of(request).execute(message_command(actor, record.conversation_id, {
         "content": text, "messageId": message_id, "targetAgentId": record.agent_id}))
     return JSONResponse({"messageId": message_id, "conversationId": record.conversation_id, "content": text},
                         status_code=201)

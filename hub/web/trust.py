@@ -20,6 +20,7 @@ from hub.ca.profile import mobileconfig
 from hub.netaddr import is_loopback_host
 from hub.tls import fingerprint_der
 from hub.web.auth import require_user
+from hub.web.port import hub_of
 
 PROFILE_PATH = "/trust/lineup-hub.mobileconfig"
 DER_PATH = "/trust/lineup-hub-ca.crt"
@@ -65,7 +66,7 @@ def _phone_base(request: Request) -> str | None:
     """An http address a phone on the LAN can use: the one this page was opened at, else the hub's LAN address."""
     if request.url.hostname and not is_loopback_host(request.url.hostname):
         return f"http://{request.headers.get('host', request.url.netloc)}"
-    lan = request.app.state.hub.lan_urls
+    lan = hub_of(request).lan_urls
     return str(lan[0]).replace("https://", "http://", 1) if lan else None
 
 
