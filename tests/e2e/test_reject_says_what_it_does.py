@@ -67,3 +67,27 @@ def test_a_rejected_card_says_rejected_in_one_word(hub, open_page, world, shots)
     expect(card).to_contain_text("Rejected")
     expect(card).not_to_contain_text("Declined")
     shots(page, "02-rejected")
+
+
+def test_a_tall_card_can_be_rejected_from_its_top(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+    """A card taller than the phone's view offers Reject in its head, in the first view: saying no needs nothing below
+    (the usability re-run's phone participants scrolled a 1,100 px card to reach Reject). Approve still waits for the
+    end to have been on screen. A card that fits shows no second Reject, and the head's button takes its room
+    either way, so its showing moves nothing."""
+    tall = "\n".join(f"echo step {n}: reading, building, testing and writing down what it found" for n in range(60))
+    page, (long_card, short_card) = ask_and_open(open_page, hub, world, PHONE, {
+        "type": "approval", "title": "Run the whole plan?", "approves": {"kind": "command", "command": tall}}, {
+        "type": "approval", "title": "Delete the build folder?", "approves": {"kind": "command", "command": "rm -rf build"}})
+    short = card_of(page, short_card)
+    short.scroll_into_view_if_needed()
+    expect(short.locator(".quick-reject")).to_be_hidden()
+    card = card_of(page, long_card)
+    card.locator(".card-title").scroll_into_view_if_needed()
+    quick = card.locator(".quick-reject")
+    expect(quick).to_be_visible()
+    expect(quick).to_be_in_viewport()
+    expect(card.locator("button[data-option='approve']")).to_be_disabled()  # the end not yet seen
+    shots(page, "03-tall-card-top")
+    quick.click()
+    expect(card.locator(".card-head .badge").first).to_have_text("Rejected")
+    expect(card.locator(".quick-reject")).to_have_count(0)

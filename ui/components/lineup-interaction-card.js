@@ -420,6 +420,7 @@ export class LineupInteractionCard extends LineupElement {
         <span class="card-meta muted">${agent?.name || t('who.agent')}${showContext && task ? html` · <a href=${`#/tasks?task=${encodeURIComponent(task.id)}`}
           @click=${(e) => { e.preventDefault(); this.emit('lineup-task-open', { taskId: task.id }); }}>${task.title}</a>` : ''}
           · <time datetime=${it.createdAt}>${formatTime(it.createdAt)}</time></span>
+        ${pending && !busy && it.type === 'approval' ? this._quickReject(it, spec) : ''}
       </header>
       <h3 class="card-title" id=${`${id}-title`}>${visible(it.title)}</h3>
       ${risk && spec.riskReasons?.length ? this._reasons(it, spec, false) : ''}
@@ -533,6 +534,19 @@ export class LineupInteractionCard extends LineupElement {
           @input=${(e) => { this.local.comment = e.target.value; }}></textarea></label>
       <p class="note-fate small" id=${`note-${this._uid(this.interaction)}`} data-notes=${notes}>${t(`card.note.${notes}`)}</p>
     </details>`;
+  }
+
+  /** Reject at the card's top, in its head, for a card taller than its view: deciding no needs nothing below (the
+   * usability re-run's phone participants scrolled a 1,100 px card to reach Reject). Only the declining option: to
+   * approve, the end of what is approved must have been seen. Always drawn (hidden while the card fits), so that its
+   * appearing moves nothing. */
+  _quickReject(it, spec) {
+    const options = spec.options?.length ? spec.options : [{ id: 'reject', label: t('card.reject'), style: 'danger' }];
+    const no = options.find((o) => !approving(o));
+    if (!no) return '';
+    return html`<button type="button" class="button danger-outline small quick-reject" data-quick-option=${no.id}
+      ?hidden=${!(this._whole && this._tall)} @click=${(e) => this._chooseApproval(no, e)}>${icon('close')}<span>${
+      visible(optionWords(no.label))}</span></button>`;
   }
 
   _approvalControls(it, spec) {
