@@ -35,7 +35,7 @@ NOTHING_CHANGED = "This button changed nothing."
 
 def refuse_outside_the_app(interaction: InteractionRecord, response: dict[str, Any]) -> None:
     """Refuse an answer a button may not give (hub/notify/outside.py `why_not`), saying where it is given."""
-    why = why_not(json.loads(interaction.spec), interaction.risk, response)
+    why = why_not(interaction.to_view().spec, interaction.risk, response)
     if why is None:
         return
     if why == "items":
@@ -108,7 +108,8 @@ def stale(interaction: InteractionRecord) -> LapError | None:
     if interaction.status == "pending":
         return None
     when = f" at {_when(interaction.responded_at)}" if interaction.responded_at else ""
-    response = json.loads(interaction.response) if interaction.response else None
+    card = interaction.to_view()
+    response = card.response
     if interaction.status == "cancelled":
         cause = response.get("cause") if isinstance(response, dict) else None
         if cause == "withdrawn":
@@ -123,9 +124,8 @@ def stale(interaction: InteractionRecord) -> LapError | None:
             words = f"This question was closed{when}."
         return LapError("already_resolved", f"{words} It can no longer be answered. {NOTHING_CHANGED}",
                         hint="Open LineUp to see it.")
-    who = json.loads(interaction.responded_by) if interaction.responded_by else None
-    name = who.get("displayName") if isinstance(who, dict) else None
-    decision = _decision(json.loads(interaction.spec), response)
+    name = card.respondedBy.get("displayName") if card.respondedBy else None
+    decision = _decision(card.spec, response)
     return LapError("already_resolved", f"This question was already answered{f' by {name}' if name else ''}{when}"
                                         f"{f': {decision}' if decision else ''}. {NOTHING_CHANGED}",
                     hint="Open LineUp to see the decision.")
@@ -161,7 +161,7 @@ def use_action_link(token: str) -> Command:
                        payload={"interactionId": link.interaction_id, "response": response, "via": "action_link"})
         interaction_respond(tx, actor, env, P.InteractionRespond(interactionId=link.interaction_id,
                                                                  response=response))
-        decision = _decision(json.loads(interaction.spec), response)
+        decision = _decision(interaction.to_view().spec, response)
         return {"interactionId": link.interaction_id, "response": response,
                 "message": f"Answered “{interaction.title}”{f': {decision}' if decision else ''}."}
 

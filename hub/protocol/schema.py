@@ -16,6 +16,7 @@ import msgspec
 
 from hub.protocol import payloads as P
 from hub.protocol import stored as S
+from hub.protocol.cards import InteractionCard
 from hub.protocol.envelope import PROTOCOL_VERSION, Envelope
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -73,6 +74,10 @@ RULES: dict[type[P.Payload], list[dict[str, Any]]] = {
 }
 
 
+# What the app's HTTP reads answer, described once where the hub makes it (`reads` in the schema).
+READS: dict[str, type[msgspec.Struct]] = {"interaction": InteractionCard}
+
+
 def directions() -> dict[str, dict[str, type[P.Payload]]]:
     """Every event type by who sends it to whom, with its payload type."""
     return {
@@ -117,7 +122,7 @@ def _frame(events: dict[str, dict[str, Any]], stored: set[str], *, inbound: bool
 def protocol_schema() -> dict[str, Any]:
     """One document: the envelope, the payload of every event type by direction, and each direction's frames."""
     tables = directions()
-    kinds: list[Any] = [Envelope]
+    kinds: list[Any] = [Envelope, *READS.values()]
     order: list[tuple[str, str]] = []
     for name, table in tables.items():
         for type_, kind in table.items():
@@ -129,7 +134,7 @@ def protocol_schema() -> dict[str, Any]:
     envelope = components["Envelope"]
     envelope["properties"]["version"] = {"const": PROTOCOL_VERSION, "description": "Fixed: the protocol version."}
     events: dict[str, dict[str, Any]] = {name: {} for name in tables}
-    for (name, type_), schema in zip(order, schemas[1:], strict=True):
+    for (name, type_), schema in zip(order, schemas[1 + len(READS):], strict=True):
         events[name][type_] = schema
     system = events["hubToClient"]
     stored = set(S.STORED) | set(S.AGENT_RECEIVES)
@@ -146,10 +151,12 @@ def protocol_schema() -> dict[str, Any]:
         "$schema": DRAFT,
         "title": f"LAP/{PROTOCOL_VERSION} — LineUp Agents protocol",
         "description": "Every frame is an Envelope; its payload is described per event type under `events`, "
-                       "and a whole frame per direction under `frames` (this document validates any of them).",
+                       "and a whole frame per direction under `frames` (this document validates any of them). "
+                       "`reads` describes what the app's HTTP reads answer (an interaction card).",
         "anyOf": [{"$ref": f"#/frames/{name}"} for name in frames],
         "envelope": schemas[0],
         "events": events,
+        "reads": dict(zip(READS, schemas[1:1 + len(READS)], strict=True)),
         "frames": frames,
         "$defs": components,
     }

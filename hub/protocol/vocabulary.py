@@ -23,7 +23,8 @@ INTERACTION_TYPES: tuple[InteractionType, ...] = get_args(InteractionType)
 InteractionOutcome = Literal["answered", "declined", "cancelled", "expired"]
 INTERACTION_OUTCOMES: tuple[InteractionOutcome, ...] = get_args(InteractionOutcome)
 # An interaction's status in the projections and reads: pending until it has one of the outcomes.
-INTERACTION_STATUSES: tuple[str, ...] = ("pending", *INTERACTION_OUTCOMES)
+InteractionStatus = Literal["pending", InteractionOutcome]
+INTERACTION_STATUSES: tuple[InteractionStatus, ...] = get_args(InteractionStatus)
 
 RiskLevel = Literal["low", "medium", "high"]
 RISK_LEVELS: tuple[RiskLevel, ...] = get_args(RiskLevel)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
+
 from hub.store.queries.records import (
     AgentRecord,
     ArtifactRecord,
@@ -57,11 +59,8 @@ def task_files(rows: list[ArtifactRecord], total: int) -> dict[str, Any]:
 
 
 def interaction(row: InteractionRecord) -> dict[str, Any]:
-    return {"id": row.id, "taskId": row.task_id, "conversationId": row.conversation_id,
-            "agentId": row.agent_id, "type": row.type, "title": row.title, "risk": row.risk,
-            "spec": _load(row.spec), "status": row.status, "response": _load(row.response),
-            "respondedBy": _load(row.responded_by), "respondedAt": row.responded_at,
-            "expiresAt": row.expires_at, "createdAt": row.created_at, "lastSequence": row.last_sequence}
+    """The card of hub/protocol/cards.py (`lineup schema`'s `reads.interaction`), as a JSON object."""
+    return msgspec.structs.asdict(row.to_view())
 
 
 def artifact(row: ArtifactRecord) -> dict[str, Any]:

@@ -3,6 +3,7 @@ Struct per kind: fields named and ordered as the columns they read."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from itertools import starmap
@@ -10,9 +11,16 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from hub.protocol.cards import InteractionCard
+from hub.protocol.vocabulary import InteractionStatus, InteractionType, RiskLevel
+
 # Fields are typed as SQLite holds them: JSON columns stay `str` (decoded by hub/web/views.py and the handlers).
 # Nothing is validated on construction: a read builds its record positionally, `Record(*row)`, from a SELECT that
 # names exactly the record's fields in their order (`select_list`), so a record costs what a row did.
+
+
+def _json(value: str | None) -> Any:
+    return None if value is None else json.loads(value)
 
 
 class TaskRecord(msgspec.Struct, frozen=True, gc=False):
@@ -38,22 +46,33 @@ class TaskRecord(msgspec.Struct, frozen=True, gc=False):
 
 
 class InteractionRecord(msgspec.Struct, frozen=True, gc=False):
+    """A row of the interactions table; `to_view()` is the card every read answers (hub/protocol/cards.py, the same
+    fields in the same order, camelCase: tests/unit/test_interaction_card.py holds the two together)."""
+
     id: str
     workspace_id: str
     task_id: str | None
     conversation_id: str | None
     agent_id: str
-    type: str
+    type: InteractionType
     title: str
-    risk: str
+    risk: RiskLevel
     spec: str  # JSON
-    status: str
+    status: InteractionStatus
     response: str | None  # JSON
     responded_by: str | None  # JSON
     responded_at: str | None
     expires_at: str | None
     created_at: str
     last_sequence: int
+
+    def to_view(self) -> InteractionCard:
+        """The card as the app, the relay's requests and the notifiers read it: the JSON columns decoded."""
+        return InteractionCard(
+            id=self.id, taskId=self.task_id, conversationId=self.conversation_id, agentId=self.agent_id,
+            type=self.type, title=self.title, risk=self.risk, spec=json.loads(self.spec), status=self.status,
+            response=_json(self.response), respondedBy=_json(self.responded_by), respondedAt=self.responded_at,
+            expiresAt=self.expires_at, createdAt=self.created_at, lastSequence=self.last_sequence)
 
 
 class PagedInteractionRecord(InteractionRecord, frozen=True, gc=False):
