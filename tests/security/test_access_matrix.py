@@ -59,6 +59,7 @@ class AppRoute:
     obj: str | None = None                      # the World.a key of the object in the path
     body: dict[str, Any] | None = None
     query: dict[str, str] = field(default_factory=dict)
+    refused_as: str = "not_found"               # "own": the error B may get for its own (incomplete) request
 
 
 APP_ROUTES: dict[tuple[str, str], AppRoute] = {
@@ -85,6 +86,12 @@ APP_ROUTES: dict[tuple[str, str], AppRoute] = {
     ("GET", "/api/relay"): AppRoute("own"),
     ("POST", "/api/relay/devices"): AppRoute("own", body={}),
     ("POST", "/api/relay/devices/revoke"): AppRoute("own", body={}),
+    ("GET", "/api/relay/check"): AppRoute("own"),             # the hub's relay server, in words: nothing of A's
+    ("GET", "/api/push/key"): AppRoute("own"),                # the hub's public VAPID key
+    # A subscription B posts is checked as B's own (an empty one is refused, and no push service is called in a test).
+    ("POST", "/api/push/subscriptions"): AppRoute("own", body={}, refused_as="invalid_payload"),
+    ("GET", "/api/push/devices"): AppRoute("own"),            # the caller's own devices that get pushes
+    ("POST", "/api/push/devices/stop"): AppRoute("own", body={"id": "a-push"}, refused_as="not_found"),
     ("GET", "/api/sessions"): AppRoute("owner"),
     ("POST", "/api/sessions"): AppRoute("owner", body={"agentId": "a-agent", "folder": "/"}),
     ("GET", "/api/sessions/agents"): AppRoute("owner"),
@@ -241,7 +248,7 @@ async def test_another_workspace_sees_only_its_own_data(world: World) -> None:
                 continue
             response = await http.request(method, template, headers=auth, params=route.query,
                                           json=route.body if method == "POST" else None)
-            assert response.status_code < 300 or response.json()["error"]["code"] == "not_found", \
+            assert response.status_code < 300 or response.json()["error"]["code"] == route.refused_as, \
                 (template, response.status_code, response.text)
             leaked = [i for i in world.a_ids() if i in response.text]
             assert not leaked, (template, leaked)
