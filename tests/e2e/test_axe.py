@@ -16,6 +16,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, create_owner
 from tests.e2e.flows import connect_demo_agent, go, open_agent_conversation, pending_card, send_task, sign_in
+from tests.support.needs import missing
 
 NPM_PREFIX = Path(os.environ.get("LINEUP_TEST_NPM_PREFIX", "/root/.cache/lineup-agents/npm"))
 AXE = NPM_PREFIX / "node_modules" / "axe-core" / "axe.min.js"
@@ -24,9 +25,7 @@ AXE = NPM_PREFIX / "node_modules" / "axe-core" / "axe.min.js"
 def axe_source() -> str:
     if not AXE.exists():
         problem = f"axe-core is missing at {AXE} (.ci/run installs it: npm install --prefix $LINEUP_TEST_NPM_PREFIX)"
-        if os.environ.get("CI"):
-            pytest.fail(problem)
-        pytest.skip(problem)
+        missing(problem)
     return AXE.read_text()
 
 

@@ -14,8 +14,7 @@ import asyncio
 import json
 import sqlite3
 import threading
-import time
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
 import httpx
@@ -28,6 +27,7 @@ from tests.e2e.flows import pending_card
 from tests.support.fake_wukong import FakeWuKong
 from tests.support.hubproc import HubProcess, pair_agent, run_cli
 from tests.support.lap import LapClient
+from tests.support.polling import eventually_sync as until
 
 T = TypeVar("T")
 HUB_UID = "lineup-hub"
@@ -132,15 +132,6 @@ def relay_toml(fake: FakeWuKong) -> str:
                               "reconnect_max_s": 0.4, "blocked_retry_s": 0.3}
     lines = ["[relay]", *(f"{k} = {json.dumps(v)}" for k, v in values.items())]
     return "\n".join([*lines, 'people = [{uid = "alice", user = "owner"}]']) + "\n"
-
-
-def until(check: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
-    deadline = time.monotonic() + timeout
-    while not (value := check()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-    return value
 
 
 @pytest.fixture

@@ -29,6 +29,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from hub.ca.authority import HubCA, Names, sign_leaf
 from tests.e2e.conftest import PHONE, create_owner
 from tests.support import browsers
+from tests.support.needs import missing
 
 ROGUE = "outside.example"
 
@@ -37,9 +38,7 @@ def nss_home(folder: Path, ca_pem: Path) -> Path:
     """A HOME whose NSS database trusts the CA for websites (`-t C,,`), as `certutil` documents."""
     certutil = shutil.which("certutil")
     if certutil is None:
-        if os.environ.get("CI"):
-            pytest.fail("certutil is missing (apt-get install libnss3-tools; .ci/run does it)")
-        pytest.skip("certutil is missing (apt-get install libnss3-tools)")
+        missing("certutil is missing (apt-get install libnss3-tools; .ci/run does it)")
     database = folder / ".pki" / "nssdb"
     database.mkdir(parents=True)
     subprocess.run([certutil, "-N", "-d", f"sql:{database}", "--empty-password"], check=True, timeout=60)

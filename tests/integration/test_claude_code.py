@@ -28,6 +28,7 @@ from tests.integration.test_sdk import FAST_ENV, Api
 from tests.support.fake_models.anthropic import FakeAnthropic, text, tool
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
+from tests.support.needs import missing
 
 REPO = Path(__file__).resolve().parents[2]
 NPM_PREFIX = Path(os.environ.get("LINEUP_TEST_NPM_PREFIX", "/root/.cache/lineup-agents/npm"))
@@ -41,9 +42,7 @@ pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(240)]
 
 def _need(ok: bool, why: str) -> None:
     if not ok:
-        if os.environ.get("CI"):
-            pytest.fail(why)
-        pytest.skip(why)
+        missing(why)
 
 
 def record(name: str, seconds: float) -> None:

@@ -36,6 +36,7 @@ from hub.sdk import Credential, load_credential, pair_or_load
 from tests.conftest import Connect
 from tests.support.fake_models.openai_chat import FakeChat
 from tests.support.lap import LapClient
+from tests.support.needs import missing
 
 HERMES_VENV = Path(os.environ.get("LINEUP_TEST_HERMES_VENV") or Path.home() / ".cache" / "lineup-agents" / "hermes")
 TURN_S = 90.0     # a real Hermes turn on a loaded machine (its first one builds the agent: ~5 s here)
@@ -422,9 +423,7 @@ def hermes_binary() -> Path:
     binary = HERMES_VENV / "bin" / "hermes"
     if not binary.exists():
         message = f"hermes-agent is not installed at {HERMES_VENV}: `bash .ci/run` installs it"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        missing(message)
     return binary
 
 

@@ -7,7 +7,7 @@ import asyncio
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from email.header import decode_header, make_header
 from typing import Any
 
@@ -17,6 +17,7 @@ import pytest
 from tests.support.fence import fence
 from tests.support.hubproc import HubProcess, pair_agent
 from tests.support.lap import LapClient
+from tests.support.polling import eventually as wait_until
 from tests.support.receivers import HttpReceiver, SmtpReceiver
 
 
@@ -37,16 +38,6 @@ def smtp() -> Iterator[SmtpReceiver]:
 def write_config(hub: HubProcess, text: str) -> None:
     hub.data_dir.mkdir(parents=True, exist_ok=True)
     (hub.data_dir / "lineup.toml").write_text(text)
-
-
-async def wait_until(check: Callable[[], Any], timeout: float = 10.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        await asyncio.sleep(0.05)
-    raise AssertionError("condition not met in time")
 
 
 def outbox_rows(hub: HubProcess) -> list[dict[str, Any]]:

@@ -33,6 +33,7 @@ from tests.support.fake_models.anthropic import FakeAnthropic
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 from tests.support.live import Api, eventually
+from tests.support.needs import missing
 
 pytestmark = pytest.mark.real_agent
 
@@ -46,9 +47,7 @@ def cli(name: str) -> Path:
     if not binary.exists():
         message = (f"{name} is not installed in {NPM_PREFIX}: `bash .ci/run` installs the agent CLIs there "
                    "(or set LINEUP_TEST_NPM_PREFIX to a prefix that has them)")
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        missing(message)
     return binary
 
 

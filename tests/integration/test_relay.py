@@ -26,6 +26,7 @@ from tests.support.fake_wukong import FakeWuKong
 from tests.support.fence import fence
 from tests.support.hubproc import HubProcess, pair_agent, run_cli
 from tests.support.lap import LapClient
+from tests.support.polling import eventually as until
 
 HUB_UID = "lineup-hub"
 MANAGER = "manager-secret"
@@ -126,17 +127,6 @@ async def cli(hub: HubProcess, *args: str, check: bool = True) -> Any:
 
 def relay_state(hub: HubProcess) -> dict[str, Any]:
     return status_report(load_relay_config(hub.data_dir / "lineup.toml", {}), hub.data_dir / "lineup.db")
-
-
-async def until(check: Callable[[], Any], timeout: float = 10.0, what: str = "") -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what or check}")
-        await asyncio.sleep(0.05)
 
 
 async def connected(hub: HubProcess, timeout: float = 10.0) -> dict[str, Any]:

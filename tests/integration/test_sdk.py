@@ -14,7 +14,7 @@ import stat
 import sys
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -40,6 +40,7 @@ from hub.sdk import (
 )
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
+from tests.support.polling import eventually as eventually
 
 # Short presence timers so that drops are noticed quickly; nothing here waits for the 15-minute grace period.
 FAST_ENV = {"LINEUP_HEARTBEAT_INTERVAL_S": "1", "LINEUP_CANCEL_TIMEOUT_S": "5"}
@@ -174,18 +175,6 @@ class Api:
             found.extend(page["events"])
             after = page["nextAfter"]
         return found
-
-
-async def eventually(check: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if asyncio.iscoroutine(value):
-            value = await value
-        if value:
-            return value
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"{what} not met within {timeout} s")
 
 
 def iso_in(seconds: float) -> str:

@@ -14,16 +14,17 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
+
+from tests.support.needs import missing
 
 PACKAGE = Path(__file__).resolve().parents[2] / "sdk" / "typescript"
 
 
-def missing(what: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"{what}: .ci/run installs it before the suite")
-    pytest.skip(f"{what} (the TypeScript SDK's tests need it; CI runs them)")
+def need(what: str) -> NoReturn:
+    missing(f"{what}: the TypeScript SDK's tests need it; .ci/run installs it before the suite")
 
 
 @pytest.mark.hub_process
@@ -31,10 +32,10 @@ def missing(what: str) -> None:
 def test_the_typescript_sdk_passes_npm_test_against_a_real_hub() -> None:
     npm = shutil.which("npm")
     if shutil.which("node") is None or npm is None:
-        missing("node and npm are not installed")
+        need("node and npm are not installed")
     assert npm is not None
     if not (PACKAGE / "node_modules" / "typescript").is_dir() or not (PACKAGE / "node_modules" / "ws").is_dir():
-        missing("the TypeScript SDK's dependencies are not installed (run `npm ci` in sdk/typescript)")
+        need("the TypeScript SDK's dependencies are not installed (run `npm ci` in sdk/typescript)")
     env = {**os.environ, "LINEUP_PYTHON": sys.executable, "NO_COLOR": "1"}
     env.pop("LINEUP_HUB_DIR", None)  # the hub of this checkout
     result = subprocess.run([npm, "test", "--silent"], cwd=PACKAGE, env=env, capture_output=True, text=True,

@@ -21,6 +21,7 @@ import httpx
 import pytest
 
 from tests.support.hubproc import free_port
+from tests.support.polling import eventually_sync
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -114,31 +115,22 @@ def test_the_installed_wheel_serves_the_app_and_runs_a_task(installed: Path, tmp
         demo = subprocess.Popen([str(lineup), "demo-agent", "--hub", base, "--code", code, "--step-seconds", "0.05",
                                  "--credential-file", str(tmp_path / "demo.json")], cwd=outside,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        agent_id = wait_for(lambda: [a["id"] for a in httpx.get(base + "/api/agents", headers=auth).json()["agents"]
-                                     if a["status"] == "online"], "the demo agent online")[0]
+        agent_id = eventually_sync(lambda: [a["id"] for a in httpx.get(base + "/api/agents", headers=auth).json()
+                                            ["agents"] if a["status"] == "online"],
+                                   what="the demo agent online", timeout=30)[0]
         task_id = create_task_over_socket(base, token, agent_id)
-        question = wait_for(lambda: httpx.get(base + "/api/inbox", headers=auth).json()["waitingForMe"],
-                            "the approval card")[0]
+        question = eventually_sync(lambda: httpx.get(base + "/api/inbox", headers=auth).json()["waitingForMe"],
+                                   what="the approval card", timeout=30)[0]
         answered = answer_over_socket(base, token, question["id"])
         assert answered
-        wait_for(lambda: httpx.get(f"{base}/api/tasks/{task_id}", headers=auth).json()["task"]["status"] == "succeeded",
-                 "the task succeeded")
+        eventually_sync(lambda: httpx.get(f"{base}/api/tasks/{task_id}", headers=auth).json()["task"]["status"]
+                        == "succeeded", what="the task succeeded", timeout=30)
     finally:
         for proc in (demo, hub):
             if proc is not None and proc.poll() is None:
                 proc.terminate()
                 proc.wait(15)
         log.close()
-
-
-def wait_for(check, what: str, timeout: float = 30.0):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"{what}: not within {timeout} s")
 
 
 def _app_call(base: str, token: str, type_: str, payload: dict, **fields: str) -> dict:  # type: ignore[type-arg]

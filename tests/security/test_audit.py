@@ -25,6 +25,7 @@ from tests.security.conftest import PASSWORD
 from tests.security.support import ServedHub, run_async
 from tests.support.hubproc import pair_agent, run_cli
 from tests.support.lap import LapClient
+from tests.support.polling import eventually_sync as wait_until
 
 GENESIS = "0" * 64
 ANCHOR = "chain-anchor.json"  # beside the database: {"epoch", "sequence", "chain", "writtenAt"}
@@ -244,15 +245,6 @@ def anchored(data: Path) -> tuple[int, str] | None:
     except FileNotFoundError:
         return None
     return anchor["sequence"], anchor["chain"]
-
-
-def wait_until(condition: Callable[[], Any], timeout_s: float = 10.0) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if value := condition():
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"not within {timeout_s} s")
 
 
 def test_a_log_rewritten_and_rechained_up_to_the_head_fails_against_the_anchor(recorded: Path, tmp_path: Path) -> None:

@@ -9,11 +9,9 @@ path (`_run_command`), as any process beside the hub writes.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sqlite3
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -28,6 +26,7 @@ from hub.store.writer import Command, Tx
 from tests.support.clicommands import cli_settings, run_in_thread
 from tests.support.hubproc import HubProcess, pair_agent
 from tests.support.lap import LapClient
+from tests.support.polling import eventually as wait_until
 from tests.support.receivers import HttpReceiver, Received, SmtpReceiver
 
 HIGH_RISK_WORDS = "High-risk approvals are confirmed in the app: open it to approve."
@@ -50,16 +49,6 @@ def smtp() -> Iterator[SmtpReceiver]:
 def write_config(hub: HubProcess, text: str) -> None:
     hub.data_dir.mkdir(parents=True, exist_ok=True)
     (hub.data_dir / "lineup.toml").write_text(text)
-
-
-async def wait_until(check: Callable[[], Any], timeout: float = 10.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        await asyncio.sleep(0.05)
-    raise AssertionError("condition not met in time")
 
 
 class Scene:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.needs import missing
 from tests.support.risk_corpus import DANGEROUS, Form
 
 TIMEOUT_S = 30  # one twin; the slowest waits 3 s for `watch` on a busy two-core machine
@@ -41,9 +42,7 @@ def bwrap_problem() -> str | None:
 def require(problem: str | None) -> None:
     """Skip on a developer's machine; fail in CI, which installs what the sandbox and the twins need."""
     if problem:
-        if os.environ.get("CI"):
-            pytest.fail(problem)
-        pytest.skip(problem)
+        missing(problem)
 
 
 def sandbox(marker: Path, script: str) -> list[str]:

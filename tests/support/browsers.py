@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pytest
+from tests.support.needs import missing
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Playwright
@@ -46,9 +46,7 @@ def require_chromium() -> None:
         if not Path(FULL).exists():
             problem = f"Chromium is missing at {FULL} (apt-get install chromium chromium-headless-shell; .ci/run does it)"
     if problem:
-        if os.environ.get("CI"):
-            pytest.fail(problem)
-        pytest.skip(problem)
+        missing(problem)
 
 
 def launch(playwright: Playwright, full: bool = False) -> Browser:

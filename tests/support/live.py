@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -14,6 +13,7 @@ import websockets
 
 from tests.support.hubproc import HubProcess, pair_agent
 from tests.support.lap import LapClient
+from tests.support.polling import eventually as eventually
 
 
 class Api:
@@ -120,18 +120,6 @@ class Heartbeat:
     async def stop(self) -> None:
         self._task.cancel()
         await asyncio.gather(self._task, return_exceptions=True)
-
-
-async def eventually(check: Callable[[], Awaitable[Any]], timeout: float = 5.0, interval: float = 0.05) -> Any:
-    """Poll an async check until it returns a truthy value; fail with the last value after `timeout`."""
-    deadline = time.monotonic() + timeout
-    value: Any = None
-    while time.monotonic() < deadline:
-        value = await check()
-        if value:
-            return value
-        await asyncio.sleep(interval)
-    raise AssertionError(f"condition not met within {timeout} s; last value {value!r}")
 
 
 def iso_in(seconds: float) -> str:

@@ -25,9 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.support.fake_models.openai_chat import FakeChat
+from tests.support.needs import missing
 
 NPM_PREFIX = Path(os.environ.get("LINEUP_TEST_NPM_PREFIX") or Path.home() / ".cache" / "lineup-agents" / "npm")
 NODE24_BIN = Path(os.environ.get("LINEUP_TEST_NODE24")
@@ -44,9 +43,7 @@ def need(path: Path, what: str) -> Path:
     """`path`, or a skip (outside CI) / failure (in CI) saying how to get it."""
     if not path.exists():
         message = f"{what} is not installed at {path}: `bash .ci/run` installs it"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        missing(message)
     return path
 
 

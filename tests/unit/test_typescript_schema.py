@@ -7,17 +7,15 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from hub.protocol import vocabulary
 from hub.protocol.schema import protocol_schema
+from tests.support.needs import missing
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "sdk" / "typescript"
@@ -27,9 +25,7 @@ SCRIPT = PACKAGE / "scripts" / "schema.mjs"
 def node() -> str:
     found = shutil.which("node")
     if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("node is not installed: .ci/run installs Node for the TypeScript SDK's tests")
-        pytest.skip("node is not installed (the TypeScript SDK's schema check needs it; CI runs it)")
+        missing("node is not installed (the TypeScript SDK's schema check needs it): .ci/run installs it")
     return found
 
 

@@ -21,6 +21,8 @@ from typing import Any
 
 import uvicorn
 
+from tests.support.polling import eventually_sync as wait_until
+
 
 @dataclass(frozen=True)
 class Text:
@@ -133,18 +135,6 @@ class ThreadedServer:
     def close(self) -> None:
         self._server.should_exit = True
         self._thread.join(10)
-
-
-def wait_until(predicate: Callable[[], Any], timeout: float = 30.0, interval: float = 0.05) -> Any:
-    """Polls `predicate` until it returns something truthy (returned) or raises TimeoutError."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError("condition not met in time")
-        time.sleep(interval)
 
 
 __all__ = ["Reply", "Request", "Script", "Step", "Text", "ThreadedServer", "ToolCall", "text", "tool", "wait_until"]
