@@ -508,8 +508,13 @@ AGENT_HANDLERS: dict[str, Handler] = {
 }
 
 
+# Handlers that refuse only before their first write (every check first, then one `tx.append`): the writer runs
+# them without a SAVEPOINT (hub/store/writer.py Command.writes_last). A handler added here must keep that shape.
+WRITES_LAST: frozenset[Handler] = frozenset({message_create})
+
+
 def command_for(actor: Actor, env: Envelope, handler: Handler, parsed: Any) -> Command:
     """Wrap one inbound envelope as a writer command keyed by its id (within the workspace) for idempotency."""
     digest = request_digest(actor.ref, env.type, env.workspaceId, env.conversationId, env.taskId, env.payload)
     return Command(run=lambda tx: handler(tx, actor, env, parsed), dedupe_id=env.id, request_hash=digest,
-                   workspace_id=actor.workspace_id)
+                   workspace_id=actor.workspace_id, writes_last=handler in WRITES_LAST)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -167,10 +168,33 @@ def _conversation_created(conn: sqlite3.Connection, ev: StoredEvent) -> None:
                   ev.recorded_at, ev.recorded_at, ev.sequence))
 
 
+class _Deferred(threading.local):
+    """The writer's batch, in the writer's thread: conversation touches wait for its end (`flush_touches`)."""
+
+    touches: dict[tuple[str, str | None], tuple[str, int]] | None = None
+
+
+deferred = _Deferred()
+_TOUCH = "UPDATE conversations SET updated_at = ?, last_sequence = ? WHERE id = ? AND workspace_id = ?"
+
+
 def _touch_conversation(conn: sqlite3.Connection, ev: StoredEvent) -> None:
     if ev.conversation_id:
-        conn.execute("UPDATE conversations SET updated_at = ?, last_sequence = ? WHERE id = ? AND workspace_id = ?",
-                     (ev.recorded_at, ev.sequence, ev.conversation_id, ev.workspace_id))
+        touches = deferred.touches
+        if touches is None:
+            conn.execute(_TOUCH, (ev.recorded_at, ev.sequence, ev.conversation_id, ev.workspace_id))
+        else:
+            # In a batch the last touch of a conversation is all that is left at its COMMIT: one UPDATE each.
+            touches[(ev.conversation_id, ev.workspace_id)] = (ev.recorded_at, ev.sequence)
+
+
+def flush_touches(conn: sqlite3.Connection) -> None:
+    """Write the batch's deferred conversation touches (the writer calls it before COMMIT)."""
+    touches = deferred.touches
+    if touches:
+        conn.executemany(_TOUCH, [(at, sequence, conversation_id, workspace_id)
+                                  for (conversation_id, workspace_id), (at, sequence) in touches.items()])
+        touches.clear()
 
 
 @projects("message.created", "message.updated")

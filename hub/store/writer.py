@@ -2,7 +2,8 @@
 
 Guarantees (docs/quality.md#design-rules): one task assigns `sequence`, so it is gap-free and insert order
 is commit order; a command's events and their projections commit together or not at all; nobody is told
-"stored" (ack) before COMMIT returned; a command refused with LapError leaves no trace (SAVEPOINT).
+"stored" (ack) before COMMIT returned; a command refused with LapError leaves no trace (a SAVEPOINT, or for a
+command that refuses only before writing, nothing written).
 """
 
 from __future__ import annotations
@@ -105,6 +106,10 @@ class Command:
     # The sender's workspace: envelope ids are unique within a workspace (an id another workspace used is new
     # here). None: the id is looked up among all workspaces (hub-generated ids, which are random anyway).
     workspace_id: str | None = None
+    # `run` refuses only before its first write (its checks first, then its appends), so it needs no SAVEPOINT
+    # and its conversation touches can wait for the batch's end; should it fail after writing all the same, the
+    # whole batch fails and nothing of it is stored (as on a full disk).
+    writes_last: bool = False
 
 
 @dataclass(slots=True)
@@ -224,6 +229,7 @@ class Writer:
     def _apply(self, conn: sqlite3.Connection, commands: list[Command]
                ) -> tuple[list[Outcome], list[StoredEvent], int | None, tuple[int, str] | None]:
         conn.execute("BEGIN IMMEDIATE")
+        projections.deferred.touches = {}
         try:
             # data_version changes only when another connection commits; read under the write lock, nobody can
             # commit before our COMMIT, so this is the version our commit leaves.
@@ -240,6 +246,7 @@ class Writer:
                 tx = Tx(conn, next_sequence, now_iso())
                 tx.events.extend(foreign)
             outcomes = [self._apply_one(tx, cmd) for cmd in commands]
+            projections.flush_touches(conn)
             conn.execute("COMMIT")
         except Exception as exc:  # whatever failed, the transaction must not stay open for the next batch
             if conn.in_transaction:
@@ -253,6 +260,8 @@ class Writer:
             # Nothing committed: keep our counter, so the next batch still reads and publishes the rows
             # another process appended (restarting from the head would skip them); forget the chain value.
             return [Outcome(error=err) for _ in commands], [], self._next_sequence, None
+        finally:
+            projections.deferred.touches = None
         return outcomes, tx.events, tx.next_sequence, (version, tx.prev_chain)
 
     @staticmethod
@@ -271,15 +280,23 @@ class Writer:
                         "conflict", f"Envelope id {cmd.dedupe_id!r} was already used for a different envelope."))
                 return Outcome(sequence=row[0], duplicate=True)
         first_event, sequence_before, chain_before = len(tx.events), tx.next_sequence, tx.prev_chain
-        conn.execute("SAVEPOINT command")
         tx.dedupe = (cmd.dedupe_id, cmd.request_hash)
+        changes, deferred = conn.total_changes, projections.deferred.touches
+        if not cmd.writes_last:  # exactly as before batches deferred anything: touches written, each one at once
+            projections.flush_touches(conn)
+            projections.deferred.touches = None
+            conn.execute("SAVEPOINT command")
         try:
             value = cmd.run(tx)
         except (LapError, sqlite3.IntegrityError, Exception) as exc:
             if isinstance(exc, sqlite3.Error) and is_disk_full(exc):
                 raise  # the whole batch fails with storage_full
-            conn.execute("ROLLBACK TO command")
-            conn.execute("RELEASE command")
+            if cmd.writes_last:
+                if conn.total_changes != changes:
+                    raise  # it wrote, then failed: only the batch's ROLLBACK can take its rows back
+            else:
+                conn.execute("ROLLBACK TO command")
+                conn.execute("RELEASE command")
             del tx.events[first_event:]
             tx.next_sequence = sequence_before
             tx.prev_chain = chain_before
@@ -290,7 +307,11 @@ class Writer:
             log.exception("command failed")
             return Outcome(error=LapError("internal",
                                           f"The hub failed to process this envelope ({type(exc).__name__})."))
-        conn.execute("RELEASE command")
+        finally:
+            if not cmd.writes_last:
+                projections.deferred.touches = deferred
+        if not cmd.writes_last:
+            conn.execute("RELEASE command")
         new_events = tx.events[first_event:]
         sequence = None
         for event in new_events:
