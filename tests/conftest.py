@@ -3,7 +3,9 @@ request), its owner token, raw LAP sockets closed at teardown."""
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -11,9 +13,28 @@ from typing import Any
 
 import pytest
 
-from tests.support.hubproc import HubProcess
-from tests.support.inproc import InProcessHub
-from tests.support.lap import LapClient
+
+def cache_bytecode() -> None:
+    """Compiled modules are kept, outside the tree, where the environment says not to write them.
+
+    With PYTHONDONTWRITEBYTECODE set (some containers and CI images set it) every worker compiled and assertion-
+    rewrote every test module it collected, and every `lineup serve` or `lineup …` child compiled hub/ again: 7 of
+    a worker's 11 CPU-s of collection and 0.2 of a hub process's 0.75 CPU-s to start and stop. Here they go to a
+    cache folder of their own (PYTHONPYCACHEPREFIX, which the workers and every child inherit), so the checkout
+    still gets no __pycache__ folders."""
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "lineup-agents" / "pycache"
+    os.environ.pop("PYTHONDONTWRITEBYTECODE")
+    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(cache))
+    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
+    sys.dont_write_bytecode = False
+
+
+cache_bytecode()  # before the imports below, so the hub's own modules are cached too
+
+from tests.support.hubs import HubProcess, InProcessHub, start_hub  # noqa: E402
+from tests.support.lap import LapClient  # noqa: E402
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -74,8 +95,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def hub_factory(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[type]:
     """Make hubs with `hub_factory(env={...})`; every one is stopped at the end of the test.
 
-    By default the hub runs in this process (tests/support/inproc.py: real uvicorn on a port of its own, real
-    SQLite). `process=True` runs `lineup serve` as a child process instead, for what needs one: kill -9, SIGSTOP,
+    By default the hub runs in this process (tests/support/hubs.py's InProcessHub: real uvicorn on a port of its
+    own, real SQLite). `process=True` runs `lineup serve` as a child process instead, for what needs one: kill -9, SIGSTOP,
     signals, environment variables the hub reads from os.environ, the command line's own behaviour; a test marked
     `@pytest.mark.hub_process` gets processes from every fixture built on this one (`hub`, its own worlds)."""
     started: list[HubProcess | InProcessHub] = []
@@ -83,9 +104,7 @@ def hub_factory(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[type
 
     def make(name: str = "hub", env: dict[str, str] | None = None, start: bool = True,
              process: bool | None = None) -> HubProcess | InProcessHub:
-        process = default if process is None else process
-        kind = HubProcess if process else InProcessHub
-        hub = kind(tmp_path / name, env=env or {})
+        hub = start_hub(tmp_path / name, env, process=default if process is None else process, start=False)
         started.append(hub)
         return hub.start() if start else hub
 

@@ -61,6 +61,7 @@ def npm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=timeout, check=False)
 
 
+@pytest.mark.slow  # Node's TypeScript compiler and bundler: 6 CPU-s, outside the fast loop as the SDK's npm test is
 def test_the_package_typechecks_and_the_committed_bundle_is_what_it_builds() -> None:
     """`npm run check`: strict TypeScript against OpenClaw 2026.9.6's own types, then a fresh bundle compared byte
     for byte with package/ (what the wheel carries and `lineup connect openclaw` installs)."""
