@@ -28,7 +28,11 @@ def paired_agent(hub: HubProcess, token: str, name: str, runtime: str | None) ->
 def pair_again(page: Page, name: str) -> None:
     if page.locator("lineup-connect-agent").count():
         page.locator("lineup-connect-agent").get_by_role("button", name="Close").click()
-    page.locator(".agent-card").filter(has_text=name).get_by_role("button", name="Pair again").click()
+    card = page.locator(".agent-card").filter(has_text=name)
+    button = card.get_by_role("button", name="Pair again")
+    if not button.is_visible():  # an agent that was online once, or runs in a terminal: Pair again is in its details
+        card.locator("details.diagnostics > summary").click()
+    button.click()
 
 
 def test_pair_again_offers_the_adapter_of_the_agents_runtime(hub, open_page, shots) -> None:  # type: ignore[no-untyped-def]
@@ -44,6 +48,10 @@ def test_pair_again_offers_the_adapter_of_the_agents_runtime(hub, open_page, sho
     pair_again(page, "SDK walker")
     expect(dialog.get_by_role("radio", name="Python SDK (generic)")).to_be_checked()
     dialog.get_by_role("button", name="Create a pairing code").click()
+    # The hub's address, copyable on its own beside the code; the line of Python for the agent's code one tap away.
+    expect(dialog.locator(".hub-address")).to_have_text(re.compile(r"^https?://"))
+    expect(dialog.locator(".sdk-snippet .command")).to_be_hidden()
+    dialog.locator(".sdk-snippet summary").click()
     expect(dialog.locator(".command")).to_contain_text("pair_or_load(")
     expect(dialog.locator(".command")).not_to_contain_text("demo-agent")
     shots(page, "01-sdk-snippet")

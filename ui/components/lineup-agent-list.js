@@ -175,7 +175,7 @@ export class LineupAgentList extends LineupElement {
             <dd class="first-paired-at">${formatDateTime(agent.createdAt)}</dd>` : ''}
           <dt>${t('card.detail.id')}</dt><dd class="mono">${agent.id}</dd>
         </dl>
-        ${away ? html`<div class="button-row">${this._pairAgain(agent)}</div>` : ''}
+        ${away || terminal ? html`<div class="button-row">${this._pairAgain(agent)}</div>` : ''}
       </details>
     </li>`;
   }

@@ -175,9 +175,10 @@ export class LineupConnectAgent extends LineupElement {
         ${icon('clock')} ${expired ? t('connect.expired') : t('connect.expiresIn', { time: formatCountdown(remaining) })}</p>
       ${expired ? html`${diagnosisBox(pairingDiagnosis(pairing), this)}
         <button class="button primary" @click=${() => this._start()}>${t('connect.newCode')}</button>` : html`
-      <p>${this.adapter === 'sdk' ? t('connect.runSdk') : command.includes('--dir ') ? t('connect.runInProject') : t('connect.runCommand')}</p>
-      <div class="command-box"><pre class="command" tabindex="0">${this.adapter === 'sdk' ? snippet : command}</pre>
-        ${copyButton(this.adapter === 'sdk' ? snippet : command, t('connect.command'), this)}</div>
+      ${this.adapter === 'sdk' ? this._sdk(base, snippet) : html`
+      <p>${command.includes('--dir ') ? t('connect.runInProject') : t('connect.runCommand')}</p>
+      <div class="command-box"><pre class="command" tabindex="0">${command}</pre>
+        ${copyButton(command, t('connect.command'), this)}</div>`}
       ${AFTERWARDS[this.adapter] ? html`<p class="small connect-afterwards">${t(AFTERWARDS[this.adapter])}</p>` : ''}
       ${this._transport(pairing)}
       <p class="waiting-line" role="status" aria-live="polite"><span class="spinner small" aria-hidden="true"></span>
@@ -185,6 +186,17 @@ export class LineupConnectAgent extends LineupElement {
       ${pairing.otherDevices === false ? html`<div class="tone-box-waiting this-machine-only" role="note"><p>${icon('warning')} ${t('connect.thisMachineOnly', { command: hubCommand(this.state, 'serve --host 0.0.0.0', { dataDir: true, port: true }) })}</p></div>`
         : html`<p class="muted small">${t('connect.noInbound')}</p>`}`}
     </div>`;
+  }
+
+  /** Your own agent on the SDK: what it needs is the hub's address and the code above, each copied on its own (two
+   * newcomers asked whether to paste a line of Python into their terminal); the line for its code is one tap away. */
+  _sdk(base, snippet) {
+    return html`<p>${t('connect.sdkGive')}</p>
+      <p class="pairing-code-row sdk-hub-address"><span class="muted small">${t('connect.hubAddress')}</span>
+        <code class="hub-address">${base}</code>${copyButton(base, t('connect.hubAddress'), this)}</p>
+      <details class="sdk-snippet"><summary>${t('connect.runSdk')}</summary>
+        <div class="command-box"><pre class="command" tabindex="0">${snippet}</pre>
+          ${copyButton(snippet, t('connect.command'), this)}</div></details>`;
   }
 
   // Whether the agent's credential and messages are encrypted on the way, as the hub says (agentTransport:

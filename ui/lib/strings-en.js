@@ -1110,4 +1110,6 @@ export const en = {
   'away.verdict.no_people': 'Nobody uses the relay yet: add yourself to [relay] people on the hub.',
   'away.verdict.whitelist_refused': 'The server refuses to deliver messages between the hub and you (not whitelisted). Run `lineup relay provision` on the hub with manager_token set.',
   'away.verdict.whitelist_note': 'If messages are ever refused as not whitelisted: run `lineup relay provision` on the hub with manager_token set.',
+  'connect.sdkGive': 'Give your agent the hub’s address and the code above: it pairs with them once (pair_or_load in the SDK) and keeps its credential.',
+  'connect.hubAddress': 'Hub address',
 };

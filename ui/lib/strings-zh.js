@@ -1111,4 +1111,6 @@ export const zh = {
   'away.verdict.no_people': '还没有人使用中转：在 Hub 上把你自己加入 [relay] people。',
   'away.verdict.whitelist_refused': '服务器拒绝在 Hub 和你之间投递消息（不在白名单中）。请在设置 manager_token 后，在 Hub 上运行 `lineup relay provision`。',
   'away.verdict.whitelist_note': '如果消息因不在白名单而被拒：在设置 manager_token 后，在 Hub 上运行 `lineup relay provision`。',
+  'connect.sdkGive': '把 Hub 的地址和上面的配对码交给你的智能体：它用这两样配对一次（SDK 中的 pair_or_load），之后保留自己的凭据。',
+  'connect.hubAddress': 'Hub 地址',
 };
