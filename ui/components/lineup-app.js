@@ -507,6 +507,21 @@ export class LineupApp extends LineupElement {
   updated() {
     // A screen the person can use is on the page (not the boot placeholder): what waited for it may start.
     if (this.phase !== 'boot' && (this.phase !== 'loading' || this.state?.inboxLoaded)) firstScreenRendered();
+    this._pageOpened();
+  }
+
+  /** Another page in the main column opens at its top. The column is one scroller for every page, so without this a
+   * page would open wherever the last one was left: Settings read to its end put the inbox past its first card (the
+   * longer Settings grew, the further), and lib/first-view.js rightly leaves a card alone that is not in view. Opening
+   * or closing a task beside the page is not another page: the page stays where the person was. */
+  _pageOpened() {
+    const main = this.querySelector('main.main');
+    if (!main) return;
+    const { view, id = null, sub = null } = this.route || {};
+    const page = `${view}/${id ?? ''}/${sub ?? ''}`;
+    if (main === this._pageMain && page !== this._page) main.scrollTop = 0;
+    this._pageMain = main;
+    this._page = page;
   }
 
   render() {
