@@ -45,10 +45,13 @@ def screens(page: Page, conversation: str, task: str) -> dict[str, str]:
     expect(page.get_by_text("The messages could not be loaded")).to_have_count(0, timeout=20_000)
     seen["conversation"] = stream.inner_text()
     page.goto("/#/agents")
-    # The agents themselves (the presets beside them come from /-/, the page's own files, not through the relay).
+    # The agents, and the presets beside them (GET /-/agent-presets.json, carried by the relay too).
     agents = page.locator("lineup-agent-list .agent-card")
     expect(agents).to_contain_text("Builder", timeout=20_000)
     seen["agents"] = re.sub(r"\d+ ?(s|sec|seconds|min|minutes?) ago", "", agents.inner_text())
+    presets = page.locator("lineup-agent-list .agent-preset")
+    expect(presets.first).to_be_visible(timeout=20_000)
+    seen["presets"] = " | ".join(presets.all_inner_texts())
     return seen
 
 

@@ -5,6 +5,7 @@ import { repeat } from '../vendor/lit-html/directives/repeat.js';
 import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, tn, formatAgo, formatDateTime, formatTime } from '../lib/i18n.js';
+import { relayed } from '../lib/api.js';
 import { localCommand } from '../lib/commands.js';
 import { TERMINAL_RUNTIMES, agentStatusBadge, capabilityName, lastStatusChange, reasonWord } from '../lib/status.js';
 import { agentDiagnosis, offlineSince } from '../lib/diagnostics.js';
@@ -47,7 +48,9 @@ export class LineupAgentList extends LineupElement {
     }
     this.emit('lineup-agents-refresh'); // the stored list has the last connect; the hub knows the last heartbeat
     // Static and public (no token): the hub's list, so the app and `lineup agents add` never disagree.
-    fetch('/-/agent-presets.json', { cache: 'no-store', credentials: 'omit' })
+    // Away from home the relay carries this read too (lib/api.js `relayed`).
+    const relay = relayed();
+    (relay ? relay('GET', '/-/agent-presets.json') : fetch('/-/agent-presets.json', { cache: 'no-store', credentials: 'omit' }))
       .then((r) => (r.ok ? r.json() : { presets: [] }))
       .then((body) => { this.presets = Array.isArray(body.presets) ? body.presets : []; this.requestUpdate(); })
       .catch(() => {});
