@@ -108,6 +108,10 @@ export class LineupApp extends LineupElement {
     this._listening = true;
     this.replaceChildren(); // the boot placeholder of index.html
     window.addEventListener('hashchange', () => this._routeChanged());
+    window.addEventListener('lineup-piece-failed', () => {
+      this.notice = { kind: 'error', text: t('app.pieceFailed') };
+      this.requestUpdate();
+    });
     document.addEventListener('keydown', (e) => this._onKey(e));
     PHONE_LAYOUT.addEventListener('change', () => this.requestUpdate()); // wider now: the sidebar shows
     window.addEventListener('online', () => { if (this.phase === 'unreachable') this._retryEntry(); });

@@ -64,7 +64,12 @@ export function need(tag) {
     return;
   }
   if (customElements.get(tag) || loading.has(tag)) return;
-  loading.set(tag, PIECES[tag]().catch(() => loading.delete(tag)));
+  loading.set(tag, PIECES[tag]().catch(() => {
+    loading.delete(tag);
+    // The screen would stay blank: the app says why (away from home, a screen this device never opened at home and
+    // has no copy of, without its service worker).
+    window.dispatchEvent(new CustomEvent('lineup-piece-failed', { detail: { tag } }));
+  }));
 }
 
 /** Fetch every other piece's code in the background, on a device set up to work away from home (relay mode,

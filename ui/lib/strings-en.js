@@ -1112,4 +1112,5 @@ export const en = {
   'away.verdict.whitelist_note': 'If messages are ever refused as not whitelisted: run `lineup relay provision` on the hub with manager_token set.',
   'connect.sdkGive': 'Give your agent the hub’s address and the code above: it pairs with them once (pair_or_load in the SDK) and keeps its credential.',
   'connect.hubAddress': 'Hub address',
+  'app.pieceFailed': 'This screen could not be loaded: the hub is out of reach and this device has no copy of it yet. Open it once at home, or add LineUp to the home screen, which keeps every screen.',
 };

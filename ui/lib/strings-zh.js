@@ -1113,4 +1113,5 @@ export const zh = {
   'away.verdict.whitelist_note': '如果消息因不在白名单而被拒：在设置 manager_token 后，在 Hub 上运行 `lineup relay provision`。',
   'connect.sdkGive': '把 Hub 的地址和上面的配对码交给你的智能体：它用这两样配对一次（SDK 中的 pair_or_load），之后保留自己的凭据。',
   'connect.hubAddress': 'Hub 地址',
+  'app.pieceFailed': '无法加载这个页面：连不上 Hub，这台设备上也还没有它的副本。请在家里打开一次，或把 LineUp 添加到主屏幕（会保存所有页面）。',
 };
