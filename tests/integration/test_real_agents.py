@@ -265,9 +265,13 @@ async def test_an_approved_command_runs(kind: str, hub_factory: Any, lap: Connec
     done = await h.ended("t1", "succeeded")
     assert tool_outputs(agent) != []  # the command's result went back to the model
     assert "file is there" in done["summary"]
+    # What the agent said before the command and after it are messages of their own, in that order: the answer last.
     reply = await h.app.wait_for(lambda f: f["type"] == "message.created" and f.get("sequence") is not None
-                                 and f.get("taskId") == "t1" and f["payload"]["author"]["kind"] == "agent", 15)
-    assert "The command has run" in reply["payload"]["content"]
+                                 and f.get("taskId") == "t1" and f["payload"]["author"]["kind"] == "agent"
+                                 and "The command has run" in f["payload"]["content"], 15)
+    said = [e["payload"]["content"] for e in h.app.events() if e["type"] == "message.created"
+            and e.get("taskId") == "t1" and e["payload"]["author"]["kind"] == "agent"]
+    assert said[-1] == reply["payload"]["content"], said
     assert agent.model.script.remaining == 0  # the model was asked again after the command's result
 
 

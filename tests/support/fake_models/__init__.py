@@ -116,8 +116,10 @@ class ThreadedServer:
     """Runs an ASGI app with uvicorn on 127.0.0.1:0 in a daemon thread; `url` once started, `close()` to stop."""
 
     def __init__(self, app: Any) -> None:
+        # A CLI keeps its connections alive: a shutdown waits at most this long for them, then closes them, so no
+        # socket of this server is left for the garbage collector of a later test (a ResourceWarning there).
         config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off",
-                                access_log=False, ws="none")
+                                access_log=False, ws="none", timeout_graceful_shutdown=3)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, name="fake-model", daemon=True)
         self._thread.start()
@@ -135,6 +137,9 @@ class ThreadedServer:
     def close(self) -> None:
         self._server.should_exit = True
         self._thread.join(10)
+        if self._thread.is_alive():  # a loaded machine: the graceful part ran out, the connections go now
+            self._server.force_exit = True
+            self._thread.join(10)
 
 
 __all__ = ["Reply", "Request", "Script", "Step", "Text", "ThreadedServer", "ToolCall", "text", "tool", "wait_until"]
