@@ -36,7 +36,7 @@ export class LineupSessions extends LineupElement {
           'phone')}<span>${t('session.inTerminal')}</span></span>` : ''}
           <span class="muted small">${terminal ? s.agentName : where}${where || terminal ? ' · ' : ''}${formatAgo(s.lastActivityAt)}</span></span>
         ${usage ? html`<span class="muted small session-usage">${usage}</span>` : ''}
-        ${s.note ? html`<span class="muted small session-note">${s.note}</span>` : ''}
+        ${s.note ? html`<span class="muted small session-note">${endWords(s)}</span>` : ''}
       </a></li>`;
   }
 
