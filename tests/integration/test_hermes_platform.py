@@ -352,7 +352,8 @@ async def test_a_bridge_restarted_mid_card_keeps_the_card_and_its_deadline(paire
     plugin = FakePlugin(path)
     plugins.append(plugin)
     await plugin.start(boot="boot-1")
-    line = approval("a1", "rm -rf /opt/cache", 4)
+    # Long enough that a loaded machine restarts the bridge before Hermes's deadline passes (4 s was not, once).
+    line = approval("a1", "rm -rf /opt/cache", 12)
     await plugin.send(line)
     card = await app.card()
     await plugin.line(lambda m: m["t"] == "ack" and m["id"] == "a1")
@@ -362,8 +363,8 @@ async def test_a_bridge_restarted_mid_card_keeps_the_card_and_its_deadline(paire
     await again.start(boot="boot-1")  # the same Hermes: its request still waits
     await again.send(line)             # the plugin sends again what was not acknowledged (here: on purpose)
     assert (await again.line(lambda m: m["t"] == "ack" and m["id"] == "a1"))["ok"]
-    ended = await app.ended(card["id"], 10)  # the restarted bridge armed the deadline from its journal
-    assert ended["response"]["reason"] == "Hermes stopped waiting after 4 s (denied)."
+    ended = await app.ended(card["id"], 40)  # the restarted bridge armed the deadline from its journal
+    assert ended["response"]["reason"] == "Hermes stopped waiting after 12 s (denied)."
     assert len(app.cards()) == 1
 
 
