@@ -287,6 +287,8 @@ def test_a_pdf_artifact_opens_in_a_tab_of_its_own_as_well_as_downloading(hub, op
         with context.expect_page() as opened:
             item.locator(".file-open").click()
         tab = opened.value
+        # Playwright's sync API hands events over only while it waits in a call of its own: wait_for_timeout, not
+        # time.sleep (so not the suite's eventually_sync).
         deadline = time.monotonic() + 20
         while not any(url.startswith(PDF_VIEWER) for url in navigated):  # the viewer took the tab
             assert time.monotonic() < deadline, navigated

@@ -11,8 +11,6 @@ turns offers no composer (`canSend: false`: Codex never reads it) and ends when 
 
 from __future__ import annotations
 
-import asyncio
-import time
 from typing import Any
 
 import pytest
@@ -20,6 +18,7 @@ import pytest
 from tests.integration.test_claude_code import Stage, finished, stage  # noqa: F401 - the fixture
 from tests.integration.test_codex_terminal import CodexStage, codex, escalated  # noqa: F401 - the fixture
 from tests.support.fake_models import text
+from tests.support.polling import eventually
 
 pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(240)]
 DEADLINE_S = 30.0
@@ -27,14 +26,11 @@ DEADLINE_S = 30.0
 
 async def terminal(stage: Any, conversation_id: str, status: str | None = None) -> dict[str, Any]:
     """The conversation's row in GET /api/sessions (in `status`, waited for within a generous deadline)."""
-    deadline = time.monotonic() + DEADLINE_S
-    while True:
+    async def row() -> dict[str, Any] | None:
         listed = await stage.api.get("/api/sessions")
-        row = next((s for s in listed if s.get("conversationId") == conversation_id), None)
-        if row is not None and (status is None or row["status"] == status):
-            return dict(row)
-        assert time.monotonic() < deadline, (status, listed)
-        await asyncio.sleep(0.2)
+        found = next((s for s in listed if s.get("conversationId") == conversation_id), None)
+        return dict(found) if found is not None and (status is None or found["status"] == status) else None
+    return dict(await eventually(row, timeout=DEADLINE_S, what=f"the conversation's row in /api/sessions ({status})"))
 
 
 def statuses(stage: Any, agent_id: str) -> list[tuple[str, str]]:
