@@ -134,6 +134,23 @@ def relay_toml(fake: FakeWuKong) -> str:
     return "\n".join([*lines, 'people = [{uid = "alice", user = "owner"}]']) + "\n"
 
 
+def relay_hub(hub_factory: Any, background: Background, fake: FakeWuKong,
+              toml: str = "") -> tuple[HubProcess, str, Doorway]:
+    """A hub whose uplink to `fake` is connected (lineup.toml: `toml`, then the relay), its owner's device token, and
+    the doorway the page reaches it through at home (closed to send the page through the relay)."""
+    hub: HubProcess = hub_factory(start=False)
+    hub.data_dir.mkdir(parents=True)
+    token = run_cli(hub.data_dir, "token").stdout.strip()
+    (hub.data_dir / "lineup.toml").write_text(toml + relay_toml(fake))
+    hub.start()
+    auth = {"Authorization": f"Bearer {token}"}
+    until(lambda: httpx.get(hub.base + "/api/relay", headers=auth).json()["status"]["state"] == "connected",
+          what="the hub's uplink to connect")
+    doorway = Doorway(hub.port)
+    background.run(doorway.open())
+    return hub, token, doorway
+
+
 @pytest.fixture
 def background() -> Iterator[Background]:
     loop = Background()
@@ -149,16 +166,7 @@ def test_an_approval_answered_through_the_relay(  # type: ignore[no-untyped-def]
     context = None
     agent: LapClient | None = None
     try:
-        hub: HubProcess = hub_factory(start=False)
-        hub.data_dir.mkdir(parents=True)
-        token = run_cli(hub.data_dir, "token").stdout.strip()
-        (hub.data_dir / "lineup.toml").write_text(relay_toml(fake))
-        hub.start()
-        auth = {"Authorization": f"Bearer {token}"}
-        until(lambda: httpx.get(hub.base + "/api/relay", headers=auth).json()["status"]["state"] == "connected",
-              what="the hub's uplink to connect")
-        doorway = Doorway(hub.port)
-        background.run(doorway.open())
+        hub, token, doorway = relay_hub(hub_factory, background, fake)
 
         # ---- at home: the page gets relay credentials from the hub --------------------------------------------
         context = browser.new_context(viewport=PHONE, locale="en-US", base_url=doorway.base, service_workers="block")

@@ -17,11 +17,11 @@ import httpx
 from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import DESKTOP, wait_for_js
-from tests.e2e.test_relay_mode import APP, MANAGER, Background, Doorway, background, relay_toml, until  # noqa: F401
+from tests.e2e.test_relay_mode import APP, MANAGER, Background, Doorway, background, relay_hub, until  # noqa: F401
 from tests.e2e.test_rich_content import loaded_width
 from tests.support.fake_wukong import FakeWuKong
 from tests.support.files import png_of_size
-from tests.support.hubproc import HubProcess, pair_agent, run_cli
+from tests.support.hubproc import pair_agent
 from tests.support.lap import LapClient
 
 WIDTH = int(((2 * 1024 * 1024) / 3) ** 0.5)
@@ -62,16 +62,7 @@ def test_the_same_screens_at_home_and_through_the_relay(  # type: ignore[no-unty
     context = None
     agent: LapClient | None = None
     try:
-        hub: HubProcess = hub_factory(start=False)
-        hub.data_dir.mkdir(parents=True)
-        token = run_cli(hub.data_dir, "token").stdout.strip()
-        (hub.data_dir / "lineup.toml").write_text(relay_toml(fake))
-        hub.start()
-        auth = {"Authorization": f"Bearer {token}"}
-        until(lambda: httpx.get(hub.base + "/api/relay", headers=auth).json()["status"]["state"] == "connected",
-              what="the hub's uplink to connect")
-        doorway = Doorway(hub.port)
-        background.run(doorway.open())
+        hub, token, doorway = relay_hub(hub_factory, background, fake)
 
         credential = pair_agent(hub, token, name="Builder")["credential"]
         agent = background.run(LapClient.connect(hub.ws_base, "agent", credential))

@@ -22,11 +22,11 @@ from tests.e2e.test_relay_mode import (  # noqa: F401 - `background` is a fixtur
     Background,
     Doorway,
     background,
-    relay_toml,
+    relay_hub,
     until,
 )
 from tests.support.fake_wukong import FakeWuKong
-from tests.support.hubproc import HubProcess, pair_agent, run_cli
+from tests.support.hubproc import pair_agent
 from tests.support.lap import LapClient
 
 SECRETS = {
@@ -46,16 +46,8 @@ def test_wukongim_sees_none_of_the_conversation_the_page_carries(  # type: ignor
     context = None
     agent: LapClient | None = None
     try:
-        hub: HubProcess = hub_factory(start=False)
-        hub.data_dir.mkdir(parents=True)
-        token = run_cli(hub.data_dir, "token").stdout.strip()
-        (hub.data_dir / "lineup.toml").write_text(relay_toml(fake))
-        hub.start()
+        hub, token, doorway = relay_hub(hub_factory, background, fake)
         auth = {"Authorization": f"Bearer {token}"}
-        until(lambda: httpx.get(hub.base + "/api/relay", headers=auth).json()["status"]["state"] == "connected",
-              what="the hub's uplink to connect")
-        doorway = Doorway(hub.port)
-        background.run(doorway.open())
 
         # ---- at home: the page gets its relay access, and its keys, from the hub --------------------------------
         context = browser.new_context(viewport=PHONE, locale="en-US", base_url=doorway.base, service_workers="block")

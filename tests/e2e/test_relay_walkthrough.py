@@ -22,10 +22,10 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import PHONE, wait_for_js
 from tests.e2e.flows import pending_card
-from tests.e2e.test_relay_mode import APP, MANAGER, Background, Doorway, background, relay_toml, until  # noqa: F401
+from tests.e2e.test_relay_mode import APP, MANAGER, Background, Doorway, background, relay_hub, until  # noqa: F401
 from tests.integration.test_sessions import AGENT_SCRIPT, make_repo
 from tests.support.fake_wukong import FakeWuKong
-from tests.support.hubproc import HubProcess, pair_agent, run_cli
+from tests.support.hubproc import pair_agent
 from tests.support.lap import LapClient
 
 SECRETS = {
@@ -61,16 +61,7 @@ def test_away_from_home_a_session_a_diff_a_file_and_an_approval(  # type: ignore
     agent: LapClient | None = None
     try:
         repo = make_repo(tmp_path / "code" / "proj")
-        hub: HubProcess = hub_factory(start=False)
-        hub.data_dir.mkdir(parents=True)
-        token = run_cli(hub.data_dir, "token").stdout.strip()
-        (hub.data_dir / "lineup.toml").write_text(sessions_toml(tmp_path) + relay_toml(fake))
-        hub.start()
-        auth = {"Authorization": f"Bearer {token}"}
-        until(lambda: httpx.get(hub.base + "/api/relay", headers=auth).json()["status"]["state"] == "connected",
-              what="the hub's uplink to connect")
-        doorway = Doorway(hub.port)
-        background.run(doorway.open())
+        hub, token, doorway = relay_hub(hub_factory, background, fake, sessions_toml(tmp_path))
 
         # ---- on the LAN: Settings → "Use this phone away from home" -----------------------------------------------
         context = browser.new_context(viewport=PHONE, locale="en-US", base_url=doorway.base, service_workers="allow",
