@@ -6,9 +6,7 @@ diagnostics) counts as the app's: a newcomer in the usability test read "这个 
 
 from __future__ import annotations
 
-import asyncio
 import re
-import threading
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -17,6 +15,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
+from tests.e2e.test_rich_content import Agent
 from tests.support.hubproc import HubProcess
 
 # Names and terms a Chinese UI keeps as they are: products, protocols, file kinds, units.
@@ -63,39 +62,10 @@ def english_in(texts: list[str]) -> list[str]:
     return found
 
 
-class ChineseAgent:
-    """A paired SDK agent with a Chinese name that says and asks in Chinese, in a thread of its own."""
-
-    def __init__(self, hub: HubProcess, owner_token: str) -> None:
-        from hub.sdk import AgentClient, pair
-
-        code = api(hub, owner_token, "POST", "/api/pairing-codes", {"name": "构建助手"})["code"]
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-
-        async def start() -> Any:
-            client = AgentClient(await pair(hub.base, code, name="构建助手"), runtime="test-writer",
-                                 capabilities=["approval", "choice", "input", "review", "artifacts"])
-            await client.start()
-            return client
-
-        self.client = asyncio.run_coroutine_threadsafe(start(), self.loop).result(30)
-
-    def send(self, type_: str, payload: dict[str, Any], **fields: Any) -> Any:
-        return asyncio.run_coroutine_threadsafe(self.client.send(type_, payload, **fields), self.loop).result(30)
-
-    def close(self) -> None:
-        asyncio.run_coroutine_threadsafe(self.client.close(), self.loop).result(30)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-        self.loop.close()
-
-
 @pytest.fixture
-def chinese_world(hub: HubProcess) -> Iterator[tuple[Any, ChineseAgent, str]]:
+def chinese_world(hub: HubProcess) -> Iterator[tuple[Any, Agent, str]]:
     owner = create_owner(hub, display_name="李华", workspace="家里")
-    agent = ChineseAgent(hub, owner.token)
+    agent = Agent(hub, owner.token, name="构建助手")  # an agent that speaks Chinese: what is English is the app's
     conversation = f"c-{uuid.uuid4().hex[:10]}"
     agent.send("conversation.create", {"title": "依赖升级"}, conversationId=conversation)
     agent.send("message.create", {"content": "我先读一下需求，然后列出要升级的依赖。"}, conversationId=conversation)

@@ -151,6 +151,19 @@ def relay_hub(hub_factory: Any, background: Background, fake: FakeWuKong,
     return hub, token, doorway
 
 
+def close_all(background: Background, fake: FakeWuKong, agent: LapClient | None, context: Any,
+              doorway: Doorway | None) -> None:
+    """What a relay browser test started, closed whatever happened: the agent, the page's context, the doorway, the
+    fake WuKongIM."""
+    if agent is not None:
+        background.run(agent.close())
+    if context is not None:
+        context.close()
+    if doorway is not None and doorway.server is not None:
+        background.run(doorway.close())
+    background.run(fake.stop())
+
+
 @pytest.fixture
 def background() -> Iterator[Background]:
     loop = Background()
@@ -258,10 +271,4 @@ def test_an_approval_answered_through_the_relay(  # type: ignore[no-untyped-def]
         assert fake.tokens[("alice", 1)] != saved["token"]
         shots(page, "05-back-home-revoked")
     finally:
-        if agent is not None:
-            background.run(agent.close())
-        if context is not None:
-            context.close()
-        if doorway is not None and doorway.server is not None:
-            background.run(doorway.close())
-        background.run(fake.stop())
+        close_all(background, fake, agent, context, doorway)

@@ -17,7 +17,7 @@ import httpx
 from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import DESKTOP, wait_for_js
-from tests.e2e.test_relay_mode import APP, MANAGER, Background, Doorway, background, relay_hub, until  # noqa: F401
+from tests.e2e.test_relay_mode import APP, MANAGER, Background, Doorway, background, close_all, relay_hub, until  # noqa: F401
 from tests.e2e.test_rich_content import loaded_width
 from tests.support.fake_wukong import FakeWuKong
 from tests.support.files import png_of_size
@@ -119,10 +119,4 @@ def test_the_same_screens_at_home_and_through_the_relay(  # type: ignore[no-unty
         assert page.evaluate(f"{APP}.live.mode") == "relay"
         shots(page, "02-relay-screens")
     finally:
-        if agent is not None:
-            background.run(agent.close())
-        if context is not None:
-            context.close()
-        if doorway is not None and doorway.server is not None:
-            background.run(doorway.close())
-        background.run(fake.stop())
+        close_all(background, fake, agent, context, doorway)

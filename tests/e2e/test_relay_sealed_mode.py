@@ -22,6 +22,7 @@ from tests.e2e.test_relay_mode import (  # noqa: F401 - `background` is a fixtur
     Background,
     Doorway,
     background,
+    close_all,
     relay_hub,
     until,
 )
@@ -121,10 +122,4 @@ def test_wukongim_sees_none_of_the_conversation_the_page_carries(  # type: ignor
         expect(page.locator(".stream")).not_to_contain_text("forged by the relay")
         shots(page, "03-refused")
     finally:
-        if agent is not None:
-            background.run(agent.close())
-        if context is not None:
-            context.close()
-        if doorway is not None and doorway.server is not None:
-            background.run(doorway.close())
-        background.run(fake.stop())
+        close_all(background, fake, agent, context, doorway)

@@ -22,7 +22,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import PHONE, wait_for_js
 from tests.e2e.flows import pending_card
-from tests.e2e.test_relay_mode import APP, MANAGER, Background, Doorway, background, relay_hub, until  # noqa: F401
+from tests.e2e.test_relay_mode import APP, MANAGER, Background, Doorway, background, close_all, relay_hub, until  # noqa: F401
 from tests.integration.test_sessions import AGENT_SCRIPT, make_repo
 from tests.support.fake_wukong import FakeWuKong
 from tests.support.hubproc import pair_agent
@@ -190,10 +190,4 @@ def test_away_from_home_a_session_a_diff_a_file_and_an_approval(  # type: ignore
             assert secret not in carried, f"WuKongIM could read the {what}: {secret!r}"
         assert "Scripted" not in carried and "second line" not in carried
     finally:
-        if agent is not None:
-            background.run(agent.close())
-        if context is not None:
-            context.close()
-        if doorway is not None and doorway.server is not None:
-            background.run(doorway.close())
-        background.run(fake.stop())
+        close_all(background, fake, agent, context, doorway)

@@ -96,16 +96,16 @@ diff --git a/README.md b/README.md
 class Agent:
     """A paired SDK agent running in a thread with its own loop; `send` waits for the hub's ack."""
 
-    def __init__(self, hub: HubProcess, owner_token: str) -> None:
+    def __init__(self, hub: HubProcess, owner_token: str, name: str = "Writer") -> None:
         from hub.sdk import AgentClient, pair
 
-        code = api(hub, owner_token, "POST", "/api/pairing-codes", {"name": "Writer"})["code"]
+        code = api(hub, owner_token, "POST", "/api/pairing-codes", {"name": name})["code"]
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
 
         async def start() -> Any:
-            client = AgentClient(await pair(hub.base, code, name="Writer"), runtime="test-writer",
+            client = AgentClient(await pair(hub.base, code, name=name), runtime="test-writer",
                                  capabilities=["approval", "choice", "input", "review", "artifacts"])
             await client.start()
             return client
