@@ -674,3 +674,7 @@ def relay_pair(uid: str, data_dir: Path | None, make_token: bool, device_flag: i
 from hub.agents_add import agents as _agents  # noqa: E402 - `lineup agents add` (docs/agents.md)
 
 main.add_command(_agents)
+
+from hub.keep import keep as _keep  # noqa: E402 - `lineup keep -- COMMAND`: an agent's program started again after a crash
+
+main.add_command(_keep)

@@ -52,8 +52,10 @@ def test_pair_again_offers_the_adapter_of_the_agents_runtime(hub, open_page, sho
     expect(dialog.locator(".hub-address")).to_have_text(re.compile(r"^https?://"))
     expect(dialog.locator(".sdk-snippet .command")).to_be_hidden()
     dialog.locator(".sdk-snippet summary").click()
-    expect(dialog.locator(".command")).to_contain_text("pair_or_load(")
-    expect(dialog.locator(".command")).not_to_contain_text("demo-agent")
+    expect(dialog.locator(".sdk-snippet .command")).to_contain_text("pair_or_load(")
+    expect(dialog.locator(".sdk-snippet .command")).not_to_contain_text("demo-agent")
+    # How to keep it running: started again by itself after a crash (hub/keep.py).
+    expect(dialog.locator(".keep-command")).to_have_text("lineup keep -- python my_agent.py")
     shots(page, "01-sdk-snippet")
 
     pair_again(page, "Claude helper")

@@ -5,13 +5,17 @@ A real hub, an SDK agent, Chromium at 390×844 and 1280×800, in English and Chi
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.card_text import box_of
-from tests.e2e.conftest import DESKTOP, PHONE
+from tests.e2e.conftest import DESKTOP, PHONE, api
 from tests.e2e.test_card_is_the_truth import ask_and_open, card_of
 from tests.e2e.test_rich_content import world  # noqa: F401 - the fixture is used by name
+from tests.support.polling import eventually_sync
 
 SIZES = [pytest.param(PHONE, id="phone"), pytest.param(DESKTOP, id="desktop")]
 GENERIC = "The agent is told no and decides what to do next; the task is not cancelled."
@@ -89,5 +93,76 @@ def test_a_tall_card_can_be_rejected_from_its_top(hub, open_page, world, shots) 
     expect(card.locator("button[data-option='approve']")).to_be_disabled()  # the end not yet seen
     shots(page, "03-tall-card-top")
     quick.click()
+    # It opens under the head: what Reject does, a note, and the Reject that answers; a bare no is one tap more.
+    box = card.locator(".quick-reject-box")
+    expect(box).to_be_in_viewport()
+    expect(box).to_contain_text(GENERIC)
+    expect(card.locator(".card-head .badge").first).to_have_text("Needs your approval")
+    box.locator(".quick-reject-send").click()
     expect(card.locator(".card-head .badge").first).to_have_text("Rejected")
     expect(card.locator(".quick-reject")).to_have_count(0)
+
+
+DANGEROUS = ("cd ~/code/shop-api && python -m pip install --upgrade -r requirements/base.txt && python -m pytest -q "
+             + " ".join(f"tests/unit/test_part_{n}.py" for n in range(40))
+             + " && git push --force origin main && rm -rf build/ ~/.cache/pip ~ /tmp/pip-*")
+
+
+@pytest.mark.parametrize("viewport", SIZES)
+def test_the_heads_reject_takes_a_note_and_the_reasons_in_one_tap(hub, open_page, world, viewport, shots) -> None:  # type: ignore[no-untyped-def]
+    """Three of five usability participants tell the agent why they say no; the note was only at the card's end, so
+    they read down a tall card to it (47-65 s). The head's Reject now opens a box in the first view that says what
+    Reject does, offers the hub's reasons as the note in one tap ("Tell it why"), takes words of one's own, and
+    answers with the note: the agent gets it."""
+    owner, _ = world
+    page, (question,) = ask_and_open(open_page, hub, world, viewport, {
+        "type": "approval", "title": "Apply the dependency upgrades?", "risk": "high",
+        "description": "Routine step of the plan.", "approves": {"kind": "command", "command": DANGEROUS}})
+    card = card_of(page, question)
+    card.locator(".card-title").scroll_into_view_if_needed()
+    quick = card.locator(".quick-reject")
+    expect(quick).to_be_in_viewport()
+    quick.click()
+    box = card.locator(".quick-reject-box")
+    expect(box).to_be_in_viewport()
+    expect(box).to_contain_text(GENERIC)
+    expect(quick).to_have_attribute("aria-expanded", "true")
+    # Focus on the box's Reject, not in the note: a phone's keyboard would cover the card for a bare no.
+    expect(box.locator(".quick-reject-send")).to_be_focused()
+    tell = box.locator(".tell-why")
+    expect(tell).to_have_text("Tell it why (the reasons above)")
+    tell.click()
+    note = box.locator("textarea.quick-reject-note")
+    expect(note).to_have_value(re.compile(r"^Not approved: .*deletes your home folder \(~\).*force-pushes over main.*\.$"))
+    expect(tell).to_be_disabled()  # said once
+    note.press("End")
+    note.type(" Open a PR instead.")
+    # The note at the card's end is the same note (one answer, one note).
+    expect(card.locator("details.note textarea")).to_have_value(re.compile(r"Open a PR instead\.$"))
+    shots(page, "04-heads-reject-with-note")
+    box.locator(".quick-reject-send").click()
+    expect(card.locator(".card-head .badge").first).to_have_text("Rejected")
+
+    def answered() -> dict[str, Any] | None:
+        stored = [i for i in api(hub, owner.token, "GET", "/api/interactions")["interactions"]
+                  if i["id"] == question and i["status"] != "pending"]
+        return stored[0]["response"] if stored else None
+
+    response = eventually_sync(answered, what="the rejection with its note on the hub")
+    assert response["optionId"] == "reject", response
+    assert "force-pushes over main" in response["comment"] and response["comment"].endswith("Open a PR instead."), response
+
+
+def test_the_heads_reject_in_chinese_tells_why_in_chinese(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+    owner, agent = world
+    conversation = agent.conversation("Deps")
+    question = agent.ask(conversation, {"type": "approval", "title": "Apply?", "risk": "high",
+                                        "approves": {"kind": "command", "command": DANGEROUS}})
+    page = open_page(hub, viewport=PHONE, locale="zh-CN", token=owner.token, path=f"/#/conversations/{conversation}")
+    card = card_of(page, question)
+    card.locator(".quick-reject").click()
+    box = card.locator(".quick-reject-box")
+    expect(box).to_contain_text("智能体会被告知“不行”，由它决定下一步；任务不会因此取消。")
+    box.locator(".tell-why").click()
+    expect(box.locator("textarea")).to_have_value(re.compile(r"^不批准：.*强制推送覆盖"))
+    shots(page, "05-heads-reject-zh")

@@ -167,7 +167,17 @@ export class LineupAgentList extends LineupElement {
           ? html`<p class="small signed-off">${icon('offline')} ${t('agents.terminalCalm')}</p>`
           : signedOff ? html`<p class="small signed-off">${icon('offline')} ${t('agents.signedOff')}</p>`
           : html`<p class="small tone-text-success">${icon('succeeded')} ${t('agents.healthy')}</p>`}
-        <dl class="kv small">
+        ${away ? html`<details class="agent-more"><summary>${t('agents.moreAbout')}</summary>${this._facts(agent, wentAt)}
+          <div class="button-row">${this._pairAgain(agent)}</div></details>` : html`${this._facts(agent, wentAt)}
+          ${terminal ? html`<div class="button-row">${this._pairAgain(agent)}</div>` : ''}`}
+      </details>
+    </li>`;
+  }
+
+  /** The agent's facts (state, when it went, paired): for an agent that went away, folded under "More about this
+   * agent", as the box above already says what matters (newcomers read a five-row table before going on). */
+  _facts(agent, wentAt) {
+    return html`<dl class="kv small">
           <dt>${t('agent.state')}</dt><dd>${t(`agent.status.${agent.status || 'offline'}`)}${reasonWord(agent.statusReason) ? ` (${reasonWord(agent.statusReason)})` : ''}</dd>
           ${wentAt ? html`<dt>${t('agents.offlineSince')}</dt>
             <dd class="offline-since">${formatDateTime(wentAt)}</dd>` : ''}
@@ -177,10 +187,7 @@ export class LineupAgentList extends LineupElement {
           ${agent.pairedAt && agent.pairedAt !== agent.createdAt ? html`<dt>${t('agents.firstPairedAt')}</dt>
             <dd class="first-paired-at">${formatDateTime(agent.createdAt)}</dd>` : ''}
           <dt>${t('card.detail.id')}</dt><dd class="mono">${agent.id}</dd>
-        </dl>
-        ${away || terminal ? html`<div class="button-row">${this._pairAgain(agent)}</div>` : ''}
-      </details>
-    </li>`;
+        </dl>`;
   }
 }
 

@@ -24,8 +24,9 @@ export function copyButton(text, label, host) {
 
 export function diagnosisBox(diagnosis, host) {
   if (!diagnosis) return '';
-  return html`<div class="diagnosis tone-box-danger" role="alert" data-diagnostic-code=${diagnosis.code}>
-    <p><strong>${icon('warning')} ${diagnosis.what}</strong></p>
+  return html`<div class="diagnosis ${diagnosis.calm ? 'tone-box-waiting' : 'tone-box-danger'}" role=${diagnosis.calm ? 'status' : 'alert'}
+      data-diagnostic-code=${diagnosis.code} data-calm=${diagnosis.calm ? 'true' : 'false'}>
+    <p><strong>${icon(diagnosis.calm ? 'offline' : 'warning')} ${diagnosis.what}</strong></p>
     <p><strong>${t('diag.nextStep')}</strong> ${diagnosis.next}</p>
     <p class="diag-code"><span>${t('diag.code')}</span> <code>${diagnosis.code}</code> ${copyButton(diagnosis.text, t('diag.code'), host)}</p>
   </div>`;
@@ -37,6 +38,8 @@ const ADAPTERS = ['claude-code', 'codex', 'gemini', 'hermes', 'openclaw', 'sdk',
 // The runtimes each adapter's agent reports (hub/connect/*.py, hub/sdk/demo.py): its earlier agents are offered first.
 const RUNTIMES = { demo: ['demo'], 'claude-code': ['claude-code'], codex: ['mcp', 'codex'], gemini: ['mcp', 'gemini'],
   hermes: ['hermes'], openclaw: ['openclaw'], sdk: ['python-sdk'] };
+// How an SDK program is kept running (hub/keep.py), on the agent's machine, where `lineup` is the SDK's own command.
+const KEEP_EXAMPLE = 'lineup keep -- python my_agent.py';
 // What to do once the command ran, for the adapters that connect a gateway already running (docs/agents.md).
 const AFTERWARDS = { hermes: 'connect.after.hermes', openclaw: 'connect.after.openclaw' };
 
@@ -196,7 +199,10 @@ export class LineupConnectAgent extends LineupElement {
         <code class="hub-address">${base}</code>${copyButton(base, t('connect.hubAddress'), this)}</p>
       <details class="sdk-snippet"><summary>${t('connect.runSdk')}</summary>
         <div class="command-box"><pre class="command" tabindex="0">${snippet}</pre>
-          ${copyButton(snippet, t('connect.command'), this)}</div></details>`;
+          ${copyButton(snippet, t('connect.command'), this)}</div></details>
+      <p class="small sdk-keep">${t('connect.sdkKeep')}</p>
+      <div class="command-box"><pre class="command keep-command" tabindex="0">${KEEP_EXAMPLE}</pre>
+        ${copyButton(KEEP_EXAMPLE, t('connect.command'), this)}</div>`;
   }
 
   // Whether the agent's credential and messages are encrypted on the way, as the hub says (agentTransport:

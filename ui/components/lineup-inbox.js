@@ -12,6 +12,7 @@ import { inboxLists, waitingTotal } from '../lib/inbox.js';
 import { need } from '../lib/lazy.js';
 import { newSessionEntry, sessionsOffLine } from '../lib/sessions.js';
 import { FirstView } from '../lib/first-view.js';
+import { receiptsBlock } from '../lib/receipts.js';
 
 export class LineupInbox extends LineupElement {
   static properties = ['state', 'route'];
@@ -74,6 +75,7 @@ export class LineupInbox extends LineupElement {
         ${repeat(waitingForMe, (it) => it.id, (it) => html`<div class="inbox-card-wrap">
           ${isNew(it.id) ? html`<span class="badge tone-running new-badge">${t('inbox.new')}</span>` : ''}
           ${interactionCard(it, state, 'inbox')}</div>`)}</div>`, t('inbox.waitingEmpty'))}
+      ${receiptsBlock(state)}
       ${section('inbox-attention', t('inbox.attention'), needsAttention.length, html`<ul class="plain-list task-rows">
         ${repeat(needsAttention, (task) => task.id, (task) => taskRow(task, state, { selected: this.route?.task === task.id }))}</ul>`,
         t('inbox.attentionEmpty'))}

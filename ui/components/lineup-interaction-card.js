@@ -108,6 +108,21 @@ function reasonText(reason) {
     visible(reason.text.slice(at + reason.part.length))}`;
 }
 
+/** The declining option of an approval (the hub's default Reject when the agent gave no options), or undefined. */
+function declining(spec) {
+  const options = spec.options?.length ? spec.options : [{ id: 'reject', label: t('card.reject'), style: 'danger' }];
+  return options.find((o) => !approving(o));
+}
+
+/** The hub's reasons as a note to the agent, in the person's words ("Not approved: deletes your home folder (~);
+ * force-pushes over main."): those that make it high, else the first three. '' when the hub gave none. */
+function reasonsNote(it, spec) {
+  const reasons = riskReasons(it, spec);
+  const high = reasons.filter((r) => r.level === 'high');
+  const told = (high.length ? high : reasons.slice(0, 3)).map((r) => r.text);
+  return told.length ? t('card.reasonsNote', { reasons: told.join('; ') }) : '';
+}
+
 function reasonList(list) {
   return list.map((r, index) => html`${index ? '; ' : ''}${reasonText(r)}`);
 }
@@ -176,7 +191,8 @@ export class LineupInteractionCard extends LineupElement {
    * reused it): a confirmation, a note or a passed gate belongs to one question and never moves to the next one. */
   _fresh() {
     // `confirming`: the option whose high-risk confirmation is open, `confirmFor`: the interaction it was asked on.
-    this.local = { chosen: new Set(), text: '', comment: '', confirming: null, confirmFor: null, error: '' };
+    // `rejecting`: the head's Reject box is open for the interaction of that id (see _quickRejectBox).
+    this.local = { chosen: new Set(), text: '', comment: '', confirming: null, confirmFor: null, rejecting: null, error: '' };
     this._armed = true; // the confirmation's button may act (false for CONFIRM_DELAY_MS after it appears)
     this._confirmShownAt = null;
     clearTimeout(this._arming);
@@ -422,6 +438,7 @@ export class LineupInteractionCard extends LineupElement {
           · <time datetime=${it.createdAt}>${formatTime(it.createdAt)}</time></span>
         ${pending && !busy && it.type === 'approval' ? this._quickReject(it, spec) : ''}
       </header>
+      ${pending && !busy && it.type === 'approval' && this.local.rejecting === it.id ? this._quickRejectBox(it, spec) : ''}
       <h3 class="card-title" id=${`${id}-title`}>${visible(it.title)}</h3>
       ${risk && spec.riskReasons?.length ? this._reasons(it, spec, false) : ''}
       ${it.type === 'review' ? this._reviewWarning(spec) : ''}
@@ -539,14 +556,49 @@ export class LineupInteractionCard extends LineupElement {
   /** Reject at the card's top, in its head, for a card taller than its view: deciding no needs nothing below (the
    * usability re-run's phone participants scrolled a 1,100 px card to reach Reject). Only the declining option: to
    * approve, the end of what is approved must have been seen. Always drawn (hidden while the card fits), so that its
-   * appearing moves nothing. */
+   * appearing moves nothing. It opens a box under the head (_quickRejectBox) that says what Reject does and takes a
+   * note, so a person who wants to tell the agent why need not go to the card's end either. */
   _quickReject(it, spec) {
-    const options = spec.options?.length ? spec.options : [{ id: 'reject', label: t('card.reject'), style: 'danger' }];
-    const no = options.find((o) => !approving(o));
+    const no = declining(spec);
     if (!no) return '';
+    const open = this.local.rejecting === it.id;
     return html`<button type="button" class="button danger-outline small quick-reject" data-quick-option=${no.id}
-      ?hidden=${!(this._whole && this._tall)} @click=${(e) => this._chooseApproval(no, e)}>${icon('close')}<span>${
+      aria-expanded=${open ? 'true' : 'false'} aria-controls=${`quick-reject-${this._uid(it)}`}
+      ?hidden=${!(this._whole && this._tall)} @click=${() => this._toggleQuickReject(it)}>${icon('close')}<span>${
       visible(optionWords(no.label))}</span></button>`;
+  }
+
+  _toggleQuickReject(it) {
+    this.local.rejecting = this.local.rejecting === it.id ? null : it.id;
+    this.requestUpdate();
+    // The focus goes to the box's own Reject (not to the note: a phone's keyboard would cover the card for a bare no).
+    if (this.local.rejecting) requestAnimationFrame(() => this.querySelector('.quick-reject-send')?.focus());
+  }
+
+  /** The head's Reject, opened: what Reject does, the hub's reasons offered as the note in one tap ("Tell it why"),
+   * the note itself (the same one as at the card's end), and the Reject that answers. */
+  _quickRejectBox(it, spec) {
+    const no = declining(spec);
+    if (!no) return '';
+    const uid = this._uid(it);
+    const notes = ['sent', 'next_message', 'not_sent'].includes(spec.notes) ? spec.notes : 'sent';
+    const why = notes === 'not_sent' ? '' : reasonsNote(it, spec);
+    const told = why && this.local.comment.includes(why);
+    return html`<div class="quick-reject-box" id=${`quick-reject-${uid}`} role="group" aria-labelledby=${`quick-reject-${uid}-means`}>
+      <p class="small" id=${`quick-reject-${uid}-means`}>${no.description ? visible(no.description) : t('card.rejectMeans')}</p>
+      ${why ? html`<button type="button" class="button small tell-why" ?disabled=${told} aria-pressed=${told ? 'true' : 'false'}
+        @click=${() => { this.local.comment = this.local.comment.trim() ? `${this.local.comment.trim()}\n${why}` : why; this.requestUpdate(); }}>${
+        icon(told ? 'check' : 'plus')}<span>${t('card.tellWhy')}</span></button>` : ''}
+      <label class="field"><span class="small">${t('card.addNote')}</span>
+        <textarea rows="2" maxlength="4000" class="quick-reject-note" .value=${live(this.local.comment)}
+          aria-describedby=${`quick-reject-${uid}-fate`} @input=${(e) => { this.local.comment = e.target.value; this.requestUpdate(); }}></textarea></label>
+      <p class="note-fate small muted" id=${`quick-reject-${uid}-fate`} data-notes=${notes}>${t(`card.note.${notes}`)}</p>
+      <div class="button-row">
+        <button type="button" class="button danger quick-reject-send" data-quick-send=${no.id}
+          @click=${(e) => this._chooseApproval(no, e)}>${icon('close')}<span>${visible(optionWords(no.label))}</span></button>
+        <button type="button" class="button quick-reject-back" @click=${() => this._toggleQuickReject(it)}>${t('action.back')}</button>
+      </div>
+    </div>`;
   }
 
   _approvalControls(it, spec) {

@@ -18,6 +18,14 @@ import '../lib/markdown.js'; // <lineup-markdown .plain>: an agent's long descri
 import './lineup-tool-call.js';
 import './lineup-tool-instance.js'; // tool calls are drawn by these (lib/tool-views.js)
 
+
+/** The agent's return, when it went offline and is online again: its last status change ({at}), else null. */
+function cameBack(agent, state) {
+  const changes = agent ? state?.presence?.[agent.id] || [] : [];
+  const last = changes[changes.length - 1];
+  return agent?.status === 'online' && last?.status === 'online' && changes.slice(0, -1).some((c) => c.status === 'offline')
+    ? last : null;
+}
 export class LineupTaskDetail extends LineupElement {
   static properties = ['state', 'taskId'];
 
@@ -149,6 +157,12 @@ export class LineupTaskDetail extends LineupElement {
       [tone, verdict, body] = ['waiting', t('restart.notYet'), t('restart.lostRunning', { time: formatDateTime(task.connectionLostAt) })];
     } else if (agent && agent.status !== 'online') {
       [tone, verdict, body] = ['waiting', t('restart.no'), t('restart.agentAway', { agent: agent.name })];
+    } else if (cameBack(agent, state)) {
+      // Back after going away: say it carried on, from where, and that what was answered stands (a participant asked
+      // "did it start over?" after every restart).
+      const back = cameBack(agent, state);
+      [tone, verdict, body] = ['neutral', t('restart.no'), t(task.progress !== null && task.progress !== undefined
+        ? 'restart.resumedAt' : 'restart.resumed', { agent: agent.name, time: formatTime(back.at), progress: task.progress })];
     } else {
       [tone, verdict, body] = ['neutral', t('restart.no'), task.status === 'waiting_for_human' ? t('restart.waitingYou') : t('restart.working')];
     }

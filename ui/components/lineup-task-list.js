@@ -18,8 +18,10 @@ export function taskRow(task, state, { selected = false } = {}) {
       @click=${(e) => e.currentTarget.dispatchEvent(new CustomEvent('lineup-task-open', { detail: { taskId: task.id }, bubbles: true }))}>
       <span class="task-row-main">
         <span class="task-row-title">${task.title}</span>
-        <span class="task-row-status">${taskStatusBadge(task)}
-          ${lost ? html`<span class="badge tone-danger">${icon('offline')}<span>${t('task.connectionLostBadge')}</span></span>` : ''}</span>
+        <span class="task-row-status">${lost
+          // One state, not "Running" beside "Connection lost": the task is kept and waits for its agent.
+          ? html`<span class="badge tone-waiting lost-badge">${icon('offline')}<span>${t('task.waitsForAgent')}</span></span>`
+          : taskStatusBadge(task)}</span>
       </span>
       ${task.progress !== null && task.progress !== undefined || task.status === 'running' ? html`<span class="task-row-progress">
         ${progressBar(task.progress, t('task.progressOf', { title: task.title }))}

@@ -42,6 +42,8 @@ function diagnosis(reason, agent, changedAt) {
   const since = AWAY_REASONS.has(reason) ? offlineSince(agent, changedAt) : '';
   return {
     code, reason,
+    // An agent that went away and resumes when it is back is not a fault: said calmly, not as an alarm.
+    calm: Boolean(since),
     what: since ? t('diag.away.what', { time: formatTime(since) }) : t(`diag.${reason}.what`),
     next: gateway ? t(`diag.gateway.${gateway}.next`, { hub: window.location.origin })
       : t(`diag.${reason}.next`, { hub: window.location.origin }),

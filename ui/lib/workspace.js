@@ -49,6 +49,9 @@ function firstLine(text, max = 120) {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
+// How many answered questions the inbox keeps a receipt of (lib/receipts.js).
+const RECEIPTS = 3;
+
 /**
  * `state` is replaced (never mutated) on every change, so pieces can compare by identity; listeners added with
  * `subscribe(fn)` run once per batch of changes.
@@ -69,6 +72,7 @@ export class Workspace {
       agents: [], conversations: [], tasks: [], interactions: [],
       inbox: { waitingForMe: [], needsAttention: [], recentlyCompleted: [] },
       messages: {}, drafts: {}, outgoing: [], answers: {}, cancels: {},
+      receipts: [], // the questions answered on this screen, newest first (at most RECEIPTS): the inbox says they went
       taskDetails: {}, openTaskId: null, openConversationId: null,
       pairing: null, signInLink: null, devices: null, plugins: [], hubCli: null,
       seenInbox: new Set(), outboxSize: 0,
@@ -658,7 +662,11 @@ export class Workspace {
     const sent = this._send('interaction.respond', { interactionId: interaction.id, response },
       { conversationId: interaction.conversationId, taskId: interaction.taskId });
     sent.done.catch(() => {});
-    this.set({ answers: { ...this.state.answers, [interaction.id]: { envelopeId: sent.id, response, status: 'sending' } } });
+    // A receipt for the inbox, whose card leaves once answered ("did it go through?" was asked in every usability run).
+    const receipt = { id: interaction.id, title: interaction.title, type: interaction.type, agentId: interaction.agentId,
+      taskId: interaction.taskId, options: interaction.spec?.options || null, at: new Date().toISOString() };
+    this.set({ answers: { ...this.state.answers, [interaction.id]: { envelopeId: sent.id, response, status: 'sending' } },
+      receipts: [receipt, ...this.state.receipts.filter((r) => r.id !== interaction.id)].slice(0, RECEIPTS) });
   }
 
   requestCancel(taskId, reason) {
