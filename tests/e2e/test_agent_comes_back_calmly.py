@@ -65,11 +65,19 @@ def test_an_agent_that_went_away_is_said_calmly_and_its_return_too(hub, open_pag
     more.locator("summary").click()
     expect(page.locator(".agent-card .offline-since")).to_be_visible()
 
-    # It comes back: the task says it carried on from where it was, and that the answers stand.
+    # It comes back: a toast says so and opens its task, which says it carried on from where it was, and that the
+    # answers stand (the offline toast had left by itself, and nothing said the agent was back).
+    page.goto(f"{hub.base}/#/inbox")
+    expect(page.locator(".topbar .agent-indicator")).to_contain_text("Agent offline")
     agent.start()
-    page.goto(f"{hub.base}/#/tasks?task={task_id}")
+    back = page.locator("lineup-toasts .toast[data-kind='agent_back']")
+    expect(back).to_contain_text("Demo agent is back · Its tasks carry on where they left off.", timeout=30_000)
+    expect(page.locator("lineup-toasts .toast[data-kind='agent_offline']")).to_have_count(0)
+    shots(page, "03-back-toast")
+    back.locator(".toast-open").click()
+    expect(page).to_have_url(re.compile(f"task={task_id}"))
     verdict = detail.locator(".restart-verdict")
     expect(verdict).to_contain_text("Needs restarting? No.", timeout=30_000)
     expect(verdict).to_contain_text("Demo agent came back at", timeout=30_000)
     expect(verdict).to_contain_text("carried on from 10\u00a0%; your answers were kept.")
-    shots(page, "03-came-back")
+    shots(page, "04-came-back")

@@ -30,6 +30,7 @@ const LOOK = {
   failed: { icon: 'failed', tone: 'danger', lingerMs: 15000 },
   succeeded: { icon: 'succeeded', tone: 'success', lingerMs: 8000 },
   agent_offline: { icon: 'offline', tone: 'neutral', lingerMs: 10000 },
+  agent_back: { icon: 'succeeded', tone: 'success', lingerMs: 10000 }, // the app's own, not the hub's (workspace.js)
   agent_waiting: { icon: 'waiting', tone: 'waiting', lingerMs: 10000 },
   test: { icon: 'check', tone: 'running', lingerMs: 8000 },
 };
@@ -55,7 +56,7 @@ export function lookOf(kind) {
 }
 
 export function kindWord(kind) {
-  return KINDS.includes(kind) ? t(`notify.kind.${kind}`) : kind;
+  return KINDS.includes(kind) || kind === 'agent_back' ? t(`notify.kind.${kind}`) : kind;
 }
 
 export function channelName(name) {
@@ -99,6 +100,8 @@ export function describe(note, state) {
         text: t('notify.succeededText', { agent }), task: '' };
     case 'agent_offline':
       return { heading: t('notify.offlineHeading', { agent }), text: t('notify.offlineText'), task: '' };
+    case 'agent_back':
+      return { heading: t('notify.backHeading', { agent }), text: t('notify.backText'), task: '' };
     case 'agent_waiting':
       return { heading: t('notify.agentWaitingHeading', { agent }), text: body, task: '' };
     case 'test':
@@ -119,7 +122,7 @@ export function routeOf(note, current = { view: 'inbox' }) {
     if (match) taskId = decodeURIComponent(match[1]);
   }
   if (taskId) return { ...current, task: taskId };
-  if (note.kind === 'agent_offline' || /#\/agents\b/.test(note.link || '')) return { view: 'agents' };
+  if (note.kind === 'agent_offline' || note.kind === 'agent_back' || /#\/agents\b/.test(note.link || '')) return { view: 'agents' };
   if (note.interactionId || note.kind === 'waiting_for_me') return { view: 'inbox' };
   return null;
 }
@@ -146,6 +149,10 @@ export function isStale(note, state) {
   if (note.kind === 'agent_offline') {
     const named = (state.agents || []).filter((a) => a.name === note.agent);
     return named.length > 0 && named.every((a) => a.status === 'online' || a.revokedAt);
+  }
+  if (note.kind === 'agent_back') {
+    const agent = (state.agents || []).find((a) => a.id === note.agentId);
+    return !agent || agent.status !== 'online';
   }
   return false;
 }

@@ -420,6 +420,7 @@ export class Workspace {
         this._schedule('agents');
         break;
       case 'agent.status_changed':
+        this._backToast(env);
         this.set({
           agents: this.state.agents.map((a) => (a.id === p.agentId ? {
             ...a, status: p.status, statusReason: p.reason, lastHeartbeatAt: p.lastHeartbeatAt ?? a.lastHeartbeatAt,
@@ -492,6 +493,23 @@ export class Workspace {
       || (note.taskId && !this.state.tasks.some((x) => x.id === note.taskId));
     if (missing && this.state.browserNotify.enabled) await this.refresh(['interactions', 'tasks']).catch(() => {});
     showBrowserNotification(note, describe(note, this.state), () => this.onNotificationOpen?.(note));
+  }
+
+  /** An agent that this screen saw go offline is back, live: a toast says so and leads to its task (its one task in
+   * progress, else the Agents page). The offline one leaves by itself (it is stale), and nothing said the agent was
+   * back and its task carried on, so the person went looking. The app's own toast: the hub sends none for a return. */
+  _backToast(env) {
+    const p = env.payload;
+    const before = this.state.agents.find((a) => a.id === p.agentId);
+    if (p.status !== 'online' || !before || before.status === 'online' || !before.lastHeartbeatAt) return;
+    if (this.live?.status !== 'live') return; // a replay during catch-up pops nothing
+    const active = this.state.tasks.filter((x) => x.agentId === p.agentId && !x.parentTaskId
+      && ['queued', 'running', 'waiting_for_human'].includes(x.status));
+    const note = { id: `back:${p.agentId}:${env.sequence ?? env.id}`, kind: 'agent_back', agent: before.name,
+      agentId: p.agentId, taskId: active.length === 1 ? active[0].id : null, createdAt: env.occurredAt };
+    const { currentToasts, withToast } = this._notes || {};
+    if (!withToast) return;
+    this.set({ toasts: withToast(currentToasts(this.state.toasts, this.state), note) });
   }
 
   _scheduleLogReload() {
