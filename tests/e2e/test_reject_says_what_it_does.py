@@ -164,5 +164,5 @@ def test_the_heads_reject_in_chinese_tells_why_in_chinese(hub, open_page, world,
     box = card.locator(".quick-reject-box")
     expect(box).to_contain_text("智能体会被告知“不行”，由它决定下一步；任务不会因此取消。")
     box.locator(".tell-why").click()
-    expect(box.locator("textarea")).to_have_value(re.compile(r"^不批准：.*强制推送覆盖"))
+    expect(box.locator("textarea")).to_have_value(re.compile(r"^不批准：删除你的主文件夹（~）；.*强制推送覆盖"))
     shots(page, "05-heads-reject-zh")

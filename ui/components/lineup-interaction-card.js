@@ -120,7 +120,7 @@ function reasonsNote(it, spec) {
   const reasons = riskReasons(it, spec);
   const high = reasons.filter((r) => r.level === 'high');
   const told = (high.length ? high : reasons.slice(0, 3)).map((r) => r.text);
-  return told.length ? t('card.reasonsNote', { reasons: told.join('; ') }) : '';
+  return told.length ? t('card.reasonsNote', { reasons: told.join(t('card.reasonsJoin')) }) : '';
 }
 
 function reasonList(list) {

@@ -303,6 +303,7 @@ export const en = {
   'card.addNote': 'Add a note (optional)',
   'card.tellWhy': 'Tell it why (the reasons above)',
   'card.reasonsNote': 'Not approved: {reasons}.',
+  'card.reasonsJoin': '; ',
   'card.note': 'Note',
   'card.noteLabel': 'Note:',
   'card.decline': 'Decline',

@@ -303,6 +303,7 @@ export const zh = {
   'card.addNote': '添加备注（可选）',
   'card.tellWhy': '告诉它原因（上面的理由）',
   'card.reasonsNote': '不批准：{reasons}。',
+  'card.reasonsJoin': '；',
   'card.note': '备注',
   'card.noteLabel': '备注：',
   'card.decline': '不处理',
