@@ -41,7 +41,7 @@ def lineup_command() -> list[str]:
 
 
 def toml_string(text: str) -> str:
-    from hub.agents_add import toml_string as quote
+    from hub.presets import toml_string as quote
 
     return quote(text)
 

@@ -60,7 +60,7 @@ def trusted_hash(command: str, timeout_s: int, matcher: str | None = None) -> st
 
 def hook_tables(config_file: Path, group_index: int, command: str, timeout_s: int) -> str:
     """The TOML for our PermissionRequest hook and its trust entry, as the last group of that event in the file."""
-    from hub.agents_add import toml_string
+    from hub.presets import toml_string
 
     key = f"{config_file}:{EVENT_LABEL}:{group_index}:0"
     return ("[[hooks.PermissionRequest]]\n[[hooks.PermissionRequest.hooks]]\n"

@@ -353,8 +353,8 @@ def connect_hermes(hub_url: str | None, code: str | None, name: str, fingerprint
 
 
 def _install_hermes() -> str:
-    """How to install Hermes, as `lineup agents add hermes` says it (hub/agents_add.py): an environment of its own."""
-    from hub.agents_add import PRESETS
+    """How to install Hermes, as `lineup agents add hermes` says it (hub/presets.py): an environment of its own."""
+    from hub.presets import PRESETS
 
     hermes = PRESETS["hermes"]
     return (f"Install it in an environment of its own: `{hermes.install}` (or `uv tool install '{hermes.package}'`), "

@@ -104,7 +104,7 @@ class OpenClaw:
 def find_openclaw(program: str | None, node_dir: Path | None, removing: bool = False) -> OpenClaw:
     """The `openclaw` program with a Node 24.16+ first on its PATH; else every problem said at once (no openclaw, an
     old Node), each with what to do. Removing runs `openclaw plugins uninstall` too, so it needs both."""
-    from hub.agents_add import openclaw_node
+    from hub.presets import openclaw_node
 
     path, node_problem = openclaw_node(node_dir)
     found = shutil.which(program or "openclaw", path=path)

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hub.agents_add import PRESETS
+from hub.presets import PRESETS
 from hub.sessions.probes import Probes
 from hub.settings import SessionSettings
 

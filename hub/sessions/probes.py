@@ -18,13 +18,13 @@ from collections.abc import Awaitable, Callable
 
 log = logging.getLogger("lineup.sessions")
 
-PROBE_TIMEOUT_S = 30.0   # as `lineup agents add` waits for gemini's help (hub/agents_add.py gemini_flag)
+PROBE_TIMEOUT_S = 30.0   # as `lineup agents add` waits for gemini's help (hub/presets.py gemini_flag)
 GEMINI_OLD_FLAG = "--experimental-acp"
 
 
 def gemini_flag_from_help(text: str) -> str:
     """`--acp` when gemini lists it in its help, else the older `--experimental-acp` (the rule of
-    hub/agents_add.py gemini_flag, which `lineup agents add` asks the same way)."""
+    hub/presets.py gemini_flag, which `lineup agents add` asks the same way)."""
     return "--acp" if any(line.strip().startswith("--acp") for line in text.splitlines()) else GEMINI_OLD_FLAG
 
 

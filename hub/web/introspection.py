@@ -10,8 +10,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from hub.agents_add import agent_presets
 from hub.cli_invocation import describe as describe_cli
+from hub.presets import presets_payload
 from hub.protocol import vocabulary as vocabularies
 from hub.protocol.envelope import PROTOCOL_VERSION
 from hub.protocol.errors import LapError
@@ -98,6 +98,11 @@ async def vocabulary(request: Request) -> JSONResponse:
 async def ui_module_list(request: Request) -> JSONResponse:
     """The ES modules the app imports at start (plugins' custom elements); public, like the app itself."""
     return JSONResponse({"modules": ui_modules(hub_of(request))})
+
+
+async def agent_presets(request: Request) -> JSONResponse:
+    """The presets for the app's Agents screen: static, no secrets, public like the app itself."""
+    return JSONResponse({"presets": presets_payload()})
 
 
 routes = [

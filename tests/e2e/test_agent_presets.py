@@ -9,7 +9,7 @@ import sys
 
 from playwright.sync_api import expect
 
-from hub.agents_add import PRESETS
+from hub.presets import PRESETS
 from tests.e2e.conftest import create_owner
 from tests.e2e.flows import go
 

@@ -105,7 +105,7 @@ def test_npx_fallback_and_gemini_flag(tmp_path: Path) -> None:
 
 def test_hermes_runs_from_its_own_environment_with_its_deadline(tmp_path: Path) -> None:
     """Hermes pins an older agent-client-protocol than the hub: it is found on PATH (pipx, uv tool) or run with uvx,
-    never installed into the hub's environment; its entry carries its 60 s deadline (hub/agents_add.py)."""
+    never installed into the hub's environment; its entry carries its 60 s deadline (hub/presets.py)."""
     data, bin_dir, uvx_dir = tmp_path / "data", tmp_path / "bin", tmp_path / "uvx"
     hermes = program(bin_dir, "hermes", "exit 0")
     done = run_cli(data, "agents", "add", "hermes", env=only_path(bin_dir))
