@@ -1,14 +1,12 @@
-"""`lineup connect claude-code`: pair Claude Code as an agent and write (or remove) its hooks in settings.json."""
+"""`lineup connect claude-code`: Claude Code's hooks written into (or removed from) its settings.json."""
 
 from __future__ import annotations
 
-import asyncio
 import shlex
 from pathlib import Path
 
 from hub.connect import claude_settings
 from hub.connect.hooks import hook_command_argv
-from hub.sdk import Credential, pair_or_load
 
 
 def default_credential_path() -> Path:
@@ -34,19 +32,11 @@ def hook_command(credential_path: Path, wait_s: float) -> str:
                                          "--wait-seconds", str(int(wait_s))])
 
 
-def connect(settings: Path, hub_url: str | None, code: str | None, *, name: str, fingerprint: str | None,
-            credential_path: Path | None, wait_s: float) -> Credential:
-    """Pair (or reuse the stored credential), then merge the hooks into `settings`."""
-    from hub import __version__
-
-    path = credential_path or default_credential_path()
-    options = {"name": name, "runtime": "claude-code", "agent_version": __version__}
-    if fingerprint:
-        options["tls_fingerprint"] = fingerprint
-    credential = asyncio.run(pair_or_load(hub_url, code, path, **options))
+def connect(settings: Path, credential_path: Path, *, wait_s: float) -> None:
+    """Merge the hooks, which connect with the credential at `credential_path` (paired by hub/connect/shape.py), into
+    `settings`."""
     # The approval hooks may wait for the person: Claude Code's own timeout is a little longer than ours.
-    claude_settings.install(settings, hook_command(path, wait_s), int(wait_s) + 30)
-    return credential
+    claude_settings.install(settings, hook_command(credential_path, wait_s), int(wait_s) + 30)
 
 
 def disconnect(settings: Path) -> bool:

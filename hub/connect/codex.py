@@ -23,7 +23,8 @@ from typing import Any
 import click
 
 from hub.connect import codex_approvals
-from hub.connect.pairing_notes import STAYS_PAIRED, say_replaced, stored_agent
+from hub.connect.pairing_notes import STAYS_PAIRED
+from hub.connect.shape import check_target, pair, pairing_options, target_options
 
 BEGIN = "# >>> lineup connect codex (added by `lineup connect codex`; `lineup connect codex --remove` takes it out)"
 END = "# <<< lineup connect codex"
@@ -148,53 +149,9 @@ def disconnect(path: Path) -> bool:
     return True
 
 
-def pair(hub_url: str | None, code: str | None, name: str, fingerprint: str | None,
-         credential_file: Path | None) -> tuple[Any, Path]:
-    """Pair now (a typo in the code shows at once), or reuse the credential an earlier run stored."""
-    import asyncio
-
-    from hub import __version__
-    from hub.mcp import default_credential_path
-    from hub.sdk import AuthError, SdkError, pair_or_load
-
-    path = credential_file or default_credential_path(name)
-    before = stored_agent(path)
-    try:
-        credential = asyncio.run(pair_or_load(hub_url, code, path, name=name, runtime="mcp",
-                                              agent_version=__version__, tls_fingerprint=fingerprint))
-    except (AuthError, SdkError, OSError) as exc:
-        raise click.ClickException(str(exc)) from None
-    say_replaced(before, credential.agent_id, credential.replaced)
-    return credential, path.expanduser().resolve()
-
-
-def target_options(function: Any) -> Any:
-    """--dir / --user / --hub / --code / --name / --fingerprint / --credential-file / --remove (as claude-code)."""
-    for option in reversed([
-        click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=None,
-                     help="A project folder (its own config file)."),
-        click.option("--user", "for_user", is_flag=True, default=False, help="For every project (your user config)."),
-        click.option("--hub", "hub_url", default=None, help="The hub's address, e.g. http://192.168.1.20:9527."),
-        click.option("--code", default=None, help="A pairing code from the app or `lineup pair` (first time only)."),
-        click.option("--fingerprint", default=None, help="The hub certificate's SHA-256 (a self-signed https hub)."),
-        click.option("--credential-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                     help="Where the credential is kept (default: mcp/<name>.json in the user config folder)."),
-        click.option("--remove", is_flag=True, default=False, help="Take LineUp's lines out again."),
-    ]):
-        function = option(function)
-    return function
-
-
-def check_target(folder: Path | None, for_user: bool) -> None:
-    if (folder is None) == (not for_user):
-        raise click.UsageError("Give exactly one of --dir DIR (a project) or --user (every project).")
-    if folder is not None and not folder.expanduser().is_dir():
-        raise click.UsageError(f"--dir {folder}: no such folder.")
-
-
 @click.command("codex")
-@target_options
-@click.option("--name", default="Codex", show_default=True, help="The agent's name in the app.")
+@target_options("A project folder (its .codex/config.toml).", "For every project (~/.codex/config.toml).")
+@pairing_options("Codex", "mcp/<name>.json", "Take LineUp's lines out again.")
 def connect_codex(folder: Path | None, for_user: bool, hub_url: str | None, code: str | None, name: str,
                   fingerprint: str | None, credential_file: Path | None, remove: bool) -> None:
     """Connect Codex CLI: LineUp's MCP server (ask the person, the hub's tools) and a notification per finished turn."""
@@ -206,7 +163,10 @@ def connect_codex(folder: Path | None, for_user: bool, hub_url: str | None, code
         if removed:
             click.echo(STAYS_PAIRED)
         return
-    credential, cred_path = pair(hub_url, code, name, fingerprint, credential_file)
+    from hub.mcp import default_credential_path
+
+    credential, cred_path = pair(hub_url, code, credential_file or default_credential_path(name), name=name,
+                                 runtime="mcp", fingerprint=fingerprint)
     own_notify = connect(path, cred_path, name, approvals=for_user)
     click.echo(f"Codex is connected to {credential.hub_url} as agent {credential.agent_id}; {path} updated.")
     if not own_notify:

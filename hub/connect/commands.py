@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from hub.connect.pairing_notes import STAYS_PAIRED, say_replaced, stored_agent
+from hub.connect.pairing_notes import STAYS_PAIRED
+from hub.connect.shape import pair, pairing_options, target_options
 
 
 def register(connect: click.Group, hook: click.Group) -> None:
@@ -16,19 +17,11 @@ def register(connect: click.Group, hook: click.Group) -> None:
 
 
 @click.command("claude-code")
-@click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="The project folder: hooks go into DIR/.claude/settings.json.")
-@click.option("--user", "for_user", is_flag=True, default=False,
-              help="For every project: hooks go into ~/.claude/settings.json.")
-@click.option("--hub", "hub_url", default=None, help="The hub's address, e.g. http://192.168.1.20:9527.")
-@click.option("--code", default=None, help="A pairing code from the app or `lineup pair` (first time only).")
-@click.option("--name", default="Claude Code", show_default=True, help="The agent's name in the app.")
-@click.option("--fingerprint", default=None, help="The hub certificate's SHA-256 (a self-signed https hub).")
-@click.option("--credential-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Where the credential is kept (default: claude-code.json in the user config folder).")
+@target_options("The project folder: hooks go into DIR/.claude/settings.json.",
+                "For every project: hooks go into ~/.claude/settings.json.")
+@pairing_options("Claude Code", "claude-code.json", "Take LineUp's hooks out again (nothing else changes).")
 @click.option("--wait-minutes", type=float, default=15.0, show_default=True,
               help="How long a permission waits for an answer in LineUp before Claude Code asks in the terminal.")
-@click.option("--remove", is_flag=True, default=False, help="Take LineUp's hooks out again (nothing else changes).")
 def connect_claude_code(folder: Path | None, for_user: bool, hub_url: str | None, code: str | None, name: str,
                         fingerprint: str | None, credential_file: Path | None, wait_minutes: float,
                         remove: bool) -> None:
@@ -45,18 +38,12 @@ def connect_claude_code(folder: Path | None, for_user: bool, hub_url: str | None
         if removed:
             click.echo(STAYS_PAIRED)
         return
-    from hub.sdk import AuthError, SdkError
-
     if wait_minutes <= 0 or wait_minutes > 24 * 60:
         raise click.UsageError("--wait-minutes must be more than 0 and at most 1440.")
-    before = stored_agent(credential_file or claude_code.default_credential_path())
-    try:
-        credential = claude_code.connect(settings_path, hub_url, code, name=name, fingerprint=fingerprint,
-                                         credential_path=credential_file, wait_s=wait_minutes * 60)
-    except (AuthError, SdkError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
+    credential, path = pair(hub_url, code, credential_file or claude_code.default_credential_path(), name=name,
+                            runtime="claude-code", fingerprint=fingerprint)
+    claude_code.connect(settings_path, path, wait_s=wait_minutes * 60)
     click.echo(f"Claude Code is connected to {credential.hub_url} as agent {credential.agent_id}.")
-    say_replaced(before, credential.agent_id, credential.replaced)
     click.echo(f"Hooks written to {settings_path}. Run `claude` there as usual; `--remove` undoes it.")
     click.echo("If the hub cannot be reached, Claude Code asks in the terminal as before.")
 

@@ -17,8 +17,9 @@ from typing import Any
 
 import click
 
-from hub.connect.codex import check_target, lineup_command, pair, target_options, write_atomically
+from hub.connect.codex import lineup_command, write_atomically
 from hub.connect.pairing_notes import STAYS_PAIRED
+from hub.connect.shape import check_target, pair, pairing_options, target_options
 
 SERVER = "lineup"
 HOOK_NAME = "lineup-turn-finished"
@@ -97,8 +98,8 @@ def disconnect(path: Path) -> bool:
 
 
 @click.command("gemini")
-@target_options
-@click.option("--name", default="Gemini CLI", show_default=True, help="The agent's name in the app.")
+@target_options("A project folder (its .gemini/settings.json).", "For every project (~/.gemini/settings.json).")
+@pairing_options("Gemini CLI", "mcp/<name>.json", "Take LineUp's lines out again.")
 def connect_gemini(folder: Path | None, for_user: bool, hub_url: str | None, code: str | None, name: str,
                    fingerprint: str | None, credential_file: Path | None, remove: bool) -> None:
     """Connect Gemini CLI: LineUp's MCP server (ask the person, the hub's tools) and a notification per turn."""
@@ -110,7 +111,10 @@ def connect_gemini(folder: Path | None, for_user: bool, hub_url: str | None, cod
         if removed:
             click.echo(STAYS_PAIRED)
         return
-    credential, cred_path = pair(hub_url, code, name, fingerprint, credential_file)
+    from hub.mcp import default_credential_path
+
+    credential, cred_path = pair(hub_url, code, credential_file or default_credential_path(name), name=name,
+                                 runtime="mcp", fingerprint=fingerprint)
     connect(path, cred_path, name)
     click.echo(f"Gemini CLI is connected to {credential.hub_url} as agent {credential.agent_id}; {path} updated.")
     from hub.cli_invocation import program

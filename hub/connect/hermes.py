@@ -26,7 +26,8 @@ from typing import Any
 
 import click
 
-from hub.connect.pairing_notes import STAYS_PAIRED, say_replaced, stored_agent
+from hub.connect.pairing_notes import STAYS_PAIRED
+from hub.connect.shape import pair, pairing_options
 
 NAME = "lineup"   # the plugin's folder and its key in plugins.enabled
 MARK = "# lineup connect hermes"
@@ -305,15 +306,9 @@ def write_text_keeping_mode(path: Path, text: str) -> None:
 # ---- the commands ------------------------------------------------------------------------------------------------
 
 @click.command("hermes")
-@click.option("--hub", "hub_url", default=None, help="The hub's address, e.g. http://192.168.1.20:9527.")
-@click.option("--code", default=None, help="A pairing code from the app or `lineup pair` (first time only).")
-@click.option("--name", default="Hermes", show_default=True, help="The agent's name in the app.")
-@click.option("--fingerprint", default=None, help="The hub certificate's SHA-256 (a self-signed https hub).")
-@click.option("--credential-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Where the credential is kept (default: hermes.json in the user config folder).")
+@pairing_options("Hermes", "hermes.json", "Take the plugin out of Hermes again.")
 @click.option("--hermes-home", "hermes_home_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Hermes's folder (default: $HERMES_HOME, else ~/.hermes).")
-@click.option("--remove", is_flag=True, default=False, help="Take the plugin out of Hermes again.")
 def connect_hermes(hub_url: str | None, code: str | None, name: str, fingerprint: str | None,
                    credential_file: Path | None, hermes_home_dir: Path | None, remove: bool) -> None:
     """Connect `hermes gateway`: LineUp becomes one of its messaging platforms (chats, approvals, questions)."""
@@ -335,7 +330,8 @@ def connect_hermes(hub_url: str | None, code: str | None, name: str, fingerprint
     except CannotEdit as exc:
         raise click.ClickException(f"Cannot add LineUp to {config}: {exc}. Nothing was changed; fix it, or run "
                                    f"`hermes plugins enable {NAME}` after this command.") from None
-    credential, credential_path = _pair(hub_url, code, name, fingerprint, credential_file)
+    credential, credential_path = pair(hub_url, code, credential_file or default_credential_path(), name=name,
+                                       runtime="hermes", fingerprint=fingerprint)
     install_plugin(folder, bridge_command(credential_path), name)
     if merged != text:
         write_text_keeping_mode(config, merged)
@@ -359,24 +355,6 @@ def _install_hermes() -> str:
     hermes = PRESETS["hermes"]
     return (f"Install it in an environment of its own: `{hermes.install}` (or `uv tool install '{hermes.package}'`), "
             "then `hermes setup` to choose its model")
-
-
-def _pair(hub_url: str | None, code: str | None, name: str, fingerprint: str | None,
-          credential_file: Path | None) -> tuple[Any, Path]:
-    import asyncio
-
-    from hub import __version__
-    from hub.sdk import AuthError, SdkError, pair_or_load
-
-    path = (credential_file or default_credential_path()).expanduser().resolve()
-    before = stored_agent(path)
-    try:
-        credential = asyncio.run(pair_or_load(hub_url, code, path, name=name, runtime="hermes",
-                                              agent_version=__version__, tls_fingerprint=fingerprint))
-    except (AuthError, SdkError, OSError) as exc:
-        raise click.ClickException(str(exc)) from None
-    say_replaced(before, credential.agent_id, credential.replaced)
-    return credential, path
 
 
 def _remove(folder: Path, config: Path) -> None:

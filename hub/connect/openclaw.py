@@ -25,7 +25,8 @@ from typing import Any
 
 import click
 
-from hub.connect.pairing_notes import STAYS_PAIRED, say_replaced, stored_agent
+from hub.connect.pairing_notes import STAYS_PAIRED
+from hub.connect.shape import pair, pairing_options
 
 PLUGIN_ID = "lineup"
 OPENCLAW_VERSION = "2026.9.6"  # integrations/openclaw-channel/package.json's pin; its README says why
@@ -135,38 +136,14 @@ def exec_policy_note(openclaw: OpenClaw) -> str | None:
             "`openclaw config set tools.exec.mode ask` (or `openclaw exec-policy preset cautious`).")
 
 
-def _pair(hub_url: str | None, code: str | None, name: str, fingerprint: str | None,
-          credential_file: Path | None) -> tuple[Any, Path]:
-    import asyncio
-
-    from hub import __version__
-    from hub.sdk import AuthError, SdkError, pair_or_load
-
-    path = (credential_file or default_credential_path()).expanduser().resolve()
-    before = stored_agent(path)
-    try:
-        credential = asyncio.run(pair_or_load(hub_url, code, path, name=name, runtime="openclaw",
-                                              agent_version=__version__, tls_fingerprint=fingerprint))
-    except (AuthError, SdkError, OSError) as exc:
-        raise click.ClickException(str(exc)) from None
-    say_replaced(before, credential.agent_id, credential.replaced)
-    return credential, path
-
-
 @click.command("openclaw")
-@click.option("--hub", "hub_url", default=None, help="The hub's address, e.g. http://192.168.1.20:9527.")
-@click.option("--code", default=None, help="A pairing code from the app or `lineup pair` (first time only).")
-@click.option("--name", default="OpenClaw", show_default=True, help="The agent's name in the app.")
-@click.option("--fingerprint", default=None, help="The hub certificate's SHA-256 (a self-signed https hub).")
-@click.option("--credential-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Where the credential is kept (default: openclaw.json in the user config folder).")
+@pairing_options("OpenClaw", "openclaw.json", "Take the LineUp channel out of OpenClaw again.")
 @click.option("--forward-approvals/--no-forward-approvals", default=False, show_default=True,
               help="Also bring approvals of OpenClaw sessions started elsewhere (Telegram, WhatsApp, the TUI, "
                    "`openclaw agent`), each session's in a conversation of its own.")
 @click.option("--openclaw", "program", default=None, help="The `openclaw` program (default: the one on PATH).")
 @click.option("--node-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The folder of a Node 24.16+ `node`, when the one on PATH is older.")
-@click.option("--remove", is_flag=True, default=False, help="Take the LineUp channel out of OpenClaw again.")
 def connect_openclaw(hub_url: str | None, code: str | None, name: str, fingerprint: str | None,
                      credential_file: Path | None, forward_approvals: bool, program: str | None,
                      node_dir: Path | None, remove: bool) -> None:
@@ -177,7 +154,8 @@ def connect_openclaw(hub_url: str | None, code: str | None, name: str, fingerpri
         return
     source = plugin_source()
     version = openclaw.version()
-    credential, credential_path = _pair(hub_url, code, name, fingerprint, credential_file)
+    credential, credential_path = pair(hub_url, code, credential_file or default_credential_path(), name=name,
+                                       runtime="openclaw", fingerprint=fingerprint)
     copy = default_plugin_copy()
     copy_plugin(source, copy)
     # --force: a local folder (outside ClawHub) and a reinstall over an older copy; --accept-capabilities: the person
