@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
@@ -24,9 +24,12 @@ from tests.e2e.main_thread import MainThreadTasks
 from tests.support import browsers
 from tests.support.hubproc import HubProcess
 
+if TYPE_CHECKING:
+    from playwright.sync_api import ViewportSize
+
 ARTIFACTS = Path(__file__).parent / "artifacts"
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1280, "height": 800}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 PASSWORD = "correct-horse-battery"
 
 try:
@@ -42,7 +45,7 @@ def playwright() -> Iterator[Playwright]:
     """Playwright for the e2e package. Package scope, not session: its sync API keeps an event loop running in the
     main thread while it is open, and pytest-asyncio's tests after this package need it gone."""
     browsers.require_chromium()
-    with sync_playwright() as instance:  # type: ignore[misc]
+    with sync_playwright() as instance:
         yield instance
 
 
@@ -129,7 +132,7 @@ def open_page(browser: Browser) -> Iterator[Callable[..., Page]]:
     contexts: list[BrowserContext] = []
     problems = PageProblems()
 
-    def open_(hub: HubProcess, viewport: dict[str, int] = DESKTOP, locale: str = "en-US",
+    def open_(hub: HubProcess, viewport: ViewportSize = DESKTOP, locale: str = "en-US",
               token: str | None = None, path: str = "/", context: BrowserContext | None = None) -> Page:
         if context is None:
             context = browser.new_context(viewport=viewport, locale=locale, base_url=hub.base,

@@ -11,6 +11,8 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, create_owner
 from tests.e2e.flows import connect_demo_agent, open_agent_conversation, pending_card, send_task
+from tests.support.fixtures import DemoAgents, OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 SEED_TOKENS = {  # docs/design.md#design-tokens, verbatim
     "--surface-canvas": "#f7f8fa", "--surface-default": "#ffffff", "--surface-subtle": "#f1f3f5",
@@ -78,7 +80,7 @@ def assert_status_has_words(page: Page) -> None:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_token_colour_pairs_meet_4_5(hub, open_page, scheme) -> None:  # type: ignore[no-untyped-def]
+def test_token_colour_pairs_meet_4_5(hub: HubProcess, open_page: OpenPage, scheme: str) -> None:
     page = open_page(hub)
     page.emulate_media(color_scheme=scheme)  # the system setting the app follows (prefers-color-scheme)
     expect(page.locator("lineup-setup")).to_be_visible()
@@ -105,7 +107,7 @@ def test_token_colour_pairs_meet_4_5(hub, open_page, scheme) -> None:  # type: i
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_rendered_contrast_status_words_and_three_columns(hub, open_page, demo_agents, shots, scheme) -> None:  # type: ignore[no-untyped-def]
+def test_rendered_contrast_status_words_and_three_columns(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots, scheme: str) -> None:
     owner = create_owner(hub)
     connect_demo_agent(hub, owner, demo_agents)
     page = open_page(hub, viewport=DESKTOP, token=owner.token)
@@ -129,7 +131,7 @@ def test_rendered_contrast_status_words_and_three_columns(hub, open_page, demo_a
         shots(page, f"{place.lower()}-{scheme}")
 
 
-def test_breakpoints_900_and_640(hub, open_page, demo_agents, shots) -> None:  # type: ignore[no-untyped-def]
+def test_breakpoints_900_and_640(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots) -> None:
     owner = create_owner(hub)
     connect_demo_agent(hub, owner, demo_agents)
     page = open_page(hub, viewport={"width": 800, "height": 800}, token=owner.token)

@@ -14,12 +14,13 @@ Chromium at 390×844 in English and 1280×800 in Chinese.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
 from tests.e2e.flows import connect_demo_agent, open_agent_conversation, pending_card, send_task
+from tests.support.fixtures import DemoAgents, OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 
 def clock(page: Page, iso: str, locale: str = "en") -> str:
@@ -34,7 +35,7 @@ def date_time(page: Page, iso: str) -> str:
         .format(new Date(iso))""", iso))
 
 
-def went_offline(hub: Any, token: str, agent_id: str) -> str:
+def went_offline(hub: HubProcess, token: str, agent_id: str) -> str:
     """When the hub noticed the agent gone: its last agent.status_changed to offline, from the log."""
     found, after = None, 0
     while True:
@@ -50,7 +51,7 @@ def went_offline(hub: Any, token: str, agent_id: str) -> str:
     return found
 
 
-def test_the_agent_goes_away_the_person_approves_it_comes_back(hub, open_page, demo_agents, shots) -> None:  # type: ignore[no-untyped-def]
+def test_the_agent_goes_away_the_person_approves_it_comes_back(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots) -> None:
     owner = create_owner(hub)
     agent = connect_demo_agent(hub, owner, demo_agents, step_s=0.5)
     agent_id = api(hub, owner.token, "GET", "/api/agents")["agents"][0]["id"]

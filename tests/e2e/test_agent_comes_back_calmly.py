@@ -13,10 +13,12 @@ from playwright.sync_api import expect
 
 from tests.e2e.conftest import PHONE, api, create_owner
 from tests.e2e.flows import connect_demo_agent, open_agent_conversation, send_task
+from tests.support.fixtures import DemoAgents, OpenPage, Shots
+from tests.support.hubs import HubProcess
 from tests.support.polling import eventually_sync
 
 
-def test_an_agent_that_went_away_is_said_calmly_and_its_return_too(hub, open_page, demo_agents, shots) -> None:  # type: ignore[no-untyped-def]
+def test_an_agent_that_went_away_is_said_calmly_and_its_return_too(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots) -> None:
     owner = create_owner(hub)
     # Long steps: the task stays running at 10 % (its first step) through the kill and the return.
     agent = connect_demo_agent(hub, owner, demo_agents, step_s=60)

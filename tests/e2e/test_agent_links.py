@@ -19,7 +19,8 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import create_owner
 from tests.e2e.flows import pending_card
-from tests.e2e.test_rich_content import Agent
+from tests.e2e.test_rich_content import Agent, World
+from tests.support.fixtures import OpenPage, Shots
 from tests.support.hubproc import HubProcess
 from tests.support.unchecked_links import store_links_unchecked
 
@@ -86,7 +87,7 @@ def link_problems(page: Page, key: str) -> list[str]:
     return problems
 
 
-def test_artifact_links_are_judged_on_the_parsed_url(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_artifact_links_are_judged_on_the_parsed_url(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
     owner, agent = world
     conversation = agent.conversation("Links")
     task_id = "task-links"
@@ -113,7 +114,7 @@ def test_artifact_links_are_judged_on_the_parsed_url(hub, open_page, world, shot
     shots(page, "artifacts")
 
 
-def test_review_attachment_links_are_judged_on_the_parsed_url(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_review_attachment_links_are_judged_on_the_parsed_url(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
     owner, agent = world
     conversation = agent.conversation("Review")
     attachments = [{"name": f"att-{name}", "url": url} for name, url, _ in LINKS]
@@ -129,7 +130,7 @@ def test_review_attachment_links_are_judged_on_the_parsed_url(hub, open_page, wo
     shots(page, "attachments")
 
 
-def test_message_links_open_the_parsed_address(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
+def test_message_links_open_the_parsed_address(hub: HubProcess, open_page: OpenPage, world: World) -> None:
     owner, agent = world
     conversation = agent.conversation("Message links")
     agent.say(conversation, "[proto](//evil.example/login) [user](https://HUB@evil.example/x) "

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser
 
+from tests.support.hubs import HubProcess
+
 OPEN_SOCKET = """async (url) => await new Promise((resolve) => {
   const ws = new WebSocket(url);
   ws.onopen = () => { resolve('open'); ws.close(); };
@@ -42,7 +44,7 @@ def other_site() -> Iterator[str]:
     server.server_close()
 
 
-def test_another_sites_page_cannot_open_the_agent_socket(hub, browser: Browser, other_site: str) -> None:  # type: ignore[no-untyped-def]
+def test_another_sites_page_cannot_open_the_agent_socket(hub: HubProcess, browser: Browser, other_site: str) -> None:
     context = browser.new_context(service_workers="block")
     try:
         page = context.new_page()

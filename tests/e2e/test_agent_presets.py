@@ -12,9 +12,11 @@ from playwright.sync_api import expect
 from hub.presets import PRESETS
 from tests.e2e.conftest import create_owner
 from tests.e2e.flows import go
+from tests.support.fixtures import OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 
-def test_agents_screen_lists_presets_with_their_command(hub, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+def test_agents_screen_lists_presets_with_their_command(hub: HubProcess, open_page: OpenPage, shots: Shots) -> None:
     owner = create_owner(hub)
     page = open_page(hub, token=owner.token)
     go(page, "Agents")

@@ -13,9 +13,10 @@ from __future__ import annotations
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import create_owner
+from tests.support.fixtures import HubFactory, OpenPage, Shots
 
 
-def connect_dialog(hub_factory, open_page, name: str, public_url: str) -> Page:  # type: ignore[no-untyped-def]
+def connect_dialog(hub_factory: HubFactory, open_page: OpenPage, name: str, public_url: str) -> Page:
     hub = hub_factory(name, start=False)
     hub.data_dir.mkdir(parents=True, exist_ok=True)
     (hub.data_dir / "lineup.toml").write_text(f'[notify]\npublic_url = "{public_url}"\n')
@@ -28,7 +29,7 @@ def connect_dialog(hub_factory, open_page, name: str, public_url: str) -> Page: 
     return page
 
 
-def test_the_command_says_whether_the_agent_talks_tls(hub_factory, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+def test_the_command_says_whether_the_agent_talks_tls(hub_factory: HubFactory, open_page: OpenPage, shots: Shots) -> None:
     page = connect_dialog(hub_factory, open_page, "plain", "http://hub.example.test:8080")
     command = page.locator("lineup-connect-agent .command")
     expect(command).to_contain_text("--hub http://hub.example.test:8080 --code")

@@ -13,9 +13,11 @@ from playwright.sync_api import expect
 from hub.sdk import AgentClient, pair
 from tests.e2e.conftest import api, create_owner
 from tests.e2e.flows import connect_demo_agent, go, open_agent_conversation, send_task
+from tests.support.fixtures import DemoAgents, HubFactory, OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 
-def test_an_agent_that_signed_off_shows_no_problem(hub, open_page, demo_agents, shots) -> None:  # type: ignore[no-untyped-def]
+def test_an_agent_that_signed_off_shows_no_problem(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots) -> None:
     """Claude Code's hooks connect only while Claude works and then close their socket normally: seen walking issue
     16, every finished session left a red "The agent's connection closed" problem and an amber "1/2 agents online".
     A normal close is `signed_off`: offline, said calmly, no problem to fix; a crash still is one (the test below)."""
@@ -45,7 +47,7 @@ def test_an_agent_that_signed_off_shows_no_problem(hub, open_page, demo_agents, 
     expect(indicator).to_have_class(re.compile(r"\btone-danger\b"))
 
 
-def test_unreachable_agent_means_restart_and_diagnostics(hub_factory, open_page, demo_agents, shots) -> None:  # type: ignore[no-untyped-def]
+def test_unreachable_agent_means_restart_and_diagnostics(hub_factory: HubFactory, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots) -> None:
     hub = hub_factory(env={"LINEUP_GRACE_PERIOD_S": "2"})
     owner = create_owner(hub)
     agent = connect_demo_agent(hub, owner, demo_agents, step_s=30)  # slow steps: the task stays running
@@ -96,7 +98,7 @@ def test_unreachable_agent_means_restart_and_diagnostics(hub_factory, open_page,
     expect(page.locator(".revoked-agents")).to_contain_text("Revoked agents (1)")
 
 
-def test_cancel_is_requested_until_the_agent_confirms(hub, open_page, demo_agents) -> None:  # type: ignore[no-untyped-def]
+def test_cancel_is_requested_until_the_agent_confirms(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents) -> None:
     owner = create_owner(hub)
     connect_demo_agent(hub, owner, demo_agents, step_s=3)
     page = open_page(hub, token=owner.token)

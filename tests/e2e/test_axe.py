@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, create_owner
 from tests.e2e.flows import connect_demo_agent, go, open_agent_conversation, pending_card, send_task, sign_in
+from tests.support.fixtures import DemoAgents
+from tests.support.hubs import HubProcess
 from tests.support.needs import missing
 
 NPM_PREFIX = Path(os.environ.get("LINEUP_TEST_NPM_PREFIX", "/root/.cache/lineup-agents/npm"))
@@ -53,7 +55,7 @@ def assert_no_violations(page: Page, source: str, where: str) -> None:
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_axe_finds_nothing_on_every_main_screen(hub, browser, demo_agents, viewport) -> None:  # type: ignore[no-untyped-def]
+def test_axe_finds_nothing_on_every_main_screen(hub: HubProcess, browser: Browser, demo_agents: DemoAgents, viewport: ViewportSize) -> None:
     source = axe_source()
     phone = viewport is PHONE
     context = browser.new_context(viewport=viewport, locale="en-US", base_url=hub.base, service_workers="block",
@@ -116,7 +118,7 @@ def test_axe_finds_nothing_on_every_main_screen(hub, browser, demo_agents, viewp
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_axe_finds_nothing_on_the_rich_content_screens(hub, browser, viewport) -> None:  # type: ignore[no-untyped-def]
+def test_axe_finds_nothing_on_the_rich_content_screens(hub: HubProcess, browser: Browser, viewport: ViewportSize) -> None:
     """An agent's message rendered as Markdown (a list, a table, highlighted code), a review card showing a diff,
     and a task's detail previewing an image artifact, from a second agent (as in the screenshots)."""
     from tests.e2e.screenshots import chart_png, rich_content

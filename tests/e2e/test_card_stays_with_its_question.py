@@ -12,12 +12,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from tests.e2e.card_text import box_of
 from tests.e2e.conftest import DESKTOP, PHONE
 from tests.e2e.test_card_is_the_truth import STILL, card_of, high_card, scroll_to_end
-from tests.e2e.test_rich_content import world  # noqa: F401 - the fixture is used by name
+from tests.e2e.test_rich_content import (
+    World,
+    world,  # noqa: F401 - the fixture is used by name
+)
+from tests.support.fixtures import OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 SIZES = [pytest.param(PHONE, id="phone"), pytest.param(DESKTOP, id="desktop")]
 
@@ -35,7 +40,7 @@ STILL_IN = """(selector) => new Promise((done) => {
 })"""
 
 
-def two_tasks(world: Any, commands: tuple[str, str], risk: str = "high") -> tuple[str, list[str], list[str]]:
+def two_tasks(world: World, commands: tuple[str, str], risk: str = "high") -> tuple[str, list[str], list[str]]:
     """A conversation with two running tasks, each waiting on an approval of a command."""
     _, agent = world
     conversation = agent.conversation("Ops")
@@ -50,7 +55,7 @@ def two_tasks(world: Any, commands: tuple[str, str], risk: str = "high") -> tupl
     return conversation, tasks, questions
 
 
-def open_task(open_page: Any, hub: Any, token: str, viewport: dict[str, int], task: str) -> Page:
+def open_task(open_page: OpenPage, hub: HubProcess, token: str, viewport: ViewportSize, task: str) -> Page:
     page = open_page(hub, viewport=viewport, token=token, path=f"/#/tasks/{task}")
     expect(page.locator(f"lineup-task-detail [data-task-id='{task}']")).to_be_visible()
     return page
@@ -63,7 +68,7 @@ def detail_card(page: Page, question: str) -> Any:
 # ---- 1. a confirmation and a note never move to another task's card ------------------------------------------------
 
 @pytest.mark.parametrize("viewport", SIZES)
-def test_a_confirmation_and_a_note_stay_with_their_question(hub, open_page, world, viewport, shots) -> None:  # type: ignore[no-untyped-def]
+def test_a_confirmation_and_a_note_stay_with_their_question(hub: HubProcess, open_page: OpenPage, world: World, viewport: ViewportSize, shots: Shots) -> None:
     owner, _ = world
     _, (staging_task, prod_task), (staging_q, prod_q) = two_tasks(
         world, ("sudo systemctl restart app-staging", "psql -h prod.db -c 'DROP DATABASE shop'"))
@@ -130,7 +135,7 @@ REUSED = """async ([from, to]) => {
 }"""
 
 
-def test_a_card_given_another_question_starts_afresh(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_a_card_given_another_question_starts_afresh(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
     owner, _ = world
     _, (staging_task, _), (staging_q, prod_q) = two_tasks(
         world, ("sudo systemctl restart app-staging", "psql -h prod.db -c 'DROP DATABASE shop'"))
@@ -148,7 +153,7 @@ def test_a_card_given_another_question_starts_afresh(hub, open_page, world, shot
 # ---- 5. an open confirmation holds the view; a card is first shown from its top ------------------------------------
 
 @pytest.mark.parametrize("viewport", SIZES)
-def test_an_open_confirmation_holds_the_view_when_a_card_arrives(hub, open_page, world, viewport, shots) -> None:  # type: ignore[no-untyped-def]
+def test_an_open_confirmation_holds_the_view_when_a_card_arrives(hub: HubProcess, open_page: OpenPage, world: World, viewport: ViewportSize, shots: Shots) -> None:
     page, card = high_card(open_page, hub, world, viewport)
     card.locator("button[data-option='approve']").click()
     confirm = card.locator(".confirm-approve")
@@ -181,7 +186,7 @@ TALL = "\n".join(f"echo step {n} && ls build/part-{n}" for n in range(70))
 
 
 @pytest.mark.parametrize("viewport", SIZES)
-def test_the_inbox_shows_a_card_from_its_top(hub, open_page, world, viewport, shots) -> None:  # type: ignore[no-untyped-def]
+def test_the_inbox_shows_a_card_from_its_top(hub: HubProcess, open_page: OpenPage, world: World, viewport: ViewportSize, shots: Shots) -> None:
     owner, agent = world
     conversation = agent.conversation("Inbox")
     first = agent.ask(conversation, {"type": "approval", "title": "List the first parts?",
@@ -220,7 +225,7 @@ def test_the_inbox_shows_a_card_from_its_top(hub, open_page, world, viewport, sh
 
 
 @pytest.mark.parametrize("viewport", SIZES)
-def test_another_tasks_detail_opens_at_its_top(hub, open_page, world, viewport, shots) -> None:  # type: ignore[no-untyped-def]
+def test_another_tasks_detail_opens_at_its_top(hub: HubProcess, open_page: OpenPage, world: World, viewport: ViewportSize, shots: Shots) -> None:
     owner, _ = world
     _, (one, two), (first, second) = two_tasks(world, (TALL, TALL + "\necho done"), risk="medium")
     page = open_task(open_page, hub, owner.token, viewport, two)

@@ -8,10 +8,12 @@ from playwright.sync_api import expect
 
 from tests.e2e.conftest import PHONE
 from tests.e2e.flows import pending_card
-from tests.e2e.test_rich_content import open_conversation, world  # noqa: F401 - the fixture is used by name
+from tests.e2e.test_rich_content import World, open_conversation, world  # noqa: F401 - the fixture is used by name
+from tests.support.fixtures import OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 
-def test_no_filler_why_on_a_card_without_a_description(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_no_filler_why_on_a_card_without_a_description(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
     owner, agent = world
     conversation = agent.conversation("Deploy")
     agent.ask(conversation, {"type": "approval", "title": "Run the tests?", "risk": "low",

@@ -12,10 +12,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
 from tests.e2e.test_rich_content import Agent
+from tests.support.fixtures import OpenPage, Shots
 from tests.support.hubproc import HubProcess
 
 # Names and terms a Chinese UI keeps as they are: products, protocols, file kinds, units.
@@ -85,7 +86,7 @@ PLACES = ["#/inbox", "#/conversations", "#/conversations/{conversation}", "#/tas
 
 
 @pytest.mark.parametrize("viewport", [pytest.param(PHONE, id="phone"), pytest.param(DESKTOP, id="desktop")])
-def test_every_place_of_the_chinese_ui_is_chinese(hub, open_page, chinese_world, viewport, shots) -> None:  # type: ignore[no-untyped-def]
+def test_every_place_of_the_chinese_ui_is_chinese(hub: HubProcess, open_page: OpenPage, chinese_world: tuple[Any, Agent, str], viewport: ViewportSize, shots: Shots) -> None:
     owner, _, conversation = chinese_world
     page: Page = open_page(hub, viewport=viewport, locale="zh-CN", token=owner.token)
     expect(page.locator(".topbar")).to_be_visible()

@@ -13,6 +13,7 @@ import httpx
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import PHONE, api, create_owner
+from tests.support.fixtures import OpenPage, Shots
 from tests.support.hubproc import HubProcess
 
 
@@ -35,7 +36,7 @@ def pair_again(page: Page, name: str) -> None:
     button.click()
 
 
-def test_pair_again_offers_the_adapter_of_the_agents_runtime(hub, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+def test_pair_again_offers_the_adapter_of_the_agents_runtime(hub: HubProcess, open_page: OpenPage, shots: Shots) -> None:
     owner = create_owner(hub)
     paired_agent(hub, owner.token, "SDK walker", "python-sdk")
     paired_agent(hub, owner.token, "Claude helper", "claude-code")
@@ -78,7 +79,7 @@ def test_pair_again_offers_the_adapter_of_the_agents_runtime(hub, open_page, sho
     shots(page, "02-codex-chosen")
 
 
-def test_the_new_code_is_in_view_on_a_phone(hub, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+def test_the_new_code_is_in_view_on_a_phone(hub: HubProcess, open_page: OpenPage, shots: Shots) -> None:
     owner = create_owner(hub)
     for n in range(3):  # agents below the panel make the page long, as a person's Agents page is
         paired_agent(hub, owner.token, f"Agent {n}", "demo")
@@ -92,7 +93,7 @@ def test_the_new_code_is_in_view_on_a_phone(hub, open_page, shots) -> None:  # t
     shots(page, "01-code-in-view")
 
 
-def test_hermes_and_openclaw_are_adapters_with_their_commands(hub, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+def test_hermes_and_openclaw_are_adapters_with_their_commands(hub: HubProcess, open_page: OpenPage, shots: Shots) -> None:
     owner = create_owner(hub)
     page = open_page(hub, viewport=PHONE, token=owner.token, path="/#/agents")
     expect(page.locator("#agent-presets-heading")).to_have_text("Let the hub run your agent")  # it lists five
@@ -118,7 +119,7 @@ def test_hermes_and_openclaw_are_adapters_with_their_commands(hub, open_page, sh
     expect(dialog.get_by_role("radio", name="Hermes, your always-on gateway")).to_be_checked()
 
 
-def test_every_adapter_has_a_command_from_the_hub(hub) -> None:  # type: ignore[no-untyped-def]
+def test_every_adapter_has_a_command_from_the_hub(hub: HubProcess) -> None:
     owner = create_owner(hub)
     pairing = api(hub, owner.token, "POST", "/api/pairing-codes", {})
     for kind in ("hermes", "openclaw"):

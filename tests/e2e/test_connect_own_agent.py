@@ -7,13 +7,15 @@ they choose, the code comes with the one command of their agent and no other. Th
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import ViewportSize, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, create_owner
+from tests.support.fixtures import OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_connect_my_agent_asks_which_agent_and_shows_its_command(hub, open_page, shots, viewport) -> None:  # type: ignore[no-untyped-def]
+def test_connect_my_agent_asks_which_agent_and_shows_its_command(hub: HubProcess, open_page: OpenPage, shots: Shots, viewport: ViewportSize) -> None:
     owner = create_owner(hub)
     page = open_page(hub, viewport=viewport, token=owner.token)
     # The welcome card's button opens the dialog itself (newcomers went through the Agents page to find it again).

@@ -10,16 +10,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
 from tests.e2e.flows import pending_card
 from tests.e2e.test_axe import assert_no_violations, axe_source
 from tests.e2e.test_sessions_flow import open_app, sessions_hub
 from tests.integration.test_sessions import make_repo
+from tests.support.fixtures import HubFactory, OpenPage
 
 pytest.importorskip("acp", reason="sessions run agents through the acp runtime")
 
@@ -40,8 +40,8 @@ def kinds_in_stream(page: Page) -> list[str]:
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_text_tools_and_cards_in_the_order_they_happened(hub_factory: Any, open_page: Any, tmp_path: Path,
-                                                         viewport: dict[str, int]) -> None:
+def test_text_tools_and_cards_in_the_order_they_happened(hub_factory: HubFactory, open_page: OpenPage, tmp_path: Path,
+                                                         viewport: ViewportSize) -> None:
     repo = make_repo(tmp_path / "code" / "proj")
     hub = sessions_hub(hub_factory, tmp_path, tool_toml(tmp_path))
     owner = create_owner(hub)

@@ -12,8 +12,10 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
 from tests.e2e.flows import pending_card
-from tests.e2e.test_rich_content import DIFF, world  # noqa: F401 - the fixture, used by name
+from tests.e2e.test_rich_content import DIFF, World, world  # noqa: F401 - the fixture, used by name
+from tests.support.fixtures import OpenPage, Shots
 from tests.support.hubproc import pair_agent
+from tests.support.hubs import HubProcess
 
 IMPACT = "Production data is changed; the migrations can be rolled back within 24 h."
 
@@ -63,7 +65,7 @@ def open_question(page: Page, title: str) -> None:
     expect(pending_card(page).filter(has_text=title)).to_be_visible()
 
 
-def test_card_wording_details_and_review_order(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_card_wording_details_and_review_order(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
     owner, agent = world
     conversation = agent.conversation("Release")
     agent.ask(conversation, {"type": "approval", "title": "Run the migration?", "impact": IMPACT,
@@ -79,7 +81,7 @@ def test_card_wording_details_and_review_order(hub, open_page, world, shots) -> 
         expect(approval).to_be_visible()
         # The details: labels in words, in the page's language; the type in words too.
         approval.locator(".card-details > summary").click()
-        def label(key):
+        def label(key: str):
             return approval.locator(f".card-details dt[data-key='{key}']")
         expect(label("claudeSession")).to_have_text("Claude Code session" if english else "Claude Code 会话")
         expect(label("toolCallId")).to_have_text("Tool call" if english else "工具调用")
@@ -113,7 +115,7 @@ def test_card_wording_details_and_review_order(hub, open_page, world, shots) -> 
     assert not split, f"'24' and 'h.' on two lines at {split} px"
 
 
-def test_commands_versions_and_a_revoked_agents_conversation(hub, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+def test_commands_versions_and_a_revoked_agents_conversation(hub: HubProcess, open_page: OpenPage, shots: Shots) -> None:
     owner = create_owner(hub)
     # An agent that gave no version when it paired (the hub calls its runtime "generic").
     code = api(hub, owner.token, "POST", "/api/pairing-codes", {"name": "Bare agent"})["code"]

@@ -23,7 +23,9 @@ from playwright.sync_api import Browser, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, create_owner
 from tests.support import browsers, netns
+from tests.support.fixtures import OpenPage, Shots
 from tests.support.hubproc import run_cli
+from tests.support.hubs import HubProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 HUB_ADDRESS, PHONE_ADDRESS = "10.233.0.1", "10.233.0.2"
@@ -78,8 +80,8 @@ def wait_for(path: Path, pattern: str, proc: subprocess.Popen[str], timeout_s: f
     return match
 
 
-def test_phone_and_agent_get_the_lan_address_when_the_app_runs_on_loopback(  # type: ignore[no-untyped-def]
-        lan: Lan, browser: Browser, tmp_path: Path, shots) -> None:
+def test_phone_and_agent_get_the_lan_address_when_the_app_runs_on_loopback(
+        lan: Lan, browser: Browser, tmp_path: Path, shots: Shots) -> None:
     data = tmp_path / "data"
     # README's demo command first (`lineup pair` before anybody set the hub up): the browser still gets setup.
     early = run_cli(data, "pair")
@@ -144,7 +146,7 @@ def test_phone_and_agent_get_the_lan_address_when_the_app_runs_on_loopback(  # t
     expect(desk.locator(".paired")).to_have_attribute("data-online", "true", timeout=30_000)
 
 
-def test_a_hub_on_loopback_only_says_it_has_no_lan_address(hub, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+def test_a_hub_on_loopback_only_says_it_has_no_lan_address(hub: HubProcess, open_page: OpenPage, shots: Shots) -> None:
     """`lineup serve --host 127.0.0.1`: no phone can reach it, so no QR code; the agent command is for this
     machine and says so."""
     owner = create_owner(hub)

@@ -10,19 +10,21 @@ import re
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import PHONE
-from tests.e2e.test_rich_content import open_conversation, world  # noqa: F401 - the fixture is used by name
+from tests.e2e.test_rich_content import Agent, World, open_conversation, world  # noqa: F401 - the fixture is used by name
+from tests.support.fixtures import OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 REASON = "The renderer crashed while drawing chart 3 of 12: out of memory after 2 GiB, see the log for the stack"
 
 
-def start(agent, conversation: str, task_id: str, title: str) -> None:  # type: ignore[no-untyped-def]
+def start(agent: Agent, conversation: str, task_id: str, title: str) -> None:
     agent.send("task.create", {"title": title}, conversationId=conversation, taskId=task_id)
     agent.send("task.accepted", {}, conversationId=conversation, taskId=task_id)
     agent.send("task.status_changed", {"progress": 30, "summary": "About to crash"}, conversationId=conversation,
                taskId=task_id)
 
 
-def test_a_failed_task_says_why_in_its_chip_toast_and_detail(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_a_failed_task_says_why_in_its_chip_toast_and_detail(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
     owner, agent = world
     conversation = agent.conversation("Charts")
     start(agent, conversation, "task-charts", "Draw the charts")
@@ -63,7 +65,7 @@ def test_a_failed_task_says_why_in_its_chip_toast_and_detail(hub, open_page, wor
         re.compile(re.escape(f"The task failed: {REASON} (renderer_oom).")))
 
 
-def test_the_inbox_badge_says_what_it_counts(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
+def test_the_inbox_badge_says_what_it_counts(hub: HubProcess, open_page: OpenPage, world: World) -> None:
     """The badge counted 3 (two questions and a failed task) while its label said "3 waiting" and "Waiting for me"
     said 2: its label and tooltip now name both parts (docs/design.md: the inbox's first two lists need the person)."""
     owner, agent = world

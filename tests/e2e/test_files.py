@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, create_owner
 from tests.e2e.test_axe import assert_no_violations, axe_source
-from tests.e2e.test_rich_content import Agent, loaded_width
+from tests.e2e.test_rich_content import Agent, World, loaded_width
 from tests.support.files import ascii_pdf, png, png_of_size
+from tests.support.fixtures import HubFactory, OpenPage, Shots
 from tests.support.hubproc import HubProcess
 
 REPORT = """# Weekly report
@@ -69,8 +70,8 @@ def artifact_task(agent: Agent, files: list[tuple[str, bytes, str]]) -> tuple[st
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_an_agents_2_mb_png_artifact_is_shown_inline_and_full_screen(hub, open_page, world, shots,  # type: ignore[no-untyped-def]
-                                                                     viewport) -> None:
+def test_an_agents_2_mb_png_artifact_is_shown_inline_and_full_screen(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots,
+                                                                     viewport: ViewportSize) -> None:
     owner, agent = world
     image = png_of_size(2 * 1024 * 1024)
     width = int(((2 * 1024 * 1024) / 3) ** 0.5)
@@ -96,7 +97,7 @@ def test_an_agents_2_mb_png_artifact_is_shown_inline_and_full_screen(hub, open_p
     expect(viewer).to_be_hidden()
 
 
-def test_a_markdown_report_opens_rendered_and_an_svg_is_never_an_image(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_a_markdown_report_opens_rendered_and_an_svg_is_never_an_image(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
     owner, agent = world
     svg = b'<svg xmlns="http://www.w3.org/2000/svg" onload="window.__pwned=1"><script>window.__pwned=2</script></svg>'
     task_id, stored = artifact_task(agent, [("report.md", REPORT.encode(), "text/markdown"),
@@ -135,7 +136,7 @@ def test_a_markdown_report_opens_rendered_and_an_svg_is_never_an_image(hub, open
     assert served.headers["content-type"].startswith("text/plain")
 
 
-def touch_page(browser: Any, hub: HubProcess, token: str) -> tuple[Any, Page]:
+def touch_page(browser: Browser, hub: HubProcess, token: str) -> tuple[Any, Page]:
     """A phone: 390×844, touch, so the composer offers "Photo" (an input with capture)."""
     context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True, locale="en-US", base_url=hub.base,
                                   service_workers="block")
@@ -145,8 +146,8 @@ def touch_page(browser: Any, hub: HubProcess, token: str) -> tuple[Any, Page]:
 
 
 @pytest.mark.parametrize("device", ["phone", "desktop"])
-def test_a_person_attaches_a_photo_and_the_agent_downloads_the_same_bytes(hub, open_page, browser, world, shots,  # type: ignore[no-untyped-def]
-                                                                          device) -> None:
+def test_a_person_attaches_a_photo_and_the_agent_downloads_the_same_bytes(hub: HubProcess, open_page: OpenPage, browser: Browser, world: World, shots: Shots,
+                                                                          device: str) -> None:
     owner, agent = world
     conversation = agent.conversation("Photos")
     photo = png(320, 240, seed=11)
@@ -199,7 +200,7 @@ def test_a_person_attaches_a_photo_and_the_agent_downloads_the_same_bytes(hub, o
             context.close()
 
 
-def test_a_file_too_large_is_refused_before_anything_is_sent(hub_factory, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+def test_a_file_too_large_is_refused_before_anything_is_sent(hub_factory: HubFactory, open_page: OpenPage, shots: Shots) -> None:
     hub = hub_factory(env={"LINEUP_MAX_FILE_BYTES": str(1024 * 1024)})
     owner = create_owner(hub)
     agent = Agent(hub, owner.token)
@@ -225,7 +226,7 @@ def test_a_file_too_large_is_refused_before_anything_is_sent(hub_factory, open_p
         agent.close()
 
 
-def test_a_failed_upload_is_said_on_the_file_and_the_draft_is_kept(hub_factory, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+def test_a_failed_upload_is_said_on_the_file_and_the_draft_is_kept(hub_factory: HubFactory, open_page: OpenPage, shots: Shots) -> None:
     # What one person may keep is 100 KB here: a 300 KB photo is refused by the hub after it was sent.
     hub = hub_factory(env={"LINEUP_MAX_AGENT_FILE_BYTES": str(100 * 1024)})
     owner = create_owner(hub)
@@ -256,8 +257,8 @@ PDF_VIEWER = "chrome-extension://mhjfbmdgcfjbbpaeojofohoefgiehjai/"  # Chromium'
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_a_pdf_artifact_opens_in_a_tab_of_its_own_as_well_as_downloading(hub, open_page, full_browser, world,  # type: ignore[no-untyped-def]
-                                                                         shots, viewport) -> None:
+def test_a_pdf_artifact_opens_in_a_tab_of_its_own_as_well_as_downloading(hub: HubProcess, open_page: OpenPage, full_browser: Browser, world: World,
+                                                                         shots: Shots, viewport: ViewportSize) -> None:
     """A PDF (here one of ASCII bytes only, which was stored as text/plain and shown as its source) has Open beside
     Download: a new tab, cut from the app, shows the PDF in the browser's viewer from its bytes, a blob: URL of type
     application/pdf (the hub's file URL cannot carry the token). The full Chromium: its headless shell has no PDF
@@ -307,8 +308,8 @@ def test_a_pdf_artifact_opens_in_a_tab_of_its_own_as_well_as_downloading(hub, op
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_an_agents_files_are_chips_on_its_task_card_in_the_conversation(hub, open_page, world, shots,  # type: ignore[no-untyped-def]
-                                                                        viewport) -> None:
+def test_an_agents_files_are_chips_on_its_task_card_in_the_conversation(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots,
+                                                                        viewport: ViewportSize) -> None:
     """The task's card in the conversation names the agent's files as chips, as they come (the detail was the only
     place they showed): a text file opens in a tab of its own, any other kind downloads; past six, "+N more" opens
     the task."""

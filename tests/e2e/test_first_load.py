@@ -8,11 +8,13 @@ from typing import Any
 from urllib.parse import urlparse
 
 import httpx
-from playwright.sync_api import Route, expect
+from playwright.sync_api import Browser, Route, expect
 
-from tests.e2e.conftest import PHONE, create_owner
+from tests.e2e.conftest import PHONE, Owner, create_owner
 from tests.e2e.flows import connect_demo_agent, open_agent_conversation, pending_card, send_task
+from tests.support.fixtures import DemoAgents, OpenPage
 from tests.support.hubproc import pair_agent
+from tests.support.hubs import HubProcess
 
 HELD_MODULE = "/components/lineup-app.js"  # the shell: nothing of the app runs before it has loaded
 FIRST_READS = ("/api/state", "/api/me", "/api/inbox", "/api/agents")  # what the inbox shows (lib/early.js)
@@ -49,7 +51,7 @@ def _hold_shell(context: Any, held_s: float = 4.0) -> None:
     context.route(f"**/v/*{HELD_MODULE}", hold)
 
 
-def test_a_sign_in_link_and_the_first_reads_go_out_before_the_code_has_loaded(hub, browser) -> None:  # type: ignore[no-untyped-def]
+def test_a_sign_in_link_and_the_first_reads_go_out_before_the_code_has_loaded(hub: HubProcess, browser: Browser) -> None:
     owner = create_owner(hub)
     link = httpx.post(hub.base + "/api/sign-in-links", json={}, headers={"Authorization": f"Bearer {owner.token}"},
                       timeout=10).json()["url"]
@@ -77,7 +79,7 @@ def test_a_sign_in_link_and_the_first_reads_go_out_before_the_code_has_loaded(hu
         context.close()
 
 
-def test_other_screens_load_their_code_when_first_shown(hub, open_page) -> None:  # type: ignore[no-untyped-def]
+def test_other_screens_load_their_code_when_first_shown(hub: HubProcess, open_page: OpenPage) -> None:
     owner = create_owner(hub)
     page = open_page(hub, viewport=PHONE, token=owner.token)
     expect(page.get_by_role("heading", name="Inbox")).to_be_visible()
@@ -95,7 +97,7 @@ def test_other_screens_load_their_code_when_first_shown(hub, open_page) -> None:
     # opens a conversation first seen after the hub's address is gone).
 
 
-def test_the_service_worker_keeps_the_app_shell_and_opens_it_without_the_hub(hub, browser) -> None:  # type: ignore[no-untyped-def]
+def test_the_service_worker_keeps_the_app_shell_and_opens_it_without_the_hub(hub: HubProcess, browser: Browser) -> None:
     """Installable: on localhost (a secure context) the app registers sw.js, which keeps this version's files; a
     repeat visit takes them from it, and with the hub gone the app still opens (and says it cannot reach it)."""
     owner = create_owner(hub)
@@ -138,7 +140,7 @@ LIVE_LAYER = ("/lib/hub-connection.js", "/lib/live-connection.js", "/lib/relay-c
 AFTER_FIRST_SCREEN = ("/components/lineup-toasts.js", "/components/lineup-tool-activity.js")
 
 
-def test_what_the_first_screen_does_not_show_loads_after_its_reads(hub, open_page) -> None:  # type: ignore[no-untyped-def]
+def test_what_the_first_screen_does_not_show_loads_after_its_reads(hub: HubProcess, open_page: OpenPage) -> None:
     """The inbox's code and data first: the lists it does not show, the live connection's code (direct and relay),
     the tool calls', the toasts' and the tool activity's are asked for only once the inbox's reads have answered,
     and the code is not preloaded; the browser's date data loads in a worker. The live connection then comes up
@@ -164,7 +166,7 @@ def test_what_the_first_screen_does_not_show_loads_after_its_reads(hub, open_pag
     expect(page.locator("lineup-task-list")).to_be_visible()
 
 
-def test_a_click_before_the_live_layer_has_loaded_is_sent_once_it_has(hub, open_page, browser) -> None:  # type: ignore[no-untyped-def]
+def test_a_click_before_the_live_layer_has_loaded_is_sent_once_it_has(hub: HubProcess, open_page: OpenPage, browser: Browser) -> None:
     """The live connection's code loads after the first screen (lib/workspace.js start()). A person quicker than a
     slow phone (here: that code held back) who starts a conversation meanwhile gets it, with no script error
     (open_page fails the test on one), once the code has arrived."""
@@ -198,7 +200,7 @@ def test_a_click_before_the_live_layer_has_loaded_is_sent_once_it_has(hub, open_
         context.close()
 
 
-def _a_question_waits(hub, open_page, demo_agents, owner) -> None:  # type: ignore[no-untyped-def]
+def _a_question_waits(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, owner: Owner) -> None:
     """The demo agent's "Run the database migration?" waiting in the inbox, for task "Release 1.0"."""
     connect_demo_agent(hub, owner, demo_agents, step_s=0.05)
     asking = open_page(hub, token=owner.token)
@@ -207,7 +209,7 @@ def _a_question_waits(hub, open_page, demo_agents, owner) -> None:  # type: igno
     expect(pending_card(asking.locator(".stream"))).to_be_visible(timeout=15_000)
 
 
-def _phone_inbox(hub, open_page, browser, owner, path: str, handler: Any) -> Any:  # type: ignore[no-untyped-def]
+def _phone_inbox(hub: HubProcess, open_page: OpenPage, browser: Browser, owner: Owner, path: str, handler: Any) -> Any:
     """A signed-in phone's page of a context of its own whose requests to `path` go to `handler`, and the card
     waiting in its inbox once shown; close the context (page.context) when done."""
     context = browser.new_context(viewport=PHONE, base_url=hub.base, service_workers="block")
@@ -223,7 +225,7 @@ def _phone_inbox(hub, open_page, browser, owner, path: str, handler: Any) -> Any
     return page, card
 
 
-def test_a_question_names_its_task_before_the_task_list_has_loaded(hub, open_page, browser, demo_agents) -> None:  # type: ignore[no-untyped-def]
+def test_a_question_names_its_task_before_the_task_list_has_loaded(hub: HubProcess, open_page: OpenPage, browser: Browser, demo_agents: DemoAgents) -> None:
     """The inbox paints from its own read; the task list comes after. Walking through on a phone, the
     card first showed "Demo agent · 04:19:06" and the task's name only once the list arrived, the line growing
     under the reader's eyes: GET /api/inbox now says each question's `taskTitle`."""
@@ -248,7 +250,7 @@ def test_a_question_names_its_task_before_the_task_list_has_loaded(hub, open_pag
         page.context.close()
 
 
-def test_an_inbox_read_cut_off_on_the_way_is_asked_again_not_shown_empty(hub, open_page, browser, demo_agents) -> None:  # type: ignore[no-untyped-def]
+def test_an_inbox_read_cut_off_on_the_way_is_asked_again_not_shown_empty(hub: HubProcess, open_page: OpenPage, browser: Browser, demo_agents: DemoAgents) -> None:
     """The network goes while the inbox's answer arrives (a phone leaving the Wi-Fi; CI saw it as the relay test's
     doorway closed): a 200 whose body is cut off is a failed read, not an empty inbox, and is asked again. Before,
     the app took it as `null`, every render threw (open_page fails the test on a script error) and the question

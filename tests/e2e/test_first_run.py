@@ -10,9 +10,11 @@ import httpx
 from playwright.sync_api import Route, expect
 
 from tests.e2e.conftest import PHONE
+from tests.support.fixtures import OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 
-def test_setup_sign_out_and_sign_in(hub, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+def test_setup_sign_out_and_sign_in(hub: HubProcess, open_page: OpenPage, shots: Shots) -> None:
     assert httpx.get(hub.base + "/api/setup").json() == {"needsSetup": True, "setupCodeRequired": False}
     page = open_page(hub)
     expect(page.get_by_role("heading", name="Set up LineUp")).to_be_visible()
@@ -54,7 +56,7 @@ def test_setup_sign_out_and_sign_in(hub, open_page, shots) -> None:  # type: ign
     expect(page.locator(".workspace-name")).to_have_text("Navy")
 
 
-def test_setup_code_asked_when_not_on_the_hub_machine(hub, open_page) -> None:  # type: ignore[no-untyped-def]
+def test_setup_code_asked_when_not_on_the_hub_machine(hub: HubProcess, open_page: OpenPage) -> None:
     page = open_page(hub, path="/-/health")
 
     def not_loopback(route: Route) -> None:  # what a phone on the LAN is told
@@ -67,7 +69,7 @@ def test_setup_code_asked_when_not_on_the_hub_machine(hub, open_page) -> None:  
     expect(page.locator("lineup-setup")).to_contain_text("The hub printed it when it started")
 
 
-def test_chinese_from_the_browser_and_switchable(hub, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+def test_chinese_from_the_browser_and_switchable(hub: HubProcess, open_page: OpenPage, shots: Shots) -> None:
     page = open_page(hub, viewport=PHONE, locale="zh-CN")
     expect(page.get_by_role("heading", name="设置 LineUp")).to_be_visible()
     assert page.evaluate("document.documentElement.lang") == "zh-CN"

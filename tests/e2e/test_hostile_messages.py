@@ -29,7 +29,8 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import create_owner, wait_for_js
 from tests.e2e.main_thread import MainThreadTasks, idle
-from tests.e2e.test_rich_content import Agent
+from tests.e2e.test_rich_content import Agent, World
+from tests.support.fixtures import MainThread, OpenPage, Shots
 from tests.support.hubproc import HubProcess
 
 LIMIT_MS = 200  # CPU time of one main-thread task (docs/quality.md P1)
@@ -57,7 +58,7 @@ def world(hub: HubProcess) -> Iterator[tuple[Any, Agent]]:
     agent.close()
 
 
-def open_watched(open_page: Any, main_thread: Callable[[], MainThreadTasks], hub: HubProcess, token: str,
+def open_watched(open_page: OpenPage, main_thread: Callable[[], MainThreadTasks], hub: HubProcess, token: str,
                  agent: Agent, conversation: str) -> tuple[Page, MainThreadTasks]:
     """The app opened on another conversation, Chromium's trace started, then the conversation opened (as a person
     taps it): every task from there on is seen."""
@@ -101,7 +102,7 @@ def settled(body: Any, timeout_s: float = 30) -> str:
 
 
 @pytest.mark.parametrize(("name", "message"), HOSTILE, ids=[name for name, _ in HOSTILE])
-def test_a_hostile_message_never_holds_the_page(hub, open_page, main_thread, world, shots, name, message) -> None:  # type: ignore[no-untyped-def]
+def test_a_hostile_message_never_holds_the_page(hub: HubProcess, open_page: OpenPage, main_thread: MainThread, world: World, shots: Shots, name: str, message: str) -> None:
     owner, agent = world
     assert len(message) <= TEXT
     conversation = agent.conversation(f"Hostile {name}")
@@ -124,7 +125,7 @@ def test_a_hostile_message_never_holds_the_page(hub, open_page, main_thread, wor
     assert_no_long_task(page, tasks)
 
 
-def test_a_worker_slow_to_load_its_code_still_formats_the_first_message(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
+def test_a_worker_slow_to_load_its_code_still_formats_the_first_message(hub: HubProcess, open_page: OpenPage, world: World) -> None:
     """A message's time budget runs once the worker has loaded marked and highlight.js. Before, it ran from when the
     message was sent to a worker still loading them, so on a busy machine (a suite run, 12 s stolen by the host) or a
     slow phone the first message of a conversation, `The **newest** message`, was shown as plain text "too long or
@@ -150,7 +151,7 @@ def test_a_worker_slow_to_load_its_code_still_formats_the_first_message(hub, ope
     assert delayed, "the worker's code was not fetched through the slowed route"
 
 
-def test_a_worker_that_cannot_load_says_so_and_the_message_is_formatted_once_it_can(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
+def test_a_worker_that_cannot_load_says_so_and_the_message_is_formatted_once_it_can(hub: HubProcess, open_page: OpenPage, world: World) -> None:
     """The worker's Markdown library fails to load (a dropped request): the message is shown as text saying that
     formatting could not be loaded, not that the message is too complex, and that is not held against the message:
     opened again, with the library reachable, it is formatted. Every message waiting on that worker is told at once:
@@ -184,7 +185,7 @@ def test_a_worker_that_cannot_load_says_so_and_the_message_is_formatted_once_it_
     expect(body.locator(".md-note")).to_have_count(0)
 
 
-def test_hundreds_of_messages_open_without_a_long_task(hub, open_page, main_thread, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_hundreds_of_messages_open_without_a_long_task(hub: HubProcess, open_page: OpenPage, main_thread: MainThread, world: World, shots: Shots) -> None:
     owner, agent = world
     conversation = agent.conversation("Busy")
     for n in range(180):
@@ -208,7 +209,7 @@ def test_hundreds_of_messages_open_without_a_long_task(hub, open_page, main_thre
     assert_no_long_task(page, tasks)
 
 
-def test_a_conversation_of_the_longest_messages_opens_without_a_long_task(hub, open_page, main_thread, world) -> None:  # type: ignore[no-untyped-def]
+def test_a_conversation_of_the_longest_messages_opens_without_a_long_task(hub: HubProcess, open_page: OpenPage, main_thread: MainThread, world: World) -> None:
     """150 messages of 256 Ki characters, alike but for their last characters (V8 hashes a string that long by its
     length alone: a cache keyed by the text made every lookup compare them all, a 1 s task)."""
     owner, agent = world
@@ -227,7 +228,7 @@ def test_a_conversation_of_the_longest_messages_opens_without_a_long_task(hub, o
     assert_no_long_task(page, tasks)
 
 
-def test_a_long_task_description_opens_a_little_at_a_time(hub, open_page, main_thread, world) -> None:  # type: ignore[no-untyped-def]
+def test_a_long_task_description_opens_a_little_at_a_time(hub: HubProcess, open_page: OpenPage, main_thread: MainThread, world: World) -> None:
     owner, agent = world
     conversation = agent.conversation("Work")
     description = "FIRST\n" + "ab\n" * 85000 + "LAST"

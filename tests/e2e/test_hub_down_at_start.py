@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.e2e.conftest import PHONE, create_owner, wait_for_js
+from tests.support.fixtures import Shots
+from tests.support.hubs import HubProcess
 
 
-def kept_app(browser: Browser, hub: Any, token: str, locale: str) -> BrowserContext:
+def kept_app(browser: Browser, hub: HubProcess, token: str, locale: str) -> BrowserContext:
     """A phone's browser that opened the app once with the hub up: its service worker keeps the app's files."""
     context = browser.new_context(viewport=PHONE, locale=locale, base_url=hub.base, service_workers="allow")
     context.set_default_timeout(10_000)
@@ -37,8 +38,8 @@ def api_calls(page: Page) -> int:
     return int(page.evaluate("performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/api/me')).length"))
 
 
-def test_a_page_opened_while_the_hub_is_down_retries_by_itself_and_comes_back(  # type: ignore[no-untyped-def]
-        hub, browser, shots) -> None:
+def test_a_page_opened_while_the_hub_is_down_retries_by_itself_and_comes_back(
+        hub: HubProcess, browser: Browser, shots: Shots) -> None:
     owner = create_owner(hub)
     english = kept_app(browser, hub, owner.token, "en-US")
     chinese = kept_app(browser, hub, owner.token, "zh-CN")

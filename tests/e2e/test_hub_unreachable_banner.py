@@ -9,9 +9,11 @@ import re
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import PHONE, create_owner
+from tests.support.fixtures import OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 
-def test_the_banner_names_the_hub_and_says_when_it_is_back(hub, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+def test_the_banner_names_the_hub_and_says_when_it_is_back(hub: HubProcess, open_page: OpenPage, shots: Shots) -> None:
     owner = create_owner(hub)
     page = open_page(hub, viewport=PHONE, token=owner.token)
     expect(page.locator(".connection-indicator")).to_have_attribute("data-connection", "live")

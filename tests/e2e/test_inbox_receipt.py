@@ -8,10 +8,15 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import PHONE
-from tests.e2e.test_rich_content import world  # noqa: F401 - the fixture is used by name
+from tests.e2e.test_rich_content import (
+    World,
+    world,  # noqa: F401 - the fixture is used by name
+)
+from tests.support.fixtures import OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 
-def test_an_answered_card_leaves_a_receipt_in_the_inbox(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_an_answered_card_leaves_a_receipt_in_the_inbox(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
     owner, agent = world
     conversation = agent.conversation("Deps")
     rejected = agent.ask(conversation, {"type": "approval", "title": "Delete the build folder?",
@@ -46,7 +51,7 @@ def test_an_answered_card_leaves_a_receipt_in_the_inbox(hub, open_page, world, s
     expect(page.locator("lineup-inbox")).to_contain_text("Nothing is waiting for you.")
 
 
-def test_the_receipt_in_chinese(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
+def test_the_receipt_in_chinese(hub: HubProcess, open_page: OpenPage, world: World) -> None:
     owner, agent = world
     conversation = agent.conversation("Deps")
     question = agent.ask(conversation, {"type": "approval", "title": "Delete the build folder?",

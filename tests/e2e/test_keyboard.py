@@ -10,6 +10,8 @@ from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.conftest import api, create_owner
 from tests.e2e.flows import connect_demo_agent, open_agent_conversation, pending_card, send_task
+from tests.support.fixtures import AskerAgent, DemoAgents, OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 
 def tab_to(page: Page, target: Locator, limit: int = 80, backwards: bool = False) -> None:
@@ -25,7 +27,7 @@ def tab_to(page: Page, target: Locator, limit: int = 80, backwards: bool = False
     assert outline[0] != "none" and float(outline[1].rstrip("px")) >= 2, f"focus not visible on {target}: {outline}"
 
 
-def test_high_risk_approval_by_keyboard(hub, open_page, demo_agents, shots) -> None:  # type: ignore[no-untyped-def]
+def test_high_risk_approval_by_keyboard(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots) -> None:
     owner = create_owner(hub)
     connect_demo_agent(hub, owner, demo_agents)
     page = open_page(hub, token=owner.token)
@@ -60,7 +62,7 @@ def test_high_risk_approval_by_keyboard(hub, open_page, demo_agents, shots) -> N
     expect(page.locator(".stream .task-chip [data-status]").first).to_have_text("Succeeded", timeout=15_000)
 
 
-def test_choice_input_and_review_cards_by_keyboard(hub, open_page, asker_agent, shots) -> None:  # type: ignore[no-untyped-def]
+def test_choice_input_and_review_cards_by_keyboard(hub: HubProcess, open_page: OpenPage, asker_agent: AskerAgent, shots: Shots) -> None:
     owner = create_owner(hub)
     code = api(hub, owner.token, "POST", "/api/pairing-codes", {})["code"]
     asker_agent(hub, code)

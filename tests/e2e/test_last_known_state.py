@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import re
 
-from playwright.sync_api import expect
+from playwright.sync_api import Browser, expect
 
 from tests.e2e.conftest import PHONE, create_owner, wait_for_js
 from tests.e2e.test_notifications import Scene
+from tests.support.fixtures import Shots
+from tests.support.hubs import HubProcess
 
 # Opened only once the app made it: opening a database that does not exist yet would make an empty one.
 KEPT = """indexedDB.databases().then((dbs) => !dbs.some((d) => d.name === 'lineup-last-known') ? null : new Promise((resolve) => {
@@ -25,8 +27,8 @@ KEPT = """indexedDB.databases().then((dbs) => !dbs.some((d) => d.name === 'lineu
 }))"""
 
 
-def test_with_the_hub_stopped_a_reload_opens_to_the_last_inbox_marked_with_its_age(  # type: ignore[no-untyped-def]
-        hub, browser, shots) -> None:
+def test_with_the_hub_stopped_a_reload_opens_to_the_last_inbox_marked_with_its_age(
+        hub: HubProcess, browser: Browser, shots: Shots) -> None:
     owner = create_owner(hub)
     scene = Scene(hub, owner)
     context = browser.new_context(viewport=PHONE, locale="en-US", base_url=hub.base, service_workers="allow")
@@ -70,7 +72,7 @@ def test_with_the_hub_stopped_a_reload_opens_to_the_last_inbox_marked_with_its_a
         context.close()
 
 
-def test_signing_out_forgets_what_was_kept(hub, browser) -> None:  # type: ignore[no-untyped-def]
+def test_signing_out_forgets_what_was_kept(hub: HubProcess, browser: Browser) -> None:
     owner = create_owner(hub)
     context = browser.new_context(viewport=PHONE, locale="en-US", base_url=hub.base, service_workers="allow")
     context.set_default_timeout(10_000)

@@ -12,7 +12,9 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
 from tests.e2e.flows import go, send_task
+from tests.support.fixtures import DemoAgents, OpenPage, Shots
 from tests.support.hubproc import pair_agent
+from tests.support.hubs import HubProcess
 
 ROW = """(() => {
   const nav = document.querySelector('.filters');
@@ -30,7 +32,7 @@ def in_view(page: Page, selector: str) -> bool:
     }""", selector))
 
 
-def test_phone_task_filters_keep_one_row(hub, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+def test_phone_task_filters_keep_one_row(hub: HubProcess, open_page: OpenPage, shots: Shots) -> None:
     owner = create_owner(hub)
     for locale, waiting in (("en-US", "Waiting for me"), ("zh-CN", "等待我")):
         page = open_page(hub, viewport=PHONE, token=owner.token, locale=locale, path="/#/tasks")
@@ -51,7 +53,7 @@ def test_phone_task_filters_keep_one_row(hub, open_page, shots) -> None:  # type
         shots(page, f"filters-{locale}")
 
 
-def test_desktop_columns_names_previews_and_new_conversation(hub, open_page, demo_agents, shots) -> None:  # type: ignore[no-untyped-def]
+def test_desktop_columns_names_previews_and_new_conversation(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots) -> None:
     owner = create_owner(hub)
     # An agent paired first that never came online, and one revoked: the demo agent (online) is offered first.
     pair_agent(hub, owner.token, name="Aardvark")

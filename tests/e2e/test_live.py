@@ -9,13 +9,15 @@ from datetime import datetime
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
-from playwright.sync_api import expect
+from playwright.sync_api import ViewportSize, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
 from tests.e2e.flows import connect_demo_agent, open_agent_conversation, pending_card, send_task
+from tests.support.fixtures import DemoAgents, OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 
-def test_reload_mid_task_loses_nothing(hub, open_page, demo_agents, shots) -> None:  # type: ignore[no-untyped-def]
+def test_reload_mid_task_loses_nothing(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots) -> None:
     owner = create_owner(hub)
     connect_demo_agent(hub, owner, demo_agents, step_s=1.0)
     page = open_page(hub, token=owner.token)
@@ -52,7 +54,7 @@ def test_reload_mid_task_loses_nothing(hub, open_page, demo_agents, shots) -> No
     shots(page, "after-reload-succeeded")
 
 
-def test_two_tabs_see_the_same_answer(hub, open_page, demo_agents, shots) -> None:  # type: ignore[no-untyped-def]
+def test_two_tabs_see_the_same_answer(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots) -> None:
     owner = create_owner(hub)
     connect_demo_agent(hub, owner, demo_agents)
     first = open_page(hub, token=owner.token)
@@ -82,8 +84,8 @@ def test_two_tabs_see_the_same_answer(hub, open_page, demo_agents, shots) -> Non
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_answer_given_offline_is_sent_after_reconnect(hub, open_page, demo_agents, shots,  # type: ignore[no-untyped-def]
-                                                      viewport) -> None:
+def test_answer_given_offline_is_sent_after_reconnect(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots,
+                                                      viewport: ViewportSize) -> None:
     """Kept while offline, the card says which answer waits ("Approve — queued, sends when back online": its buttons
     are disabled and show no choice), and once sent its "Decided" time is the tap, not the hub's receipt."""
     owner = create_owner(hub)
@@ -133,7 +135,7 @@ def when(iso: str) -> float:
     return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
 
 
-def test_resync_required_reloads_everything(hub, open_page, demo_agents) -> None:  # type: ignore[no-untyped-def]
+def test_resync_required_reloads_everything(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents) -> None:
     owner = create_owner(hub)
     connect_demo_agent(hub, owner, demo_agents)
     first = open_page(hub, token=owner.token)

@@ -14,6 +14,7 @@ from typing import Any
 from playwright.sync_api import Route
 
 from tests.e2e.conftest import wait_for_js
+from tests.support.fixtures import OpenPage
 from tests.support.hubproc import HubProcess
 
 BOUND_MS = 200
@@ -35,7 +36,7 @@ HELD = """() => setTimeout(() => {
 }, 0)"""
 
 
-def test_work_on_the_main_thread_is_counted_and_waiting_is_not(hub: HubProcess, open_page: Any,
+def test_work_on_the_main_thread_is_counted_and_waiting_is_not(hub: HubProcess, open_page: OpenPage,
                                                               main_thread: Any) -> None:
     page = open_page(hub)
     page.wait_for_load_state("load")

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import ViewportSize, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
 from tests.e2e.flows import connect_demo_agent, go
+from tests.support.fixtures import DemoAgents, OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_new_task_on_the_tasks_page(hub, open_page, demo_agents, shots, viewport) -> None:  # type: ignore[no-untyped-def]
+def test_new_task_on_the_tasks_page(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots, viewport: ViewportSize) -> None:
     phone = viewport is PHONE
     owner = create_owner(hub)
     connect_demo_agent(hub, owner, demo_agents, step_s=0.3)

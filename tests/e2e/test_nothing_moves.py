@@ -9,13 +9,14 @@ height between two frames. A real hub, two real demo agents, Chromium at 390x844
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
-from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
+from tests.e2e.conftest import DESKTOP, PHONE, Owner, api, create_owner
 from tests.e2e.flows import connect_demo_agent, open_agent_conversation, pending_card, send_task
+from tests.support.fixtures import DemoAgents, OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 # Every layout shift from now on, kept in the page (takeRecords also hands over the ones not yet delivered).
 WATCH = """(() => {
@@ -60,7 +61,7 @@ STREAM_SHOWN = """((covers) => {
 BAR_BOTTOM = "document.querySelector('lineup-top-bar .topbar').getBoundingClientRect().bottom"
 
 
-def pair_second_agent(hub: Any, owner: Any, demo_agents: Any) -> None:
+def pair_second_agent(hub: HubProcess, owner: Owner, demo_agents: DemoAgents) -> None:
     code = api(hub, owner.token, "POST", "/api/pairing-codes", {"name": "Builder"})["code"]
     demo_agents(hub, code, step_s=0.5)
     deadline = time.monotonic() + 20
@@ -96,8 +97,8 @@ def nothing_moved(page: Page, before: dict[str, float] | None, what: str, apart:
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_a_toast_moves_nothing_and_leaves_the_conversation_its_room(  # type: ignore[no-untyped-def]
-        hub, open_page, demo_agents, shots, viewport) -> None:
+def test_a_toast_moves_nothing_and_leaves_the_conversation_its_room(
+        hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots, viewport: ViewportSize) -> None:
     phone = viewport is PHONE
     owner = create_owner(hub)
     connect_demo_agent(hub, owner, demo_agents, step_s=0.5)
@@ -139,7 +140,7 @@ def test_a_toast_moves_nothing_and_leaves_the_conversation_its_room(  # type: ig
 CHANGED_WHEN_THE_HUB_GOES = "lineup-top-bar"
 
 
-def test_the_hub_banner_moves_nothing(hub, open_page, demo_agents, shots) -> None:  # type: ignore[no-untyped-def]
+def test_the_hub_banner_moves_nothing(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots) -> None:
     owner = create_owner(hub)
     connect_demo_agent(hub, owner, demo_agents, step_s=0.5)
     page = open_page(hub, viewport=PHONE, token=owner.token)

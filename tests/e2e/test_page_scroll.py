@@ -11,12 +11,14 @@ import uuid
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, wait_for_js
-from tests.e2e.test_rich_content import DIFF, MARKDOWN, world  # noqa: F401 - the fixture, used by name
+from tests.e2e.test_rich_content import DIFF, MARKDOWN, World, world  # noqa: F401 - the fixture, used by name
+from tests.support.fixtures import OpenPage
+from tests.support.hubs import HubProcess
 
 PAGE_HEIGHT = "[document.scrollingElement.scrollHeight, window.innerHeight]"
 
 
-def test_only_the_panes_scroll_on_a_conversation_with_a_diff_and_in_settings(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
+def test_only_the_panes_scroll_on_a_conversation_with_a_diff_and_in_settings(hub: HubProcess, open_page: OpenPage, world: World) -> None:
     owner, agent = world
     conversation = agent.conversation("Release")
     agent.say(conversation, MARKDOWN)
@@ -32,7 +34,7 @@ def test_only_the_panes_scroll_on_a_conversation_with_a_diff_and_in_settings(hub
         assert document == screen, (viewport, "settings", document, screen)
 
 
-def test_on_a_phone_toasts_leave_the_detail_close_button_free(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
+def test_on_a_phone_toasts_leave_the_detail_close_button_free(hub: HubProcess, open_page: OpenPage, world: World) -> None:
     """On a phone a toast takes its own room under the top bar and the task's detail (a drawer) starts below it, so
     the detail's close button is never under a toast (seen in the usability walk: the button could not be pressed).
     The open task's own question pops no toast: its card is on the screen."""
@@ -57,7 +59,7 @@ def test_on_a_phone_toasts_leave_the_detail_close_button_free(hub, open_page, wo
     expect(page.locator("lineup-task-detail .detail-inner")).to_have_count(0)
 
 
-def test_on_a_phone_the_end_of_a_task_detail_is_never_under_a_toast(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
+def test_on_a_phone_the_end_of_a_task_detail_is_never_under_a_toast(hub: HubProcess, open_page: OpenPage, world: World) -> None:
     """A phone's toast used to sit at the bottom over the detail's end: the timeline's last lines (and its summary,
     when closed) could not be reached until the toast went (a browser test's click landed on the toast in a full
     run). The drawer now starts under the toast, so its end is the screen's end."""

@@ -18,6 +18,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import PHONE, DemoAgent, api, create_owner
 from tests.e2e.flows import connect_demo_agent, go, open_agent_conversation
+from tests.support.fixtures import DemoAgents, OpenPage, Shots
 from tests.support.hubproc import HubProcess
 
 
@@ -55,7 +56,7 @@ def expect_one_agent_online(page: Page) -> None:
     expect(indicator).to_have_attribute("data-online", "1")
 
 
-def test_pairing_again_with_the_same_credential_file_leaves_no_twin(hub, open_page, demo_agents, shots) -> None:  # type: ignore[no-untyped-def]
+def test_pairing_again_with_the_same_credential_file_leaves_no_twin(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots) -> None:
     owner = create_owner(hub)
     first = connect_demo_agent(hub, owner, demo_agents)
     agent_id = api(hub, owner.token, "GET", "/api/agents")["agents"][0]["id"]
@@ -83,7 +84,7 @@ def test_pairing_again_with_the_same_credential_file_leaves_no_twin(hub, open_pa
         stop(again)
 
 
-def test_a_code_made_for_an_agent_whose_file_is_lost_pairs_it_again(hub, open_page, demo_agents, shots,  # type: ignore[no-untyped-def]
+def test_a_code_made_for_an_agent_whose_file_is_lost_pairs_it_again(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots,
                                                                     tmp_path: Path) -> None:
     owner = create_owner(hub)
     first: DemoAgent = connect_demo_agent(hub, owner, demo_agents)
@@ -118,7 +119,7 @@ def test_a_code_made_for_an_agent_whose_file_is_lost_pairs_it_again(hub, open_pa
         stop(elsewhere)
 
 
-def test_a_revoked_agents_composer_is_closed_and_says_why(hub, open_page, demo_agents, shots) -> None:  # type: ignore[no-untyped-def]
+def test_a_revoked_agents_composer_is_closed_and_says_why(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots) -> None:
     owner = create_owner(hub)
     connect_demo_agent(hub, owner, demo_agents)
     agent_id = api(hub, owner.token, "GET", "/api/agents")["agents"][0]["id"]

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Playwright, expect
 
 from hub.sdk import AgentClient, Outcome, TaskHandle, pair
 from tests.e2e.conftest import PHONE, api, create_owner, wait_for_js
@@ -52,6 +52,7 @@ from tests.e2e.test_web_push import NOTIFICATIONS, Worker, notifications, stub_p
 from tests.integration.test_notifications import write_config
 from tests.support import browsers
 from tests.support.fake_push import FakePushService
+from tests.support.fixtures import HubFactory, Shots
 
 QUESTION = "Run the database migration?"
 COMMAND = "psql -f migrations/0042_drop_old_tables.sql prod"
@@ -117,8 +118,8 @@ def installability_errors(page: Page) -> list[dict[str, Any]]:
         cdp.detach()
 
 
-def test_a_new_persons_phone_trusts_installs_gets_a_push_opens_without_the_hub_and_answers_from_it(  # type: ignore[no-untyped-def]
-        hub_factory, playwright, tmp_path: Path, shots) -> None:
+def test_a_new_persons_phone_trusts_installs_gets_a_push_opens_without_the_hub_and_answers_from_it(
+        hub_factory: HubFactory, playwright: Playwright, tmp_path: Path, shots: Shots) -> None:
     push = FakePushService()
     agent: SdkAgent | None = None
     phone_browser = None

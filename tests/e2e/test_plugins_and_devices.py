@@ -11,7 +11,9 @@ from playwright.sync_api import Route, expect
 
 from tests.e2e.conftest import PHONE, api, create_owner
 from tests.e2e.flows import open_agent_conversation
+from tests.support.fixtures import AskerAgent, HubFactory, OpenPage, Shots
 from tests.support.hubproc import free_port
+from tests.support.hubs import HubProcess
 
 GOOD_MODULE = """
 export function register({ registry }) {
@@ -21,7 +23,7 @@ export function register({ registry }) {
 """
 
 
-def test_a_failing_ui_module_is_named_and_the_app_works(hub, open_page) -> None:  # type: ignore[no-untyped-def]
+def test_a_failing_ui_module_is_named_and_the_app_works(hub: HubProcess, open_page: OpenPage) -> None:
     owner = create_owner(hub)
     page = open_page(hub, token=owner.token, path="/-/health")
 
@@ -46,7 +48,7 @@ def test_a_failing_ui_module_is_named_and_the_app_works(hub, open_page) -> None:
     expect(page.get_by_role("heading", name="Welcome to LineUp")).to_be_visible()
 
 
-def test_sign_in_on_a_phone_with_a_qr_code_then_revoke_it(hub_factory, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+def test_sign_in_on_a_phone_with_a_qr_code_then_revoke_it(hub_factory: HubFactory, open_page: OpenPage, shots: Shots) -> None:
     # The test hub listens on loopback only, which no phone reaches: `public_url` says how this "phone" does
     # (without it the app says the hub has no LAN address: tests/e2e/test_device_addresses.py).
     hub = hub_factory(start=False)
@@ -85,7 +87,7 @@ def test_sign_in_on_a_phone_with_a_qr_code_then_revoke_it(hub_factory, open_page
     expect(phone.get_by_role("alert")).to_contain_text("This device was signed out")
 
 
-def test_streamed_text_appears_as_it_arrives(hub, open_page, asker_agent) -> None:  # type: ignore[no-untyped-def]
+def test_streamed_text_appears_as_it_arrives(hub: HubProcess, open_page: OpenPage, asker_agent: AskerAgent) -> None:
     owner = create_owner(hub)
     asker_agent(hub, api(hub, owner.token, "POST", "/api/pairing-codes", {})["code"])
     deadline = time.monotonic() + 20

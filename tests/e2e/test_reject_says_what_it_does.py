@@ -9,12 +9,17 @@ import re
 from typing import Any
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import ViewportSize, expect
 
 from tests.e2e.card_text import box_of
 from tests.e2e.conftest import DESKTOP, PHONE, api
 from tests.e2e.test_card_is_the_truth import ask_and_open, card_of
-from tests.e2e.test_rich_content import world  # noqa: F401 - the fixture is used by name
+from tests.e2e.test_rich_content import (
+    World,
+    world,  # noqa: F401 - the fixture is used by name
+)
+from tests.support.fixtures import OpenPage, Shots
+from tests.support.hubs import HubProcess
 from tests.support.polling import eventually_sync
 
 SIZES = [pytest.param(PHONE, id="phone"), pytest.param(DESKTOP, id="desktop")]
@@ -22,7 +27,7 @@ GENERIC = "The agent is told no and decides what to do next; the task is not can
 
 
 @pytest.mark.parametrize("viewport", SIZES)
-def test_reject_says_what_it_does(hub, open_page, world, viewport, shots) -> None:  # type: ignore[no-untyped-def]
+def test_reject_says_what_it_does(hub: HubProcess, open_page: OpenPage, world: World, viewport: ViewportSize, shots: Shots) -> None:
     own = "Deny: Codex is told no and tries another way; ask it in a note what to do instead."
     page, (plain, described) = ask_and_open(open_page, hub, world, viewport, {
         "type": "approval", "title": "Delete the build folder?",
@@ -60,7 +65,7 @@ def test_reject_says_what_it_does(hub, open_page, world, viewport, shots) -> Non
     expect(card_of(chinese, described).locator("button[data-option='approve'] .option-label")).to_have_text("Yes")
 
 
-def test_a_rejected_card_says_rejected_in_one_word(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_a_rejected_card_says_rejected_in_one_word(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
     """Once rejected, the card's badge and its outcome say the same word: the badge said "Declined" above "Rejected"."""
     page, (question,) = ask_and_open(open_page, hub, world, PHONE, {
         "type": "approval", "title": "Delete the build folder?",
@@ -73,7 +78,7 @@ def test_a_rejected_card_says_rejected_in_one_word(hub, open_page, world, shots)
     shots(page, "02-rejected")
 
 
-def test_a_tall_card_can_be_rejected_from_its_top(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_a_tall_card_can_be_rejected_from_its_top(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
     """A card taller than the phone's view offers Reject in its head, in the first view: saying no needs nothing below
     (the usability re-run's phone participants scrolled a 1,100 px card to reach Reject). Approve still waits for the
     end to have been on screen. A card that fits shows no second Reject, and the head's button takes its room
@@ -109,7 +114,7 @@ DANGEROUS = ("cd ~/code/shop-api && python -m pip install --upgrade -r requireme
 
 
 @pytest.mark.parametrize("viewport", SIZES)
-def test_the_heads_reject_takes_a_note_and_the_reasons_in_one_tap(hub, open_page, world, viewport, shots) -> None:  # type: ignore[no-untyped-def]
+def test_the_heads_reject_takes_a_note_and_the_reasons_in_one_tap(hub: HubProcess, open_page: OpenPage, world: World, viewport: ViewportSize, shots: Shots) -> None:
     """Three of five usability participants tell the agent why they say no; the note was only at the card's end, so
     they read down a tall card to it (47-65 s). The head's Reject now opens a box in the first view that says what
     Reject does, offers the hub's reasons as the note in one tap ("Tell it why"), takes words of one's own, and
@@ -153,7 +158,7 @@ def test_the_heads_reject_takes_a_note_and_the_reasons_in_one_tap(hub, open_page
     assert "force-pushes over main" in response["comment"] and response["comment"].endswith("Open a PR instead."), response
 
 
-def test_the_heads_reject_in_chinese_tells_why_in_chinese(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_the_heads_reject_in_chinese_tells_why_in_chinese(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
     owner, agent = world
     conversation = agent.conversation("Deps")
     question = agent.ask(conversation, {"type": "approval", "title": "Apply?", "risk": "high",

@@ -25,6 +25,7 @@ from hub.relay import seal
 from tests.e2e.conftest import PHONE, wait_for_js
 from tests.e2e.flows import pending_card
 from tests.support.fake_wukong import FakeWuKong
+from tests.support.fixtures import HubFactory, OpenPage, Shots
 from tests.support.hubproc import HubProcess, pair_agent, run_cli
 from tests.support.lap import LapClient
 from tests.support.polling import eventually_sync as until
@@ -134,7 +135,7 @@ def relay_toml(fake: FakeWuKong) -> str:
     return "\n".join([*lines, 'people = [{uid = "alice", user = "owner"}]']) + "\n"
 
 
-def relay_hub(hub_factory: Any, background: Background, fake: FakeWuKong,
+def relay_hub(hub_factory: HubFactory, background: Background, fake: FakeWuKong,
               toml: str = "") -> tuple[HubProcess, str, Doorway]:
     """A hub whose uplink to `fake` is connected (lineup.toml: `toml`, then the relay), its owner's device token, and
     the doorway the page reaches it through at home (closed to send the page through the relay)."""
@@ -172,8 +173,8 @@ def background() -> Iterator[Background]:
 
 
 @pytest.mark.parametrize("line", ["v2", "compat"])
-def test_an_approval_answered_through_the_relay(  # type: ignore[no-untyped-def]
-        hub_factory, browser: Browser, open_page, background: Background, shots, line: str) -> None:
+def test_an_approval_answered_through_the_relay(
+        hub_factory: HubFactory, browser: Browser, open_page: OpenPage, background: Background, shots: Shots, line: str) -> None:
     fake = background.run(FakeWuKong(line, manager_token=MANAGER).start())
     doorway: Doorway | None = None
     context = None

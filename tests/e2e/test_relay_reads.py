@@ -21,6 +21,7 @@ from tests.e2e.test_relay_mode import APP, MANAGER, Background, Doorway, backgro
 from tests.e2e.test_rich_content import loaded_width
 from tests.support.fake_wukong import FakeWuKong
 from tests.support.files import png_of_size
+from tests.support.fixtures import HubFactory, OpenPage, Shots
 from tests.support.hubproc import pair_agent
 from tests.support.lap import LapClient
 
@@ -55,8 +56,8 @@ def screens(page: Page, conversation: str, task: str) -> dict[str, str]:
     return seen
 
 
-def test_the_same_screens_at_home_and_through_the_relay(  # type: ignore[no-untyped-def]
-        hub_factory, browser: Browser, open_page, background: Background, shots) -> None:
+def test_the_same_screens_at_home_and_through_the_relay(
+        hub_factory: HubFactory, browser: Browser, open_page: OpenPage, background: Background, shots: Shots) -> None:
     fake = background.run(FakeWuKong("v2", manager_token=MANAGER).start())
     doorway: Doorway | None = None
     context = None

@@ -27,6 +27,7 @@ from tests.e2e.test_relay_mode import (  # noqa: F401 - `background` is a fixtur
     until,
 )
 from tests.support.fake_wukong import FakeWuKong
+from tests.support.fixtures import HubFactory, Shots
 from tests.support.hubproc import pair_agent
 from tests.support.lap import LapClient
 
@@ -40,8 +41,8 @@ SECRETS = {
 }
 
 
-def test_wukongim_sees_none_of_the_conversation_the_page_carries(  # type: ignore[no-untyped-def]
-        hub_factory, browser: Browser, background: Background, shots) -> None:
+def test_wukongim_sees_none_of_the_conversation_the_page_carries(
+        hub_factory: HubFactory, browser: Browser, background: Background, shots: Shots) -> None:
     fake = background.run(FakeWuKong("v2", manager_token=MANAGER).start())
     doorway: Doorway | None = None
     context = None

@@ -25,6 +25,7 @@ from tests.e2e.flows import pending_card
 from tests.e2e.test_relay_mode import APP, MANAGER, Background, Doorway, background, close_all, relay_hub, until  # noqa: F401
 from tests.integration.test_sessions import AGENT_SCRIPT, make_repo
 from tests.support.fake_wukong import FakeWuKong
+from tests.support.fixtures import HubFactory, OpenPage, Shots
 from tests.support.hubproc import pair_agent
 from tests.support.lap import LapClient
 
@@ -53,8 +54,8 @@ def relayed(page: Page) -> None:
     assert page.evaluate(f"{APP}.live.mode") == "relay"
 
 
-def test_away_from_home_a_session_a_diff_a_file_and_an_approval(  # type: ignore[no-untyped-def]
-        hub_factory, browser: Browser, open_page, background: Background, shots, tmp_path) -> None:
+def test_away_from_home_a_session_a_diff_a_file_and_an_approval(
+        hub_factory: HubFactory, browser: Browser, open_page: OpenPage, background: Background, shots: Shots, tmp_path: Path) -> None:
     fake = background.run(FakeWuKong("v2", manager_token=MANAGER).start())
     doorway: Doorway | None = None
     context = None

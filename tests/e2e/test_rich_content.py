@@ -20,8 +20,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.card_text import expanded
-from tests.e2e.conftest import PHONE, api, create_owner, wait_for_js
+from tests.e2e.conftest import PHONE, Owner, api, create_owner, wait_for_js
 from tests.e2e.flows import pending_card
+from tests.support.fixtures import OpenPage, Shots
 from tests.support.hubproc import HubProcess
 from tests.support.unchecked_links import store_links_unchecked
 
@@ -138,21 +139,24 @@ class Agent:
         self.loop.close()
 
 
+World = tuple[Owner, Agent]  # the `world` fixture's owner and SDK agent
+
+
 @pytest.fixture
-def world(hub: HubProcess) -> Iterator[tuple[Any, Agent]]:
+def world(hub: HubProcess) -> Iterator[World]:
     owner = create_owner(hub)
     agent = Agent(hub, owner.token)
     yield owner, agent
     agent.close()
 
 
-def open_conversation(open_page: Any, hub: HubProcess, token: str, conversation_id: str, **options: Any) -> Page:
+def open_conversation(open_page: OpenPage, hub: HubProcess, token: str, conversation_id: str, **options: Any) -> Page:
     page = open_page(hub, token=token, path=f"/#/conversations/{conversation_id}", **options)
     expect(page.locator("lineup-conversation .stream")).to_be_visible()
     return page
 
 
-def test_markdown_renders_tables_lists_and_highlighted_code(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_markdown_renders_tables_lists_and_highlighted_code(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
     owner, agent = world
     conversation = agent.conversation("Plans")
     agent.say(conversation, MARKDOWN)
@@ -184,7 +188,7 @@ def test_markdown_renders_tables_lists_and_highlighted_code(hub, open_page, worl
     shots(page, "01-markdown")
 
 
-def test_hostile_markdown_stays_inert(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_markdown_stays_inert(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
     owner, agent = world
     conversation = agent.conversation("Hostile")
     agent.say(conversation, HOSTILE)
@@ -210,7 +214,7 @@ def test_hostile_markdown_stays_inert(hub, open_page, world, shots) -> None:  # 
     shots(page, "01-hostile-inert")
 
 
-def test_review_card_with_a_diff_shows_files_and_lines(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_review_card_with_a_diff_shows_files_and_lines(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
     owner, agent = world
     conversation = agent.conversation("Review")
     agent.ask(conversation, {"type": "review", "title": "Check the model change", "content": DIFF})
@@ -239,7 +243,7 @@ def test_review_card_with_a_diff_shows_files_and_lines(hub, open_page, world, sh
     shots(page, "01-diff")
 
 
-def test_a_long_message_is_folded_and_opens(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_a_long_message_is_folded_and_opens(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
     owner, agent = world
     conversation = agent.conversation("Long")
     agent.say(conversation, "\n".join(f"Line {n} of the report" for n in range(1, 201)))
@@ -265,7 +269,7 @@ def test_a_long_message_is_folded_and_opens(hub, open_page, world, shots) -> Non
     shots(page, "01-expanded")
 
 
-def test_image_artifacts_preview_and_svg_does_not(hub, open_page, world, shots, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_image_artifacts_preview_and_svg_does_not(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots, monkeypatch: pytest.MonkeyPatch) -> None:
     owner, agent = world
     store_links_unchecked(monkeypatch)  # svg data: URLs, as an older hub stored them (hub/domain/links.py refuses them)
     conversation = agent.conversation("Charts")
@@ -300,7 +304,7 @@ def scrolled_to_end(page: Page) -> None:
         return s && s.scrollHeight > s.clientHeight + 500 && s.scrollTop + s.clientHeight >= s.scrollHeight - 4; }""")
 
 
-def test_conversation_opens_at_its_newest_and_shows_a_new_question(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_conversation_opens_at_its_newest_and_shows_a_new_question(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
     owner, agent = world
     conversation = agent.conversation("Busy")
     for n in range(8):
@@ -325,7 +329,7 @@ def test_conversation_opens_at_its_newest_and_shows_a_new_question(hub, open_pag
     shots(page, "01-new-question")
 
 
-def test_approval_wording_and_risk_badges(hub, open_page, world, shots) -> None:  # type: ignore[no-untyped-def]
+def test_approval_wording_and_risk_badges(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
     owner, agent = world
     conversation = agent.conversation("Wording")
     agent.ask(conversation, {"type": "approval", "title": "Run the database migration?", "risk": "high"})
@@ -355,7 +359,7 @@ def test_approval_wording_and_risk_badges(hub, open_page, world, shots) -> None:
     shots(page, "01-answered")
 
 
-def test_task_timeline_leaves_out_notification_rows(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
+def test_task_timeline_leaves_out_notification_rows(hub: HubProcess, open_page: OpenPage, world: World) -> None:
     owner, agent = world
     conversation = agent.conversation("Timeline")
     task_id = f"task-{uuid.uuid4().hex[:8]}"
@@ -398,7 +402,7 @@ DIFF_CASES: list[tuple[str, Any]] = [
 ]
 
 
-def test_unified_diff_parser(hub, open_page) -> None:  # type: ignore[no-untyped-def]
+def test_unified_diff_parser(hub: HubProcess, open_page: OpenPage) -> None:
     page = open_page(hub)
     for text, expected in DIFF_CASES:
         got = page.evaluate("""async (text) => {

@@ -5,13 +5,15 @@ settings screen, say, was an empty page with no word. A real hub; the screen's m
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import ViewportSize, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, create_owner
+from tests.support.fixtures import OpenPage
+from tests.support.hubs import HubProcess
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_a_screen_that_cannot_be_loaded_says_why(hub, open_page, viewport) -> None:  # type: ignore[no-untyped-def]
+def test_a_screen_that_cannot_be_loaded_says_why(hub: HubProcess, open_page: OpenPage, viewport: ViewportSize) -> None:
     owner = create_owner(hub)
     page = open_page(hub, viewport=viewport, token=owner.token)
     expect(page.locator(".topbar")).to_be_visible()

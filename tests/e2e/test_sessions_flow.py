@@ -17,20 +17,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
 from tests.e2e.flows import pending_card
 from tests.e2e.main_thread import idle
 from tests.e2e.test_axe import assert_no_violations, axe_source
 from tests.integration.test_sessions import AGENT_SCRIPT, git, make_repo
+from tests.support.fixtures import HubFactory, MainThread, OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 pytest.importorskip("acp", reason="sessions run agents through the acp runtime")
 
 TURN_S = 90_000  # ms: a real CLI's first turn on a slow machine
 
 
-def sessions_hub(hub_factory: Any, tmp_path: Path, agents_toml: list[str]) -> Any:
+def sessions_hub(hub_factory: HubFactory, tmp_path: Path, agents_toml: list[str]) -> Any:
     hub = hub_factory(start=False)
     (hub.data_dir).mkdir(parents=True, exist_ok=True)
     (hub.data_dir / "lineup.toml").write_text("\n".join([
@@ -113,7 +115,7 @@ def stop_and_end(page: Page, source: str, where: str) -> None:
     expect(bar.locator(".session-note")).to_contain_text(ended)
 
 
-def list_is_true_after_restart(hub: Any, page: Page, token: str, session_id: str, source: str, where: str) -> None:
+def list_is_true_after_restart(hub: HubProcess, page: Page, token: str, session_id: str, source: str, where: str) -> None:
     hub.stop()
     hub.start()
     page.goto(hub.base + "/#/sessions")
@@ -127,14 +129,14 @@ def list_is_true_after_restart(hub: Any, page: Page, token: str, session_id: str
     assert_no_violations(page, source, f"{where}: sessions after a restart")
 
 
-def open_app(open_page: Any, hub: Any, token: str, viewport: dict[str, int], locale: str = "en-US") -> Page:
+def open_app(open_page: OpenPage, hub: HubProcess, token: str, viewport: ViewportSize, locale: str = "en-US") -> Page:
     page = open_page(hub, viewport=viewport, token=token, locale=locale)
     page.emulate_media(reduced_motion="reduce")  # no colour mid-transition when axe switches schemes (test_axe.py)
     expect(page.locator("lineup-inbox a.new-session")).to_be_visible(timeout=20_000)  # the owner, sessions on
     return page
 
 
-def test_a_session_from_start_to_end_with_the_scripted_agent(hub_factory, open_page, tmp_path, shots) -> None:  # type: ignore[no-untyped-def]
+def test_a_session_from_start_to_end_with_the_scripted_agent(hub_factory: HubFactory, open_page: OpenPage, tmp_path: Path, shots: Shots) -> None:
     """1280×800 in Chinese: the whole flow with the scripted agent, then the remembered choices make it two taps."""
     source = axe_source()
     repo = make_repo(tmp_path / "code" / "proj")
@@ -180,7 +182,7 @@ def test_a_session_from_start_to_end_with_the_scripted_agent(hub_factory, open_p
 
 @pytest.mark.real_agent
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_a_claude_code_session(hub_factory, open_page, tmp_path, shots, viewport) -> None:  # type: ignore[no-untyped-def]
+def test_a_claude_code_session(hub_factory: HubFactory, open_page: OpenPage, tmp_path: Path, shots: Shots, viewport: ViewportSize) -> None:
     """390×844 and 1280×800 in English with claude-code-acp against the fake Anthropic API: the model writes a file
     (Write), the card shows it as a diff, the review reaches the model quoted, Stop ends a slow turn, End stops the
     process."""
@@ -239,7 +241,7 @@ def test_a_claude_code_session(hub_factory, open_page, tmp_path, shots, viewport
         agent.close()
 
 
-def test_a_2000_line_change_is_painted_in_blocks(hub_factory, open_page, main_thread, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_2000_line_change_is_painted_in_blocks(hub_factory: HubFactory, open_page: OpenPage, main_thread: MainThread, tmp_path: Path) -> None:
     """390×844: a 2,000-line added file opens in the diff viewer a few hundred lines per frame, each block its own
     element rendered once and laid out only near the view (content-visibility): every line arrives, wrapped, to the
     last. The longest main-thread task is printed as a figure, not asserted: in CPU time (Chromium's trace,

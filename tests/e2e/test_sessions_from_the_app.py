@@ -14,9 +14,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Browser, ViewportSize, expect
 
 from tests.e2e.conftest import DESKTOP, PASSWORD, PHONE, api, create_owner
+from tests.support.fixtures import OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 OFF_SENTENCE = "Sessions are off: choose your project folders in Settings → Sessions to start one."
 
@@ -30,7 +32,7 @@ def project_folder(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_the_owner_turns_sessions_on_in_settings(hub, open_page, shots, tmp_path, viewport) -> None:  # type: ignore[no-untyped-def]
+def test_the_owner_turns_sessions_on_in_settings(hub: HubProcess, open_page: OpenPage, shots: Shots, tmp_path: Path, viewport: ViewportSize) -> None:
     owner = create_owner(hub)
     root = project_folder(tmp_path)
     page = open_page(hub, viewport=viewport, token=owner.token)
@@ -80,7 +82,7 @@ def test_the_owner_turns_sessions_on_in_settings(hub, open_page, shots, tmp_path
     assert tomllib.loads((hub.data_dir / "lineup.toml").read_text())["sessions"]["roots"] == [str(root)]
 
 
-def test_away_from_the_hub_the_password_is_asked(hub, browser, open_page, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_away_from_the_hub_the_password_is_asked(hub: HubProcess, browser: Browser, open_page: OpenPage, tmp_path: Path) -> None:
     owner = create_owner(hub)
     root = project_folder(tmp_path)
     # Through a proxy, as from another machine: the hub does not take the request as the person at its machine.
@@ -103,7 +105,7 @@ def test_away_from_the_hub_the_password_is_asked(hub, browser, open_page, tmp_pa
         context.close()
 
 
-def test_a_member_sees_no_folders(hub, open_page) -> None:  # type: ignore[no-untyped-def]
+def test_a_member_sees_no_folders(hub: HubProcess, open_page: OpenPage) -> None:
     create_owner(hub)
     page = open_page(hub, viewport=PHONE, token=hub.token("Other team"), path="/#/settings")
     expect(page.locator("lineup-settings h1")).to_be_visible()

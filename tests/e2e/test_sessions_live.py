@@ -19,12 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import ViewportSize, expect
 
 from hub.sdk import AgentClient, pair
 from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
 from tests.e2e.flows import connect_demo_agent
 from tests.integration.test_sessions import make_repo
+from tests.support.fixtures import DemoAgents, HubFactory, OpenPage
+from tests.support.hubs import HubProcess
 
 pytest.importorskip("acp", reason="sessions run agents through the acp runtime")
 
@@ -32,7 +34,7 @@ SLOW_AGENT = Path(__file__).resolve().parents[1] / "support" / "slow_acp_agent.p
 LONG = "Refactor the authentication middleware so that sessions expire"
 
 
-def slow_hub(hub_factory: Any, tmp_path: Path) -> Any:
+def slow_hub(hub_factory: HubFactory, tmp_path: Path) -> Any:
     """Sessions on, with Claude Code's key run by the scripted agent that takes 4 s to start."""
     hub = hub_factory(start=False)
     hub.data_dir.mkdir(parents=True, exist_ok=True)
@@ -46,7 +48,7 @@ def slow_hub(hub_factory: Any, tmp_path: Path) -> Any:
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_a_start_shows_progress_and_an_end_closes_the_composer(hub_factory, open_page, tmp_path, viewport) -> None:  # type: ignore[no-untyped-def]
+def test_a_start_shows_progress_and_an_end_closes_the_composer(hub_factory: HubFactory, open_page: OpenPage, tmp_path: Path, viewport: ViewportSize) -> None:
     hub = slow_hub(hub_factory, tmp_path)
     owner = create_owner(hub)
     page = open_page(hub, viewport=viewport, token=owner.token, path="/#/sessions/new")
@@ -90,7 +92,7 @@ def test_a_start_shows_progress_and_an_end_closes_the_composer(hub_factory, open
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_a_terminal_run_appears_and_ends_live_and_is_no_fault(hub_factory, open_page, tmp_path, viewport) -> None:  # type: ignore[no-untyped-def]
+def test_a_terminal_run_appears_and_ends_live_and_is_no_fault(hub_factory: HubFactory, open_page: OpenPage, tmp_path: Path, viewport: ViewportSize) -> None:
     hub = slow_hub(hub_factory, tmp_path)
     owner = create_owner(hub)
     code = api(hub, owner.token, "POST", "/api/pairing-codes", {"name": "Claude Code"})["code"]
@@ -139,7 +141,7 @@ def test_a_terminal_run_appears_and_ends_live_and_is_no_fault(hub_factory, open_
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_a_killed_agent_says_one_thing(hub, open_page, demo_agents, viewport) -> None:  # type: ignore[no-untyped-def]
+def test_a_killed_agent_says_one_thing(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, viewport: ViewportSize) -> None:
     owner = create_owner(hub)
     demo = connect_demo_agent(hub, owner, demo_agents)
     page = open_page(hub, viewport=viewport, token=owner.token, path="/#/agents")

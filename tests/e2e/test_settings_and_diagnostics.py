@@ -10,18 +10,20 @@ import re
 import httpx
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import DESKTOP, PASSWORD, PHONE, api, create_owner
+from tests.e2e.conftest import DESKTOP, PASSWORD, PHONE, Owner, api, create_owner
 from tests.e2e.flows import connect_demo_agent
+from tests.support.fixtures import DemoAgents, OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 
-def sign_in_device(hub, owner, name: str) -> str:  # type: ignore[no-untyped-def]
+def sign_in_device(hub: HubProcess, owner: Owner, name: str) -> str:
     answer = httpx.post(hub.base + "/api/login", json={"username": owner.username, "password": PASSWORD,
                                                        "deviceName": name}, timeout=10)
     answer.raise_for_status()
     return str(answer.json()["token"])
 
 
-def test_settings_hide_revoked_devices_and_fold_developer_details(hub, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+def test_settings_hide_revoked_devices_and_fold_developer_details(hub: HubProcess, open_page: OpenPage, shots: Shots) -> None:
     owner = create_owner(hub)
     sign_in_device(hub, owner, "Old tablet")
     sign_in_device(hub, owner, "Work laptop")
@@ -52,7 +54,7 @@ def test_settings_hide_revoked_devices_and_fold_developer_details(hub, open_page
         shots(page, f"settings-{locale}")
 
 
-def test_capabilities_in_words_and_chinese_diagnostics_in_chinese(hub, open_page, demo_agents, shots) -> None:  # type: ignore[no-untyped-def]
+def test_capabilities_in_words_and_chinese_diagnostics_in_chinese(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots) -> None:
     owner = create_owner(hub)
     agent = connect_demo_agent(hub, owner, demo_agents)
     english = open_page(hub, viewport=PHONE, token=owner.token, path="/#/agents")
@@ -75,7 +77,7 @@ def test_capabilities_in_words_and_chinese_diagnostics_in_chinese(hub, open_page
     assert not re.search(r"[A-Za-z]{2,}", text), text
 
 
-def test_a_gateway_agents_next_step_is_to_start_its_gateway(hub, open_page) -> None:  # type: ignore[no-untyped-def]
+def test_a_gateway_agents_next_step_is_to_start_its_gateway(hub: HubProcess, open_page: OpenPage) -> None:
     """An agent paired by `lineup connect hermes|openclaw` lives in the person's gateway: offline, its next step is to
     (re)start that gateway, not "start the adapter with the credential file" (there is no adapter to start)."""
     from tests.support.hubproc import pair_agent

@@ -20,6 +20,7 @@ from playwright.sync_api import Browser, Page, Route, expect
 from tests.e2e.conftest import PHONE, create_owner
 from tests.e2e.test_relay_mode import APP, MANAGER, Background, relay_toml, until
 from tests.support.fake_wukong import FakeWuKong
+from tests.support.fixtures import HubFactory, OpenPage, Shots
 from tests.support.hubproc import HubProcess, run_cli
 
 NOT_TOLD = "the hub could not be told"
@@ -35,7 +36,7 @@ def sign_out_from_settings(page: Page) -> None:
     page.get_by_role("button", name="Sign out").click()
 
 
-def test_sign_out_revokes_the_token_on_the_hub(hub, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+def test_sign_out_revokes_the_token_on_the_hub(hub: HubProcess, open_page: OpenPage, shots: Shots) -> None:
     owner = create_owner(hub)
     page = open_page(hub, token=owner.token)
     expect(page.locator(".connection-indicator")).to_have_attribute("data-connection", "live")
@@ -49,7 +50,7 @@ def test_sign_out_revokes_the_token_on_the_hub(hub, open_page, shots) -> None:  
     shots(page, "01-signed-out")
 
 
-def test_sign_out_when_the_hub_cannot_be_told_says_so(hub, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+def test_sign_out_when_the_hub_cannot_be_told_says_so(hub: HubProcess, open_page: OpenPage, shots: Shots) -> None:
     owner = create_owner(hub)
     page = open_page(hub, token=owner.token)
     expect(page.locator(".connection-indicator")).to_have_attribute("data-connection", "live")
@@ -73,8 +74,8 @@ def background() -> Iterator[Background]:
     loop.close()
 
 
-def test_sign_out_in_relay_mode(  # type: ignore[no-untyped-def]
-        hub_factory, browser: Browser, open_page, background: Background, shots) -> None:
+def test_sign_out_in_relay_mode(
+        hub_factory: HubFactory, browser: Browser, open_page: OpenPage, background: Background, shots: Shots) -> None:
     fake = background.run(FakeWuKong("compat", manager_token=MANAGER).start())
     context = None
     try:

@@ -13,10 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, create_owner, wait_for_js
 from tests.e2e.flows import connect_demo_agent, go, open_agent_conversation, pending_card, send_task
+from tests.support.fixtures import DemoAgents, OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 # What a visible toast lies on: a header, a title, a button (outside the toasts and the top bar, whose words it stands
 # in for while it shows; the bar's menu button included), or anything whose middle it covers.
@@ -75,8 +77,8 @@ def no_toast_once_notified(page: Page, count: int) -> None:
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_toasts_cover_nothing_leave_by_themselves_and_when_stale(  # type: ignore[no-untyped-def]
-        hub, open_page, demo_agents, shots, viewport) -> None:
+def test_toasts_cover_nothing_leave_by_themselves_and_when_stale(
+        hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots, viewport: ViewportSize) -> None:
     phone = viewport is PHONE
     owner = create_owner(hub)
     agent = connect_demo_agent(hub, owner, demo_agents, step_s=0.8)
@@ -137,7 +139,7 @@ def test_toasts_cover_nothing_leave_by_themselves_and_when_stale(  # type: ignor
     expect(toasts(page)).to_have_count(0)
 
 
-def test_a_question_asked_while_the_inbox_is_open_pops_nothing(hub, open_page, demo_agents) -> None:  # type: ignore[no-untyped-def]
+def test_a_question_asked_while_the_inbox_is_open_pops_nothing(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents) -> None:
     owner = create_owner(hub)
     connect_demo_agent(hub, owner, demo_agents, step_s=0.5)
     page = open_page(hub, viewport=PHONE, token=owner.token)

@@ -15,6 +15,7 @@ from typing import Any
 from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, create_owner
+from tests.support.fixtures import OpenPage, Shots
 from tests.support.hubproc import HubProcess, pair_agent
 from tests.support.lap import LapClient
 
@@ -74,7 +75,7 @@ def paths(page: Page) -> Any:
     return page.locator("lineup-tool-instance lineup-canvas svg path")
 
 
-def test_tool_calls_live_canvas_reload_and_fallback(hub, open_page, browser: Browser, shots) -> None:  # type: ignore[no-untyped-def]
+def test_tool_calls_live_canvas_reload_and_fallback(hub: HubProcess, open_page: OpenPage, browser: Browser, shots: Shots) -> None:
     owner = create_owner(hub)
     agent = Agent(hub, owner.token)
     try:

@@ -9,7 +9,9 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import PHONE, create_owner
 from tests.e2e.flows import connect_demo_agent, pending_card
+from tests.support.fixtures import DemoAgents, OpenPage, Shots
 from tests.support.hubproc import pair_agent
+from tests.support.hubs import HubProcess
 
 WIDTH = """(() => {
   const bar = document.querySelector('.topbar').getBoundingClientRect();
@@ -27,7 +29,7 @@ def fits(page: Page, state: str) -> None:
     assert measured["height"] <= 53, (state, measured)  # the bar keeps its height: the word wraps inside it
 
 
-def test_the_phone_top_bar_fits_the_screen_in_every_state(hub, open_page, demo_agents, shots) -> None:  # type: ignore[no-untyped-def]
+def test_the_phone_top_bar_fits_the_screen_in_every_state(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots) -> None:
     owner = create_owner(hub)
     pages = [open_page(hub, viewport=PHONE, token=owner.token, locale=locale) for locale in ("en-US", "zh-CN")]
     for page in pages:

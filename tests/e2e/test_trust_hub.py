@@ -20,15 +20,17 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+from playwright.sync_api import Browser, Playwright
 
 from hub.ca.authority import HubCA, Names, sign_leaf
 from tests.e2e.conftest import PHONE, create_owner
 from tests.support import browsers
+from tests.support.fixtures import OpenPage
+from tests.support.hubs import HubProcess
 from tests.support.needs import missing
 
 ROGUE = "outside.example"
@@ -87,7 +89,7 @@ def rogue_server(store: HubCA, folder: Path) -> Iterator[int]:
 
 
 def test_a_browser_that_trusts_the_ca_opens_the_hub_over_https_and_http_sends_it_there(
-        hub: Any, playwright: Any, browser: Any, tmp_path: Path) -> None:
+        hub: HubProcess, playwright: Playwright, browser: Browser, tmp_path: Path) -> None:
     owner = create_owner(hub)
     store = HubCA(Path(hub.data_dir) / "tls" / "hub-ca")
     home = nss_home(tmp_path / "home", store.ca_path)
@@ -142,7 +144,7 @@ def test_a_browser_that_trusts_the_ca_opens_the_hub_over_https_and_http_sends_it
         untrusting.close()
 
 
-def test_settings_on_the_hubs_machine_offers_trust_this_hub_with_both_downloads(hub: Any, open_page: Any) -> None:
+def test_settings_on_the_hubs_machine_offers_trust_this_hub_with_both_downloads(hub: HubProcess, open_page: OpenPage) -> None:
     owner = create_owner(hub)
     page = open_page(hub, token=owner.token, path="/#/settings")
     panel = page.locator("lineup-trust-hub section.trust-hub")

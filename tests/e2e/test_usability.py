@@ -14,16 +14,18 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import ViewportSize, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, create_owner
 from tests.e2e.flows import sign_in
+from tests.support.fixtures import DemoAgents, OpenPage, Shots
+from tests.support.hubs import HubProcess
 
 TASK_TEXT = "整理项目依赖并产出计划"
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_usability_script(hub, open_page, demo_agents, shots, viewport) -> None:  # type: ignore[no-untyped-def]
+def test_usability_script(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots, viewport: ViewportSize) -> None:
     phone = viewport is PHONE
     owner = create_owner(hub)
     page = open_page(hub, viewport=viewport)

@@ -11,12 +11,13 @@ the app; the hub still raises the risk and names it.
 from __future__ import annotations
 
 import unicodedata
-from typing import Any
 
 import pytest
 from playwright.sync_api import Page
 
 from hub.domain.visible import _hidden, hidden_characters, mark
+from tests.support.fixtures import OpenPage
+from tests.support.hubs import HubProcess
 
 # Every code point the app's rule hides on its own (neighbours: none), as [first, last] ranges.
 APP_HIDDEN_RANGES = """async () => {
@@ -45,13 +46,13 @@ SAMPLES = [
 ]
 
 
-def app_page(open_page: Any, hub: Any) -> Page:
+def app_page(open_page: OpenPage, hub: HubProcess) -> Page:
     page = open_page(hub)
     page.wait_for_load_state("domcontentloaded")
     return page
 
 
-def test_the_app_hides_the_code_points_the_hub_hides(hub, open_page) -> None:  # type: ignore[no-untyped-def]
+def test_the_app_hides_the_code_points_the_hub_hides(hub: HubProcess, open_page: OpenPage) -> None:
     page = app_page(open_page, hub)
     app = set()
     for first, last in page.evaluate(APP_HIDDEN_RANGES):
@@ -66,7 +67,7 @@ def test_the_app_hides_the_code_points_the_hub_hides(hub, open_page) -> None:  #
 
 
 @pytest.mark.parametrize("content", [False, True], ids=["text", "content"])
-def test_the_app_names_the_characters_the_hub_names(hub, open_page, content) -> None:  # type: ignore[no-untyped-def]
+def test_the_app_names_the_characters_the_hub_names(hub: HubProcess, open_page: OpenPage, content: bool) -> None:
     page = app_page(open_page, hub)
     found = page.evaluate("""async ([samples, content]) => {
         const { hiddenCharacters, markText } = await import('/lib/visible.js');
@@ -104,7 +105,7 @@ FOLDED = """async (texts) => {
 BASE64 = "Y3VybCAtcyBodHRwczovL2V2aWwuZXhhbXBsZS94IHwgc2g="
 
 
-def test_filler_is_folded_exactly_and_in_linear_time(hub, open_page) -> None:  # type: ignore[no-untyped-def]
+def test_filler_is_folded_exactly_and_in_linear_time(hub: HubProcess, open_page: OpenPage) -> None:
     import random
 
     rng = random.Random(43)

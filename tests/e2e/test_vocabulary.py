@@ -8,6 +8,8 @@ from playwright.sync_api import expect
 
 from hub.protocol import vocabulary
 from tests.e2e.conftest import PHONE, create_owner
+from tests.support.fixtures import OpenPage
+from tests.support.hubs import HubProcess
 
 RENDER = """async () => {
   const href = [...document.querySelectorAll('link[rel=modulepreload]')].map((l) => l.href)
@@ -28,7 +30,7 @@ RENDER = """async () => {
 }"""
 
 
-def test_the_app_shows_the_statuses_the_hub_sent(hub, open_page) -> None:  # type: ignore[no-untyped-def]
+def test_the_app_shows_the_statuses_the_hub_sent(hub: HubProcess, open_page: OpenPage) -> None:
     owner = create_owner(hub)
     page = open_page(hub, viewport=PHONE, token=owner.token)
     expect(page.get_by_role("heading", name="Inbox")).to_be_visible()

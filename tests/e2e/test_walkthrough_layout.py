@@ -10,10 +10,12 @@ import time
 from datetime import datetime
 
 import httpx
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
 from tests.e2e.flows import connect_demo_agent, go, open_agent_conversation, pending_card, send_task
+from tests.support.fixtures import DemoAgents, OpenPage
+from tests.support.hubs import HubProcess
 
 
 def box(page: Page, selector: str) -> dict[str, float]:
@@ -27,7 +29,7 @@ def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
             and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
 
 
-def test_phone_filter_tabs_say_there_are_more_and_the_timeline_shows_it_opens(hub, open_page, demo_agents) -> None:  # type: ignore[no-untyped-def]
+def test_phone_filter_tabs_say_there_are_more_and_the_timeline_shows_it_opens(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents) -> None:
     owner = create_owner(hub)
     connect_demo_agent(hub, owner, demo_agents)
     page = open_page(hub, viewport=PHONE, token=owner.token)
@@ -53,7 +55,7 @@ def test_phone_filter_tabs_say_there_are_more_and_the_timeline_shows_it_opens(hu
         expect(page.locator(".filters")).to_have_class(re.compile(r"\bmore-after\b"))
 
 
-def test_desktop_columns_toasts_plural_and_last_heartbeat(hub, open_page, demo_agents) -> None:  # type: ignore[no-untyped-def]
+def test_desktop_columns_toasts_plural_and_last_heartbeat(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents) -> None:
     owner = create_owner(hub)
     connect_demo_agent(hub, owner, demo_agents)
     connected_at = api(hub, owner.token, "GET", "/api/agents")["agents"][0]["lastHeartbeatAt"]
@@ -98,7 +100,7 @@ def test_desktop_columns_toasts_plural_and_last_heartbeat(hub, open_page, demo_a
     assert datetime.fromisoformat(latest.replace("Z", "+00:00")) > datetime.fromisoformat(connected_at.replace("Z", "+00:00"))
 
 
-def test_one_active_task_is_singular(hub, open_page, demo_agents) -> None:  # type: ignore[no-untyped-def]
+def test_one_active_task_is_singular(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents) -> None:
     owner = create_owner(hub)
     connect_demo_agent(hub, owner, demo_agents)
     page = open_page(hub, viewport=DESKTOP, token=owner.token)
@@ -110,7 +112,7 @@ def test_one_active_task_is_singular(hub, open_page, demo_agents) -> None:  # ty
     expect(card).not_to_contain_text("1 active tasks")
 
 
-def test_wrong_password_and_setup_code_in_chinese(hub, browser) -> None:  # type: ignore[no-untyped-def]
+def test_wrong_password_and_setup_code_in_chinese(hub: HubProcess, browser: Browser) -> None:
     # A device that is not the hub's machine (the hub sees a forwarded request) needs the setup code.
     context = browser.new_context(viewport=PHONE, locale="zh-CN", base_url=hub.base, service_workers="block",
                                   extra_http_headers={"X-Forwarded-For": "192.0.2.7"})
@@ -156,7 +158,7 @@ def test_wrong_password_and_setup_code_in_chinese(hub, browser) -> None:  # type
     assert refused.status_code == 401 and "pair" not in refused.json()["error"]["hint"].lower()
 
 
-def test_hub_down_says_unknown_not_online(hub, open_page, demo_agents) -> None:  # type: ignore[no-untyped-def]
+def test_hub_down_says_unknown_not_online(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents) -> None:
     owner = create_owner(hub)
     connect_demo_agent(hub, owner, demo_agents)
     page = open_page(hub, viewport=DESKTOP, token=owner.token)
@@ -174,8 +176,8 @@ def test_hub_down_says_unknown_not_online(hub, open_page, demo_agents) -> None: 
     expect(verdict).to_contain_text("cannot reach the hub")
 
 
-def test_hub_down_after_the_agent_was_lost_still_says_the_hub_is_unreachable(  # type: ignore[no-untyped-def]
-        hub, open_page, demo_agents) -> None:
+def test_hub_down_after_the_agent_was_lost_still_says_the_hub_is_unreachable(
+        hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents) -> None:
     """A stopping hub closes the agents' sockets first, so the app often hears "connection lost" just before its own
     socket drops. With the hub gone the grace period it counted is no longer known: the verdict says the hub cannot
     be reached (the lost line stays). Here in that order for certain: the agent is killed, then the hub stopped.
@@ -209,7 +211,7 @@ def test_hub_down_after_the_agent_was_lost_still_says_the_hub_is_unreachable(  #
     expect(timeline).to_have_count(events)
 
 
-def test_commands_name_the_real_program_and_data_dir(hub, open_page, demo_agents) -> None:  # type: ignore[no-untyped-def]
+def test_commands_name_the_real_program_and_data_dir(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents) -> None:
     owner = create_owner(hub)
     # The test hub runs as `python -m hub serve --data-dir <tmp>`: neither `lineup` on PATH nor the default folder.
     cli = httpx.get(hub.base + "/-/plugins.json", timeout=10).json()["cli"]
@@ -243,7 +245,7 @@ def test_commands_name_the_real_program_and_data_dir(hub, open_page, demo_agents
     expect(page.locator("lineup-connect-agent .pairing")).to_contain_text("with your project folder instead of")
 
 
-def test_a_long_word_in_a_task_wraps_inside_the_detail_pane(hub, open_page) -> None:  # type: ignore[no-untyped-def]
+def test_a_long_word_in_a_task_wraps_inside_the_detail_pane(hub: HubProcess, open_page: OpenPage) -> None:
     """Seen in a walkthrough: a summary with a long token (an id, a path, a URL) ran off the detail pane's right
     edge at 1280 px. Agent-controlled words wrap anywhere instead."""
     import asyncio

@@ -27,6 +27,8 @@ from tests.e2e.conftest import PHONE, create_owner, wait_for_js
 from tests.e2e.test_notifications import Scene
 from tests.integration.test_notifications import write_config
 from tests.support.fake_push import FakePushService, Subscription
+from tests.support.fixtures import HubFactory, Shots
+from tests.support.hubs import HubProcess
 
 NOTIFICATIONS = """navigator.serviceWorker.ready.then((r) => r.getNotifications()).then((ns) => ns.map((n) => ({
   title: n.title, body: n.body, tag: n.tag, actions: n.actions.map((a) => a.title), url: n.data && n.data.url })))"""
@@ -84,7 +86,7 @@ def notifications(page: Page) -> list[dict[str, Any]]:
     return list(page.evaluate(NOTIFICATIONS))
 
 
-def pushed_app(full_browser: Browser, hub: Any, token: str, phone: Subscription) -> BrowserContext:
+def pushed_app(full_browser: Browser, hub: HubProcess, token: str, phone: Subscription) -> BrowserContext:
     context = full_browser.new_context(viewport=PHONE, locale="en-US", base_url=hub.base, service_workers="allow")
     context.set_default_timeout(10_000)
     context.grant_permissions(["notifications"], origin=hub.base)
@@ -93,8 +95,8 @@ def pushed_app(full_browser: Browser, hub: Any, token: str, phone: Subscription)
     return context
 
 
-def test_settings_turns_pushes_on_the_worker_shows_them_by_the_rule_and_a_tap_opens_the_card(  # type: ignore[no-untyped-def]
-        hub_factory, full_browser, push, shots) -> None:
+def test_settings_turns_pushes_on_the_worker_shows_them_by_the_rule_and_a_tap_opens_the_card(
+        hub_factory: HubFactory, full_browser: Browser, push: FakePushService, shots: Shots) -> None:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.webpush]\nendpoints = ["{push.origin}"]\n')
     hub.start()

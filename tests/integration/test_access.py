@@ -12,6 +12,7 @@ import pytest
 
 from tests.integration.conftest import Connect
 from tests.support.fence import fence
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 from tests.support.live import Api, Team, error_code, make_team, of_type, pair, without_async
@@ -27,7 +28,7 @@ async def refused(client: LapClient, type_: str, payload: dict[str, Any], code: 
 
 # ---- setup, sign-in, devices ------------------------------------------------------------------------
 
-async def test_setup_login_and_devices(hub_factory, lap: Connect) -> None:  # type: ignore[no-untyped-def]
+async def test_setup_login_and_devices(hub_factory: HubFactory, lap: Connect) -> None:
     hub = hub_factory("setup")
     anonymous = Api(hub, None)
     assert error_code(await anonymous.post("/api/setup", {**SETUP, "password": "short"}, status=422)) == \
@@ -71,7 +72,7 @@ async def test_setup_login_and_devices(hub_factory, lap: Connect) -> None:  # ty
     assert error_code(await browser_api.post("/api/devices/dev_missing/revoke", status=404)) == "not_found"
 
 
-async def test_sign_in_guesses_are_limited(hub_factory) -> None:  # type: ignore[no-untyped-def]
+async def test_sign_in_guesses_are_limited(hub_factory: HubFactory) -> None:
     hub = hub_factory("guesses")
     anonymous = Api(hub, None)
     await anonymous.post("/api/setup", SETUP, status=201)
@@ -104,7 +105,7 @@ async def test_requests_without_a_valid_token(hub: HubProcess) -> None:
 
 # ---- pairing ----------------------------------------------------------------------------------------
 
-async def test_pairing_code_is_single_use_and_expires(hub_factory, lap: Connect) -> None:  # type: ignore[no-untyped-def]
+async def test_pairing_code_is_single_use_and_expires(hub_factory: HubFactory, lap: Connect) -> None:
     hub = hub_factory("pairing", env={"LINEUP_PAIRING_CODE_TTL_S": "2"})
     token = await asyncio.to_thread(hub.token)
     api = Api(hub, token)

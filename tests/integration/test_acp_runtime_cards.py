@@ -7,7 +7,6 @@ streaming is finished; a note the person writes with the answer reaches the agen
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,11 +14,12 @@ pytest.importorskip("acp", reason="the acp runtime needs the agent-client-protoc
 
 from tests.integration.conftest import Connect
 from tests.integration.test_runtime_acp import start_acp_hub
+from tests.support.fixtures import HubFactory
 from tests.support.live import eventually
 
 
 async def test_a_card_waiting_when_the_hub_restarts_is_withdrawn_and_the_message_finished(
-        hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+        hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> None:
     h = await start_acp_hub(hub_factory, lap, tmp_path)
     await h.app.ok("message.create", {"content": "say_then_ask"}, conversationId="c1")
     requested = await h.app.event("interaction.requested", 15, conversationId="c1")
@@ -50,7 +50,7 @@ async def test_a_card_waiting_when_the_hub_restarts_is_withdrawn_and_the_message
 
 
 async def test_a_note_with_an_answer_is_the_next_prompt_of_a_conversation_and_of_a_task(
-        hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+        hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> None:
     h = await start_acp_hub(hub_factory, lap, tmp_path)
     await h.app.ok("message.create", {"content": "permission"}, conversationId="c1")
     requested = await h.app.event("interaction.requested", 15, conversationId="c1")

@@ -17,13 +17,14 @@ pytest.importorskip("acp", reason="the acp runtime needs the agent-client-protoc
 
 from tests.integration.conftest import Connect
 from tests.integration.test_runtime_acp import AcpHub
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.live import Api, eventually
 
 TOOL_AGENT = Path(__file__).resolve().parents[1] / "support" / "tool_acp_agent.py"
 
 
-async def start_tool_hub(hub_factory: Any, lap: Connect, tmp_path: Path) -> AcpHub:
+async def start_tool_hub(hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> AcpHub:
     hub: HubProcess = hub_factory(start=False)
     token = hub.token()
     agent_log = tmp_path / "acp-agent.jsonl"
@@ -56,7 +57,7 @@ def tool_of(message: dict[str, Any]) -> dict[str, Any] | None:
     return next((b for b in message.get("blocks") or [] if b.get("type") == "tool"), None)
 
 
-async def test_text_and_tool_calls_in_the_order_they_happened(hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+async def test_text_and_tool_calls_in_the_order_they_happened(hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> None:
     h = await start_tool_hub(hub_factory, lap, tmp_path)
     await h.app.ok("message.create", {"content": "work"}, conversationId="c1")
     card = (await h.app.event("interaction.requested", 15, conversationId="c1"))["payload"]["interaction"]
@@ -91,7 +92,7 @@ async def test_text_and_tool_calls_in_the_order_they_happened(hub_factory: Any, 
 
 
 async def test_a_failed_command_shows_its_exit_code_and_stop_marks_the_cut_message(
-        hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+        hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> None:
     h = await start_tool_hub(hub_factory, lap, tmp_path)
     await h.app.ok("message.create", {"content": "failing"}, conversationId="c1")
     failed = await h.reply(lambda text: text.startswith("Ran `npm test`"))

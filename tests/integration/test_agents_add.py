@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import run_cli
 from tests.support.live import Api, eventually
 
@@ -168,7 +169,7 @@ def test_a_file_that_cannot_take_the_entry_is_left_alone(tmp_path: Path) -> None
 # A process: the hub starts the agent it was told about at start-up, and under CI's load an in-process hub once left
 # the supervised agent's socket to the garbage collector at teardown (a ResourceWarning; not seen alone in 3 runs).
 @pytest.mark.hub_process
-async def test_the_hub_runs_the_added_agent(hub_factory: Any, lap: Any, tmp_path: Path) -> None:
+async def test_the_hub_runs_the_added_agent(hub_factory: HubFactory, lap: Any, tmp_path: Path) -> None:
     hub = hub_factory(start=False)
     token = hub.token()
     project, bin_dir, log = tmp_path / "project", tmp_path / "bin", tmp_path / "acp.jsonl"

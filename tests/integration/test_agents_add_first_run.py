@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from tests.integration.test_agents_add import AGENT_SCRIPT, only_path, program
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import run_cli
 from tests.support.live import Api, eventually
 
@@ -33,7 +34,7 @@ async def agents_named(api: Api) -> list[dict[str, Any]]:
 
 
 @pytest.mark.hub_process
-async def test_an_added_agent_comes_online_once_the_new_hub_is_set_up(hub_factory: Any, lap: Any,
+async def test_an_added_agent_comes_online_once_the_new_hub_is_set_up(hub_factory: HubFactory, lap: Any,
                                                                       tmp_path: Path) -> None:
     hub = hub_factory(start=False)
     project, bin_dir = tmp_path / "project", tmp_path / "bin"
@@ -58,7 +59,7 @@ async def test_an_added_agent_comes_online_once_the_new_hub_is_set_up(hub_factor
 
 @pytest.mark.hub_process
 @pytest.mark.parametrize("connect_first", [True, False], ids=["connect-then-add", "add-then-connect"])
-async def test_hermes_both_ways_makes_two_agents_with_two_names(hub_factory: Any, tmp_path: Path,
+async def test_hermes_both_ways_makes_two_agents_with_two_names(hub_factory: HubFactory, tmp_path: Path,
                                                                 connect_first: bool) -> None:
     hub = hub_factory(start=False)
     token = hub.token()

@@ -32,6 +32,7 @@ from hub.notify import outside
 from tests.integration.conftest import Connect
 from tests.integration.test_runtime_acp import start_acp_hub
 from tests.integration.test_sdk import FAST_ENV, Api
+from tests.support.fixtures import HubFactory
 from tests.support.lap import LapClient
 
 REPO = Path(__file__).resolve().parents[2]
@@ -108,7 +109,7 @@ class Stage:
 
 
 @pytest.fixture
-async def stage(hub_factory: Any, tmp_path: Path) -> AsyncIterator[Stage]:
+async def stage(hub_factory: HubFactory, tmp_path: Path) -> AsyncIterator[Stage]:
     s = Stage(hub_factory("hub", env=FAST_ENV), tmp_path)
     s.app = await LapClient.connect(s.hub.ws_base, "app", s.hub.token())
     yield s
@@ -238,7 +239,7 @@ async def test_a_codex_argv_is_shown_shell_quoted_as_it_runs(stage: Stage) -> No
 
 # ---- ACP ------------------------------------------------------------------------------------------------------------
 
-async def test_acp_cards_show_every_file_and_whole_inputs(hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+async def test_acp_cards_show_every_file_and_whole_inputs(hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> None:
     """Before: a tool call with two file diffs showed only the first (README.md), and allowing it rewrote ~/.bashrc too.
     A tool input without a command was cut at 4,000 characters. Codex's prefix option named a prefix only in its
     label; its description now says what Codex stops asking for."""
@@ -278,7 +279,7 @@ async def test_acp_cards_show_every_file_and_whole_inputs(hub_factory: Any, lap:
     await h.reply(lambda text: text == "Permission outcome: selected approved-execpolicy-amendment", task_id="t3")
 
 
-async def test_acp_always_options_of_a_width_lineup_cannot_state_are_left_out(hub_factory: Any, lap: Connect,
+async def test_acp_always_options_of_a_width_lineup_cannot_state_are_left_out(hub_factory: HubFactory, lap: Connect,
                                                                                tmp_path: Path) -> None:
     """Before: claude-code-acp's "Always Allow" was offered beside "Allow", described "LineUp cannot say how wide that
     rule is". An option of a width LineUp cannot state is left out where the agent offers "allow once"; where it is

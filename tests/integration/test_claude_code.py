@@ -26,6 +26,7 @@ import pytest
 
 from tests.integration.test_sdk import FAST_ENV, Api
 from tests.support.fake_models.anthropic import FakeAnthropic, text, tool
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 from tests.support.needs import missing
@@ -123,7 +124,7 @@ class Stage:
 
 
 @pytest.fixture
-async def stage(hub_factory, tmp_path: Path) -> AsyncIterator[Stage]:  # type: ignore[no-untyped-def]
+async def stage(hub_factory: HubFactory, tmp_path: Path) -> AsyncIterator[Stage]:
     _need(CLAUDE.exists(), f"the Claude Code CLI is not installed at {CLAUDE} (npm i @anthropic-ai/claude-code)")
     model = FakeAnthropic([tool("Bash", {"command": COMMAND, "description": "Write hi to out.txt"}), text("Done.")])
     s = Stage(hub_factory("hub", env=FAST_ENV), tmp_path, model)

@@ -23,6 +23,7 @@ from tests.integration.test_mvp_demo import is_subsequence
 from tests.integration.test_sdk import FAST_ENV
 from tests.support.cutproxy import CutProxy
 from tests.support.fake_models.anthropic import FakeAnthropic, text, tool
+from tests.support.fixtures import HubFactory
 from tests.support.lap import LapClient
 from tests.support.live import Api as PlainApi
 
@@ -48,7 +49,7 @@ def script(project: Path) -> list[Any]:
             text(REPLY)]
 
 
-async def test_the_mvp_demo_done_by_real_claude_code(hub_factory: Any, tmp_path: Path) -> None:
+async def test_the_mvp_demo_done_by_real_claude_code(hub_factory: HubFactory, tmp_path: Path) -> None:
     _need(CLAUDE.exists(), f"the Claude Code CLI is not installed at {CLAUDE} (npm i @anthropic-ai/claude-code)")
     hub = hub_factory("demo", env=FAST_ENV)
 

@@ -29,6 +29,7 @@ from tests.integration.test_claude_code import Tmux, _need
 from tests.integration.test_sdk import FAST_ENV, Api
 from tests.support.fake_models import text, tool
 from tests.support.fake_models.openai_responses import FakeOpenAIResponses
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 
@@ -107,7 +108,7 @@ class CodexStage:
 
 
 @pytest.fixture
-async def codex(hub_factory, tmp_path: Path) -> AsyncIterator[CodexStage]:  # type: ignore[no-untyped-def]
+async def codex(hub_factory: HubFactory, tmp_path: Path) -> AsyncIterator[CodexStage]:
     _need(CODEX.exists(), f"the Codex CLI is not installed at {CODEX} (npm i @openai/codex)")
     _need(shutil.which("tmux") is not None and shutil.which("bwrap") is not None, "tmux and bubblewrap are needed")
     model = FakeOpenAIResponses([])

@@ -24,6 +24,7 @@ import pytest
 
 from hub.sdk.demo import REPORT
 from tests.integration.test_sdk import FAST_ENV, Api, Relay, count
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 
@@ -118,7 +119,7 @@ class Stage:
 
 
 @pytest.fixture
-async def stage(hub_factory, tmp_path: Path) -> AsyncIterator[Stage]:  # type: ignore[no-untyped-def]
+async def stage(hub_factory: HubFactory, tmp_path: Path) -> AsyncIterator[Stage]:
     s = Stage(hub_factory("hub", env=FAST_ENV), tmp_path)
     s.app = await LapClient.connect(s.hub.ws_base, "app", s.token)
     yield s

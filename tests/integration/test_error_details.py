@@ -9,10 +9,11 @@ import asyncio
 from hub.sdk import AgentClient, Credential, HubError, TaskHandle
 from tests.integration.conftest import Connect
 from tests.support.hubproc import HubProcess
+from tests.support.lap import LapClient
 from tests.support.live import make_team, pair
 
 
-async def refusal(client, type_: str, payload: dict, **fields: object) -> dict:  # type: ignore[no-untyped-def]
+async def refusal(client: LapClient, type_: str, payload: dict, **fields: object) -> dict:
     answer = await client.request(type_, payload, **fields)
     assert answer["type"] == "system.error", answer
     assert answer["payload"]["code"] == "illegal_transition", answer

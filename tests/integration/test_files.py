@@ -23,6 +23,7 @@ import pytest
 from hub.sdk import AgentClient, HubError, TaskHandle, pair
 from tests.integration.conftest import Connect
 from tests.support.files import png_of_size
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess, pair_agent, run_cli
 
 MIB = 1024 * 1024
@@ -164,7 +165,7 @@ async def test_a_person_attaches_a_photo_and_the_agent_downloads_the_same_bytes(
     await app.ok("message.create", {"attachments": [{"fileId": stored["fileId"]}]}, conversationId="photos")
 
 
-async def test_a_file_over_the_cap_is_refused_with_413_and_nothing_is_stored(hub_factory: Any, lap: Connect) -> None:
+async def test_a_file_over_the_cap_is_refused_with_413_and_nothing_is_stored(hub_factory: HubFactory, lap: Connect) -> None:
     hub = hub_factory(env={"LINEUP_MAX_FILE_BYTES": str(1 * MIB)})
     token = hub.token()
     big = png_of_size(2 * MIB)
@@ -208,7 +209,7 @@ async def test_a_file_over_the_cap_is_refused_with_413_and_nothing_is_stored(hub
     assert (await upload(hub, token, big[:MIB - 100], "part.bin")).status_code == 201
 
 
-async def test_what_one_uploader_keeps_is_capped(hub_factory: Any) -> None:
+async def test_what_one_uploader_keeps_is_capped(hub_factory: HubFactory) -> None:
     hub = hub_factory(env={"LINEUP_MAX_AGENT_FILE_BYTES": str(3 * MIB)})
     token = hub.token()
     paired = pair_agent(hub, token, "hoarder")
@@ -346,7 +347,7 @@ async def test_an_artifact_of_an_unknown_or_foreign_file_is_not_found(hub: HubPr
     assert refused.value.code == "invalid_payload"
 
 
-async def test_an_upload_on_a_slow_link_is_not_cut_off_by_the_request_deadline(hub_factory: Any) -> None:
+async def test_an_upload_on_a_slow_link_is_not_cut_off_by_the_request_deadline(hub_factory: HubFactory) -> None:
     """A whole request must arrive within request_timeout_s, but a file that keeps arriving gets more time."""
     hub = hub_factory(env={"LINEUP_REQUEST_TIMEOUT_S": "1"})
     token = hub.token()

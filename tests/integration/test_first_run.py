@@ -11,6 +11,7 @@ import re
 
 import httpx
 
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess, run_cli
 
 SETUP = {"username": "grace", "displayName": "Grace Hopper", "password": "cobol-forever", "workspaceName": "Navy"}
@@ -78,7 +79,7 @@ def test_cli_pairing_before_setup_leaves_the_browser_setup_open(hub: HubProcess)
     assert me(hub, run_cli(hub.data_dir, "token").stdout.strip())["userId"] == owner["userId"]
 
 
-def test_cli_before_the_hub_ever_ran_then_setup(hub_factory) -> None:  # type: ignore[no-untyped-def]
+def test_cli_before_the_hub_ever_ran_then_setup(hub_factory: HubFactory) -> None:
     """`lineup pair` on a data folder no hub has used yet: the hub then starts with its setup open (and prints
     the setup code), and the setup from this machine works."""
     hub = hub_factory("cold", start=False)

@@ -35,6 +35,7 @@ from hub.connect.integrations import hermes_lineproto
 from hub.sdk import Credential, load_credential, pair_or_load
 from tests.conftest import Connect
 from tests.support.fake_models.openai_chat import FakeChat
+from tests.support.fixtures import HubFactory
 from tests.support.lap import LapClient
 from tests.support.needs import missing
 
@@ -173,7 +174,7 @@ class FakePlugin:
 
 
 @pytest.fixture
-async def paired(hub_factory: Any, tmp_path: Path, lap: Connect) -> AsyncIterator[tuple[Any, Credential, Path, App]]:
+async def paired(hub_factory: HubFactory, tmp_path: Path, lap: Connect) -> AsyncIterator[tuple[Any, Credential, Path, App]]:
     hub = hub_factory()
     path = tmp_path / "cred" / "hermes.json"
     credential = await pair_or_load(hub.base, hub.pairing_code(), path, name="Hermes", runtime="hermes")
@@ -533,7 +534,7 @@ def frames(app: App) -> int:
 
 
 @pytest.mark.real_agent
-async def test_hermes_asks_on_a_card_and_the_persons_answer_decides(hub_factory: Any, lap: Connect,
+async def test_hermes_asks_on_a_card_and_the_persons_answer_decides(hub_factory: HubFactory, lap: Connect,
                                                                     hermes_factory: Any) -> None:
     hub = hub_factory()
     hermes: Hermes = hermes_factory(timeout=120)
@@ -625,7 +626,7 @@ async def test_hermes_asks_on_a_card_and_the_persons_answer_decides(hub_factory:
 
 
 @pytest.mark.real_agent
-async def test_hermes_stopping_at_its_timeout_ends_the_card(hub_factory: Any, lap: Connect,
+async def test_hermes_stopping_at_its_timeout_ends_the_card(hub_factory: HubFactory, lap: Connect,
                                                             hermes_factory: Any) -> None:
     """approvals.timeout (5 s here): the card carries that deadline and ends withdrawn, saying so, when Hermes
     stops waiting; the command does not run and a late answer is refused."""
@@ -649,7 +650,7 @@ async def test_hermes_stopping_at_its_timeout_ends_the_card(hub_factory: Any, la
 
 
 @pytest.mark.real_agent
-async def test_restarting_the_bridge_or_hermes_says_nothing_twice(hub_factory: Any, lap: Connect,
+async def test_restarting_the_bridge_or_hermes_says_nothing_twice(hub_factory: HubFactory, lap: Connect,
                                                                   hermes_factory: Any, chat: FakeChat) -> None:
     hub = hub_factory()
     hermes: Hermes = hermes_factory(timeout=120)
@@ -702,7 +703,7 @@ async def test_restarting_the_bridge_or_hermes_says_nothing_twice(hub_factory: A
 
 
 @pytest.mark.real_agent
-async def test_what_hermes_says_while_the_hub_is_down_arrives_later_once(hub_factory: Any, lap: Connect,
+async def test_what_hermes_says_while_the_hub_is_down_arrives_later_once(hub_factory: HubFactory, lap: Connect,
                                                                          hermes_factory: Any, chat: FakeChat) -> None:
     hub = hub_factory()
     hermes: Hermes = hermes_factory(timeout=120)
@@ -754,7 +755,7 @@ def asking(original: Any) -> Any:
 
 @pytest.mark.real_agent
 async def test_hermes_questions_are_cards_answered_on_the_card_or_in_the_chat(
-        hub_factory: Any, lap: Connect, hermes_factory: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        hub_factory: HubFactory, lap: Connect, hermes_factory: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.support.fake_models import openai_chat
 
     monkeypatch.setattr(openai_chat, "decide", asking(openai_chat.decide))

@@ -30,6 +30,7 @@ from mcp.shared.exceptions import MCPError
 
 from hub.pluginhost.loader import hub_plugins_folder
 from tests.integration.test_sdk import FAST_ENV, Api, count, eventually
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 
@@ -111,7 +112,7 @@ class Stage:
 
 
 @pytest.fixture
-async def stage(hub_factory, tmp_path: Path) -> AsyncIterator[Stage]:  # type: ignore[no-untyped-def]
+async def stage(hub_factory: HubFactory, tmp_path: Path) -> AsyncIterator[Stage]:
     s = Stage(hub_factory("hub", env=FAST_ENV), tmp_path)
     s.app = await LapClient.connect(s.hub.ws_base, "app", s.hub.token())
     yield s

@@ -10,10 +10,11 @@ from __future__ import annotations
 import time
 
 from tests.integration.conftest import Connect
+from tests.support.fixtures import HubFactory
 from tests.support.live import Api, last_sequence, of_type, pair
 
 
-async def test_mvp_demo(hub_factory, lap: Connect) -> None:  # type: ignore[no-untyped-def]
+async def test_mvp_demo(hub_factory: HubFactory, lap: Connect) -> None:
     hub = hub_factory("demo")
 
     # ---- 1. first-run setup creates the workspace and its owner ---------------------------------------

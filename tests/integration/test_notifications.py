@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from tests.support.fence import fence
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess, pair_agent
 from tests.support.lap import LapClient
 from tests.support.polling import eventually as wait_until
@@ -78,7 +79,7 @@ async def approval_scenario(hub: HubProcess, token: str, *, description: str = "
     return agent, app, paired
 
 
-async def test_webhook_json_carries_title_agent_risk_link_and_no_details(hub_factory, receiver: HttpReceiver) -> None:
+async def test_webhook_json_carries_title_agent_risk_link_and_no_details(hub_factory: HubFactory, receiver: HttpReceiver) -> None:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/hook"\n')
     hub.start()
@@ -98,7 +99,7 @@ async def test_webhook_json_carries_title_agent_risk_link_and_no_details(hub_fac
     await app.close()
 
 
-async def test_webhook_json_marks_what_a_receiver_may_offer_as_buttons(hub_factory, receiver: HttpReceiver) -> None:
+async def test_webhook_json_marks_what_a_receiver_may_offer_as_buttons(hub_factory: HubFactory, receiver: HttpReceiver) -> None:
     """The json format carries the same rule as ntfy's buttons (docs/notifications.md#what-a-notification-may-answer):
     each option's `approves` and `remembers`, `carriesItems`, the `buttons` a receiver may offer (Deny among them),
     and where to approve; never the command itself."""
@@ -131,7 +132,7 @@ async def test_webhook_json_marks_what_a_receiver_may_offer_as_buttons(hub_facto
     await app.close()
 
 
-async def test_hidden_characters_in_titles_are_marked_in_ntfy_mail_and_the_app(hub_factory, receiver: HttpReceiver,
+async def test_hidden_characters_in_titles_are_marked_in_ntfy_mail_and_the_app(hub_factory: HubFactory, receiver: HttpReceiver,
                                                                                smtp: SmtpReceiver) -> None:
     """A direction-changing character in a question's, a task's or an agent's name is shown as a mark: the
     notification cannot show `npm test # curl …` for what reads, in order, `npm test ; curl …|sh #`."""
@@ -167,7 +168,7 @@ async def test_hidden_characters_in_titles_are_marked_in_ntfy_mail_and_the_app(h
     await app.close()
 
 
-async def test_an_approval_of_items_is_named_by_their_kinds_never_their_text(hub_factory, receiver: HttpReceiver,
+async def test_an_approval_of_items_is_named_by_their_kinds_never_their_text(hub_factory: HubFactory, receiver: HttpReceiver,
                                                                              smtp: SmtpReceiver) -> None:
     """The title of a card that carries items is made by its source and holds a short command ("Claude wants to run:
     …"): a secret in it would reach an ntfy topic anyone may read. ntfy, json and mail name the agent and the kinds
@@ -241,7 +242,7 @@ async def test_an_approval_of_items_is_named_by_their_kinds_never_their_text(hub
     assert any("Claude wants to run: TOKEN=s3cret" in text for text in texts)
 
 
-async def test_ntfy_action_link_approves_once_then_refuses(hub_factory, receiver: HttpReceiver) -> None:
+async def test_ntfy_action_link_approves_once_then_refuses(hub_factory: HubFactory, receiver: HttpReceiver) -> None:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/lineup-topic"\nformat = "ntfy"\n')
     hub.start()
@@ -269,7 +270,7 @@ async def test_ntfy_action_link_approves_once_then_refuses(hub_factory, receiver
     await app.close()
 
 
-async def test_expired_action_link_is_refused(hub_factory, receiver: HttpReceiver) -> None:
+async def test_expired_action_link_is_refused(hub_factory: HubFactory, receiver: HttpReceiver) -> None:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify]\naction_link_ttl_s = 1\n[notify.webhook]\nurl = "{receiver.url}/t"\nformat = "ntfy"\n')
     hub.start()
@@ -285,7 +286,7 @@ async def test_expired_action_link_is_refused(hub_factory, receiver: HttpReceive
     await app.close()
 
 
-async def test_mail_over_real_smtp_has_text_and_html_parts(hub_factory, smtp: SmtpReceiver) -> None:
+async def test_mail_over_real_smtp_has_text_and_html_parts(hub_factory: HubFactory, smtp: SmtpReceiver) -> None:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.mail]\nhost = "127.0.0.1"\nport = {smtp.port}\nsecurity = "none"\n'
                       f'from = "hub@example.test"\nto = ["me@example.test"]\n')
@@ -302,7 +303,7 @@ async def test_mail_over_real_smtp_has_text_and_html_parts(hub_factory, smtp: Sm
     await app.close()
 
 
-async def test_failing_webhook_is_retried_and_the_error_is_in_the_delivery_log(hub_factory,
+async def test_failing_webhook_is_retried_and_the_error_is_in_the_delivery_log(hub_factory: HubFactory,
                                                                                 receiver: HttpReceiver) -> None:
     receiver.status = 500
     hub = hub_factory(start=False)
@@ -323,7 +324,7 @@ async def test_failing_webhook_is_retried_and_the_error_is_in_the_delivery_log(h
     await app.close()
 
 
-async def test_test_button_sends_through_each_channel(hub_factory, receiver: HttpReceiver) -> None:
+async def test_test_button_sends_through_each_channel(hub_factory: HubFactory, receiver: HttpReceiver) -> None:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/t"\n')
     hub.start()
@@ -338,7 +339,7 @@ async def test_test_button_sends_through_each_channel(hub_factory, receiver: Htt
 
 
 @pytest.mark.hub_process  # kill -9
-async def test_outbox_survives_kill_9_mid_delivery(hub_factory, receiver: HttpReceiver) -> None:
+async def test_outbox_survives_kill_9_mid_delivery(hub_factory: HubFactory, receiver: HttpReceiver) -> None:
     receiver.delay_s = 3.0  # the hub is killed while the webhook call is still in flight
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/k"\ntimeout_s = 5\n')
@@ -360,7 +361,7 @@ async def test_outbox_survives_kill_9_mid_delivery(hub_factory, receiver: HttpRe
     assert len(set(ids)) == 1 and len(ids) == 2  # not lost; re-sent once with the same id for the receiver
 
 
-async def test_replays_and_restarts_do_not_notify_again(hub_factory, receiver: HttpReceiver) -> None:
+async def test_replays_and_restarts_do_not_notify_again(hub_factory: HubFactory, receiver: HttpReceiver) -> None:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/r"\nevents = ["waiting_for_me", "failed", "succeeded"]\n')
     hub.start()
@@ -384,7 +385,7 @@ async def test_replays_and_restarts_do_not_notify_again(hub_factory, receiver: H
     await app.close()
 
 
-async def test_quiet_hours_delay_the_webhook_but_not_the_app(hub_factory, receiver: HttpReceiver) -> None:
+async def test_quiet_hours_delay_the_webhook_but_not_the_app(hub_factory: HubFactory, receiver: HttpReceiver) -> None:
     now = time.localtime()
     start = f"{now.tm_hour:02d}:{now.tm_min:02d}"
     end_minute = (now.tm_hour * 60 + now.tm_min + 30) % (24 * 60)
@@ -403,7 +404,7 @@ async def test_quiet_hours_delay_the_webhook_but_not_the_app(hub_factory, receiv
     await app.close()
 
 
-async def test_answered_before_delivery_is_skipped(hub_factory, receiver: HttpReceiver) -> None:
+async def test_answered_before_delivery_is_skipped(hub_factory: HubFactory, receiver: HttpReceiver) -> None:
     hub = hub_factory(start=False)
     write_config(hub, '[notify]\nquiet_hours = "00:00-23:59"\n'
                       f'[notify.webhook]\nurl = "{receiver.url}/s"\n')
@@ -474,7 +475,7 @@ async def close_all(clients: list[LapClient]) -> None:
         await client.close()
 
 
-async def test_webhook_and_mail_serve_only_the_first_workspace_by_default(hub_factory, receiver: HttpReceiver,
+async def test_webhook_and_mail_serve_only_the_first_workspace_by_default(hub_factory: HubFactory, receiver: HttpReceiver,
                                                                          smtp: SmtpReceiver) -> None:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/hook"\n'
@@ -501,7 +502,7 @@ async def test_webhook_and_mail_serve_only_the_first_workspace_by_default(hub_fa
     await close_all(clients)
 
 
-async def test_star_serves_every_workspace(hub_factory, receiver: HttpReceiver) -> None:
+async def test_star_serves_every_workspace(hub_factory: HubFactory, receiver: HttpReceiver) -> None:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/hook"\nworkspaces = ["*"]\n')
     hub.start()
@@ -511,7 +512,7 @@ async def test_star_serves_every_workspace(hub_factory, receiver: HttpReceiver) 
     await close_all(clients)
 
 
-async def test_a_workspace_named_is_the_only_one_served(hub_factory, receiver: HttpReceiver) -> None:
+async def test_a_workspace_named_is_the_only_one_served(hub_factory: HubFactory, receiver: HttpReceiver) -> None:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/hook"\nworkspaces = ["Other"]\n')
     hub.start()
@@ -530,7 +531,7 @@ async def test_a_workspace_named_is_the_only_one_served(hub_factory, receiver: H
     await close_all(clients)
 
 
-async def test_test_button_and_delivery_log_show_only_the_channels_serving_the_caller(hub_factory,
+async def test_test_button_and_delivery_log_show_only_the_channels_serving_the_caller(hub_factory: HubFactory,
                                                                                      receiver: HttpReceiver) -> None:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/t"\n')
@@ -564,7 +565,7 @@ async def test_test_button_and_delivery_log_show_only_the_channels_serving_the_c
     await app_b.close()
 
 
-async def test_a_config_error_is_shown_to_the_hub_owner_only(hub_factory) -> None:
+async def test_a_config_error_is_shown_to_the_hub_owner_only(hub_factory: HubFactory) -> None:
     hub = hub_factory(start=False)
     write_config(hub, '[notify.webhook]\nurl = "http://127.0.0.1:9/x"\nworkspaces = "Alpha-secret"\n')
     hub.start()
@@ -576,7 +577,7 @@ async def test_a_config_error_is_shown_to_the_hub_owner_only(hub_factory) -> Non
     assert other["configError"] is None and "Alpha-secret" not in str(other)
 
 
-async def test_an_action_link_of_one_workspace_cannot_answer_another(hub_factory, receiver: HttpReceiver) -> None:
+async def test_an_action_link_of_one_workspace_cannot_answer_another(hub_factory: HubFactory, receiver: HttpReceiver) -> None:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/topic"\nformat = "ntfy"\nworkspaces = ["*"]\n')
     hub.start()
@@ -613,7 +614,7 @@ async def test_an_action_link_of_one_workspace_cannot_answer_another(hub_factory
 
 
 async def test_a_queued_notification_is_not_sent_once_its_channel_stops_serving_the_workspace(
-        hub_factory, receiver: HttpReceiver) -> None:
+        hub_factory: HubFactory, receiver: HttpReceiver) -> None:
     receiver.status = 500  # B's notification stays in the outbox, waiting for its retry
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/w"\nworkspaces = ["*"]\n')
@@ -640,7 +641,7 @@ async def test_a_queued_notification_is_not_sent_once_its_channel_stops_serving_
     assert set(delivery_log(hub, token_a)["channels"]["webhook"]["counts"]) == set()
 
 
-async def test_a_plugin_channel_serves_only_the_first_workspace_by_default(hub_factory,
+async def test_a_plugin_channel_serves_only_the_first_workspace_by_default(hub_factory: HubFactory,
                                                                            receiver: HttpReceiver) -> None:
     hub = hub_factory(start=False)
     (hub.data_dir / "plugins").mkdir(parents=True)
@@ -664,7 +665,7 @@ async def test_a_plugin_channel_serves_only_the_first_workspace_by_default(hub_f
     await close_all(clients)
 
 
-async def test_an_agent_that_waits_for_the_person_notifies_and_a_person_cannot_claim_it(hub_factory) -> None:  # type: ignore[no-untyped-def]
+async def test_an_agent_that_waits_for_the_person_notifies_and_a_person_cannot_claim_it(hub_factory: HubFactory) -> None:
     hub = hub_factory()
     token = hub.token()
     agent, app, paired = await approval_scenario(hub, token, agent_name="Claude Code")

@@ -12,6 +12,7 @@ import pytest
 
 from tests.integration.conftest import Connect
 from tests.support.fence import timer_pass
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 from tests.support.live import Api, Heartbeat, Team, make_team, of_type, pair
@@ -22,7 +23,7 @@ FAST = {"LINEUP_HEARTBEAT_INTERVAL_S": str(HEARTBEAT_S), "LINEUP_GRACE_PERIOD_S"
 
 
 @pytest.fixture
-def fast_hub(hub_factory) -> HubProcess:  # type: ignore[no-untyped-def]
+def fast_hub(hub_factory: HubFactory) -> HubProcess:
     return hub_factory("presence", env=FAST)  # type: ignore[no-any-return]
 
 

@@ -30,6 +30,7 @@ from tests.support.fake_models import Reply, Step, text, tool
 from tests.support.fake_models import gemini as gemini_api
 from tests.support.fake_models import openai_responses as openai_api
 from tests.support.fake_models.anthropic import FakeAnthropic
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 from tests.support.live import Api, eventually
@@ -169,7 +170,7 @@ async def agent_online(api: Api, name: str) -> str:
     return str(await eventually(online, timeout=60))
 
 
-async def start_hub(hub_factory: Any, lap: Connect, agent: Agent, *extra: str) -> RealAgentHub:
+async def start_hub(hub_factory: HubFactory, lap: Connect, agent: Agent, *extra: str) -> RealAgentHub:
     hub: HubProcess = hub_factory(start=False)
     token = hub.token()  # makes the workspace, which the supervisor pairs its agents into
     config = ["[[agents]]", f"name = {json.dumps(agent.name)}", 'runtime = "acp"',
@@ -247,7 +248,7 @@ def touch_script(agent: Agent) -> list[Step]:
 # ---- allow and reject, each agent ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kind", ["claude", "codex", "gemini"])
-async def test_an_approved_command_runs(kind: str, hub_factory: Any, lap: Connect, make_agent: Any) -> None:
+async def test_an_approved_command_runs(kind: str, hub_factory: HubFactory, lap: Connect, make_agent: Any) -> None:
     agent = make_agent(kind, touch_script)
     h = await start_hub(hub_factory, lap, agent)
     await h.task("t1", "Create made.txt in the project folder")
@@ -276,7 +277,7 @@ async def test_an_approved_command_runs(kind: str, hub_factory: Any, lap: Connec
 
 
 @pytest.mark.parametrize("kind", ["claude", "codex", "gemini"])
-async def test_a_rejected_command_does_not_run(kind: str, hub_factory: Any, lap: Connect, make_agent: Any) -> None:
+async def test_a_rejected_command_does_not_run(kind: str, hub_factory: HubFactory, lap: Connect, make_agent: Any) -> None:
     agent = make_agent(kind, lambda a: [a.shell(f"touch {a.work / 'made.txt'}"),
                                         text("Understood, I left the folder alone.")])
     h = await start_hub(hub_factory, lap, agent)
@@ -304,7 +305,7 @@ async def test_a_rejected_command_does_not_run(kind: str, hub_factory: Any, lap:
 # ---- cancel, a killed agent, a hub restart ------------------------------------------------------------------
 
 @pytest.mark.parametrize("kind", ["claude", "codex", "gemini"])
-async def test_cancel_mid_turn_keeps_the_agent(kind: str, hub_factory: Any, lap: Connect, make_agent: Any) -> None:
+async def test_cancel_mid_turn_keeps_the_agent(kind: str, hub_factory: HubFactory, lap: Connect, make_agent: Any) -> None:
     agent = make_agent(kind, lambda a: [text("Still thinking about it...", delay_s=60),
                                         text("Second task done.")])
     h = await start_hub(hub_factory, lap, agent)
@@ -323,7 +324,7 @@ async def test_cancel_mid_turn_keeps_the_agent(kind: str, hub_factory: Any, lap:
 
 
 @pytest.mark.parametrize("kind", ["claude", "codex", "gemini"])
-async def test_an_agent_killed_mid_turn_fails_the_task_and_is_restarted(kind: str, hub_factory: Any, lap: Connect,
+async def test_an_agent_killed_mid_turn_fails_the_task_and_is_restarted(kind: str, hub_factory: HubFactory, lap: Connect,
                                                                         make_agent: Any) -> None:
     agent = make_agent(kind, lambda a: [text("Working on it...", delay_s=60), text("Back again.")])
     h = await start_hub(hub_factory, lap, agent)
@@ -342,7 +343,7 @@ async def test_an_agent_killed_mid_turn_fails_the_task_and_is_restarted(kind: st
 
 
 @pytest.mark.parametrize("kind", ["claude", "codex", "gemini"])
-async def test_a_hub_restart_between_turns(kind: str, hub_factory: Any, lap: Connect, make_agent: Any) -> None:
+async def test_a_hub_restart_between_turns(kind: str, hub_factory: HubFactory, lap: Connect, make_agent: Any) -> None:
     agent = make_agent(kind, lambda a: [text("First answer."), text("Second answer.")])
     h = await start_hub(hub_factory, lap, agent)
     await h.task("t1", "The first question")

@@ -24,6 +24,7 @@ from hub.relay.transport import Inbound, TransportError
 from hub.relay.v2_transport import V2Transport
 from tests.support.fake_wukong import FakeWuKong
 from tests.support.fence import fence
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess, pair_agent, run_cli
 from tests.support.lap import LapClient
 from tests.support.polling import eventually as until
@@ -272,7 +273,7 @@ def test_text_replies_are_read_in_english_and_chinese() -> None:
 
 # ---- the hub end to end ---------------------------------------------------------------------------------------
 
-async def test_an_agent_asks_and_a_person_answers_by_text_through_wukongim(hub_factory: Any, fakes: Any) -> None:
+async def test_an_agent_asks_and_a_person_answers_by_text_through_wukongim(hub_factory: HubFactory, fakes: Any) -> None:
     fake = await fakes("compat", manager_token=MANAGER, whitelist_off_of_person=False)
     hub, token = await relay_hub(hub_factory, fake)
     await cli(hub, "relay", "provision")  # the hub's token, system user, whitelists (唐僧叨叨 setup)
@@ -314,7 +315,7 @@ async def test_an_agent_asks_and_a_person_answers_by_text_through_wukongim(hub_f
         await alice.close()
 
 
-async def test_lap_envelopes_from_the_app_take_the_socket_path(hub_factory: Any, fakes: Any) -> None:
+async def test_lap_envelopes_from_the_app_take_the_socket_path(hub_factory: HubFactory, fakes: Any) -> None:
     fake = await fakes("compat", manager_token=MANAGER)
     hub, token = await relay_hub(hub_factory, fake)
     await connected(hub)
@@ -357,7 +358,7 @@ async def test_lap_envelopes_from_the_app_take_the_socket_path(hub_factory: Any,
 
 
 @pytest.mark.hub_process  # kill -9
-async def test_disconnects_and_a_restart_lose_nothing_and_repeat_nothing(hub_factory: Any, fakes: Any) -> None:
+async def test_disconnects_and_a_restart_lose_nothing_and_repeat_nothing(hub_factory: HubFactory, fakes: Any) -> None:
     fake = await fakes("compat", manager_token=MANAGER)
     hub, token = await relay_hub(hub_factory, fake)
     await connected(hub)
@@ -429,7 +430,7 @@ def workspace_sequences(hub: HubProcess) -> list[int]:
         conn.close()
 
 
-async def test_the_v2_line_end_to_end(hub_factory: Any, fakes: Any) -> None:
+async def test_the_v2_line_end_to_end(hub_factory: HubFactory, fakes: Any) -> None:
     fake = await fakes("v2", manager_token=MANAGER)
     hub, token = await relay_hub(hub_factory, fake)
     status = await connected(hub)
@@ -452,7 +453,7 @@ async def test_the_v2_line_end_to_end(hub_factory: Any, fakes: Any) -> None:
         await alice.close()
 
 
-async def test_an_unsupported_server_is_a_diagnostic_not_a_reconnect_loop(hub_factory: Any, fakes: Any) -> None:
+async def test_an_unsupported_server_is_a_diagnostic_not_a_reconnect_loop(hub_factory: HubFactory, fakes: Any) -> None:
     other = await fakes("other")
     hub, _ = await relay_hub(hub_factory, other)
 
@@ -469,7 +470,7 @@ async def test_an_unsupported_server_is_a_diagnostic_not_a_reconnect_loop(hub_fa
     assert "relay_unsupported_server" in shown and "next step" in shown
 
 
-async def test_the_whitelist_refusal_is_diagnosed_and_provisioning_fixes_it(hub_factory: Any, fakes: Any) -> None:
+async def test_the_whitelist_refusal_is_diagnosed_and_provisioning_fixes_it(hub_factory: HubFactory, fakes: Any) -> None:
     fake = await fakes("compat", manager_token=MANAGER, whitelist_off_of_person=False)  # 唐僧叨叨's setting
     hub, token = await relay_hub(hub_factory, fake)
     # Not `connected(hub)`: the uplink's own relay.status_changed event goes to alice on the LAP line and may be
@@ -495,7 +496,7 @@ async def test_the_whitelist_refusal_is_diagnosed_and_provisioning_fixes_it(hub_
         await alice.close()
 
 
-async def test_the_sdk_forced_onto_a_v2_server_stops_with_the_fix(hub_factory: Any, fakes: Any) -> None:
+async def test_the_sdk_forced_onto_a_v2_server_stops_with_the_fix(hub_factory: HubFactory, fakes: Any) -> None:
     fake = await fakes("v2", manager_token=MANAGER)
     hub, _ = await relay_hub(hub_factory, fake, server_line="compat")
 

@@ -22,6 +22,7 @@ from hub.relay.transport import Inbound
 from hub.relay.v2_transport import V2Transport
 from tests.integration.test_relay import HUB_UID, connected, fakes, relay_hub, relay_state, until  # noqa: F401
 from tests.support.fake_wukong import FakeWuKong
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess, pair_agent
 from tests.support.lap import LapClient
 
@@ -109,7 +110,7 @@ class Device:
             await self.transport.close()
 
 
-async def setting_up(hub_factory: Any, fakes: Any) -> tuple[FakeWuKong, HubProcess, str, str]:
+async def setting_up(hub_factory: HubFactory, fakes: Any) -> tuple[FakeWuKong, HubProcess, str, str]:
     fake = await fakes("v2", manager_token="manager-secret")
     hub, token = await relay_hub(hub_factory, fake)
     await connected(hub)
@@ -126,7 +127,7 @@ def refusals(hub: HubProcess) -> list[str]:
     return [line for line in hub.log().splitlines() if "refused message" in line]
 
 
-async def test_wukongim_carries_ciphertext_and_routing_only(hub_factory: Any, fakes: Any) -> None:
+async def test_wukongim_carries_ciphertext_and_routing_only(hub_factory: HubFactory, fakes: Any) -> None:
     fake, hub, token, workspace = await setting_up(hub_factory, fakes)
     await asyncio.sleep(0.5)  # what the hub sent before any device of alice's was set up (its status)
     before = len(fake.history(HUB_UID, "alice"))
@@ -174,7 +175,7 @@ async def test_wukongim_carries_ciphertext_and_routing_only(hub_factory: Any, fa
 
 
 async def test_tampered_replayed_reordered_or_unsealed_payloads_are_refused_and_reported(
-        hub_factory: Any, fakes: Any) -> None:
+        hub_factory: HubFactory, fakes: Any) -> None:
     fake, hub, token, workspace = await setting_up(hub_factory, fakes)
     device = await (await Device(fake, hub, token).set_up()).connect()
     agent = await LapClient.connect(hub.ws_base, "agent", pair_agent(hub, token, name="Builder")["credential"])
@@ -227,7 +228,7 @@ async def test_tampered_replayed_reordered_or_unsealed_payloads_are_refused_and_
         await device.close()
 
 
-async def test_a_replaced_or_revoked_key_opens_nothing_new(hub_factory: Any, fakes: Any) -> None:
+async def test_a_replaced_or_revoked_key_opens_nothing_new(hub_factory: HubFactory, fakes: Any) -> None:
     fake, hub, token, workspace = await setting_up(hub_factory, fakes)
     old = await (await Device(fake, hub, token).set_up()).connect()
     agent = await LapClient.connect(hub.ws_base, "agent", pair_agent(hub, token, name="Builder")["credential"])

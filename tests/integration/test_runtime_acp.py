@@ -24,6 +24,7 @@ from hub.runtimes.base import AgentConfig
 from hub.sdk.client import AgentClient
 from hub.sdk.credentials import Credential
 from tests.integration.conftest import Connect
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 from tests.support.live import Api, eventually, of_type
@@ -77,7 +78,7 @@ class AcpHub:
         return dict(frame["payload"]["interaction"])
 
 
-async def start_acp_hub(hub_factory: Any, lap: Connect, tmp_path: Path, *extra: str,
+async def start_acp_hub(hub_factory: HubFactory, lap: Connect, tmp_path: Path, *extra: str,
                         env: dict[str, str] | None = None) -> AcpHub:
     """A hub whose lineup.toml runs the scripted agent (plus the `extra` lines), up and the agent online."""
     hub: HubProcess = hub_factory(start=False)
@@ -103,7 +104,7 @@ async def start_acp_hub(hub_factory: Any, lap: Connect, tmp_path: Path, *extra: 
     return acp_hub
 
 
-async def test_streamed_reply_and_one_session_per_conversation(hub_factory: Any, lap: Connect,
+async def test_streamed_reply_and_one_session_per_conversation(hub_factory: HubFactory, lap: Connect,
                                                                tmp_path: Path) -> None:
     h = await start_acp_hub(hub_factory, lap, tmp_path)
     [agent] = (await h.api.get("/api/agents"))["agents"]
@@ -149,7 +150,7 @@ async def test_streamed_reply_and_one_session_per_conversation(hub_factory: Any,
     assert [s["cwd"] for s in h.received("session/new")] == [str(h.hub.data_dir.resolve())] * 3
 
 
-async def test_plan_entries_become_child_tasks_and_progress(hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+async def test_plan_entries_become_child_tasks_and_progress(hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> None:
     h = await start_acp_hub(hub_factory, lap, tmp_path)
     await h.task("t1", "plan")
     await h.ended("t1", "succeeded")
@@ -170,7 +171,7 @@ async def test_plan_entries_become_child_tasks_and_progress(hub_factory: Any, la
     await h.reply(lambda text: text == "Plan done.")
 
 
-async def test_permission_request_is_answered_from_the_app(hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+async def test_permission_request_is_answered_from_the_app(hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> None:
     h = await start_acp_hub(hub_factory, lap, tmp_path)
 
     async def answer(task_id: str, response: dict[str, Any]) -> tuple[dict[str, Any], str]:
@@ -216,7 +217,7 @@ async def test_permission_request_is_answered_from_the_app(hub_factory: Any, lap
     assert outcomes == ["answered", "declined", "declined", "answered"]
 
 
-async def test_cancel_sends_session_cancel(hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+async def test_cancel_sends_session_cancel(hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> None:
     h = await start_acp_hub(hub_factory, lap, tmp_path)
     await h.task("t1", "wait")
     await h.app.wait_for(lambda f: f["type"] == "message.delta" and f["payload"]["text"] == "Working until cancelled",
@@ -242,7 +243,7 @@ async def test_cancel_sends_session_cancel(hub_factory: Any, lap: Connect, tmp_p
     assert [c["sessionId"] for c in h.received("session/cancel")] == ["s1", "s1"]
 
 
-async def test_failures_and_a_restart_after_the_agent_dies(hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+async def test_failures_and_a_restart_after_the_agent_dies(hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> None:
     h = await start_acp_hub(hub_factory, lap, tmp_path)
     await h.task("t1", "refuse")
     refused = await h.ended("t1", "failed")
@@ -263,7 +264,7 @@ async def test_failures_and_a_restart_after_the_agent_dies(hub_factory: Any, lap
 
 
 @pytest.mark.hub_process  # kill -9
-async def test_a_conversation_keeps_its_session_across_a_hub_crash(hub_factory: Any, lap: Connect,
+async def test_a_conversation_keeps_its_session_across_a_hub_crash(hub_factory: HubFactory, lap: Connect,
                                                                    tmp_path: Path) -> None:
     h = await start_acp_hub(hub_factory, lap, tmp_path, env={"ACP_TEST_LOAD_SESSIONS": "1"})
     await h.app.ok("message.create", {"content": "before"}, conversationId="c1")
@@ -282,7 +283,7 @@ async def test_a_conversation_keeps_its_session_across_a_hub_crash(hub_factory: 
 
 
 async def test_history_replayed_late_after_a_session_load_is_not_shown_as_the_reply(
-        hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+        hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> None:
     h = await start_acp_hub(hub_factory, lap, tmp_path, env={"ACP_TEST_LOAD_SESSIONS": "1",
                                                              "ACP_TEST_REPLAY_LATE": "1"})
     await h.app.ok("message.create", {"content": "before"}, conversationId="c1")
@@ -297,7 +298,7 @@ async def test_history_replayed_late_after_a_session_load_is_not_shown_as_the_re
     assert reply["payload"]["content"] == "session s1 turn 2: you said after"
 
 
-async def test_file_access_and_terminals_when_configured(hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+async def test_file_access_and_terminals_when_configured(hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
     (work / "notes.txt").write_text("hello from the notes")
@@ -387,7 +388,7 @@ async def test_published_agent_initialize_and_session_new(published_agent: Path,
     assert agent.returncode is not None
 
 
-async def test_an_agent_that_stops_waiting_withdraws_its_card(hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+async def test_an_agent_that_stops_waiting_withdraws_its_card(hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> None:
     """The agent gives up on its own (as Hermes denies by itself after 60 s): the card must not stay approvable, and
     the task, whose command did not run, does not end as succeeded (it did: the turn's end_turn counted)."""
     h = await start_acp_hub(hub_factory, lap, tmp_path)
@@ -409,7 +410,7 @@ async def test_an_agent_that_stops_waiting_withdraws_its_card(hub_factory: Any, 
                               "and denied it by itself."}, ended
 
 
-async def test_a_prompt_the_bridge_could_not_send_goes_again_on_a_fresh_bridge(hub_factory: Any, lap: Connect,
+async def test_a_prompt_the_bridge_could_not_send_goes_again_on_a_fresh_bridge(hub_factory: HubFactory, lap: Connect,
                                                                               tmp_path: Path) -> None:
     """OpenClaw's `openclaw acp` answers a prompt with "gateway not connected" for seconds after its Gateway restarts:
     the prompt never left it. The task failed with that error; now the hub starts a fresh bridge (which connects as it
@@ -422,7 +423,7 @@ async def test_a_prompt_the_bridge_could_not_send_goes_again_on_a_fresh_bridge(h
     assert [p["text"] for p in h.received("session/prompt")] == ["bridge_down", "bridge_down"]
 
 
-async def test_a_bridge_that_lost_its_service_mid_turn_ends_the_task_saying_so(hub_factory: Any, lap: Connect,
+async def test_a_bridge_that_lost_its_service_mid_turn_ends_the_task_saying_so(hub_factory: HubFactory, lap: Connect,
                                                                              tmp_path: Path) -> None:
     """The bridge's link to its service dropped while the turn waited on a card ("Gateway disconnected: 1006"): the
     task ends saying so (not "Internal error {'details': …}"), the run is cancelled where it may still run, its card
@@ -448,7 +449,7 @@ async def test_a_bridge_that_lost_its_service_mid_turn_ends_the_task_saying_so(h
     assert not h.received("session/load") and len(h.received("session/new")) == 2
 
 
-async def test_an_agent_with_a_known_deadline_shows_it_and_its_card_runs_out(hub_factory: Any, lap: Connect,
+async def test_an_agent_with_a_known_deadline_shows_it_and_its_card_runs_out(hub_factory: HubFactory, lap: Connect,
                                                                            tmp_path: Path) -> None:
     """`permission_timeout_s` (Hermes denies by itself after 60 s and tells the client nothing): the card carries the
     deadline from the start and ends, as withdrawn saying why, when the agent has stopped waiting."""

@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.integration.conftest import Connect
 from tests.integration.test_sdk import FAST_ENV, Api, eventually
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 
@@ -32,7 +32,7 @@ else:
 """
 
 
-async def subprocess_site(hub_factory: Any, lap: Connect) -> tuple[HubProcess, Api, LapClient, str]:
+async def subprocess_site(hub_factory: HubFactory, lap: Connect) -> tuple[HubProcess, Api, LapClient, str]:
     """A hub running one subprocess agent with the default limits; its app socket and a conversation `c1`."""
     hub: HubProcess = hub_factory("hub", env=FAST_ENV, start=False)
     token = hub.token()
@@ -52,7 +52,7 @@ async def subprocess_site(hub_factory: Any, lap: Connect) -> tuple[HubProcess, A
     return hub, api, app, agent_id
 
 
-async def test_a_command_that_cannot_be_started_with_the_tasks_text_fails_the_task(hub_factory: Any,
+async def test_a_command_that_cannot_be_started_with_the_tasks_text_fails_the_task(hub_factory: HubFactory,
                                                                                     lap: Connect) -> None:
     """A description holding a NUL character cannot be a command-line argument: the runtime raised ValueError."""
     _, api, app, _ = await subprocess_site(hub_factory, lap)
@@ -65,7 +65,7 @@ async def test_a_command_that_cannot_be_started_with_the_tasks_text_fails_the_ta
     assert (await api.get("/api/tasks/t-nul"))["task"]["status"] == "failed"
 
 
-async def test_output_over_what_a_message_holds_is_cut_and_the_task_finishes(hub_factory: Any,
+async def test_output_over_what_a_message_holds_is_cut_and_the_task_finishes(hub_factory: HubFactory,
                                                                               lap: Connect) -> None:
     """The default max_output_bytes (256 KiB) plus the note did not fit in one message (256 KiB): the final
     message was refused and the task stayed running."""
@@ -80,7 +80,7 @@ async def test_output_over_what_a_message_holds_is_cut_and_the_task_finishes(hub
     assert "[output truncated after" in content
 
 
-async def test_an_acp_agent_that_dies_while_its_question_waits_fails_the_task(hub_factory: Any, lap: Connect,
+async def test_an_acp_agent_that_dies_while_its_question_waits_fails_the_task(hub_factory: HubFactory, lap: Connect,
                                                                               tmp_path: Path) -> None:
     pytest.importorskip("acp", reason="the acp runtime needs the agent-client-protocol package")
     from tests.integration.test_runtime_acp import start_acp_hub
@@ -101,7 +101,7 @@ async def test_an_acp_agent_that_dies_while_its_question_waits_fails_the_task(hu
     await h.ended("t-next", "succeeded")
 
 
-async def test_an_acp_turn_whose_answer_the_runtime_cannot_read_fails_the_task(hub_factory: Any, lap: Connect,
+async def test_an_acp_turn_whose_answer_the_runtime_cannot_read_fails_the_task(hub_factory: HubFactory, lap: Connect,
                                                                                tmp_path: Path) -> None:
     pytest.importorskip("acp", reason="the acp runtime needs the agent-client-protocol package")
     from tests.integration.test_runtime_acp import start_acp_hub

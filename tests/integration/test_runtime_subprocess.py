@@ -20,6 +20,7 @@ import psutil
 import pytest
 
 from tests.integration.test_sdk import FAST_ENV, Api, eventually
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 
@@ -129,7 +130,7 @@ async def online_agents(api: Api) -> dict[str, dict[str, Any]]:
 
 
 @pytest.fixture
-async def site(hub_factory, tmp_path: Path) -> AsyncIterator[Site]:  # type: ignore[no-untyped-def]
+async def site(hub_factory: HubFactory, tmp_path: Path) -> AsyncIterator[Site]:
     hub = hub_factory("hub", env=FAST_ENV, start=False)
     token = hub.token()  # creates the workspace the supervised agents join
     pid_dir = tmp_path / "pids"

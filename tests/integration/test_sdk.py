@@ -38,6 +38,7 @@ from hub.sdk import (
     pair_or_load,
     save_credential,
 )
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 from tests.support.polling import eventually as eventually
@@ -225,7 +226,7 @@ class World:
 
 
 @pytest.fixture
-async def world(hub_factory, tmp_path: Path) -> AsyncIterator[World]:  # type: ignore[no-untyped-def]
+async def world(hub_factory: HubFactory, tmp_path: Path) -> AsyncIterator[World]:
     hub = hub_factory("hub", env=FAST_ENV)
     token = hub.token()
     api = Api(hub, token)

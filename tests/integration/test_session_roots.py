@@ -16,6 +16,7 @@ import pytest
 
 from tests.integration.conftest import Connect
 from tests.integration.test_sessions import AGENT_SCRIPT, make_repo
+from tests.support.fixtures import HubFactory
 from tests.support.live import Api, eventually
 
 pytest.importorskip("acp", reason="sessions run agents through the acp runtime")
@@ -40,7 +41,7 @@ init_timeout_s = 20
 """
 
 
-async def owner_hub(hub_factory: Any, tmp_path: Path) -> tuple[Any, Api]:
+async def owner_hub(hub_factory: HubFactory, tmp_path: Path) -> tuple[Any, Api]:
     hub = hub_factory(start=False)
     hub.data_dir.mkdir(parents=True, exist_ok=True)
     (hub.data_dir / "lineup.toml").write_text(BEFORE.format(
@@ -61,7 +62,7 @@ async def put_roots(api: Api, roots: list[str], headers: dict[str, str] | None =
     return await api.call("POST", "/api/settings/sessions", json=body, headers=headers)
 
 
-async def test_roots_set_from_the_app_turn_sessions_on_without_a_restart(hub_factory: Any, lap: Connect,
+async def test_roots_set_from_the_app_turn_sessions_on_without_a_restart(hub_factory: HubFactory, lap: Connect,
                                                                         tmp_path: Path) -> None:
     hub, api = await owner_hub(hub_factory, tmp_path)
     root = tmp_path / "code"
@@ -111,7 +112,7 @@ async def test_roots_set_from_the_app_turn_sessions_on_without_a_restart(hub_fac
     assert (await api.get("/api/settings/sessions"))["roots"] == []
 
 
-async def test_away_from_the_hub_the_password_is_asked_again(hub_factory: Any, tmp_path: Path) -> None:
+async def test_away_from_the_hub_the_password_is_asked_again(hub_factory: HubFactory, tmp_path: Path) -> None:
     hub, api = await owner_hub(hub_factory, tmp_path)
     root = tmp_path / "code"
     root.mkdir()
@@ -134,7 +135,7 @@ async def test_away_from_the_hub_the_password_is_asked_again(hub_factory: Any, t
     assert 429 in statuses, statuses
 
 
-async def test_only_the_owner_and_only_folders_that_can_be_roots(hub_factory: Any, tmp_path: Path) -> None:
+async def test_only_the_owner_and_only_folders_that_can_be_roots(hub_factory: HubFactory, tmp_path: Path) -> None:
     hub, api = await owner_hub(hub_factory, tmp_path)
     before = (hub.data_dir / "lineup.toml").read_text()
     a_file = tmp_path / "notes.txt"

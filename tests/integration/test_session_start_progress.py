@@ -21,12 +21,13 @@ pytest.importorskip("acp", reason="sessions run agents through the acp runtime")
 
 from tests.integration.conftest import Connect
 from tests.integration.test_sessions import WAIT_S, start_sessions_hub
+from tests.support.fixtures import HubFactory
 from tests.support.live import eventually
 
 SLOW_AGENT = Path(__file__).resolve().parents[1] / "support" / "slow_acp_agent.py"
 
 
-async def test_the_list_answers_while_gemini_is_asked_and_a_start_says_starting(hub_factory: Any, lap: Connect,
+async def test_the_list_answers_while_gemini_is_asked_and_a_start_says_starting(hub_factory: HubFactory, lap: Connect,
                                                                                tmp_path: Path) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

@@ -28,6 +28,7 @@ pytest.importorskip("acp", reason="sessions run agents through the acp runtime")
 
 from hub.store.rebuild import check, open_for_maintenance
 from tests.integration.conftest import Connect
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import pair_agent
 from tests.support.lap import LapClient
 from tests.support.live import Api, eventually, pair
@@ -101,7 +102,7 @@ class SessionsHub:
         self.app = await self.lap(self.hub, "app", self.token)
 
 
-async def start_sessions_hub(hub_factory: Any, lap: Connect, tmp_path: Path, *, load: bool = True,
+async def start_sessions_hub(hub_factory: HubFactory, lap: Connect, tmp_path: Path, *, load: bool = True,
                              extra: str = "") -> SessionsHub:
     hub = hub_factory(start=False)
     token = hub.token()
@@ -126,7 +127,7 @@ def processes_of(log: list[dict[str, Any]]) -> set[int]:
     return {entry["pid"] for entry in log}
 
 
-async def test_a_session_in_a_new_worktree_from_start_to_end(hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+async def test_a_session_in_a_new_worktree_from_start_to_end(hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> None:
     h = await start_sessions_hub(hub_factory, lap, tmp_path)
     agents = await h.api.get("/api/sessions/agents")
     scripted = next(a for a in agents if a["key"] == "scripted")
@@ -313,7 +314,7 @@ async def _error(h: SessionsHub, body: dict[str, Any], status: int, code: str) -
     return error
 
 
-async def test_what_a_session_request_may_name_is_checked_on_the_hub(hub_factory: Any, lap: Connect,
+async def test_what_a_session_request_may_name_is_checked_on_the_hub(hub_factory: HubFactory, lap: Connect,
                                                                     tmp_path: Path) -> None:
     h = await start_sessions_hub(hub_factory, lap, tmp_path, extra="\n".join([
         "[sessions.agents.ghost]", 'name = "Ghost"', 'command = ["/nonexistent/ghost-acp"]']))
@@ -400,7 +401,7 @@ async def test_what_a_session_request_may_name_is_checked_on_the_hub(hub_factory
     assert (await h.api.call("GET", "/api/sessions", headers={"Authorization": "Bearer nope"})).status_code == 401
 
 
-async def test_a_session_whose_agent_cannot_load_it_ends_at_a_restart_and_says_so(hub_factory: Any, lap: Connect,
+async def test_a_session_whose_agent_cannot_load_it_ends_at_a_restart_and_says_so(hub_factory: HubFactory, lap: Connect,
                                                                                 tmp_path: Path) -> None:
     h = await start_sessions_hub(hub_factory, lap, tmp_path, load=False)
     started = await h.start({"agent": "scripted", "project": str(h.repo), "message": "remember me"})
@@ -429,7 +430,7 @@ def _alive(pid: int) -> bool:
     return Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
 
 
-async def test_sessions_off_says_how_to_turn_them_on(hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+async def test_sessions_off_says_how_to_turn_them_on(hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> None:
     hub = hub_factory()
     api = Api(hub, hub.token())
     projects = await api.get("/api/sessions/projects")
@@ -441,7 +442,7 @@ async def test_sessions_off_says_how_to_turn_them_on(hub_factory: Any, lap: Conn
     assert await api.get("/api/sessions") == []
 
 
-async def test_a_task_for_a_terminal_agent_ends_at_once_saying_why(hub_factory: Any, lap: Connect,
+async def test_a_task_for_a_terminal_agent_ends_at_once_saying_why(hub_factory: HubFactory, lap: Connect,
                                                                   tmp_path: Path) -> None:
     hub = hub_factory()
     token = hub.token()
@@ -473,7 +474,7 @@ async def test_a_task_for_a_terminal_agent_ends_at_once_saying_why(hub_factory: 
         assert "cannot" in entry["note"] and entry["conversationId"] in ("conv-mcp", "conv-claude-code")
 
 
-async def test_revoking_the_session_agent_ends_its_sessions(hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+async def test_revoking_the_session_agent_ends_its_sessions(hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> None:
     h = await start_sessions_hub(hub_factory, lap, tmp_path)
     started = await h.start({"agent": "scripted", "project": str(h.repo), "message": "hello"})
     await h.reply(started["conversationId"], lambda text: "you said hello" in text)
@@ -490,7 +491,7 @@ async def _gone(pid: int) -> bool:
     return not _alive(pid)
 
 
-async def test_the_first_message_carries_files_and_a_known_agent_checks_its_modes(hub_factory: Any, lap: Connect,
+async def test_the_first_message_carries_files_and_a_known_agent_checks_its_modes(hub_factory: HubFactory, lap: Connect,
                                                                                   tmp_path: Path) -> None:
     import httpx
 

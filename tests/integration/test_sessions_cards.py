@@ -16,6 +16,7 @@ pytest.importorskip("acp", reason="sessions run agents through the acp runtime")
 
 from tests.integration.conftest import Connect
 from tests.integration.test_sessions import WAIT_S, SessionsHub, start_sessions_hub
+from tests.support.fixtures import HubFactory
 from tests.support.live import eventually
 
 
@@ -24,7 +25,7 @@ async def _messages(h: SessionsHub, conversation_id: str) -> list[dict[str, Any]
 
 
 async def test_a_card_whose_agent_restarted_is_withdrawn_everywhere_and_its_message_closed(
-        hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+        hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> None:
     h = await start_sessions_hub(hub_factory, lap, tmp_path)
     started = await h.start({"agent": "scripted", "project": str(h.repo), "message": "say_then_ask"})
     conversation_id = started["conversationId"]
@@ -62,7 +63,7 @@ async def test_a_card_whose_agent_restarted_is_withdrawn_everywhere_and_its_mess
     assert [i for i in detail["interactions"] if i.get("conversationId") == conversation_id] == []
 
 
-async def test_a_note_on_reject_reaches_the_agent_as_its_next_prompt(hub_factory: Any, lap: Connect,
+async def test_a_note_on_reject_reaches_the_agent_as_its_next_prompt(hub_factory: HubFactory, lap: Connect,
                                                                     tmp_path: Path) -> None:
     h = await start_sessions_hub(hub_factory, lap, tmp_path)
     started = await h.start({"agent": "scripted", "project": str(h.repo), "message": "permission"})

@@ -24,13 +24,14 @@ from tests.integration.conftest import Connect
 from tests.integration.test_real_agents import TURN_S, Agent, agent_root_pids, claude_agent, codex_agent
 from tests.integration.test_sessions import git, make_repo
 from tests.support.fake_models import text, tool
+from tests.support.fixtures import HubFactory
 from tests.support.lap import LapClient
 from tests.support.live import Api, eventually
 
 pytestmark = pytest.mark.real_agent
 
 
-async def start(hub_factory: Any, lap: Connect, tmp_path: Path, key: str, agent: Agent) -> tuple[Any, Api, LapClient,
+async def start(hub_factory: HubFactory, lap: Connect, tmp_path: Path, key: str, agent: Agent) -> tuple[Any, Api, LapClient,
                                                                                                  str]:
     hub = hub_factory(start=False)
     token = hub.token()
@@ -57,7 +58,7 @@ async def reply(app: LapClient, conversation_id: str, predicate: Any, start: int
     return str(frame["payload"]["content"])
 
 
-async def test_claude_code_session_in_a_new_worktree(hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+async def test_claude_code_session_in_a_new_worktree(hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "code" / "proj")
     worktree = tmp_path / "code" / "proj.worktrees" / "feature-notes"
     home = tmp_path / "claude-home"
@@ -136,7 +137,7 @@ async def test_claude_code_session_in_a_new_worktree(hub_factory: Any, lap: Conn
         agent.close()
 
 
-async def test_codex_session_runs_a_command_and_reports_usage(hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+async def test_codex_session_runs_a_command_and_reports_usage(hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "code" / "proj")
     home = tmp_path / "codex-home"
     home.mkdir()

@@ -11,6 +11,7 @@ import pytest
 
 from tests.integration.conftest import Connect
 from tests.support.fence import fence, timer_pass
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 from tests.support.live import Api, Team, make_team, of_type, pair
@@ -19,7 +20,7 @@ SNAPSHOT_S = 0.5
 
 
 @pytest.fixture
-def stream_hub(hub_factory) -> HubProcess:  # type: ignore[no-untyped-def]
+def stream_hub(hub_factory: HubFactory) -> HubProcess:
     return hub_factory("stream", env={"LINEUP_STREAM_SNAPSHOT_S": str(SNAPSHOT_S)})  # type: ignore[no-any-return]
 
 
@@ -179,7 +180,7 @@ async def test_kill_9_mid_stream_loses_at_most_the_snapshot_interval(stream_hub:
     assert (row["state"], row["content"]) == ("complete", kept + recent + " and the end")
 
 
-async def test_graceful_stop_saves_the_stream(hub_factory, lap: Connect) -> None:  # type: ignore[no-untyped-def]
+async def test_graceful_stop_saves_the_stream(hub_factory: HubFactory, lap: Connect) -> None:
     hub = hub_factory("graceful", env={"LINEUP_STREAM_SNAPSHOT_S": "600"})
     token = await asyncio.to_thread(hub.token)
     team = await make_team(hub, token, lap)

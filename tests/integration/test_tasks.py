@@ -9,6 +9,7 @@ import pytest
 
 from tests.integration.conftest import Connect
 from tests.support.fence import fence
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.live import Team, make_team, of_type, pair, request_fresh, stored_after
 
@@ -207,7 +208,7 @@ async def test_cancel_of_a_running_task_waits_for_the_agent(team: Team) -> None:
     assert (await team.api.task("t1"))["task"]["status"] == "cancelled"
 
 
-async def test_cancel_timers_of_two_workspaces_using_the_same_task_id_stay_apart(hub_factory, lap: Connect) -> None:  # type: ignore[no-untyped-def]
+async def test_cancel_timers_of_two_workspaces_using_the_same_task_id_stay_apart(hub_factory: HubFactory, lap: Connect) -> None:
     """Task ids are unique within a workspace only: A's task ending must not drop B's cancel timer."""
     hub = hub_factory("cancel-two", env={"LINEUP_CANCEL_TIMEOUT_S": "1.5"})
     a = await make_team(hub, hub.token(), lap)
@@ -226,7 +227,7 @@ async def test_cancel_timers_of_two_workspaces_using_the_same_task_id_stay_apart
     assert len(a_moves) == 1 and "cause" not in a_moves[0]["payload"]  # A's was cancelled once, by its agent
 
 
-async def test_unconfirmed_cancel_times_out(hub_factory, lap: Connect) -> None:  # type: ignore[no-untyped-def]
+async def test_unconfirmed_cancel_times_out(hub_factory: HubFactory, lap: Connect) -> None:
     hub = hub_factory("cancel", env={"LINEUP_CANCEL_TIMEOUT_S": "1.5"})
     team = await make_team(hub, hub.token(), lap)
     await team.new_task("ignored", accept=True)

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import websockets
 
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import pair_agent
 from tests.support.lap import envelope
 
@@ -23,7 +24,7 @@ async def refused_hello(ws_base: str, kind: str, secret: str) -> dict[str, Any]:
         return frame
 
 
-async def test_a_revoked_app_token_is_told_to_sign_in_and_a_revoked_agent_to_pair(hub_factory: Any) -> None:
+async def test_a_revoked_app_token_is_told_to_sign_in_and_a_revoked_agent_to_pair(hub_factory: HubFactory) -> None:
     hub = hub_factory()
     token = hub.token()
     headers = {"Authorization": f"Bearer {token}"}

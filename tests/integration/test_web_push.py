@@ -17,6 +17,7 @@ import pytest
 
 from tests.integration.test_notifications import approval_scenario, wait_until, write_config
 from tests.support.fake_push import FakePushService, Subscription
+from tests.support.fixtures import HubFactory
 from tests.support.lap import LapClient
 
 
@@ -37,14 +38,14 @@ def subscribe(hub: Any, token: str, subscription: Subscription) -> dict[str, Any
     return dict(answer.json())
 
 
-def pushed_hub(hub_factory: Any, push: FakePushService) -> Any:
+def pushed_hub(hub_factory: HubFactory, push: FakePushService) -> Any:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.webpush]\nendpoints = ["{push.origin}"]\ncontact = "mailto:ops@example.com"\n')
     return hub.start()
 
 
 async def test_a_subscribed_device_gets_the_question_encrypted_signed_and_answerable_by_the_rule(
-        hub_factory, push: FakePushService) -> None:
+        hub_factory: HubFactory, push: FakePushService) -> None:
     hub = pushed_hub(hub_factory, push)
     token = hub.token()
     assert httpx.get(f"{hub.base}/api/push/key").status_code == 401
@@ -90,7 +91,7 @@ async def test_a_subscribed_device_gets_the_question_encrypted_signed_and_answer
 
 
 async def test_no_push_without_a_subscription_nor_to_a_push_service_the_hub_does_not_know(
-        hub_factory, push: FakePushService) -> None:
+        hub_factory: HubFactory, push: FakePushService) -> None:
     hub = pushed_hub(hub_factory, push)
     token = hub.token()
     # No device subscribed: nothing is queued or listed for Web Push.
@@ -111,7 +112,7 @@ async def test_no_push_without_a_subscription_nor_to_a_push_service_the_hub_does
 
 
 @pytest.mark.parametrize("status", [404, 410])
-async def test_a_subscription_the_push_service_calls_gone_is_dropped(hub_factory, push: FakePushService,
+async def test_a_subscription_the_push_service_calls_gone_is_dropped(hub_factory: HubFactory, push: FakePushService,
                                                                      status: int) -> None:
     hub = pushed_hub(hub_factory, push)
     token, other = hub.token(), hub.token()
@@ -133,7 +134,7 @@ async def test_a_subscription_the_push_service_calls_gone_is_dropped(hub_factory
     await app.close()
 
 
-async def test_settings_lists_this_persons_devices_and_stops_one(hub_factory, push: FakePushService) -> None:
+async def test_settings_lists_this_persons_devices_and_stops_one(hub_factory: HubFactory, push: FakePushService) -> None:
     hub = pushed_hub(hub_factory, push)
     phone_token, laptop_token = hub.token(), hub.token()
     stranger = hub.token(workspace="Other team")
@@ -158,7 +159,7 @@ async def test_settings_lists_this_persons_devices_and_stops_one(hub_factory, pu
     await app.close()
 
 
-async def test_no_second_push_after_a_restart_and_a_flood_becomes_one_digest(hub_factory,
+async def test_no_second_push_after_a_restart_and_a_flood_becomes_one_digest(hub_factory: HubFactory,
                                                                               push: FakePushService) -> None:
     hub = pushed_hub(hub_factory, push)
     token = hub.token()

@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from tests.support.drills import assert_db_check, assert_log_sound, http_events, log_rows, make_workspace
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient, envelope
 
@@ -157,7 +158,7 @@ async def _drill(hub: HubProcess, disk: Path) -> None:
         await client.close()
 
 
-async def test_database_page_cap_refuses_with_storage_full(hub_factory) -> None:  # type: ignore[no-untyped-def]
+async def test_database_page_cap_refuses_with_storage_full(hub_factory: HubFactory) -> None:
     """The same refusal without root: SQLite's max_page_count (LINEUP_DB_MAX_PAGES) plays the full disk.
     Raising the cap (a restart with a new setting) lets the same envelopes through, once each."""
     hub: HubProcess = hub_factory(env={"LINEUP_DB_MAX_PAGES": "160"})  # 640 KiB

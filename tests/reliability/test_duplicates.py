@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.support.drills import Workspace, answers_by_id, assert_db_check, assert_log_sound, log_rows, make_workspace
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient, envelope
 
@@ -93,7 +94,7 @@ async def test_same_id_on_another_connection(hub: HubProcess) -> None:
 
 
 @pytest.mark.parametrize("how", ["graceful", "kill-9"])
-async def test_same_id_across_a_hub_restart(hub_factory, how: str) -> None:  # type: ignore[no-untyped-def]
+async def test_same_id_across_a_hub_restart(hub_factory: HubFactory, how: str) -> None:
     hub = hub_factory(process=how == "kill-9")  # kill -9 needs a process; the graceful stop does not
     space, agent, app = await _setup(hub)
     env = envelope("message.create", {"content": "before the restart"}, agent.workspace_id,

@@ -26,6 +26,7 @@ from tests.support.drills import (
     stored_frames,
     wait_acks,
 )
+from tests.support.fixtures import HubFactory
 from tests.support.lap import LapClient, envelope
 
 RUNS = 5
@@ -66,7 +67,7 @@ def _acks(client: LapClient) -> dict[str, int]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("run", range(RUNS))
-async def test_kill9_mid_stream_loses_no_acknowledged_event(hub_factory, run: int) -> None:  # type: ignore[no-untyped-def]
+async def test_kill9_mid_stream_loses_no_acknowledged_event(hub_factory: HubFactory, run: int) -> None:
     rng = random.Random(f"kill9-{run}")
     hub = hub_factory(process=True)  # kill -9 needs a process
     space = await make_workspace(hub, agents=AGENTS)

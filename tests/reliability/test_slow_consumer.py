@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from tests.support.drills import assert_resumed_stream, log_rows, make_workspace, stored_frames, wait_acks
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient, envelope
 from tests.support.rawclient import RawClient
@@ -37,7 +38,7 @@ async def _stream_until(agent: LapClient, conversation_id: str, done: asyncio.Fu
         assert n * len(CONTENT) < SEND_CAP_BYTES, "the stalled app was never evicted"
 
 
-async def test_a_stalled_app_is_evicted_with_4008_and_resumes_losing_nothing(hub_factory) -> None:  # type: ignore[no-untyped-def]
+async def test_a_stalled_app_is_evicted_with_4008_and_resumes_losing_nothing(hub_factory: HubFactory) -> None:
     hub: HubProcess = hub_factory(env={"LINEUP_OUTBOUND_BUFFER_BYTES": str(BOUND), "LINEUP_LOG_LEVEL": "info"})
     space = await make_workspace(hub, agents=1)
     agent = await LapClient.connect(hub.ws_base, "agent", space.agents[0]["credential"])
@@ -92,7 +93,7 @@ async def test_a_stalled_app_is_evicted_with_4008_and_resumes_losing_nothing(hub
         await client.close()
 
 
-async def test_a_stored_event_larger_than_the_bound_does_not_lock_apps_out(hub_factory) -> None:  # type: ignore[no-untyped-def]
+async def test_a_stored_event_larger_than_the_bound_does_not_lock_apps_out(hub_factory: HubFactory) -> None:
     """A frame just under the 1 MiB frame limit is accepted; stored, with the hub's fields added, it is larger
     than the default 1 MiB outbound bound. Apps must still receive it live and replay past it (before the fix
     every app resuming from before it was evicted with 4008, every time)."""
@@ -122,7 +123,7 @@ async def test_a_stored_event_larger_than_the_bound_does_not_lock_apps_out(hub_f
 
 
 @pytest.mark.parametrize("bound", [64 * 1024, 200 * 1024])
-async def test_a_small_bound_still_lets_a_long_replay_through(hub_factory, bound: int) -> None:  # type: ignore[no-untyped-def]
+async def test_a_small_bound_still_lets_a_long_replay_through(hub_factory: HubFactory, bound: int) -> None:
     """Replay is paced below the bound, whatever the bound is configured to, and the events that arrive
     meanwhile are queued only once the replay has left the buffer: a reader that keeps up (if not instantly)
     is never evicted while catching up."""

@@ -37,6 +37,7 @@ from tests.support.drills import (
     stored_frames,
     wait_acks,
 )
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 
@@ -114,7 +115,7 @@ async def _post(app: LapClient, space: Workspace, n: int, tag: str) -> list[str]
 
 # ---- 1. a SIGSTOPped agent ----------------------------------------------------------------------------
 
-async def test_a_stopped_agent_goes_offline_after_two_intervals_and_returns_whole(hub_factory, tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_a_stopped_agent_goes_offline_after_two_intervals_and_returns_whole(hub_factory: HubFactory, tmp_path: Path) -> None:
     hub: HubProcess = hub_factory(env=FAST)
     space = await make_workspace(hub, agents=1)
     paired = space.agents[0]
@@ -236,7 +237,7 @@ class BlackHoleProxy:
         await self._server.wait_closed()
 
 
-async def test_a_black_holed_link_is_noticed_by_both_ends_and_heals(hub_factory, tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_a_black_holed_link_is_noticed_by_both_ends_and_heals(hub_factory: HubFactory, tmp_path: Path) -> None:
     hub: HubProcess = hub_factory(env=FAST)
     space = await make_workspace(hub, agents=1)
     paired = space.agents[0]
@@ -302,7 +303,7 @@ async def test_a_black_holed_link_is_noticed_by_both_ends_and_heals(hub_factory,
 HUB_STOP_S = float(os.environ.get("LINEUP_DRILL_HUB_STOP_S", "5"))
 
 
-async def test_a_stopped_hub_resumes_without_an_offline_storm_or_a_gap(hub_factory, tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_a_stopped_hub_resumes_without_an_offline_storm_or_a_gap(hub_factory: HubFactory, tmp_path: Path) -> None:
     hub: HubProcess = hub_factory(env=FAST, process=True)  # SIGSTOP needs a process
     space = await make_workspace(hub, agents=3)
     raw_ids = [p["agentId"] for p in space.agents[:2]]
@@ -373,7 +374,7 @@ async def test_a_stopped_hub_resumes_without_an_offline_storm_or_a_gap(hub_facto
 
 @pytest.mark.skipif(not LIBFAKETIME.exists() or shutil.which("faketime") is None,
                     reason="libfaketime is not installed (apt-get install faketime)")
-async def test_wall_clock_jumps_do_not_make_agents_look_silent(hub_factory, tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_wall_clock_jumps_do_not_make_agents_look_silent(hub_factory: HubFactory, tmp_path: Path) -> None:
     clock = tmp_path / "faketime.rc"
     clock.write_text("+0\n")
     hub: HubProcess = hub_factory(env={

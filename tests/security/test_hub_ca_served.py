@@ -21,6 +21,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
 from hub.tls import fingerprint_der
+from tests.support.fixtures import HubFactory
 from tests.support.polling import eventually_sync
 
 NAVIGATE = {"sec-fetch-mode": "navigate", "sec-fetch-dest": "document", "accept": "text/html"}
@@ -40,7 +41,7 @@ def peer_certificate(port: int, ca: Path, name: str, address: str = "127.0.0.1")
     return x509.load_der_x509_certificate(der)
 
 
-def test_the_hubs_port_answers_https_with_its_leaf_and_plain_http_alike(hub_factory: Any) -> None:
+def test_the_hubs_port_answers_https_with_its_leaf_and_plain_http_alike(hub_factory: HubFactory) -> None:
     hub = hub_factory()
     ca = ca_folder(hub) / "ca.pem"
     leaf = x509.load_pem_x509_certificates((ca_folder(hub) / "leaf.pem").read_bytes())[0]
@@ -68,7 +69,7 @@ def test_the_hubs_port_answers_https_with_its_leaf_and_plain_http_alike(hub_fact
         silent.close()
 
 
-def test_plain_http_sends_a_trusting_device_to_https_and_serves_the_others(hub_factory: Any) -> None:
+def test_plain_http_sends_a_trusting_device_to_https_and_serves_the_others(hub_factory: HubFactory) -> None:
     hub = hub_factory()
     trusted = {**NAVIGATE, "cookie": "theme=dark; lineup_https=1"}
     with httpx.Client(timeout=20, follow_redirects=False) as http:
@@ -92,7 +93,7 @@ def test_plain_http_sends_a_trusting_device_to_https_and_serves_the_others(hub_f
         assert "Max-Age=0" in back.headers["set-cookie"]
 
 
-def test_the_ca_downloads_for_phones_are_public_and_hold_no_key(hub_factory: Any) -> None:
+def test_the_ca_downloads_for_phones_are_public_and_hold_no_key(hub_factory: HubFactory) -> None:
     hub = hub_factory()
     ca_der = x509.load_pem_x509_certificate((ca_folder(hub) / "ca.pem").read_bytes()).public_bytes(
         serialization.Encoding.DER)
@@ -122,7 +123,7 @@ def test_the_ca_downloads_for_phones_are_public_and_hold_no_key(hub_factory: Any
     assert not KEY_MARK.search(profile.content + android.content)
 
 
-def test_what_the_app_shows_needs_a_signed_in_person(hub_factory: Any) -> None:
+def test_what_the_app_shows_needs_a_signed_in_person(hub_factory: HubFactory) -> None:
     hub = hub_factory()
     token = hub.token()
     ca_der = (ca_folder(hub) / "ca.pem").read_text()
@@ -137,7 +138,7 @@ def test_what_the_app_shows_needs_a_signed_in_person(hub_factory: Any) -> None:
     assert info["downloads"] == {"iphone": "/trust/lineup-hub.mobileconfig", "android": "/trust/lineup-hub-ca.crt"}
 
 
-def test_a_new_address_is_served_with_a_new_leaf_of_the_same_ca(hub_factory: Any,
+def test_a_new_address_is_served_with_a_new_leaf_of_the_same_ca(hub_factory: HubFactory,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     from hub.ca import https, names
 
@@ -162,7 +163,7 @@ def test_a_new_address_is_served_with_a_new_leaf_of_the_same_ca(hub_factory: Any
     assert peer_certificate(running.port, folder / "ca.pem", "localhost") == second  # the new leaf for every name
 
 
-def test_lan_https_off_serves_plain_http_only(hub_factory: Any) -> None:
+def test_lan_https_off_serves_plain_http_only(hub_factory: HubFactory) -> None:
     hub = hub_factory(env={"LINEUP_LAN_HTTPS": "off"})
     assert httpx.get(f"http://127.0.0.1:{hub.port}/-/health", timeout=20).status_code == 200
     assert not (ca_folder(hub) / "ca.pem").exists()
@@ -170,7 +171,7 @@ def test_lan_https_off_serves_plain_http_only(hub_factory: Any) -> None:
         ssl.create_default_context().wrap_socket(raw, server_hostname="localhost")
 
 
-def test_the_ca_key_never_reaches_the_log(hub_factory: Any) -> None:
+def test_the_ca_key_never_reaches_the_log(hub_factory: HubFactory) -> None:
     hub = hub_factory(env={"LINEUP_LOG_LEVEL": "debug"})
     httpx.get(f"http://127.0.0.1:{hub.port}/trust/lineup-hub.mobileconfig", timeout=20)
     with httpx.Client(verify=ssl.create_default_context(cafile=str(ca_folder(hub) / "ca.pem")), timeout=20) as h:

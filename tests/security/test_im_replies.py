@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 
 from tests.integration.test_relay import Person, agent_in_conversation, connected, fakes, relay_hub, until
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 
 __all__ = ["fakes"]  # the fixture, shared with tests/integration/test_relay.py
@@ -27,7 +28,7 @@ def statuses(hub: HubProcess, token: str) -> dict[str, str]:
     return {r["id"]: r["status"] for r in rows["interactions"]}
 
 
-async def test_ordinary_sentences_are_chat_and_never_decide(hub_factory: Any, fakes: Any) -> None:
+async def test_ordinary_sentences_are_chat_and_never_decide(hub_factory: HubFactory, fakes: Any) -> None:
     fake = await fakes("compat")
     hub, token = await relay_hub(hub_factory, fake)
     await connected(hub)
@@ -55,7 +56,7 @@ async def test_ordinary_sentences_are_chat_and_never_decide(hub_factory: Any, fa
         await alice.close()
 
 
-async def test_a_high_risk_approval_by_text_needs_confirm_n(hub_factory: Any, fakes: Any) -> None:
+async def test_a_high_risk_approval_by_text_needs_confirm_n(hub_factory: HubFactory, fakes: Any) -> None:
     fake = await fakes("compat")
     hub, token = await relay_hub(hub_factory, fake)
     await connected(hub)
@@ -89,7 +90,7 @@ async def test_a_high_risk_approval_by_text_needs_confirm_n(hub_factory: Any, fa
         await alice.close()
 
 
-async def test_a_text_answer_is_checked_by_the_same_linear_time_pattern_check(hub_factory: Any, fakes: Any) -> None:
+async def test_a_text_answer_is_checked_by_the_same_linear_time_pattern_check(hub_factory: HubFactory, fakes: Any) -> None:
     fake = await fakes("compat")
     hub, token = await relay_hub(hub_factory, fake)
     await connected(hub)
@@ -115,7 +116,7 @@ async def test_a_text_answer_is_checked_by_the_same_linear_time_pattern_check(hu
         await alice.close()
 
 
-async def test_what_an_approval_approves_is_in_the_text_or_it_is_approved_only_in_the_app(hub_factory: Any,
+async def test_what_an_approval_approves_is_in_the_text_or_it_is_approved_only_in_the_app(hub_factory: HubFactory,
                                                                                             fakes: Any) -> None:
     """The IM text shows the whole command; one too long for a message is not shown; neither can be approved by text,
     both can be rejected; a question the agent withdrew says so (docs/security.md#what-an-approval-shows)."""
@@ -153,7 +154,7 @@ async def test_what_an_approval_approves_is_in_the_text_or_it_is_approved_only_i
         await alice.close()
 
 
-async def test_a_command_approval_is_rejected_by_text_but_never_approved(hub_factory: Any, fakes: Any) -> None:
+async def test_a_command_approval_is_rejected_by_text_but_never_approved(hub_factory: HubFactory, fakes: Any) -> None:
     """"1" (approve) to a medium-risk command approval is refused, saying where it is approved; "2" (reject) answers;
     an approval without items still approves by text; hidden characters in a title are marked
     (docs/relay.md#the-text-fallback-any-im-client)."""
@@ -203,7 +204,7 @@ async def test_a_command_approval_is_rejected_by_text_but_never_approved(hub_fac
         await alice.close()
 
 
-async def test_a_review_too_long_for_a_message_is_approved_only_in_the_app(hub_factory: Any, fakes: Any) -> None:
+async def test_a_review_too_long_for_a_message_is_approved_only_in_the_app(hub_factory: HubFactory, fakes: Any) -> None:
     """Before: a review's text was cut at 1,500 characters with "…" and "1" approved it, the rest never seen. Now one
     that does not fit a message is not shown, "1" is refused saying why, and changes can still be requested; one that
     fits is shown whole with its hidden characters marked (docs/relay.md#the-text-fallback-any-im-client)."""

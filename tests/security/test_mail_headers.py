@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.integration.test_notifications import wait_until, write_config
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import pair_agent
 from tests.support.lap import LapClient
 from tests.support.receivers import SmtpReceiver
@@ -25,7 +26,7 @@ def smtp() -> Iterator[SmtpReceiver]:
     server.close()
 
 
-async def test_cr_lf_in_an_agent_name_and_a_task_title_still_mail_one_clean_header(hub_factory,
+async def test_cr_lf_in_an_agent_name_and_a_task_title_still_mail_one_clean_header(hub_factory: HubFactory,
                                                                                      smtp: SmtpReceiver) -> None:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.mail]\nhost = "127.0.0.1"\nport = {smtp.port}\nsecurity = "none"\n'

@@ -13,6 +13,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import click
@@ -24,6 +25,7 @@ from hub.notify.actions import create_action_link
 from hub.store.queries import action_links
 from hub.store.writer import Command, Tx
 from tests.support.clicommands import cli_settings, run_in_thread
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess, pair_agent
 from tests.support.lap import LapClient
 from tests.support.polling import eventually as wait_until
@@ -142,8 +144,8 @@ def use(hub: HubProcess, token: str) -> httpx.Response:
 
 # ---- a high-risk approval: Reject and Open only ----------------------------------------------------------------
 
-async def test_a_high_risk_approval_offers_reject_and_open_only_and_a_medium_one_keeps_approve(  # type: ignore[no-untyped-def]
-        hub_factory, receiver: HttpReceiver, smtp: SmtpReceiver) -> None:
+async def test_a_high_risk_approval_offers_reject_and_open_only_and_a_medium_one_keeps_approve(
+        hub_factory: HubFactory, receiver: HttpReceiver, smtp: SmtpReceiver) -> None:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/lineup-topic"\nformat = "ntfy"\n'
                       f'[notify.mail]\nhost = "127.0.0.1"\nport = {smtp.port}\nsecurity = "none"\n'
@@ -182,7 +184,7 @@ async def test_a_high_risk_approval_offers_reject_and_open_only_and_a_medium_one
     await scene.close()
 
 
-async def test_an_approving_link_for_a_high_risk_question_is_never_made(hub_factory) -> None:  # type: ignore[no-untyped-def]
+async def test_an_approving_link_for_a_high_risk_question_is_never_made(hub_factory: HubFactory) -> None:
     hub = hub_factory()
     scene = await Scene.start(hub)
     await scene.ask("i_high", "Drop the production database?", "high")
@@ -197,7 +199,7 @@ async def test_an_approving_link_for_a_high_risk_question_is_never_made(hub_fact
     await scene.close()
 
 
-async def test_an_approving_link_for_a_high_risk_question_is_refused_and_it_stays_pending(hub_factory) -> None:  # type: ignore[no-untyped-def]
+async def test_an_approving_link_for_a_high_risk_question_is_refused_and_it_stays_pending(hub_factory: HubFactory) -> None:
     hub = hub_factory()
     scene = await Scene.start(hub)
     await scene.ask("i_high", "Drop the production database?", "high")
@@ -246,8 +248,8 @@ def register_notifiers(hub):
 '''
 
 
-async def test_a_plugin_channel_cannot_make_an_approve_button_for_high_risk(  # type: ignore[no-untyped-def]
-        hub_factory, receiver: HttpReceiver) -> None:
+async def test_a_plugin_channel_cannot_make_an_approve_button_for_high_risk(
+        hub_factory: HubFactory, receiver: HttpReceiver) -> None:
     hub = hub_factory(start=False)
     (hub.data_dir / "plugins").mkdir(parents=True)
     (hub.data_dir / "plugins" / "buttons.py").write_text(PLUGIN)
@@ -266,8 +268,8 @@ async def test_a_plugin_channel_cannot_make_an_approve_button_for_high_risk(  # 
 
 # ---- a stale question's button says what happened -------------------------------------------------------------
 
-async def test_a_stale_question_s_button_is_refused_saying_what_happened(  # type: ignore[no-untyped-def]
-        hub_factory, receiver: HttpReceiver) -> None:
+async def test_a_stale_question_s_button_is_refused_saying_what_happened(
+        hub_factory: HubFactory, receiver: HttpReceiver) -> None:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/lineup-topic"\nformat = "ntfy"\n')
     hub.start()
@@ -348,8 +350,8 @@ def buttons_of(message: Received) -> list[tuple[str, str]]:
     return [(a["action"], a["label"]) for a in message.body["actions"]]
 
 
-async def test_a_claude_code_edit_card_gets_deny_and_open_only_and_mail_no_answer_link(  # type: ignore[no-untyped-def]
-        hub_factory, receiver: HttpReceiver, smtp: SmtpReceiver, tmp_path) -> None:
+async def test_a_claude_code_edit_card_gets_deny_and_open_only_and_mail_no_answer_link(
+        hub_factory: HubFactory, receiver: HttpReceiver, smtp: SmtpReceiver, tmp_path: Path) -> None:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/lineup-topic"\nformat = "ntfy"\n'
                       f'[notify.mail]\nhost = "127.0.0.1"\nport = {smtp.port}\nsecurity = "none"\n'
@@ -379,8 +381,8 @@ async def test_a_claude_code_edit_card_gets_deny_and_open_only_and_mail_no_answe
     await scene.close()
 
 
-async def test_a_medium_risk_command_approval_gets_deny_and_open_only(  # type: ignore[no-untyped-def]
-        hub_factory, receiver: HttpReceiver) -> None:
+async def test_a_medium_risk_command_approval_gets_deny_and_open_only(
+        hub_factory: HubFactory, receiver: HttpReceiver) -> None:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/lineup-topic"\nformat = "ntfy"\n')
     hub.start()
@@ -402,8 +404,8 @@ async def test_a_medium_risk_command_approval_gets_deny_and_open_only(  # type: 
     await scene.close()
 
 
-async def test_a_forged_or_old_approving_link_for_an_approval_with_items_is_refused(  # type: ignore[no-untyped-def]
-        hub_factory, tmp_path) -> None:
+async def test_a_forged_or_old_approving_link_for_an_approval_with_items_is_refused(
+        hub_factory: HubFactory, tmp_path: Path) -> None:
     hub = hub_factory()
     scene = await Scene.start(hub)
     await scene.agent.ok("interaction.requested", {"interaction": claude_edit_card(tmp_path)}, taskId="t1")
@@ -452,8 +454,8 @@ ACP = [{"id": "allow_always", "label": "Yes, and don't ask again", "style": "sec
 NO_DECLINING = [{"id": "ship", "label": "Ship it"}, {"id": "later", "label": "Ship it tomorrow"}]
 
 
-async def test_a_plain_approval_keeps_approve_and_deny_but_never_an_always_option(  # type: ignore[no-untyped-def]
-        hub_factory, receiver: HttpReceiver) -> None:
+async def test_a_plain_approval_keeps_approve_and_deny_but_never_an_always_option(
+        hub_factory: HubFactory, receiver: HttpReceiver) -> None:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.webhook]\nurl = "{receiver.url}/lineup-topic"\nformat = "ntfy"\n')
     hub.start()

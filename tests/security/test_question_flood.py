@@ -15,6 +15,7 @@ import pytest
 
 from hub.domain.collaboration import MAX_PENDING_QUESTIONS_PER_AGENT
 from tests.conftest import Connect
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.live import Team, make_team
 
@@ -25,7 +26,7 @@ async def team(hub: HubProcess, owner_token: str, lap: Connect) -> Team:
 
 
 @pytest.fixture
-async def fast_asker(hub_factory, lap: Connect) -> Team:  # type: ignore[no-untyped-def]
+async def fast_asker(hub_factory: HubFactory, lap: Connect) -> Team:
     """A hub whose question budget per second is out of the way, to reach the cap on waiting questions."""
     hub = hub_factory("asker", env={"LINEUP_AGENT_QUESTIONS_PER_SECOND": "1000", "LINEUP_AGENT_QUESTION_BURST": "1000"})
     return await make_team(hub, hub.token(), lap)
@@ -98,7 +99,7 @@ async def test_revoking_an_agent_cancels_its_questions_and_ends_its_tasks(team: 
     assert inbox["waitingForMe"] == [] and inbox["waitingForMeTotal"] == 0
 
 
-async def test_an_agent_over_its_event_budget_is_slowed_not_cut_off(hub_factory, lap: Connect) -> None:  # type: ignore[no-untyped-def]
+async def test_an_agent_over_its_event_budget_is_slowed_not_cut_off(hub_factory: HubFactory, lap: Connect) -> None:
     hub = hub_factory("slow", env={"LINEUP_AGENT_EVENTS_PER_SECOND": "20", "LINEUP_AGENT_EVENT_BURST": "20"})
     team = await make_team(hub, hub.token(), lap)
     sent = [await team.agent.send("message.create", {"content": f"m{n}"}, conversationId="c1") for n in range(60)]
@@ -115,7 +116,7 @@ async def test_an_agent_over_its_event_budget_is_slowed_not_cut_off(hub_factory,
     assert json.dumps(stored).count("after the pause") == 1
 
 
-async def test_questions_faster_than_their_budget_are_refused_at_the_socket(hub_factory, lap: Connect) -> None:  # type: ignore[no-untyped-def]
+async def test_questions_faster_than_their_budget_are_refused_at_the_socket(hub_factory: HubFactory, lap: Connect) -> None:
     # The budget refills so slowly here that how long the 130 requests take (a loaded machine) changes nothing:
     # at the default 10 a second, a slow run let refilled questions through to the 100-waiting cap in the writer.
     hub = hub_factory("budget", env={"LINEUP_AGENT_QUESTIONS_PER_SECOND": "0.01"})

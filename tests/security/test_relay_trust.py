@@ -25,6 +25,7 @@ from tests.integration.test_relay import (
     relay_toml,
     until,
 )
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess, run_cli
 
 __all__ = ["fakes"]  # the fixture, shared with tests/integration/test_relay.py
@@ -38,7 +39,7 @@ def stored_contents(hub: HubProcess) -> list[str]:
         conn.close()
 
 
-async def test_a_text_only_person_cannot_send_envelopes_or_resume(hub_factory: Any, fakes: Any) -> None:
+async def test_a_text_only_person_cannot_send_envelopes_or_resume(hub_factory: HubFactory, fakes: Any) -> None:
     fake = await fakes("compat", manager_token=MANAGER)
     hub = hub_factory("hub", start=False)
     hub.data_dir.mkdir(parents=True)
@@ -71,7 +72,7 @@ async def test_a_text_only_person_cannot_send_envelopes_or_resume(hub_factory: A
         await alice.close()
 
 
-async def test_the_hub_does_not_relay_through_a_wukongim_that_accepts_any_token(hub_factory: Any,
+async def test_the_hub_does_not_relay_through_a_wukongim_that_accepts_any_token(hub_factory: HubFactory,
                                                                                fakes: Any) -> None:
     """Token authentication off: anyone who reaches WuKongIM could sign in as the person and answer as them.
     The uplink checks before it acts on anything received, and stops with an error saying what to do."""
@@ -89,7 +90,7 @@ async def test_the_hub_does_not_relay_through_a_wukongim_that_accepts_any_token(
     assert relay_state(hub)["status"]["state"] == "error"  # and it stays stopped: no retry loop
 
 
-async def test_relay_check_fails_loudly_when_wukongim_accepts_a_wrong_token(hub_factory: Any, fakes: Any) -> None:
+async def test_relay_check_fails_loudly_when_wukongim_accepts_a_wrong_token(hub_factory: HubFactory, fakes: Any) -> None:
     fake = await fakes("compat", manager_token=MANAGER, token_auth=False)
     hub = hub_factory("hub", start=False)
     hub.data_dir.mkdir(parents=True)
@@ -108,7 +109,7 @@ async def test_relay_check_fails_loudly_when_wukongim_accepts_a_wrong_token(hub_
     assert "ERROR" in hub.log() and "token authentication is OFF" in hub.log()
 
 
-async def test_relay_check_says_ok_when_wukongim_refuses_a_wrong_token(hub_factory: Any, fakes: Any) -> None:
+async def test_relay_check_says_ok_when_wukongim_refuses_a_wrong_token(hub_factory: HubFactory, fakes: Any) -> None:
     fake = await fakes("compat", manager_token=MANAGER)
     hub = hub_factory("hub", start=False)
     hub.data_dir.mkdir(parents=True)

@@ -21,6 +21,7 @@ pytest.importorskip("acp", reason="sessions run agents through the acp runtime")
 
 from tests.integration.conftest import Connect
 from tests.integration.test_sessions import WAIT_S, SessionsHub, git, make_repo, start_sessions_hub
+from tests.support.fixtures import HubFactory
 
 HOOK = "#!/bin/sh\ntouch {marker}\nexit 0\n"
 
@@ -62,7 +63,7 @@ def _committed(repo: Path, commit: str = "HEAD") -> list[str]:
 
 
 async def test_a_commit_commits_exactly_the_tree_the_card_showed_and_runs_no_hook(
-        hub_factory: Any, lap: Connect, tmp_path: Path) -> None:
+        hub_factory: HubFactory, lap: Connect, tmp_path: Path) -> None:
     h = await start_sessions_hub(hub_factory, lap, tmp_path)
     marker = tmp_path / "pre_commit_hook_ran"
     started = await _session(h, h.repo)
@@ -106,7 +107,7 @@ async def test_a_commit_commits_exactly_the_tree_the_card_showed_and_runs_no_hoo
     await h.reply(conversation_id, lambda text: text.startswith(f"Committed {commit[:12]}") and "no hooks" in text)
 
 
-async def test_a_commit_whose_head_moved_meanwhile_is_refused(hub_factory: Any, lap: Connect,
+async def test_a_commit_whose_head_moved_meanwhile_is_refused(hub_factory: HubFactory, lap: Connect,
                                                              tmp_path: Path) -> None:
     h = await start_sessions_hub(hub_factory, lap, tmp_path)
     started = await _session(h, h.repo)
@@ -132,7 +133,7 @@ async def test_a_commit_whose_head_moved_meanwhile_is_refused(hub_factory: Any, 
     assert "more than a commit card shows" in error["message"] and "terminal" in error["hint"]
 
 
-async def test_a_nested_repository_is_never_committed_from_a_card(hub_factory: Any, lap: Connect,
+async def test_a_nested_repository_is_never_committed_from_a_card(hub_factory: HubFactory, lap: Connect,
                                                                    tmp_path: Path) -> None:
     """A `git init` inside the session's folder is a gitlink (mode 160000) in the tree: a card would have said
     "added sub +1 −0" of what is a whole other repository at one commit. No card is made; the error names it."""
@@ -154,7 +155,7 @@ async def test_a_nested_repository_is_never_committed_from_a_card(hub_factory: A
     assert "sub" not in _committed(h.repo)
 
 
-async def test_the_hubs_git_reads_run_no_filter_the_repository_names(hub_factory: Any, lap: Connect,
+async def test_the_hubs_git_reads_run_no_filter_the_repository_names(hub_factory: HubFactory, lap: Connect,
                                                                      tmp_path: Path) -> None:
     h = await start_sessions_hub(hub_factory, lap, tmp_path)
     markers = tmp_path / "markers"
@@ -193,7 +194,7 @@ async def test_the_hubs_git_reads_run_no_filter_the_repository_names(hub_factory
     assert response.status_code == 409 and "filter" in response.json()["error"]["message"], response.text
 
 
-async def test_a_git_file_cannot_point_the_session_at_another_repository(hub_factory: Any, lap: Connect,
+async def test_a_git_file_cannot_point_the_session_at_another_repository(hub_factory: HubFactory, lap: Connect,
                                                                          tmp_path: Path) -> None:
     h = await start_sessions_hub(hub_factory, lap, tmp_path)
     outside = make_repo(tmp_path / "scratch" / "outside")
@@ -234,7 +235,7 @@ async def test_a_git_file_cannot_point_the_session_at_another_repository(hub_fac
     assert git(outside, "status", "--porcelain") == ""
 
 
-async def test_a_git_file_leading_out_of_the_roots_is_no_repository_for_a_new_session(hub_factory: Any, lap: Connect,
+async def test_a_git_file_leading_out_of_the_roots_is_no_repository_for_a_new_session(hub_factory: HubFactory, lap: Connect,
                                                                                         tmp_path: Path) -> None:
     """A `.git` file written before the session starts (root/plain is no repository, its `.git` names one outside
     the roots): the projects list says so, a new session there is no git session (no ref written outside, no diff of
@@ -281,7 +282,7 @@ async def test_a_git_file_leading_out_of_the_roots_is_no_repository_for_a_new_se
     assert git(outside, "for-each-ref") == refs and not (tmp_path / "scratch" / "outside.worktrees").exists()
 
 
-async def test_a_branch_git_misreads_is_refused_and_a_failed_worktree_leaves_nothing(hub_factory: Any, lap: Connect,
+async def test_a_branch_git_misreads_is_refused_and_a_failed_worktree_leaves_nothing(hub_factory: HubFactory, lap: Connect,
                                                                                      tmp_path: Path) -> None:
     h = await start_sessions_hub(hub_factory, lap, tmp_path)
     base = {"agent": "scripted", "project": str(h.repo), "message": "hello"}

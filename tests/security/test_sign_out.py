@@ -19,6 +19,7 @@ import pytest
 
 from tests.conftest import Connect
 from tests.support.fake_wukong import FakeWuKong
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 
 HUB_UID = "lineup-hub"
@@ -31,7 +32,7 @@ def auth(token: str) -> dict[str, str]:
 
 # ---- the device ----------------------------------------------------------------------------------------------
 
-async def test_signing_out_revokes_this_device_and_closes_its_sockets(hub_factory: Any, lap: Connect) -> None:
+async def test_signing_out_revokes_this_device_and_closes_its_sockets(hub_factory: HubFactory, lap: Connect) -> None:
     hub = hub_factory()
     phone, laptop = hub.token(), hub.token()  # two devices of the same person
     phone_socket = await lap(hub, "app", phone)
@@ -72,7 +73,7 @@ def relay_toml(fake: FakeWuKong) -> str:
         'people = [{uid = "alice", user = "owner"}]']) + "\n"
 
 
-async def relay_hub(hub_factory: Any, fake: FakeWuKong) -> tuple[HubProcess, str, str]:
+async def relay_hub(hub_factory: HubFactory, fake: FakeWuKong) -> tuple[HubProcess, str, str]:
     """A hub relayed through `fake`, its owner (`owner`, WuKongIM uid `alice`) signed in on a phone and a laptop."""
     hub = hub_factory(start=False)
     hub.data_dir.mkdir(parents=True)
@@ -95,7 +96,7 @@ async def relay_access(http: httpx.AsyncClient, token: str) -> dict[str, Any]:
     return dict(issued.json())
 
 
-async def test_signing_out_revokes_the_relay_access_this_device_holds(hub_factory: Any, fake: FakeWuKong) -> None:
+async def test_signing_out_revokes_the_relay_access_this_device_holds(hub_factory: HubFactory, fake: FakeWuKong) -> None:
     hub, phone, laptop = await relay_hub(hub_factory, fake)
     async with httpx.AsyncClient(base_url=hub.base, timeout=20) as http:
         issued = await relay_access(http, phone)
@@ -110,7 +111,7 @@ async def test_signing_out_revokes_the_relay_access_this_device_holds(hub_factor
         assert (await http.get("/api/me", headers=auth(phone))).status_code == 401
 
 
-async def test_revoking_a_lost_phone_revokes_its_relay_access(hub_factory: Any, fake: FakeWuKong) -> None:
+async def test_revoking_a_lost_phone_revokes_its_relay_access(hub_factory: HubFactory, fake: FakeWuKong) -> None:
     """What a person told "the hub could not be told" does: revoke the device from another one (Settings →
     Devices). Its relay access goes with it; before, it had to be revoked separately, or the lost phone kept
     answering questions through the relay."""
@@ -124,7 +125,7 @@ async def test_revoking_a_lost_phone_revokes_its_relay_access(hub_factory: Any, 
         assert (await http.get("/api/relay", headers=auth(laptop))).json()["paired"] is None
 
 
-async def test_signing_out_leaves_another_devices_relay_access_alone(hub_factory: Any, fake: FakeWuKong) -> None:
+async def test_signing_out_leaves_another_devices_relay_access_alone(hub_factory: HubFactory, fake: FakeWuKong) -> None:
     hub, phone, laptop = await relay_hub(hub_factory, fake)
     async with httpx.AsyncClient(base_url=hub.base, timeout=20) as http:
         issued = await relay_access(http, laptop)
@@ -134,7 +135,7 @@ async def test_signing_out_leaves_another_devices_relay_access_alone(hub_factory
         assert (await http.get("/api/relay", headers=auth(laptop))).json()["paired"]["current"] is True
 
 
-async def test_signing_out_when_wukongim_does_not_answer_still_revokes_the_device(hub_factory: Any,
+async def test_signing_out_when_wukongim_does_not_answer_still_revokes_the_device(hub_factory: HubFactory,
                                                                                   fake: FakeWuKong) -> None:
     hub, phone, laptop = await relay_hub(hub_factory, fake)
     async with httpx.AsyncClient(base_url=hub.base, timeout=30) as http:

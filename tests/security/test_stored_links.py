@@ -9,6 +9,7 @@ from pathlib import PurePosixPath
 from urllib.parse import quote
 
 from tests.integration.conftest import Connect
+from tests.support.fixtures import HubFactory
 from tests.support.live import Api, pair
 
 HOSTILE = [" javascript:alert(1)", "\tjavascript:alert(1)", "java\nscript:alert(1)", "javascript:alert(1)",
@@ -19,7 +20,7 @@ OWN = ["https://example.test/notes/1.0", "data:text/plain;charset=utf-8," + quot
        PurePosixPath("/home/ada/my project/big.log").as_uri(), "/icons/icon-192.png"]
 
 
-async def test_hostile_addresses_are_refused_and_ours_are_stored(hub_factory, lap: Connect) -> None:  # type: ignore[no-untyped-def]
+async def test_hostile_addresses_are_refused_and_ours_are_stored(hub_factory: HubFactory, lap: Connect) -> None:
     hub = hub_factory("links")
     token = hub.token()
     paired = await pair(hub, token, "writer")

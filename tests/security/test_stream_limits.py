@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 from tests.support.live import Api, Team, eventually, make_team
@@ -50,7 +51,7 @@ async def delta(agent: LapClient, conversation_id: str, message_id: str, offset:
     assert ack["type"] == "system.ack", ack
 
 
-async def test_one_agent_keeps_at_most_16_streams_open(hub_factory, opened: list[LapClient]) -> None:
+async def test_one_agent_keeps_at_most_16_streams_open(hub_factory: HubFactory, opened: list[LapClient]) -> None:
     hub = hub_factory("streams")
     team = await team_on(hub, opened)
     other = await team_on(hub, opened, name="neighbour", conversation="c2")
@@ -70,7 +71,7 @@ async def test_one_agent_keeps_at_most_16_streams_open(hub_factory, opened: list
     assert await open_streams(hub) <= 16 + 1
 
 
-async def test_an_idle_stream_is_stored_and_closed(hub_factory, opened: list[LapClient]) -> None:
+async def test_an_idle_stream_is_stored_and_closed(hub_factory: HubFactory, opened: list[LapClient]) -> None:
     hub = hub_factory("idle", env={"LINEUP_STREAM_IDLE_S": "1", "LINEUP_STREAM_SNAPSHOT_S": "3600"})
     team = await team_on(hub, opened)
     await delta(team.agent, "c1", "m1", 0, "half a thought")
