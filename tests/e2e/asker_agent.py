@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from typing import Any, cast
 
 from hub.sdk import AgentClient, MessageStream, TaskHandle, pair_or_load
 
@@ -23,8 +24,9 @@ async def main(hub_url: str, code: str, credential_path: str) -> None:
         await task.progress(20, "Asking where to release")
         regions = await task.ask_choice(
             "Which regions get the release?",
-            [{"id": "eu", "label": "Europe"}, {"id": "us", "label": "United States", "recommended": True},
-             {"id": "ap", "label": "Asia Pacific"}],
+            cast(list[dict[str, Any]], [{"id": "eu", "label": "Europe"},
+                                        {"id": "us", "label": "United States", "recommended": True},
+                                        {"id": "ap", "label": "Asia Pacific"}]),
             multiple=True, description="The release goes out region by region.")
         await task.progress(50, "Asking for the staging address")
         staging = await task.ask_input("What is the staging URL?", format="url",

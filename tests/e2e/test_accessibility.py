@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -80,7 +81,7 @@ def assert_status_has_words(page: Page) -> None:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_token_colour_pairs_meet_4_5(hub: HubProcess, open_page: OpenPage, scheme: str) -> None:
+def test_token_colour_pairs_meet_4_5(hub: HubProcess, open_page: OpenPage, scheme: Literal["light", "dark"]) -> None:
     page = open_page(hub)
     page.emulate_media(color_scheme=scheme)  # the system setting the app follows (prefers-color-scheme)
     expect(page.locator("lineup-setup")).to_be_visible()
@@ -107,7 +108,7 @@ def test_token_colour_pairs_meet_4_5(hub: HubProcess, open_page: OpenPage, schem
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_rendered_contrast_status_words_and_three_columns(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots, scheme: str) -> None:
+def test_rendered_contrast_status_words_and_three_columns(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots, scheme: Literal["light", "dark"]) -> None:
     owner = create_owner(hub)
     connect_demo_agent(hub, owner, demo_agents)
     page = open_page(hub, viewport=DESKTOP, token=owner.token)

@@ -14,6 +14,7 @@ Chromium at 390×844 in English and 1280×800 in Chinese.
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from playwright.sync_api import Page, expect
 
@@ -48,7 +49,7 @@ def went_offline(hub: HubProcess, token: str, agent_id: str) -> str:
             break
         after = page["nextAfter"]
     assert found, "no agent.status_changed to offline in the log"
-    return found
+    return cast(str, found)
 
 
 def test_the_agent_goes_away_the_person_approves_it_comes_back(hub: HubProcess, open_page: OpenPage, demo_agents: DemoAgents, shots: Shots) -> None:

@@ -11,6 +11,7 @@ input only in the folded Details.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any
 
 import pytest
@@ -618,7 +619,7 @@ def test_high_reasons_lead_and_their_parts_are_marked(hub: HubProcess, open_page
     reasons = card.locator(".risk-reasons")
     expect(reasons.locator(".risk-reason")).to_have_text(high)  # each high one on its line, first
     # The part a reason names is the command's own text, set as code ("force-pushes over `main`").
-    parts = [code.get("part") for code, level in zip(judged.codes, judged.levels, strict=True) if level == "high"]
+    parts: Collection[str | None] = [code.get("part") for code, level in zip(judged.codes, judged.levels, strict=True) if level == "high"]
     shown_parts = reasons.locator(".risk-reason code.reason-part").all_text_contents()
     assert shown_parts and set(shown_parts) <= set(parts), (shown_parts, parts)
     # The others after "Also:", the first three of them; the rest one tap away, so a long command's medium reasons do

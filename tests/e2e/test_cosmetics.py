@@ -8,7 +8,7 @@ SDK in the test (tests/e2e/test_rich_content.py `Agent`), Chromium at 390×844 a
 from __future__ import annotations
 
 import httpx
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
 from tests.e2e.flows import pending_card
@@ -81,7 +81,7 @@ def test_card_wording_details_and_review_order(hub: HubProcess, open_page: OpenP
         expect(approval).to_be_visible()
         # The details: labels in words, in the page's language; the type in words too.
         approval.locator(".card-details > summary").click()
-        def label(key: str):
+        def label(key: str) -> Locator:
             return approval.locator(f".card-details dt[data-key='{key}']")
         expect(label("claudeSession")).to_have_text("Claude Code session" if english else "Claude Code 会话")
         expect(label("toolCallId")).to_have_text("Tool call" if english else "工具调用")

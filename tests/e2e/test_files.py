@@ -16,10 +16,10 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
-from playwright.sync_api import Browser, Page, ViewportSize, expect
+from playwright.sync_api import Browser, FilePayload, Page, ViewportSize, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, create_owner
 from tests.e2e.test_axe import assert_no_violations, axe_source
@@ -172,7 +172,7 @@ def test_a_person_attaches_a_photo_and_the_agent_downloads_the_same_bytes(hub: H
         chooser = page.locator("lineup-composer .composer-attach input[type=file]")
         errors = []
     try:
-        chooser.set_input_files(files=[{"name": "IMG_2041.png", "mimeType": "image/png", "buffer": photo}])
+        chooser.set_input_files(files=cast(list[FilePayload], [{"name": "IMG_2041.png", "mimeType": "image/png", "buffer": photo}]))
         chosen = page.locator("lineup-composer .composer-file")
         expect(chosen).to_have_count(1)
         expect(chosen).to_contain_text("IMG_2041.png")
@@ -212,8 +212,8 @@ def test_a_file_too_large_is_refused_before_anything_is_sent(hub_factory: HubFac
         chooser = page.locator("lineup-composer .composer-attach input[type=file]")
         expect(chooser).to_be_attached()
         huge = png_of_size(2 * 1024 * 1024)
-        chooser.set_input_files(files=[{"name": "huge.png", "mimeType": "image/png", "buffer": huge},
-                                       {"name": "small.txt", "mimeType": "text/plain", "buffer": b"fits"}])
+        chooser.set_input_files(files=cast(list[FilePayload], [{"name": "huge.png", "mimeType": "image/png", "buffer": huge},
+                                                               {"name": "small.txt", "mimeType": "text/plain", "buffer": b"fits"}]))
         refused = page.locator("lineup-composer .composer-refused")
         expect(refused).to_have_count(1)
         expect(refused).to_contain_text("huge.png")
@@ -235,7 +235,7 @@ def test_a_failed_upload_is_said_on_the_file_and_the_draft_is_kept(hub_factory: 
         conversation = agent.conversation("Quota")
         page = open_page(hub, token=owner.token, path=f"/#/conversations/{conversation}")
         page.locator("lineup-composer .composer-attach input[type=file]").set_input_files(
-            files=[{"name": "photo.png", "mimeType": "image/png", "buffer": png_of_size(300 * 1024)}])
+            files=cast(list[FilePayload], [{"name": "photo.png", "mimeType": "image/png", "buffer": png_of_size(300 * 1024)}]))
         page.locator("lineup-composer textarea").fill("Look at this")
         page.locator("lineup-composer .send-button").click()
         failed = page.locator("lineup-composer .composer-file[data-status='failed']")

@@ -6,6 +6,7 @@ import contextlib
 import re
 import time
 from datetime import datetime
+from typing import cast
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
@@ -126,8 +127,8 @@ def test_answer_given_offline_is_sent_after_reconnect(hub: HubProcess, open_page
     # "Decided" is the tap: the card's time and the stored one, seconds before the hub received the answer.
     decided = answered.locator(".card-outcome time").get_attribute("datetime")
     assert decided == interactions[0]["respondedAt"], (decided, interactions[0])
-    assert abs(when(decided) - tapped) < 1.5, (decided, tapped)
-    assert when(decided) < restarted - 2, (decided, restarted)  # the hub could receive it only after this
+    assert abs(when(cast(str, decided)) - tapped) < 1.5, (decided, tapped)
+    assert when(cast(str, decided)) < restarted - 2, (decided, restarted)  # the hub could receive it only after this
     shots(page, "after-reconnect")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from playwright.sync_api import Page, ViewportSize, expect
+from playwright.sync_api import FloatRect, Page, ViewportSize, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, Owner, api, create_owner
 from tests.e2e.flows import connect_demo_agent, open_agent_conversation, pending_card, send_task
@@ -73,7 +73,7 @@ def pair_second_agent(hub: HubProcess, owner: Owner, demo_agents: DemoAgents) ->
     raise AssertionError("the second demo agent did not come online")
 
 
-def approve_box(page: Page) -> dict[str, float]:
+def approve_box(page: Page) -> FloatRect:
     box = pending_card(page.locator("lineup-conversation")).get_by_role("button", name="Approve").bounding_box()
     assert box is not None
     return box
@@ -87,7 +87,7 @@ def card_on_screen(page: Page, phone: bool) -> None:
     page.evaluate(FRAMES)
 
 
-def nothing_moved(page: Page, before: dict[str, float] | None, what: str, apart: str | None = None) -> None:
+def nothing_moved(page: Page, before: FloatRect | None, what: str, apart: str | None = None) -> None:
     page.evaluate(FRAMES)
     shifts = page.evaluate(f"({SHIFTS})({apart!r})" if apart else f"({SHIFTS})(null)")
     assert not shifts, f"{what}: the page moved: {shifts}"

@@ -36,7 +36,7 @@ import asyncio
 import os
 import re
 import threading
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -151,7 +151,7 @@ def test_a_new_persons_phone_trusts_installs_gets_a_push_opens_without_the_hub_a
         opened = page.goto("/")
         assert opened is not None and opened.ok
         assert page.evaluate("[window.isSecureContext, location.protocol]") == [True, "https:"]
-        tls = opened.security_details() or {}
+        tls: Mapping[str, object] = opened.security_details() or {}
         assert str(tls.get("issuer", "")).startswith("LineUp hub CA"), tls  # the hub's own CA vouched for it
 
         # 2. Signed in; the app installed: its manifest, and the worker that controls the page.

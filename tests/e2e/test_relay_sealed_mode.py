@@ -24,12 +24,12 @@ from tests.e2e.test_relay_mode import (  # noqa: F401 - `background` is a fixtur
     background,
     close_all,
     relay_hub,
-    until,
 )
 from tests.support.fake_wukong import FakeWuKong
 from tests.support.fixtures import HubFactory, Shots
 from tests.support.hubproc import pair_agent
 from tests.support.lap import LapClient
+from tests.support.polling import eventually_sync as until
 
 SECRETS = {
     "title": "Nightingale quarterly plan",

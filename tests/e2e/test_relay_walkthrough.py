@@ -22,7 +22,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import PHONE, wait_for_js
 from tests.e2e.flows import pending_card
-from tests.e2e.test_relay_mode import APP, MANAGER, Background, Doorway, background, close_all, relay_hub, until  # noqa: F401
+from tests.e2e.test_relay_mode import APP, MANAGER, Background, Doorway, background, close_all, relay_hub  # noqa: F401
 from tests.integration.test_sessions import AGENT_SCRIPT, make_repo
 from tests.support.fake_wukong import FakeWuKong
 from tests.support.fixtures import HubFactory, OpenPage, Shots

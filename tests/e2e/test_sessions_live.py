@@ -14,6 +14,7 @@ import asyncio
 import json
 import re
 import sys
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -100,7 +101,7 @@ def test_a_terminal_run_appears_and_ends_live_and_is_no_fault(hub_factory: HubFa
     expect(page.locator("lineup-sessions .empty")).to_be_visible(timeout=15_000)
     loop = asyncio.new_event_loop()
     thread = ThreadPoolExecutor(1)  # Playwright's sync API holds this thread's event loop
-    run = lambda coro: thread.submit(loop.run_until_complete, coro).result(60)  # noqa: E731
+    run: Callable[[Coroutine[Any, Any, Any]], Any] = lambda coro: thread.submit(loop.run_until_complete, coro).result(60)  # noqa: E731
 
     async def connect() -> AgentClient:
         client = AgentClient(await pair(hub.base, code, name="Claude Code", runtime="claude-code"),

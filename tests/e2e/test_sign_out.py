@@ -18,10 +18,11 @@ import pytest
 from playwright.sync_api import Browser, Page, Route, expect
 
 from tests.e2e.conftest import PHONE, create_owner
-from tests.e2e.test_relay_mode import APP, MANAGER, Background, relay_toml, until
+from tests.e2e.test_relay_mode import APP, MANAGER, Background, relay_toml
 from tests.support.fake_wukong import FakeWuKong
 from tests.support.fixtures import HubFactory, OpenPage, Shots
 from tests.support.hubproc import HubProcess, run_cli
+from tests.support.polling import eventually_sync as until
 
 NOT_TOLD = "the hub could not be told"
 

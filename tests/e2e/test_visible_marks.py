@@ -54,7 +54,7 @@ def app_page(open_page: OpenPage, hub: HubProcess) -> Page:
 
 def test_the_app_hides_the_code_points_the_hub_hides(hub: HubProcess, open_page: OpenPage) -> None:
     page = app_page(open_page, hub)
-    app = set()
+    app: set[int] = set()
     for first, last in page.evaluate(APP_HIDDEN_RANGES):
         app.update(range(first, last + 1))
     hub_side = {code for code in range(0x110000) if _hidden(chr(code), "", "", False)}

@@ -8,9 +8,10 @@ import shlex
 import sys
 import time
 from datetime import datetime
+from typing import cast
 
 import httpx
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, FloatRect, Page, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
 from tests.e2e.flows import connect_demo_agent, go, open_agent_conversation, pending_card, send_task
@@ -18,13 +19,13 @@ from tests.support.fixtures import DemoAgents, OpenPage
 from tests.support.hubs import HubProcess
 
 
-def box(page: Page, selector: str) -> dict[str, float]:
+def box(page: Page, selector: str) -> FloatRect:
     found = page.locator(selector).first.bounding_box()
     assert found, selector
     return found
 
 
-def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+def overlap(a: FloatRect, b: FloatRect) -> bool:
     return (a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
             and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
 
@@ -79,10 +80,10 @@ def test_desktop_columns_toasts_plural_and_last_heartbeat(hub: HubProcess, open_
     page.goto(f"{hub.base}/#/tasks?task={first}")
     toast = page.locator("lineup-toasts .toast").filter(has_text="Second migration")
     expect(toast).to_be_visible(timeout=15_000)
-    assert not overlap(toast.bounding_box(), box(page, "aside.detail")), "a toast covers the task detail"
+    assert not overlap(cast(FloatRect, toast.bounding_box()), box(page, "aside.detail")), "a toast covers the task detail"
     for button in detail.locator("button").all():
         if button.is_visible():
-            assert not overlap(toast.bounding_box(), button.bounding_box()), button.inner_text()
+            assert not overlap(cast(FloatRect, toast.bounding_box()), cast(FloatRect, button.bounding_box())), button.inner_text()
 
     # Two open tasks: "2 active tasks" (the singular is test_one_active_task_is_singular).
     if page.locator("lineup-toasts .toast-dismiss").count():

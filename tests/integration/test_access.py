@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
@@ -259,7 +259,7 @@ async def test_an_agent_cannot_touch_another_agents_work(hub: HubProcess, owner_
     await intruder.event("task.assigned", taskId="their-task")
     before = without_async((await team.api.task("mine"))["timeline"])
 
-    for type_, payload, fields in [
+    for type_, payload, fields in cast(list[tuple[str, dict[str, Any], dict[str, Any]]], [
         ("task.accepted", {}, {"taskId": "mine"}),
         ("task.status_changed", {"status": "succeeded"}, {"taskId": "mine"}),
         ("task.status_changed", {"progress": 99}, {"taskId": "mine"}),
@@ -272,7 +272,7 @@ async def test_an_agent_cannot_touch_another_agents_work(hub: HubProcess, owner_
         ("message.create", {"content": "planted"}, {"conversationId": "theirs", "taskId": "mine"}),
         ("message.delta", {"messageId": "m2", "offset": 0, "text": "planted"},
          {"conversationId": "theirs", "taskId": "mine"}),
-    ]:
+    ]):
         await refused(intruder, type_, payload, "forbidden", **fields)
     after = without_async((await team.api.task("mine"))["timeline"])
     assert after == before

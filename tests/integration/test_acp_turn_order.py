@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -72,7 +72,7 @@ async def test_text_and_tool_calls_in_the_order_they_happened(hub_factory: HubFa
     assert texts == ["I'll read the tests first.", "I'll add a test.", "All 3 tests pass."]  # none run together
     assert said[-1] == ("text", "All 3 tests pass.")  # the final answer is the last thing
 
-    tools = [tool_of(item["message"]) for item in items if "message" in item and tool_of(item["message"])]
+    tools = cast(list[dict[str, Any]], [tool_of(item["message"]) for item in items if "message" in item and tool_of(item["message"])])
     read, edit, run, secret = tools
     assert read["kind"] == "read" and read["paths"] == ["src/app.py"] and "output" not in read
     assert "what the agent read" not in json.dumps(read)  # a read keeps the file's name only

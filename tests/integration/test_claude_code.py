@@ -279,7 +279,7 @@ async def test_hub_down_claude_keeps_its_normal_behaviour_and_does_not_hang(stag
 
 
 async def test_remove_restores_the_settings_file(stage: Stage) -> None:
-    mine = {"permissions": {"allow": ["Bash(npm test:*)"]}, "model": "sonnet",
+    mine: dict[str, Any] = {"permissions": {"allow": ["Bash(npm test:*)"]}, "model": "sonnet",
             "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "my-check"}]}],
                       "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}
     stage.settings.parent.mkdir()

@@ -122,7 +122,7 @@ async def test_connect_gemini_merges_posts_turns_and_removes(hub: HubProcess, tm
     project, credential = tmp_path / "project", tmp_path / "gemini.json"
     (project / ".gemini").mkdir(parents=True)
     settings = project / ".gemini" / "settings.json"
-    mine = {"theme": "Dracula", "mcpServers": {"other": {"command": "other-server"}},
+    mine: dict[str, Any] = {"theme": "Dracula", "mcpServers": {"other": {"command": "other-server"}},
             "hooks": {"AfterAgent": [{"hooks": [{"type": "command", "command": "my-hook"}]}]}}
     settings.write_text(json.dumps(mine))
     connect(hub, "gemini", ["--dir", str(project)], credential, {})

@@ -97,7 +97,7 @@ class MdnsHub(HubProcess):
             time.sleep(0.05)
         raise AssertionError(f"hub did not answer within {timeout_s} s:\n{self.log()}")
 
-    def token(self) -> str:
+    def token(self, workspace: str | None = None) -> str:  # the one workspace this hub has
         result = run_cli(self.data_dir, "token", check=False)
         assert result.returncode == 0, result.stderr
         return result.stdout.strip()

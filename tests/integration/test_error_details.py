@@ -5,6 +5,7 @@ shape and in the SDK's HubError."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from hub.sdk import AgentClient, Credential, HubError, TaskHandle
 from tests.integration.conftest import Connect
@@ -13,7 +14,7 @@ from tests.support.lap import LapClient
 from tests.support.live import make_team, pair
 
 
-async def refusal(client: LapClient, type_: str, payload: dict, **fields: object) -> dict:
+async def refusal(client: LapClient, type_: str, payload: dict[str, Any], **fields: object) -> dict[str, Any]:
     answer = await client.request(type_, payload, **fields)
     assert answer["type"] == "system.error", answer
     assert answer["payload"]["code"] == "illegal_transition", answer

@@ -8,6 +8,7 @@ and an agent use it.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import httpx
 
@@ -17,7 +18,7 @@ from tests.support.hubproc import HubProcess, run_cli
 SETUP = {"username": "grace", "displayName": "Grace Hopper", "password": "cobol-forever", "workspaceName": "Navy"}
 
 
-def me(hub: HubProcess, token: str) -> dict[str, object]:
+def me(hub: HubProcess, token: str) -> dict[str, Any]:
     answer = httpx.get(hub.base + "/api/me", headers={"Authorization": f"Bearer {token}"}, timeout=10)
     assert answer.status_code == 200, answer.text
     return dict(answer.json())

@@ -25,7 +25,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import psutil
 import pytest
@@ -38,6 +38,7 @@ from tests.support.fake_models.openai_chat import FakeChat
 from tests.support.fixtures import HubFactory
 from tests.support.lap import LapClient
 from tests.support.needs import missing
+from tests.support.typed import FramePredicate
 
 HERMES_VENV = Path(os.environ.get("LINEUP_TEST_HERMES_VENV") or Path.home() / ".cache" / "lineup-agents" / "hermes")
 TURN_S = 90.0     # a real Hermes turn on a loaded machine (its first one builds the agent: ~5 s here)
@@ -391,8 +392,8 @@ async def test_the_bridge_reads_on_while_the_hub_is_away(paired: Any, plugins: l
     assert (await plugin.line(lambda m: m["t"] == "ack" and m["id"] == "s1", 30))["ok"]
     socket = await lap(hub, "app", hub.token())
     for text in ("said while the hub was away", "Hermes had already stopped waiting when your answer came"):
-        await socket.wait_for(lambda f, t=text: f["type"] == "message.created" and f.get("sequence")
-                              and f["payload"]["content"].startswith(t), 30)
+        await socket.wait_for(cast(FramePredicate, lambda f, t=text: f["type"] == "message.created" and f.get("sequence")
+                                   and f["payload"]["content"].startswith(t)), 30)
 
 
 def _digest(*parts: str) -> str:

@@ -3,6 +3,8 @@ event log, paging."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.integration.conftest import Connect
@@ -81,7 +83,7 @@ async def test_task_lists_and_detail(team: Team) -> None:
                       conversationId="elsewhere")
     await team.app.ok("task.create", {"title": "Elsewhere"}, conversationId="elsewhere", taskId="elsewhere-1")
 
-    async def ids(**params: str) -> list[str]:
+    async def ids(**params: Any) -> list[str]:
         return sorted(t["id"] for t in (await team.api.get("/api/tasks", **params))["tasks"])
 
     assert await ids() == ["done-1", "elsewhere-1", "queued-1", "running-1"]

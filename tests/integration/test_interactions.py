@@ -79,6 +79,7 @@ async def test_choice_single_and_multiple(team: Team) -> None:
     assert (await outcome_for_agent(team, "c1"))["response"] == {"optionId": "eu"}
 
     await team.ask("t1", {"id": "c2", "type": "choice", "title": "Regions?", "options": options, "multiple": True})
+    bad: dict[str, Any]
     for bad in ({"optionId": "eu"}, {"optionIds": []}, {"optionIds": ["eu", "eu"]}, {"optionIds": ["eu", "mars"]},
                 {"optionIds": "eu"}):
         await assert_refused(team, "c2", bad, "invalid_payload")

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import mcp_types as types
 import psutil
@@ -46,7 +46,7 @@ class Mcp:
     pid: int
 
     async def call(self, name: str, arguments: dict[str, Any], **options: Any) -> types.CallToolResult:
-        return await self.session.call_tool(name, arguments, **options)
+        return cast(types.CallToolResult, await self.session.call_tool(name, arguments, **options))
 
     async def ok(self, name: str, arguments: dict[str, Any], **options: Any) -> dict[str, Any]:
         result = await self.call(name, arguments, **options)
@@ -89,7 +89,7 @@ class Stage:
 
     def _server_pid(self) -> int:
         """The pid of the `lineup mcp` process the stdio client just started (to kill it by its id)."""
-        found = []
+        found: list[int] = []
         for child in psutil.Process().children(recursive=True):
             try:
                 if str(self.credential) in " ".join(child.cmdline()) and child.pid not in self.running:
@@ -148,7 +148,7 @@ async def test_lists_its_tools_and_the_hubs_and_runs_calculator_and_canvas(stage
         assert tools["canvas_draw"].input_schema["required"] == ["instance_id", "path"]
         for name in ("ask_approval", "ask_choice", "ask_input", "request_review"):
             assert tools[name].output_schema is not None
-            assert "outcome" in tools[name].output_schema["required"]
+            assert "outcome" in cast(dict[str, Any], tools[name].output_schema)["required"]
 
         def hints(name: str) -> tuple[bool | None, ...]:
             a = tools[name].annotations
@@ -187,7 +187,7 @@ async def test_questions_return_the_persons_typed_answer(stage: Stage) -> None:
     async with stage.mcp(code=await stage.api.code()) as mcp:
         # An approval, answered from the app; the caller hears progress while it waits.
         seen, on_progress = progress_log()
-        call = asyncio.create_task(mcp.call("ask_approval", {"title": "Deploy to production?", "risk": "high",
+        call: asyncio.Task[Any] = asyncio.create_task(mcp.call("ask_approval", {"title": "Deploy to production?", "risk": "high",
                                                              "impact": "Version 2.3 goes live"},
                                             progress_callback=on_progress))
         asked = await stage.question("Deploy to production?")
@@ -369,6 +369,7 @@ async def test_a_pending_approval_survives_killing_and_restarting_the_mcp_server
         early_asked = await stage.question(early["title"])
         late_asked = await stage.question(late["title"])
         os.kill(mcp.pid, signal.SIGKILL)
+        call: asyncio.Task[Any]
         for call in (first, second):
             with pytest.raises(MCPError, match="Connection closed"):  # the server is gone mid-call
                 await asyncio.wait_for(call, 10)

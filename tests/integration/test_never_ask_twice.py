@@ -14,11 +14,12 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from hub.sdk import AgentClient, ReplacedError, TaskHandle, pair
+from hub.sdk.client import TaskHandler
 from tests.integration.test_demo_agent import DemoProcess, Stage, children_of, stage, stored  # noqa: F401 - fixture
 from tests.integration.test_sdk import QUICK_BACKOFF, eventually
 
@@ -230,7 +231,7 @@ async def test_one_connection_per_instance_siblings_coexist(stage: Stage) -> Non
     mcp_a, mcp_b, worker = client("mcp-a"), client("mcp-b"), client(None)
     handled: dict[str, list[str]] = {"a": [], "b": [], "worker": []}
     for key, c in (("a", mcp_a), ("b", mcp_b), ("worker", worker)):
-        c.on_task(lambda task, key=key: _record(handled[key], task))
+        c.on_task(cast(TaskHandler, lambda task, key=key: _record(handled[key], task)))
     for c in (mcp_a, mcp_b, worker):
         await c.start(timeout_s=10)
     # Siblings (two MCP processes of one agent) and the worker all stay connected: each answers a round trip.

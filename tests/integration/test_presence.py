@@ -24,7 +24,7 @@ FAST = {"LINEUP_HEARTBEAT_INTERVAL_S": str(HEARTBEAT_S), "LINEUP_GRACE_PERIOD_S"
 
 @pytest.fixture
 def fast_hub(hub_factory: HubFactory) -> HubProcess:
-    return hub_factory("presence", env=FAST)  # type: ignore[no-any-return]
+    return hub_factory("presence", env=FAST)
 
 
 @pytest.fixture

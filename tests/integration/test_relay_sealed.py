@@ -20,11 +20,12 @@ from hub.relay import seal
 from hub.relay.seal import TO_DEVICE, TO_HUB, DeviceKeys, SealError
 from hub.relay.transport import Inbound
 from hub.relay.v2_transport import V2Transport
-from tests.integration.test_relay import HUB_UID, connected, fakes, relay_hub, relay_state, until  # noqa: F401
+from tests.integration.test_relay import HUB_UID, connected, fakes, relay_hub, relay_state  # noqa: F401
 from tests.support.fake_wukong import FakeWuKong
 from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess, pair_agent
 from tests.support.lap import LapClient
+from tests.support.polling import eventually as until
 
 SECRETS = {
     "title": "Nightingale quarterly plan",

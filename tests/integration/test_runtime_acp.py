@@ -183,6 +183,7 @@ async def test_permission_request_is_answered_from_the_app(hub_factory: HubFacto
         said = await h.reply(lambda text: text.startswith("Permission outcome"), task_id=task_id)
         return spec, said["payload"]["content"]
 
+    said: Any  # a reply's text, then a frame
     spec, said = await answer("t1", {"optionId": "allow_once"})
     # `rm -rf build/` deletes a folder inside the project: medium, saying so (docs/security.md#how-the-hub-judges-the-risk)
     assert spec["type"] == "approval" and spec["title"] == "Allow Delete build/?" and spec["risk"] == "medium"

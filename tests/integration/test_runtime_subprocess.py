@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import psutil
@@ -147,7 +147,7 @@ async def site(hub_factory: HubFactory, tmp_path: Path) -> AsyncIterator[Site]:
 
 def gone(pid: int) -> bool:
     try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE  # dead, only not yet reaped by its parent
+        return cast(bool, psutil.Process(pid).status() == psutil.STATUS_ZOMBIE)  # dead, only not yet reaped by its parent
     except psutil.NoSuchProcess:
         return True
 

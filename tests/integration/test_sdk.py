@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
@@ -42,10 +42,11 @@ from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
 from tests.support.polling import eventually as eventually
+from tests.support.typed import FramePredicate
 
 # Short presence timers so that drops are noticed quickly; nothing here waits for the 15-minute grace period.
 FAST_ENV = {"LINEUP_HEARTBEAT_INTERVAL_S": "1", "LINEUP_CANCEL_TIMEOUT_S": "5"}
-QUICK_BACKOFF = {"backoff_initial_s": 0.05, "backoff_max_s": 0.3}
+QUICK_BACKOFF: dict[str, Any] = {"backoff_initial_s": 0.05, "backoff_max_s": 0.3}
 
 
 # ---- helpers ------------------------------------------------------------------------------------------------
@@ -661,8 +662,8 @@ async def test_ask_returns_typed_outcomes(world: World) -> None:
                "i-declined": {"declined": True, "comment": "no"}}
     for interaction_id, response in answers.items():
         requested = await world.app.wait_for(
-            lambda f, i=interaction_id: f["type"] == "interaction.requested" and f.get("sequence") is not None
-            and f["payload"]["interaction"]["id"] == i)
+            cast(FramePredicate, lambda f, i=interaction_id: f["type"] == "interaction.requested"
+                 and f.get("sequence") is not None and f["payload"]["interaction"]["id"] == i))
         assert requested["taskId"] == "t1"
         await world.app.ok("interaction.respond", {"interactionId": interaction_id, "response": response})
     await world.finished("t1", timeout=15)

@@ -4,12 +4,13 @@ label the person picked (docs/sdk.md "Asking the person")."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from hub.sdk import HubError, Outcome, TaskHandle
 from tests.integration.test_sdk import World, world  # noqa: F401 - `world` is the fixture
+from tests.support.typed import FramePredicate
 
 
 async def test_a_choice_returns_the_option_id_and_its_label(world: World) -> None:
@@ -31,8 +32,8 @@ async def test_a_choice_returns_the_option_id_and_its_label(world: World) -> Non
     answers: dict[str, dict[str, Any]] = {"i-colour": {"optionId": "o2"}, "i-sizes": {"optionIds": ["s", "l"]},
                                           "i-deploy": {"optionId": "approve"}}
     for interaction_id, response in answers.items():
-        await world.app.wait_for(lambda f, i=interaction_id: f["type"] == "interaction.requested"
-                                 and f.get("sequence") is not None and f["payload"]["interaction"]["id"] == i)
+        await world.app.wait_for(cast(FramePredicate, lambda f, i=interaction_id: f["type"] == "interaction.requested"
+                                      and f.get("sequence") is not None and f["payload"]["interaction"]["id"] == i))
         await world.app.ok("interaction.respond", {"interactionId": interaction_id, "response": response})
     await world.finished("t1")
     assert (outcomes["colour"].option_id, outcomes["colour"].option_label) == ("o2", "blue")

@@ -13,7 +13,6 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -22,6 +21,7 @@ pytest.importorskip("acp", reason="sessions run agents through the acp runtime")
 from tests.integration.conftest import Connect
 from tests.integration.test_sessions import WAIT_S, start_sessions_hub
 from tests.support.fixtures import HubFactory
+from tests.support.hubs import HubProcess
 from tests.support.live import eventually
 
 SLOW_AGENT = Path(__file__).resolve().parents[1] / "support" / "slow_acp_agent.py"
@@ -35,7 +35,7 @@ async def test_the_list_answers_while_gemini_is_asked_and_a_start_says_starting(
     gemini.write_text("#!/bin/sh\nexec sleep 600\n")  # its --help never answers
     gemini.chmod(gemini.stat().st_mode | stat.S_IXUSR)
 
-    def factory(start: bool = False) -> Any:
+    def factory(start: bool = False) -> HubProcess:
         hub = hub_factory(start=False, process=True)
         hub.env["PATH"] = f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
         return hub

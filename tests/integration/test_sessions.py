@@ -26,10 +26,13 @@ import pytest
 
 pytest.importorskip("acp", reason="sessions run agents through the acp runtime")
 
+from collections.abc import Callable
+
 from hub.store.rebuild import check, open_for_maintenance
 from tests.integration.conftest import Connect
 from tests.support.fixtures import HubFactory
 from tests.support.hubproc import pair_agent
+from tests.support.hubs import HubProcess
 from tests.support.lap import LapClient
 from tests.support.live import Api, eventually, pair
 
@@ -102,7 +105,7 @@ class SessionsHub:
         self.app = await self.lap(self.hub, "app", self.token)
 
 
-async def start_sessions_hub(hub_factory: HubFactory, lap: Connect, tmp_path: Path, *, load: bool = True,
+async def start_sessions_hub(hub_factory: Callable[..., HubProcess], lap: Connect, tmp_path: Path, *, load: bool = True,
                              extra: str = "") -> SessionsHub:
     hub = hub_factory(start=False)
     token = hub.token()
@@ -381,6 +384,7 @@ async def test_what_a_session_request_may_name_is_checked_on_the_hub(hub_factory
     # Sessions of one agent run side by side, each with its own process; at most max_running at once (3 here).
     before = processes_of(h.received("initialize"))
     side = [await h.start({**base, "project": str(h.repo), "message": f"side {n}"}) for n in range(2)]
+    other: Any  # a started session here, the other workspace's API below
     for n, other in enumerate(side):
         await h.reply(other["conversationId"], lambda text, n=n: text.endswith(f"you said side {n}"))
     assert len(processes_of(h.received("initialize")) - before) == 2

@@ -21,7 +21,7 @@ SNAPSHOT_S = 0.5
 
 @pytest.fixture
 def stream_hub(hub_factory: HubFactory) -> HubProcess:
-    return hub_factory("stream", env={"LINEUP_STREAM_SNAPSHOT_S": str(SNAPSHOT_S)})  # type: ignore[no-any-return]
+    return hub_factory("stream", env={"LINEUP_STREAM_SNAPSHOT_S": str(SNAPSHOT_S)})
 
 
 @pytest.fixture

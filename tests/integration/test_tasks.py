@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
+from typing import Any
 
 import pytest
 
@@ -23,7 +24,7 @@ async def head(team: Team) -> int:
     return int((await team.api.get("/api/state"))["headSequence"])
 
 
-async def refused(team: Team, client_kind: str, type_: str, payload: dict, code: str, **fields: object) -> None:
+async def refused(team: Team, client_kind: str, type_: str, payload: dict[str, Any], code: str, **fields: object) -> None:
     """The envelope is refused with `code`, and nothing at all is stored."""
     client = team.agent if client_kind == "agent" else team.app
     before = await head(team)

@@ -238,7 +238,7 @@ async def test_calls_to_plugin_tools_and_every_failure_is_a_tool_result(team: Te
     assert (await call(agent, "later", {"text": "async"}))["result"]["message"] == "later: async"
     assert (await call(agent, "greeter", {"who": "Ada"}, action="hello"))["result"]["message"] == "Hello, Ada!"
 
-    failures = [
+    failures: list[tuple[str, dict[str, Any], str | None, str]] = [
         ("no_such_tool", {"a": 1}, None, "unknown_tool"),
         ("calculator", {"a": 1, "b": 2}, "sqrt", "unknown_action"),
         ("calculator", {"a": 1, "b": 2}, None, "unknown_action"),  # a toolset needs its action

@@ -15,10 +15,11 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.integration.test_notifications import approval_scenario, wait_until, write_config
+from tests.integration.test_notifications import approval_scenario, write_config
 from tests.support.fake_push import FakePushService, Subscription
 from tests.support.fixtures import HubFactory
 from tests.support.lap import LapClient
+from tests.support.polling import eventually as wait_until
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
@@ -279,9 +279,11 @@ def test_sigterm_shuts_down_cleanly(executable: Built, tmp_path: Path) -> None:
     hub = HubProcess(tmp_path / "data", port=free_port())
     env = {**os.environ, "TMPDIR": str(unpack), "LINEUP_LOG_LEVEL": "info"}
     with open(tmp_path / "out.txt", "w") as out:
-        hub.proc = subprocess.Popen([str(executable.path), "serve", "--host", "127.0.0.1", "--port", str(hub.port),
-                                     "--data-dir", str(hub.data_dir), "--no-mdns"],
-                                    stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env)
+        # A bytes process where HubProcess keeps a text one: its output goes to a file, only the process is used.
+        hub.proc = cast("subprocess.Popen[str]", subprocess.Popen(
+            [str(executable.path), "serve", "--host", "127.0.0.1", "--port", str(hub.port),
+             "--data-dir", str(hub.data_dir), "--no-mdns"],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env))
     try:
         wait_healthy(hub)
         assert any(entry.name.startswith("_MEI") for entry in unpack.iterdir())

@@ -16,6 +16,7 @@ import sysconfig
 import time
 import zipfile
 from pathlib import Path
+from typing import Any, cast
 
 import httpx
 import pytest
@@ -133,13 +134,13 @@ def test_the_installed_wheel_serves_the_app_and_runs_a_task(installed: Path, tmp
         log.close()
 
 
-def _app_call(base: str, token: str, type_: str, payload: dict, **fields: str) -> dict:  # type: ignore[type-arg]
+def _app_call(base: str, token: str, type_: str, payload: dict[str, Any], **fields: str) -> dict[str, Any]:
     """One envelope over /ws/app, as the app sends it; returns the answer (ack or error)."""
     import asyncio
 
     from tests.support.lap import LapClient
 
-    async def go() -> dict:  # type: ignore[type-arg]
+    async def go() -> dict[str, Any]:
         client = await LapClient.connect(base.replace("http", "ws", 1), "app", token)
         try:
             return await client.request(type_, payload, **fields)
@@ -158,4 +159,4 @@ def create_task_over_socket(base: str, token: str, agent_id: str) -> str:
 def answer_over_socket(base: str, token: str, interaction_id: str) -> bool:
     answer = _app_call(base, token, "interaction.respond", {"interactionId": interaction_id,
                                                             "response": {"approved": True, "optionId": "approve"}})
-    return answer["type"] == "system.ack"
+    return cast(bool, answer["type"] == "system.ack")

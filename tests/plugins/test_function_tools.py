@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import msgspec
 import pytest
 
 from hub import ToolContext, ToolError, hookimpl, tool
+from hub.sdk import AgentClient
 from hub.testing import TestHub, ToolCallError
 from hub.tools.definitions import ToolDefinitionError, parse_tool
 from hub.tools.functions import function_tool, parse_docstring
@@ -148,7 +149,7 @@ async def test_function_tools_are_called_as_an_agent_calls_them() -> None:
         # The context: who called, in which workspace, and this plugin's [plugins.maths] table.
         result = await hub.call_tool("whoami")
         (context,) = seen.contexts
-        assert context.caller == {"kind": "agent", "id": hub.agent.credential.agent_id}
+        assert context.caller == {"kind": "agent", "id": cast(AgentClient, hub.agent).credential.agent_id}
         assert result == {"message": f"agent in {context.workspace_id}; units=cm"}
 
         # Arguments are converted to the declared types (a Struct), and a Struct result is sent as its value.

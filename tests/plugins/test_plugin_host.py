@@ -12,6 +12,8 @@ import pkgutil
 import shutil
 import sys
 from pathlib import Path
+from types import ModuleType
+from typing import cast
 
 import pluggy
 import pytest
@@ -59,7 +61,7 @@ def test_no_module_of_the_hub_or_its_plugins_holds_a_plugin_manager() -> None:
         except ImportError:
             continue  # an optional dependency (the ACP runtime) that is not installed
     host = make_plugin_manager(user_dir=None, include_entry_points=False)
-    plugins = [module for _, module in host.pm.list_name_plugin()]
+    plugins = [cast(ModuleType, module) for _, module in host.pm.list_name_plugin()]
     imported += [hub, *plugins, *(module for name, module in list(sys.modules.items())
                                   if name.startswith(tuple(f"lineup_plugin_{p}." for p in BUILTIN_PLUGINS)))]
     assert len(imported) > 30 and len(plugins) == len(BUILTIN_PLUGINS)

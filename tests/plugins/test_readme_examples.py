@@ -8,6 +8,7 @@ import os
 import re
 import sys
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,7 @@ def test_the_toml_examples_are_valid_toml() -> None:
 
 
 @pytest.fixture
-def examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+def examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     """The README's files written to a folder on sys.path, and forgotten again afterwards."""
     found = files()
     for name, body in found.items():

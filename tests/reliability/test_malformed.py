@@ -107,7 +107,7 @@ BAD_ENVELOPES: dict[str, tuple[Any, str]] = {
 async def test_a_bad_frame_gets_one_error_and_the_socket_stays_open(space: Workspace, name: str) -> None:
     client = await _agent(space)
     changes, code = BAD_ENVELOPES[name]
-    frame_id = f"bad-{abs(hash(name))}"
+    frame_id: str | None = f"bad-{abs(hash(name))}"
     if isinstance(changes, str):
         text, has_id = changes, False  # none of these lets the hub read an id
     else:
@@ -380,6 +380,7 @@ def fuzz_frames(draw: st.DrawFn) -> dict[str, Any] | str:
         return draw(st.text(max_size=60) | st.sampled_from(["{", "[]", "{}", '{"id": 1}', "null", "0", '{"id": "x"'])
                     | st.builds(json.dumps, json_values))
     type_ = draw(st.text(max_size=70) if _rare(draw, 5) else st.sampled_from(CATALOGUE))
+    payload: object
     if type_ in PLAUSIBLE and not _rare(draw, 5):
         payload = draw(PLAUSIBLE[type_])
     elif _rare(draw, 10):

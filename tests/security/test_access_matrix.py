@@ -385,7 +385,7 @@ BOTH = {"conversation.create", "message.create", "task.create", "tool.list", "to
 
 def valid_payload(type_: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """A payload that passes validation, and the envelope fields, for each inbound type (objects of no one)."""
-    return {
+    payloads: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
         "conversation.create": ({"title": "t", "agentIds": []}, {}),
         "message.create": ({"content": "hello"}, {"conversationId": "nowhere"}),
         "message.delta": ({"messageId": "m", "offset": 0, "text": "x"}, {"conversationId": "nowhere"}),
@@ -402,7 +402,8 @@ def valid_payload(type_: str) -> tuple[dict[str, Any], dict[str, Any]]:
         "tool.list": ({}, {}),
         "tool.call": ({"call_id": f"c-{uuid.uuid4().hex[:8]}", "name": "calculator", "arguments": {}}, {}),
         "tool.result": ({"call_id": "nowhere", "result": {}}, {}),
-    }[type_]
+    }
+    return payloads[type_]
 
 
 def test_every_event_type_is_classified() -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 
 import pytest
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, BrowserContext, ViewportSize
 
 from hub.domain.command_risk import assess_command
 from hub.domain.visible import hidden_characters
@@ -102,7 +102,7 @@ async def two_tasks_and_a_review(hub: HubProcess, credential: str) -> None:
         await agent.close()
 
 
-def open_app(browser: Browser, hub: HubProcess, token: str, viewport: dict[str, int]):
+def open_app(browser: Browser, hub: HubProcess, token: str, viewport: ViewportSize) -> BrowserContext:
     context = browser.new_context(base_url=hub.base, service_workers="block", viewport=viewport)
     context.set_default_timeout(10_000)
     context.add_init_script(f"localStorage.setItem('lineup.token', {token!r});")

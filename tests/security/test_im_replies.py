@@ -14,9 +14,10 @@ from typing import Any
 
 import httpx
 
-from tests.integration.test_relay import Person, agent_in_conversation, connected, fakes, relay_hub, until
+from tests.integration.test_relay import Person, agent_in_conversation, connected, fakes, relay_hub
 from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
+from tests.support.polling import eventually as until
 
 __all__ = ["fakes"]  # the fixture, shared with tests/integration/test_relay.py
 

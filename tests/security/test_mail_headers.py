@@ -9,10 +9,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.integration.test_notifications import wait_until, write_config
+from tests.integration.test_notifications import write_config
 from tests.support.fixtures import HubFactory
 from tests.support.hubproc import pair_agent
 from tests.support.lap import LapClient
+from tests.support.polling import eventually as wait_until
 from tests.support.receivers import SmtpReceiver
 
 EVIL_NAME = "Deployer\r\nBcc: thief@example.test\r\n\r\nspoofed body"

@@ -23,10 +23,10 @@ from tests.integration.test_relay import (
     fakes,
     relay_state,
     relay_toml,
-    until,
 )
 from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess, run_cli
+from tests.support.polling import eventually as until
 
 __all__ = ["fakes"]  # the fixture, shared with tests/integration/test_relay.py
 

@@ -140,7 +140,7 @@ class LapClient:
         await self.send_raw(env)
         return str(env["id"])
 
-    async def wait_for(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 10.0,
+    async def wait_for(self, predicate: Callable[[dict[str, Any]], object], timeout: float = 10.0,
                        start: int = 0) -> dict[str, Any]:
         """The first frame (from index `start`) matching the predicate, waiting for it to arrive."""
         async def scan() -> dict[str, Any]:

@@ -16,13 +16,17 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from typing import TYPE_CHECKING, cast
 
 import acp
 from acp import PromptResponse, start_tool_call, text_block, tool_content, update_agent_message_text, update_tool_call
 from acp.schema import FileEditToolCallContent, PermissionOption, ToolCallLocation
 
 sys.path.insert(0, os.path.dirname(__file__))
-from acp_agent import ScriptedAgent, record, recorded  # the script runs from its own folder
+if TYPE_CHECKING:  # the same module, by its name in the checkout
+    from tests.support.acp_agent import ScriptedAgent, record, recorded
+else:
+    from acp_agent import ScriptedAgent, record, recorded  # the script runs from its own folder
 
 ALLOW = [PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
          PermissionOption(option_id="reject", name="Reject", kind="reject_once")]
@@ -98,4 +102,4 @@ class ToolAgent(ScriptedAgent):
 
 
 if __name__ == "__main__":
-    asyncio.run(acp.run_agent(ToolAgent()))
+    asyncio.run(acp.run_agent(cast(acp.Agent, ToolAgent())))  # a fake: only the methods the tests use

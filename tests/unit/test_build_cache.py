@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -14,10 +14,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def load_build(root: Path) -> ModuleType:
+def load_build(root: Path) -> Any:  # packaging/build.py, loaded from a file: mypy does not see its names
     spec = importlib.util.spec_from_file_location("lineup_build_under_test", root / "packaging" / "build.py")
     assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
+    module: Any = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     module.ROOT = root
     return module
@@ -44,6 +44,7 @@ def test_the_hash_follows_every_input_and_nothing_else(tree: Path) -> None:
     (tree / "hub" / "__pycache__" / "core.cpython-311.pyc").write_bytes(b"compiled")
     assert build.input_hash() == first  # compiled files are not inputs
     seen = {first}
+    change: Callable[[], object]
     for change in (lambda: (tree / "hub" / "core.py").write_text("X = 2\n"),
                    lambda: (tree / "ui" / "app.js").write_text("let x = 2;\n"),
                    lambda: (tree / "ui" / "new.css").write_text("a{}"),

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import cast
 
 import pytest
 
-from hub.bus import CommitBus
+from hub.bus import CommitBus, Subscriber
 from hub.store.events import StoredEvent
 
 
@@ -19,13 +21,14 @@ def event(sequence: int) -> StoredEvent:
 def test_subscribers_are_called_in_the_order_they_subscribed() -> None:
     bus, calls = CommitBus(), []
     for name in ("first", "second", "third"):
-        bus.subscribe(lambda events, name=name: calls.append((name, [e.sequence for e in events])), name=name)
+        bus.subscribe(cast(Subscriber, lambda events, name=name: calls.append((name, [e.sequence for e in events]))), name=name)
     bus.publish([event(1), event(2)])
     assert calls == [("first", [1, 2]), ("second", [1, 2]), ("third", [1, 2])]
     assert bus.names() == ["first", "second", "third"]
 
 
 def test_a_failing_subscriber_is_logged_and_the_next_ones_still_hear(caplog: pytest.LogCaptureFixture) -> None:
+    seen: list[int]
     bus, seen = CommitBus(), []
 
     def broken(events: list[StoredEvent]) -> None:
@@ -56,7 +59,8 @@ def test_unsubscribe_removes_only_that_subscription_and_is_safe_twice() -> None:
 
 def test_a_subscriber_may_unsubscribe_while_being_called() -> None:
     bus, calls = CommitBus(), []
-    unsubscribe = bus.subscribe(lambda events: (calls.append("once"), unsubscribe()), name="once")
+    unsubscribe: Callable[[], None]
+    unsubscribe = bus.subscribe(cast(Subscriber, lambda events: (calls.append("once"), unsubscribe())), name="once")
     bus.subscribe(lambda events: calls.append("always"), name="always")
     bus.publish([event(1)])
     bus.publish([event(2)])

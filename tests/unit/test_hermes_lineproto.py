@@ -8,7 +8,7 @@ import ast
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -17,7 +17,7 @@ from hub.sdk import approvals
 
 lineproto = hermes_lineproto()  # the plugin's own file, as the bridge imports it
 BadLine, LineReader, check, encode = lineproto.BadLine, lineproto.LineReader, lineproto.check, lineproto.encode
-PLUGIN = Path(lineproto.__file__).parent
+PLUGIN = Path(cast(str, lineproto.__file__)).parent
 
 GOOD: dict[str, list[dict[str, Any]]] = {
     "to_bridge": [

@@ -12,6 +12,7 @@ import functools
 import re
 from collections import defaultdict
 from pathlib import Path
+from typing import cast
 
 HUB = Path(__file__).resolve().parents[2] / "hub"
 
@@ -187,7 +188,7 @@ def package_edges(root: Path = HUB) -> dict[tuple[str, str], list[str]]:
             for target in targets:
                 source, imported = package_of(module), package_of(target)
                 if source != imported:
-                    where = f"{path.relative_to(root.parent)}:{node.lineno} imports {target}"
+                    where = f"{path.relative_to(root.parent)}:{cast(ast.stmt, node).lineno} imports {target}"
                     if where not in edges[(source, imported)]:
                         edges[(source, imported)].append(where)
     return dict(edges)

@@ -6,6 +6,7 @@ from hub.netaddr import device_urls, is_loopback_host, lan_addresses, urls_for
 
 
 def test_loopback_names_and_addresses() -> None:
+    host: str | None
     for host in ("127.0.0.1", "127.8.9.10", "::1", "[::1]", "localhost", "LOCALHOST.", "app.localhost"):
         assert is_loopback_host(host), host
     for host in ("192.168.1.20", "10.0.0.1", "fd00::2", "hub.example", "mypc.local", "", None):

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from hub.relay import seal
 from hub.relay.seal import TO_DEVICE, TO_HUB, DeviceKeys, SealError
 
-IDS = {"hub_id": "hub-1", "uid": "alice", "device_id": "dev-1"}
+IDS: dict[str, Any] = {"hub_id": "hub-1", "uid": "alice", "device_id": "dev-1"}
 
 
 def pair(**ids: str) -> tuple[DeviceKeys, DeviceKeys]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -31,14 +32,14 @@ def test_check_transition_says_from_and_to(current: str, target: str, by: str) -
 def test_details_travel_in_the_payload_and_the_http_body_only_when_there_are_some() -> None:
     plain = LapError("not_found", "No task 'x'.")
     assert plain.details == {} and "details" not in plain.as_payload("e1")
-    assert json.loads(error_response(plain).body) == {"error": {"code": "not_found", "message": "No task 'x'.",
+    assert json.loads(cast(bytes, error_response(plain).body)) == {"error": {"code": "not_found", "message": "No task 'x'.",
                                                                 "hint": plain.hint}}
     moved = LapError("illegal_transition", "The task is already failed.", details={"from": "failed", "to": None})
     assert moved.as_payload("e2") == {"id": "e2", "code": "illegal_transition", "message": moved.message,
                                       "hint": moved.hint, "details": {"from": "failed", "to": None}}
     response = error_response(moved)
     assert response.status_code == 409
-    assert json.loads(response.body)["error"]["details"] == {"from": "failed", "to": None}
+    assert json.loads(cast(bytes, response.body))["error"]["details"] == {"from": "failed", "to": None}
 
 
 def test_hub_error_keeps_the_details_of_the_payload() -> None:

@@ -18,7 +18,7 @@ import asyncio
 import json
 import threading
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, cast
 
 from starlette.applications import Starlette
 from starlette.requests import Request as HttpRequest
@@ -92,7 +92,7 @@ class FakeAnthropic:
         return str(content)
 
     def wait_for_requests(self, count: int, timeout: float = 60.0) -> list[Request]:
-        return wait_until(lambda: len(self.main_requests()) >= count and self.main_requests(), timeout)
+        return cast(list[Request], wait_until(lambda: len(self.main_requests()) >= count and self.main_requests(), timeout))
 
     # --- the API -----------------------------------------------------------------------------------------------
 

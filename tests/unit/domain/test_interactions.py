@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -210,7 +210,7 @@ def test_review_decisions() -> None:
 
 @pytest.mark.parametrize("kind", ["approval", "choice", "input", "review"])
 def test_declined_is_an_outcome_for_every_type(kind: str) -> None:
-    extra: dict[str, Any] = {"choice": {"options": options("a", "b")}, "review": {"content": "x"}}.get(kind, {})
+    extra = cast(dict[str, Any], {"choice": {"options": options("a", "b")}, "review": {"content": "x"}}.get(kind, {}))
     outcome, stored = check_response(spec(type=kind, **extra), {"declined": True, "comment": "not now"})
     assert (outcome, stored) == ("declined", {"declined": True, "comment": "not now"})
     # `declined` must be exactly true; anything else is an ordinary (here: incomplete) answer.

@@ -54,7 +54,7 @@ async def hub(tmp_path: Path) -> AsyncIterator[Hub]:
 
 
 async def started_presence(hub: Hub) -> ClockedPresence:
-    presence = ClockedPresence(hub)  # type: ignore[arg-type]
+    presence = ClockedPresence(hub)
     await presence.start()  # no timer loop of its own (the hub's ticker runs it): the test ticks when it chooses
     return presence
 

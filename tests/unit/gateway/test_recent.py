@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,9 +35,9 @@ def replay(window: RecentEvents, log: list[StoredEvent], after: int, upto: int, 
 def test_a_page_inside_the_window_needs_no_log() -> None:
     window = RecentEvents(max_events=100)
     window.append([event(n, "w1" if n % 3 else "w2") for n in range(1, 51)])
-    assert [e.sequence for e in window.page(10, 20, lambda e: e.workspace_id == "w2")] == [12, 15, 18]
+    assert [e.sequence for e in cast(list[StoredEvent], window.page(10, 20, lambda e: e.workspace_id == "w2"))] == [12, 15, 18]
     assert window.page(10, 20, lambda e: e.workspace_id == "w3") == []  # nothing visible: an answer, not None
-    assert [e.sequence for e in window.page(0, 50, lambda e: True, limit=4)] == [1, 2, 3, 4]
+    assert [e.sequence for e in cast(list[StoredEvent], window.page(0, 50, lambda e: True, limit=4))] == [1, 2, 3, 4]
 
 
 def test_the_window_cannot_answer_before_its_first_event_or_after_its_last() -> None:
@@ -43,7 +45,7 @@ def test_the_window_cannot_answer_before_its_first_event_or_after_its_last() -> 
     window.append([event(n) for n in range(1, 31)])
     assert (window.first, window.last) == (21, 30)
     assert window.page(5, 30, lambda e: True) is None          # starts before the window
-    assert [e.sequence for e in window.page(20, 30, lambda e: True)] == list(range(21, 31))
+    assert [e.sequence for e in cast(list[StoredEvent], window.page(20, 30, lambda e: True))] == list(range(21, 31))
     assert window.page(30, 40, lambda e: True) is None         # the head moved past what the window has
     # Ends inside the range asked for with nothing visible: the rest must come from the log, not be skipped.
     assert window.page(25, 40, lambda e: e.workspace_id == "w2") is None

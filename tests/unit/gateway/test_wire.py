@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections.abc import AsyncIterator
+from typing import cast
 
 import pytest
 import uvicorn
 import websockets
 from starlette.applications import Starlette
 from starlette.routing import WebSocketRoute
+from starlette.types import ASGIApp
 from starlette.websockets import WebSocket
 
 from hub.gateway.wire import SCOPE_KEY, FrameBatching, SocketGone, frame_writer
@@ -37,7 +39,7 @@ def make_app(seen: dict[str, object]) -> Starlette:
     return Starlette(routes=[WebSocketRoute("/ws", endpoint)])
 
 
-async def serve(app: object) -> AsyncIterator[int]:
+async def serve(app: ASGIApp | FrameBatching) -> AsyncIterator[int]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     config = uvicorn.Config(app, ws="websockets-sansio", lifespan="off", log_level="warning")
@@ -66,7 +68,7 @@ async def test_frames_arrive_whole_in_order_as_text_either_way(batching: bool) -
             await asyncio.sleep(0.02)
     assert seen["direct"] is batching
     assert all(isinstance(text, str) for text in received)  # text frames (docs/protocol.md#frames-and-answers)
-    assert [text.encode() for text in received] == FRAMES
+    assert [text.encode() for text in cast(list[str], received)] == FRAMES
     # Writing after the peer left fails loudly (the session then marks itself closed), never silently.
     assert isinstance(seen["after_close"], Exception)
     if batching:

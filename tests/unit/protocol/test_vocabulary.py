@@ -91,7 +91,7 @@ def _literal_lists(tree: ast.AST) -> set[tuple[int, frozenset[str]]]:
 
 def test_no_module_keeps_its_own_copy_of_a_vocabulary() -> None:
     # Lists of three or more names (two-name tuples are also the state machine's moves, not copies).
-    vocabularies = {frozenset(v): name for name, v in [
+    vocabularies: dict[frozenset[str], str] = {frozenset(v): name for name, v in [
         ("TASK_STATUSES", TASK_STATUSES), ("TERMINAL_TASK_STATUSES", TERMINAL_TASK_STATUSES),
         ("INTERACTION_TYPES", INTERACTION_TYPES), ("INTERACTION_OUTCOMES", INTERACTION_OUTCOMES),
         ("INTERACTION_STATUSES", INTERACTION_STATUSES), ("RISK_LEVELS", RISK_LEVELS)]}

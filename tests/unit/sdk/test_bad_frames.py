@@ -13,8 +13,8 @@ import contextlib
 import copy
 import json
 import logging
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, cast
 
 import pytest
 import websockets
@@ -47,7 +47,7 @@ def wire(entry: dict[str, Any]) -> str | bytes:
 def test_every_valid_frame_of_the_corpus_module_passes_and_every_bad_one_is_refused() -> None:
     for frame in bad_frames.valid_frames():
         assert frames.parse(json.dumps(frame)) == (frame, ""), frame["type"]
-    assert {f["type"] for f in bad_frames.valid_frames()} == set(frames._validator().schema["properties"]["type"][
+    assert {f["type"] for f in bad_frames.valid_frames()} == set(cast(Mapping[str, Any], frames._validator().schema)["properties"]["type"][
         "enum"]), "a valid frame of every type the hub sends an agent"
     for entry in CORPUS["frames"]:
         if "utf8Hex" in entry:
@@ -169,7 +169,7 @@ VALID = bad_frames.valid_frames()
 
 @st.composite
 def one_field_changed(draw: st.DrawFn) -> dict[str, Any]:
-    frame = copy.deepcopy(draw(st.sampled_from(VALID)))
+    frame: dict[str, Any] = copy.deepcopy(draw(st.sampled_from(VALID)))
     holder = frame
     while True:
         key = draw(st.sampled_from(sorted(holder)))

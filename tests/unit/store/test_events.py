@@ -11,9 +11,9 @@ import pytest
 from hub.auth.secrets import token_hash
 from hub.protocol.envelope import decode_envelope
 from hub.protocol.errors import LapError
+from hub.protocol.stored import AGENT_VIEW_TYPES
 from hub.store import database
 from hub.store.events import (
-    AGENT_VIEW_TYPES,
     PAGE_SIZE,
     StoredEvent,
     head_sequence,

@@ -7,7 +7,7 @@ import asyncio
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import aiosqlite
 
@@ -43,7 +43,7 @@ async def test_concurrent_submits_get_gap_free_commit_ordered_sequences(rig: Wri
         for i in range(per_task):
             outcome = await rig.writer.execute(append(f"c{n}-{i}"))
             assert outcome.error is None and not outcome.duplicate
-            sequences.append(outcome.sequence)
+            sequences.append(cast(int, outcome.sequence))
             if i % 10 == 0:  # "stored" means committed: another connection already sees the row
                 row = check_conn.execute("SELECT sequence FROM events WHERE id = ?", (f"c{n}-{i}",)).fetchone()
                 visible_on_ack.append(row is not None and row[0] == outcome.sequence)
@@ -107,7 +107,7 @@ async def test_unexpected_exception_and_integrity_error_are_contained(
     crashed, clashed, fine = await asyncio.gather(*futures)
     assert crashed.error is not None and crashed.error.code == "internal"
     assert clashed.error is not None and clashed.error.code == "conflict"
-    assert fine.error is None and fine.sequence == first.sequence + 1
+    assert fine.error is None and fine.sequence == cast(int, first.sequence) + 1
     assert stored_sequences(reader) == [1, 2]
 
 
