@@ -3,9 +3,9 @@ text lies on screen, whether anything scrolls inside the card. Shared by the bro
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
-from playwright.sync_api import Locator
+from playwright.sync_api import FloatRect, Locator
 
 # The text a box stands for: every fold (`⟨"&& true " × 700⟩`, `⟨300 spaces⟩`, `⟨U+00A0 × 2500⟩`, empty lines) expanded
 # to what it counts, line numbers left out, rows of one line joined and lines joined with a line break
@@ -65,13 +65,13 @@ def expanded(box: Locator) -> str:
 def rect_of(scope: Locator, needle: str) -> dict[str, float]:
     found = scope.evaluate(f"(el, needle) => ({RECT_OF})([el, needle])", needle)
     assert found, f"{needle!r} is not in the page"
-    return found  # type: ignore[no-any-return]
+    return cast(dict[str, float], found)
 
 
-def box_of(scope: Locator) -> dict[str, Any]:
+def box_of(scope: Locator) -> FloatRect:
     found = scope.bounding_box()
     assert found is not None
-    return found  # type: ignore[return-value]
+    return found
 
 
 def inner_scrollers(scope: Locator) -> list[str]:

@@ -35,7 +35,7 @@ PASSWORD = "correct-horse-battery"
 try:
     from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
 except ImportError:  # pragma: no cover - the test extra installs it
-    sync_playwright = None  # type: ignore[assignment]
+    sync_playwright = None  # type: ignore[assignment]  # playwright is optional; the fixture below needs it
 else:
     expect.set_options(timeout=10_000)  # CI shares two cores with the hub and the agents
 

@@ -5,10 +5,10 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Literal, cast
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import FloatRect, Page, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, create_owner
 from tests.e2e.flows import connect_demo_agent, open_agent_conversation, pending_card, send_task
@@ -119,9 +119,9 @@ def test_rendered_contrast_status_words_and_three_columns(hub: HubProcess, open_
     chip.click()
     expect(page.locator("lineup-task-detail .detail-inner")).to_be_visible()
     # Desktop: sidebar | conversation | task detail, side by side.
-    boxes = [page.locator(sel).bounding_box() for sel in ("#sidebar", "#main", "aside.detail")]
-    assert all(boxes) and boxes[0]["x"] < boxes[1]["x"] < boxes[2]["x"], boxes  # type: ignore[index]
-    assert abs(boxes[2]["x"] + boxes[2]["width"] - DESKTOP["width"]) < 2  # type: ignore[index]
+    boxes = cast(list[FloatRect], [page.locator(sel).bounding_box() for sel in ("#sidebar", "#main", "aside.detail")])
+    assert all(boxes) and boxes[0]["x"] < boxes[1]["x"] < boxes[2]["x"], boxes
+    assert abs(boxes[2]["x"] + boxes[2]["width"] - DESKTOP["width"]) < 2
     assert_rendered_contrast(page, f"conversation with a pending approval and the task detail ({scheme})")
     assert_status_has_words(page)
     for place in ("Inbox", "Tasks", "Agents", "Settings"):

@@ -7,7 +7,7 @@ Chromium at 390×844."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from playwright.sync_api import expect
 
@@ -35,7 +35,7 @@ def test_an_agent_that_went_away_is_said_calmly_and_its_return_too(hub: HubProce
         return (task() or {}).get("progress")
 
     eventually_sync(lambda: progress() == 10, timeout=30, what="the task at 10 %")
-    task_id = task()["id"]  # type: ignore[index]
+    task_id = cast(dict[str, Any], task())["id"]
 
     agent.kill()
     # The toast says it whole on a phone: who went, and that its tasks wait.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
@@ -31,7 +31,7 @@ def axe_source() -> str:
     return AXE.read_text()
 
 
-SCHEMES = ("light", "dark")
+SCHEMES: tuple[Literal["light", "dark"], ...] = ("light", "dark")
 
 
 def assert_no_violations(page: Page, source: str, where: str) -> None:
@@ -42,7 +42,7 @@ def assert_no_violations(page: Page, source: str, where: str) -> None:
         page.evaluate(source)
     found = {}
     for scheme in SCHEMES:
-        page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
+        page.emulate_media(color_scheme=scheme)
         assert page.evaluate("() => matchMedia('(prefers-color-scheme: dark)').matches") == (scheme == "dark")
         result: dict[str, Any] = page.evaluate(
             "async () => { const r = await axe.run(document, { resultTypes: ['violations'] });"

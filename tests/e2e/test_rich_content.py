@@ -14,7 +14,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -117,7 +117,7 @@ class Agent:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(30)
 
     def send(self, type_: str, payload: dict[str, Any], **fields: Any) -> dict[str, Any]:
-        return self.run(self.client.send(type_, payload, **fields))  # type: ignore[no-any-return]
+        return cast(dict[str, Any], self.run(self.client.send(type_, payload, **fields)))
 
     def conversation(self, title: str) -> str:
         conversation_id = f"c-{uuid.uuid4().hex[:10]}"

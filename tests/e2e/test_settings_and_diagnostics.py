@@ -6,6 +6,7 @@ and "(disconnected)". A real hub, the real demo agent, Chromium at 390×844 and 
 from __future__ import annotations
 
 import re
+from typing import cast
 
 import httpx
 from playwright.sync_api import expect
@@ -72,7 +73,7 @@ def test_capabilities_in_words_and_chinese_diagnostics_in_chinese(hub: HubProces
     # Nothing English but names: the agent's, its runtime, the diagnostic code, ids, "Hub" and addresses.
     text = diagnostics.inner_text()
     agent_id = api(hub, owner.token, "GET", "/api/agents")["agents"][0]["id"]
-    for allowed in ("Demo agent", "demo", agent_id, hub.base, "Hub", re.search(r"LUA-[A-Z]\d+", text).group(0)):  # type: ignore[union-attr]
+    for allowed in ("Demo agent", "demo", agent_id, hub.base, "Hub", cast(re.Match[str], re.search(r"LUA-[A-Z]\d+", text)).group(0)):
         text = text.replace(allowed, "")
     assert not re.search(r"[A-Za-z]{2,}", text), text
 

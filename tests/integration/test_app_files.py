@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import httpx
 import pytest
@@ -22,7 +24,7 @@ from tests.support.inproc import InProcessHub
 
 
 @pytest.fixture(scope="module")
-def hub(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessHub]:
     served = InProcessHub(tmp_path_factory.mktemp("appfiles") / "hub").start()
     yield served
     served.stop()
@@ -64,7 +66,7 @@ def test_static_imports_are_found_and_dynamic_ones_are_not() -> None:
 
 
 def test_versioned_files_are_compressed_and_kept_for_good(hub: HubProcess) -> None:
-    version = re.search(r'"/v/([0-9a-f]{12})/app\.js"', httpx.get(hub.base + "/").text).group(1)  # type: ignore[union-attr]
+    version = cast(re.Match[str], re.search(r'"/v/([0-9a-f]{12})/app\.js"', httpx.get(hub.base + "/").text)).group(1)
     script = httpx.get(f"{hub.base}/v/{version}/lib/workspace.js", headers={"Accept-Encoding": "gzip"})
     assert script.status_code == 200
     assert script.headers["cache-control"] == "public, max-age=31536000, immutable"
@@ -101,8 +103,8 @@ def test_installable_manifest_icons_and_worker(hub: HubProcess) -> None:
     worker = httpx.get(hub.base + "/sw.js")
     assert worker.headers["cache-control"] == "no-cache" and "script-src 'self'" in worker.headers[
         "content-security-policy"]
-    version = re.search(r'const VERSION = "([0-9a-f]{12})"', worker.text).group(1)  # type: ignore[union-attr]
-    assets = json.loads(re.search(r"const ASSETS = (\[.*?\]);", worker.text).group(1))  # type: ignore[union-attr]
+    version = cast(re.Match[str], re.search(r'const VERSION = "([0-9a-f]{12})"', worker.text)).group(1)
+    assets = json.loads(cast(re.Match[str], re.search(r"const ASSETS = (\[.*?\]);", worker.text)).group(1))
     assert f"/v/{version}/app.js" in assets and f"/v/{version}/styles/tokens.css" in assets
     assert "%VERSION%" not in worker.text
 

@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, cast
 
 import httpx
 import pytest
@@ -495,7 +495,7 @@ class Lan:
                                 stdin=subprocess.PIPE if stdin else None, text=True, cwd=ROOT,
                                 env={**os.environ, **(env or {})})
         if log:
-            out.close()  # type: ignore[union-attr]
+            cast(IO[str], out).close()
         self.processes.append(proc)
         return proc
 

@@ -199,7 +199,7 @@ async def test_the_bridge_drops_hostile_lines_and_goes_on(paired: Any, plugins: 
     plugins.append(stranger)
     await stranger.start(boot=None)
     await stranger.send(b'{"t": "send", "id": "s0", "chat": "conv_h1", "text": "no hello"}\n')
-    assert await asyncio.wait_for(stranger.process.wait(), 15) == 2  # type: ignore[union-attr]
+    assert await asyncio.wait_for(cast(asyncio.subprocess.Process, stranger.process).wait(), 15) == 2
 
     plugin = FakePlugin(path)
     plugins.append(plugin)
@@ -744,7 +744,7 @@ def asking(original: Any) -> Any:
         users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
         found = ASK.search(str(messages[users[-1]].get("content"))) if users and "clarify" in tools else None
         if found is None:
-            return original(body, side_text)  # type: ignore[no-any-return]
+            return cast(tuple[str, dict[str, Any] | None], original(body, side_text))
         answered = [m for m in messages[users[-1] + 1:] if m.get("role") == "tool"]
         if answered:
             return f"ANSWERED: {str(answered[-1].get('content'))[:300]}", None

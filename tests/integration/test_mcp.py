@@ -165,9 +165,9 @@ async def test_lists_its_tools_and_the_hubs_and_runs_calculator_and_canvas(stage
         # The calculator answers through the hub; its errors come back as error results.
         assert (await mcp.ok("calculator_divide", {"a": 7, "b": 2}))["value"] == 3.5
         failed = await mcp.call("calculator_divide", {"a": 1, "b": 0})
-        assert failed.is_error and "division_by_zero" in failed.content[0].text  # type: ignore[union-attr]
+        assert failed.is_error and "division_by_zero" in cast(types.TextContent, failed.content[0]).text
         invalid = await mcp.call("calculator_add", {"a": "x", "b": 1})
-        assert invalid.is_error and "invalid_arguments" in invalid.content[0].text  # type: ignore[union-attr]
+        assert invalid.is_error and "invalid_arguments" in cast(types.TextContent, invalid.content[0]).text
 
         # The canvas keeps its instance in the hub: open, draw, export, close.
         opened = await mcp.ok("canvas_open", {"width": 200, "height": 100, "title": "Sketch"})
@@ -177,7 +177,7 @@ async def test_lists_its_tools_and_the_hubs_and_runs_calculator_and_canvas(stage
         assert 'd="M10 10 L190 90"' in exported["svg"] and 'stroke="red"' in exported["svg"]
         await mcp.ok("canvas_close", {"instance_id": instance_id})
         closed = await mcp.call("canvas_draw", {"instance_id": instance_id, "path": "M0 0 L1 1"})
-        assert closed.is_error and "instance_closed" in closed.content[0].text  # type: ignore[union-attr]
+        assert closed.is_error and "instance_closed" in cast(types.TextContent, closed.content[0]).text
     events = await stage.api.events()
     assert count(events, "tool.call", name="canvas") == 5
     assert not [e for e in events if e["type"] == "task.created"]  # tool calls alone start no task
@@ -262,7 +262,7 @@ async def test_choice_input_with_validation_and_review(stage: Stage) -> None:
 
         # A single choice needs two options at least: refused before anything is asked.
         refused = await mcp.call("ask_choice", {"title": "Pick", "options": ["only one"]})
-        assert refused.is_error and "options" in refused.content[0].text  # type: ignore[union-attr]
+        assert refused.is_error and "options" in cast(types.TextContent, refused.content[0]).text
 
         # An input with a format: the app's wrong answer is refused, the caller gets the valid one. The MCP
         # client gives up after 1 s here; the re-issued call picks up the same question.
@@ -320,7 +320,7 @@ async def test_progress_steps_messages_and_artifacts_appear_on_the_task(stage: S
                                                       "mime_type": "text/markdown", "summary": "all applied"})
         await mcp.ok("publish_artifact", {"name": "dashboard", "url": "https://example.invalid/d/1"})
         too_big = await mcp.call("publish_artifact", {"name": "big.txt", "content": "x" * 5000})
-        assert too_big.is_error and "url" in too_big.content[0].text  # type: ignore[union-attr]
+        assert too_big.is_error and "url" in cast(types.TextContent, too_big.content[0]).text
 
         finished = await mcp.ok("finish_task", {"summary": "Upgraded"})
         assert (finished["taskId"], finished["status"]) == (task_id, "succeeded")
@@ -351,8 +351,8 @@ async def test_progress_steps_messages_and_artifacts_appear_on_the_task(stage: S
         await stage.app.ok("task.cancel_requested", {"reason": "enough"}, taskId=fresh["taskId"])
         await stage.app.event("task.status_changed", taskId=fresh["taskId"], status="cancelled")
         told = await mcp.call("report_progress", {"percent": 50})
-        assert told.is_error and "cancelled" in told.content[0].text  # type: ignore[union-attr]
-        assert "enough" in told.content[0].text  # type: ignore[union-attr]
+        assert told.is_error and "cancelled" in cast(types.TextContent, told.content[0]).text
+        assert "enough" in cast(types.TextContent, told.content[0]).text
     cancelled = await stage.app.event("task.status_changed", taskId=fresh["taskId"], status="cancelled")
     assert cancelled["payload"].get("cause") != "cancel_timeout"  # the bridge confirmed it, the hub did not wait
 

@@ -11,7 +11,7 @@ import json
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from wukong_easy_sdk import WKIM, AuthOptions, WKIMDeviceFlag, WKIMError, WKIMEvent, WKIMOptions
@@ -134,13 +134,13 @@ async def connected(hub: HubProcess, timeout: float = 10.0) -> dict[str, Any]:
     def state() -> Any:
         status = relay_state(hub)["status"]
         return status if status and status["state"] == "connected" and not status["code"] else None
-    return await until(state, timeout, f"the relay to connect: {relay_state(hub)['status']}")  # type: ignore[no-any-return]
+    return cast(dict[str, Any], await until(state, timeout, f"the relay to connect: {relay_state(hub)['status']}"))
 
 
 async def agent_in_conversation(hub: HubProcess, token: str) -> tuple[LapClient, str]:
     credential = pair_agent(hub, token, name="Builder")["credential"]
     agent = await LapClient.connect(hub.ws_base, "agent", credential)
-    agent.credential = credential  # type: ignore[attr-defined]  # to come back after a restart
+    cast(Any, agent).credential = credential  # to come back after a restart
     await agent.ok("conversation.create", {"title": "deploys", "agentIds": []}, conversationId="conv-1")
     return agent, "conv-1"
 
@@ -419,7 +419,7 @@ async def test_disconnects_and_a_restart_lose_nothing_and_repeat_nothing(hub_fac
 
 
 def agent_credential(agent: LapClient) -> str:
-    return str(agent.credential)  # type: ignore[attr-defined]
+    return str(cast(Any, agent).credential)
 
 
 def workspace_sequences(hub: HubProcess) -> list[int]:

@@ -11,7 +11,7 @@ import asyncio
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import httpx
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -103,8 +103,8 @@ class Device:
         return [e for e in found if e.get("type") == type_]
 
     async def event(self, type_: str, check: Callable[[dict[str, Any]], bool] = lambda e: True) -> dict[str, Any]:
-        return await until(lambda: next((e for e in self.events(type_) if check(e)), None), 15,  # type: ignore[no-any-return]
-                           f"{type_} opened by the device")
+        return cast(dict[str, Any], await until(lambda: next((e for e in self.events(type_) if check(e)), None), 15,
+                                                f"{type_} opened by the device"))
 
     async def close(self) -> None:
         if self.transport is not None:

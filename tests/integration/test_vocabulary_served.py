@@ -7,11 +7,12 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import cast
 
 import httpx
 
 from hub.protocol import vocabulary
-from hub.web.static_app import AppFiles
+from hub.web.static_app import AppFile, AppFiles
 from tests.support.hubproc import HubProcess
 
 DATA_BLOCK = re.compile(r'<script type="application/json" id="lineup-vocabulary">(.*?)</script>', re.S)
@@ -46,4 +47,4 @@ def test_a_data_block_cannot_close_its_script_element(tmp_path: Path) -> None:
     assert block is not None and json.loads(block.group(1)) == hostile  # the value is intact ...
     assert page.count("</script>") == 1  # ... and closes nothing early
     # A folder without data blocks (a plugin's static folder) is served as it is.
-    assert 'type="application/json"' not in AppFiles(tmp_path).lookup("/")[0].body.decode()  # type: ignore[index]
+    assert 'type="application/json"' not in cast(tuple[AppFile, bytes], AppFiles(tmp_path).lookup("/"))[0].body.decode()

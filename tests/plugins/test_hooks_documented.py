@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -54,7 +55,7 @@ def test_every_hook_has_a_docstring_and_a_readme_section() -> None:
 
 def test_the_check_notices_a_missing_section_a_missing_docstring_and_a_stale_one() -> None:
     """The check itself can fail: a spec without docstring, an undocumented hook, a section for no hook."""
-    fake = ModuleType("fake_hookspecs")
+    fake: Any = ModuleType("fake_hookspecs")  # given its hook specs below
 
     @hookspecs.hookspec
     def documented_hook(hub: object) -> None:
@@ -64,8 +65,8 @@ def test_the_check_notices_a_missing_section_a_missing_docstring_and_a_stale_one
     def undocumented_hook(hub: object, events: list[object]) -> None:
         pass
 
-    fake.documented_hook = documented_hook  # type: ignore[attr-defined]
-    fake.undocumented_hook = undocumented_hook  # type: ignore[attr-defined]
+    fake.documented_hook = documented_hook
+    fake.undocumented_hook = undocumented_hook
     readme = "## The hooks\n\n### `documented_hook(hub)`\n\ntext\n\n### `removed_hook(hub)`\n"
     found = problems(fake, readme)
     assert any("undocumented_hook has no docstring" in p for p in found), found
@@ -79,12 +80,12 @@ def test_the_check_notices_a_missing_section_a_missing_docstring_and_a_stale_one
     ("### `documented_hook(hub, events)`", ["plugins/README.md documents documented_hook(hub, events)"]),
 ])
 def test_the_check_compares_the_documented_arguments(section: str, expected: list[str]) -> None:
-    fake = ModuleType("fake_hookspecs")
+    fake: Any = ModuleType("fake_hookspecs")  # given its hook specs below
 
     @hookspecs.hookspec
     def documented_hook(hub: object) -> None:
         """Documented."""
 
-    fake.documented_hook = documented_hook  # type: ignore[attr-defined]
+    fake.documented_hook = documented_hook
     found = problems(fake, section + "\n")
     assert [p[:len(e)] for p, e in zip(found, expected, strict=False)] == expected and len(found) == len(expected), found

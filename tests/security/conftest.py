@@ -54,8 +54,8 @@ async def build_world(hub: ServedHub) -> World:
                                                       "deviceName": "old phone"})).json()
         a.update(revokedToken=spare["token"], spareDeviceId=spare["deviceId"])
         assert (await http.post(f"/api/devices/{spare['deviceId']}/revoke", json={}, headers=auth)).status_code == 200
-    paired = pair_agent(hub, a["token"], "a-agent")  # type: ignore[arg-type]
-    gone = pair_agent(hub, a["token"], "a-gone")  # type: ignore[arg-type]
+    paired = pair_agent(hub, a["token"], "a-agent")  # type: ignore[arg-type]  # a ServedHub; pair_agent reads only .base
+    gone = pair_agent(hub, a["token"], "a-gone")  # type: ignore[arg-type]  # a ServedHub; pair_agent reads only .base
     a.update(agentId=paired["agentId"], credential=paired["credential"], goneAgentId=gone["agentId"],
              revokedCredential=gone["credential"])
     httpx.post(f"{hub.base}/api/agents/{gone['agentId']}/revoke", json={},
@@ -92,7 +92,7 @@ async def build_world(hub: ServedHub) -> World:
         await agent.close()
 
     b["token"] = hub.token("Other")
-    other = pair_agent(hub, b["token"], "b-agent")  # type: ignore[arg-type]
+    other = pair_agent(hub, b["token"], "b-agent")  # type: ignore[arg-type]  # a ServedHub; pair_agent reads only .base
     b.update(agentId=other["agentId"], credential=other["credential"])
     b_app = await LapClient.connect(hub.ws_base, "app", b["token"])
     try:

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 import typing
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -32,10 +32,10 @@ T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_async(make: Callable[[], Awaitable[T]]) -> T:
+def run_async(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """Run async set-up code from a synchronous (module-scoped) fixture, on a loop of its own in a thread."""
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, make()).result()  # type: ignore[arg-type]
+        return pool.submit(asyncio.run, make()).result()
 
 
 def _settings_only(env: dict[str, str]) -> bool:

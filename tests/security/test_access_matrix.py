@@ -203,7 +203,7 @@ async def test_file_routes_take_an_app_token_or_an_agent_credential_and_nothing_
                 assert response.status_code == 401, (method, label, response.status_code, response.text)
                 assert response.json()["error"]["code"] == "unauthorized"
                 assert file_id not in response.text and "Alpha" not in response.text
-        b_agent = pair_agent(world.hub, world.b["token"], "b-reader")  # type: ignore[arg-type]
+        b_agent = pair_agent(world.hub, world.b["token"], "b-reader")  # type: ignore[arg-type]  # a ServedHub; pair_agent reads only .base
         for secret in (world.b["token"], b_agent["credential"]):
             answers = []
             for value in (file_id, f"file_{uuid.uuid4().hex}"):

@@ -45,10 +45,10 @@ def start_hub(lan: Lan, data: Path, env: dict[str, str] | None = None) -> str:
 
 def pairing_at_hub(lan: Lan) -> tuple[str, dict[str, object]]:
     """The owner sets up at the hub's machine and asks for a pairing code, as "Connect my agent" does."""
-    token = lan.at_hub([("POST", "/api/setup", OWNER, None)])[0][1]["token"]  # type: ignore[index]
+    token = lan.at_hub([("POST", "/api/setup", OWNER, None)])[0][1]["token"]
     answer = lan.at_hub([("POST", "/api/pairing-codes", {"name": "Builder"}, token)])[0]
     assert answer[0] == 201, answer
-    return str(token), answer[1]  # type: ignore[return-value]
+    return str(token), answer[1]
 
 
 def test_the_pairing_command_carries_tls_and_the_agent_connects_over_it(lan: Lan, tmp_path: Path) -> None:
@@ -75,7 +75,7 @@ def test_the_pairing_command_carries_tls_and_the_agent_connects_over_it(lan: Lan
             stdout=log, stderr=subprocess.STDOUT, text=True, cwd=ROOT))
     deadline = time.monotonic() + 30
     while True:
-        agents = lan.at_hub([("GET", "/api/agents", None, token)])[0][1]["agents"]  # type: ignore[index]
+        agents = lan.at_hub([("GET", "/api/agents", None, token)])[0][1]["agents"]
         if any(a["status"] == "online" for a in agents):
             break
         assert time.monotonic() < deadline, (agents, (tmp_path / "agent.log").read_text())

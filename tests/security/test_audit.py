@@ -52,7 +52,7 @@ async def some_history(hub: ServedHub) -> None:
     async with httpx.AsyncClient(base_url=hub.base, timeout=30) as http:
         owner = (await http.post("/api/setup", json={"username": "ada", "displayName": "Ada", "password": PASSWORD,
                                                      "workspaceName": "Alpha"})).json()
-    paired = pair_agent(hub, owner["token"], "auditor")  # type: ignore[arg-type]
+    paired = pair_agent(hub, owner["token"], "auditor")  # type: ignore[arg-type]  # a ServedHub; pair_agent reads only .base
     app = await LapClient.connect(hub.ws_base, "app", owner["token"])
     agent = await LapClient.connect(hub.ws_base, "agent", paired["credential"])
     try:

@@ -26,12 +26,13 @@ import time
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
 import websockets
 from starlette.routing import Route
+from websockets.typing import Origin
 
 from tests.security.conftest import PASSWORD
 from tests.security.support import AsgiHub, ServedHub, asgi_hub
@@ -112,10 +113,10 @@ async def test_app_socket_refuses_other_sites_before_the_hello(served: ServedHub
     token = owner_token(served)
     for origin in ("https://evil.example", f"http://evil.example:{served.port}", "null"):
         with pytest.raises(websockets.InvalidStatus) as refused:
-            async with websockets.connect(served.ws_base + "/ws/app", origin=origin):  # type: ignore[arg-type]
+            async with websockets.connect(served.ws_base + "/ws/app", origin=cast(Origin, origin)):
                 pass
         assert refused.value.response.status_code == 403, origin
-    async with websockets.connect(served.ws_base + "/ws/app", origin=served.base) as ws:  # type: ignore[arg-type]
+    async with websockets.connect(served.ws_base + "/ws/app", origin=cast(Origin, served.base)) as ws:
         await ws.send(json.dumps(envelope("app.hello", {"token": token})))
         assert '"system.welcome"' in str(await ws.recv())
 

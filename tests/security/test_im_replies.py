@@ -10,7 +10,8 @@ refuses a long non-matching text at once.
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 import httpx
 
@@ -182,7 +183,7 @@ async def test_a_command_approval_is_rejected_by_text_but_never_approved(hub_fac
                               "/ 请在 LineUp 中批准；在此可拒绝：回复 #1 拒绝。")
         for n, reply in enumerate(["1", "approve", "#1 1", "同意"], start=1):
             await alice.say(reply)
-            await until(lambda n=n: len(refusals()) == n, 10, f"refusal {n} ({reply})")  # type: ignore[misc]
+            await until(cast(Callable[[], object], lambda n=n: len(refusals()) == n), 10, f"refusal {n} ({reply})")
             assert statuses(hub, token)["tests"] == "pending", reply
         assert refusals()[0].startswith("#1 npm test ⟨U+2067⟩")
         assert "Nothing was approved. Here you can reject: reply #1 reject." in refusals()[0]

@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,13 +57,13 @@ class Lan:
         return subprocess.run(["ip", "netns", "exec", ns, *args], capture_output=True, text=True, timeout=60,
                               cwd=ROOT)
 
-    def phone(self, steps: list[tuple[str, str, object, str | None]]) -> list[list[object]]:
+    def phone(self, steps: list[tuple[str, str, object, str | None]]) -> list[list[Any]]:
         result = self.run(self.phone_ns, sys.executable, "-c", PHONE, f"http://{HUB_ADDRESS}:{PORT}",
                           json.dumps(steps))
         assert result.returncode == 0, result.stderr
         return list(json.loads(result.stdout))
 
-    def at_hub(self, steps: list[tuple[str, str, object, str | None]]) -> list[list[object]]:
+    def at_hub(self, steps: list[tuple[str, str, object, str | None]]) -> list[list[Any]]:
         """The same, from the hub's own machine (its namespace's loopback)."""
         result = self.run(self.hub_ns, sys.executable, "-c", PHONE, f"http://127.0.0.1:{PORT}", json.dumps(steps))
         assert result.returncode == 0, result.stderr
@@ -112,7 +113,7 @@ def test_a_hub_on_the_lan_without_an_owner_needs_the_setup_code(lan: Lan, tmp_pa
     assert [a[:2] for a in first[1:5]] == [[401, "unauthorized"]] * 4
     assert first[5:7] == [[401, "unauthorized"]] * 2
     assert first[7][0] == 201, first[7]
-    token = first[7][1]["token"]  # type: ignore[index]
+    token = first[7][1]["token"]
     assert first[8] == [403, "forbidden"]
     # The setup code is shown where the owner looks (the console) and not served to anybody.
     assert setup_code not in json.dumps(first[0]) and setup_code not in err.read_text()

@@ -160,7 +160,7 @@ def run_agent(lan: Lan, folder: Path, hub_url: str, code: str, *extra: str,
 def wait_online(lan: Lan, token: str, folder: Path) -> None:
     deadline = time.monotonic() + 30
     while True:
-        agents = lan.at_hub([("GET", "/api/agents", None, token)])[0][1]["agents"]  # type: ignore[index]
+        agents = lan.at_hub([("GET", "/api/agents", None, token)])[0][1]["agents"]
         if any(a["status"] == "online" for a in agents):
             return
         assert time.monotonic() < deadline, (agents, (folder / "agent.log").read_text())

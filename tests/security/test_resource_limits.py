@@ -21,10 +21,12 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import httpx
 import psutil
 import pytest
+from starlette.types import Receive, Scope, Send
 
 from tests.security.support import ROOT, ServedHub
 from tests.support.hubproc import free_port, run_cli
@@ -104,7 +106,7 @@ def assert_refused_as_too_large(status: int, body: bytes) -> None:
 
 
 def test_a_50_mib_login_body_is_refused_without_reading_it(served: ServedHub) -> None:
-    pid = served.proc.pid  # type: ignore[union-attr]
+    pid = cast("subprocess.Popen[str]", served.proc).pid
     assert httpx.post(served.base + "/api/login", json={"username": "x", "password": "y"}).status_code == 401
     before = peak_rss(pid)
 
@@ -275,7 +277,7 @@ def test_the_file_limit_is_raised_to_the_hard_limit_at_start(tmp_path: Path) -> 
     with soft_file_limit(256):
         hub = ServedHub(tmp_path / "hub", process=True).start()  # the process's own limit
     try:
-        soft_now, _ = psutil.Process(hub.proc.pid).rlimit(psutil.RLIMIT_NOFILE)  # type: ignore[union-attr]
+        soft_now, _ = psutil.Process(cast("subprocess.Popen[str]", hub.proc).pid).rlimit(psutil.RLIMIT_NOFILE)
         assert soft_now > 256 and (soft_now == hard or hard == resource.RLIM_INFINITY)
     finally:
         hub.stop()
@@ -360,10 +362,10 @@ async def test_the_guard_holds_with_either_http_parser(protocol: str) -> None:
 
     from hub.connguard import ConnectionGuard, guarded_protocol
 
-    async def app(scope: dict, receive: object, send: object) -> None:  # type: ignore[type-arg]
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})  # type: ignore[operator]
-            await send({"type": "http.response.body", "body": b"ok"})  # type: ignore[operator]
+            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+            await send({"type": "http.response.body", "body": b"ok"})
 
     guard = ConnectionGuard(request_timeout_s=0.5, max_header_bytes=4096, per_address=3, per_local_address=100,
                             reserved_local=16)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, cast
 
 import acp
 from acp import PromptResponse, start_tool_call, text_block, tool_content, update_agent_message_text, update_tool_call
-from acp.schema import FileEditToolCallContent, PermissionOption, ToolCallLocation
+from acp.schema import FileEditToolCallContent, PermissionOption, ToolCallLocation, ToolCallProgress, ToolCallStart
 
 sys.path.insert(0, os.path.dirname(__file__))
 if TYPE_CHECKING:  # the same module, by its name in the checkout
@@ -40,9 +40,9 @@ class ToolAgent(ScriptedAgent):
         assert self.conn is not None
         await self.conn.session_update(session_id=session_id, update=update_agent_message_text(text))
 
-    async def tool(self, session_id: str, update: object) -> None:
+    async def tool(self, session_id: str, update: ToolCallStart | ToolCallProgress) -> None:
         assert self.conn is not None
-        await self.conn.session_update(session_id=session_id, update=update)  # type: ignore[arg-type]
+        await self.conn.session_update(session_id=session_id, update=update)
 
     async def do_work(self, session_id: str, rest: str) -> PromptResponse:
         assert self.conn is not None

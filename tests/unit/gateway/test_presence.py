@@ -6,11 +6,13 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
 from hub.core import Hub
 from hub.gateway.presence import Presence
+from hub.gateway.session import Session
 from hub.settings import load_settings
 
 INTERVAL = 1.0  # heartbeats; offline after two silent intervals
@@ -62,7 +64,7 @@ async def started_presence(hub: Hub) -> ClockedPresence:
 async def test_a_hub_stopped_before_its_first_tick_does_not_find_a_beating_agent_silent(hub: Hub) -> None:
     presence = await started_presence(hub)
     agent = BeatingAgent("agt_beating", last_seen=presence.clock)
-    hub.broker.agents[agent.agent_id].add(agent)  # type: ignore[arg-type]
+    hub.broker.agents[agent.agent_id].add(cast(Session, agent))  # a fake with the parts Presence reads
     presence.clock += 5.0  # SIGSTOP right after the start, SIGCONT 5 s later; its beats wait unread in the socket
     await presence.tick()
     assert agent.closed == []
@@ -74,7 +76,7 @@ async def test_a_hub_stopped_before_its_first_tick_does_not_find_a_beating_agent
 async def test_a_silent_agent_still_goes_offline_after_two_intervals(hub: Hub) -> None:
     presence = await started_presence(hub)
     agent = BeatingAgent("agt_silent", last_seen=presence.clock)
-    hub.broker.agents[agent.agent_id].add(agent)  # type: ignore[arg-type]
+    hub.broker.agents[agent.agent_id].add(cast(Session, agent))  # a fake with the parts Presence reads
     for _ in range(10):  # ticks every 0.25 s for 2.5 s: running, not stalled
         presence.clock += 0.25
         await presence.tick()

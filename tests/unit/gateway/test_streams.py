@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
+from hub.core import Hub
 from hub.gateway.streams import Stream, Streams
 from hub.protocol.actors import Actor
 from hub.protocol.envelope import PROTOCOL_VERSION, Envelope
@@ -50,7 +51,7 @@ def delta_envelope(offset: int, text: str) -> tuple[Envelope, MessageDelta]:
 
 async def test_an_idle_stream_stays_open_until_its_text_is_stored() -> None:
     hub = SlowStore()
-    streams = Streams(hub)  # type: ignore[arg-type]
+    streams = Streams(cast(Hub, hub))  # a fake with the parts Streams uses
     stream = idle_stream(streams, "half a thought")
     hub.length_of = lambda command: len(stream.content)
     closing = asyncio.create_task(streams.flush_due())
@@ -64,7 +65,7 @@ async def test_an_idle_stream_stays_open_until_its_text_is_stored() -> None:
 
 async def test_a_delta_while_an_idle_stream_is_stored_keeps_it_open_with_all_its_text() -> None:
     hub = SlowStore()
-    streams = Streams(hub)  # type: ignore[arg-type]
+    streams = Streams(cast(Hub, hub))  # a fake with the parts Streams uses
     stream = idle_stream(streams, "half a thought")
     closing = asyncio.create_task(streams.flush_due())
     await hub.writing.wait()
@@ -78,7 +79,7 @@ async def test_a_delta_while_an_idle_stream_is_stored_keeps_it_open_with_all_its
 
 async def test_a_stream_closed_for_the_limit_is_stored_whole_even_if_a_delta_lands_meanwhile() -> None:
     hub = SlowStore()
-    streams = Streams(hub)  # type: ignore[arg-type]
+    streams = Streams(cast(Hub, hub))  # a fake with the parts Streams uses
     stream = idle_stream(streams, "first part")
     hub.length_of = lambda command: len(stream.content)
     closing = asyncio.create_task(streams._close(KEY))
