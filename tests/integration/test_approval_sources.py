@@ -33,6 +33,7 @@ from tests.integration.conftest import Connect
 from tests.integration.test_runtime_acp import start_acp_hub
 from tests.integration.test_sdk import FAST_ENV, Api
 from tests.support.fixtures import HubFactory
+from tests.support.hubs import HubProcess
 from tests.support.lap import LapClient
 
 REPO = Path(__file__).resolve().parents[2]
@@ -46,7 +47,7 @@ pytestmark = pytest.mark.timeout(180)
 class Stage:
     """A hub, the person's app socket, a scratch HOME with a project folder, and the hooks `lineup connect` wrote."""
 
-    def __init__(self, hub: Any, tmp: Path) -> None:
+    def __init__(self, hub: HubProcess, tmp: Path) -> None:
         self.hub, self.tmp = hub, tmp
         self.api = Api(hub, hub.token())
         self.home = tmp / "home"

@@ -36,6 +36,7 @@ from hub.sdk import Credential, load_credential, pair_or_load
 from tests.conftest import Connect
 from tests.support.fake_models.openai_chat import FakeChat
 from tests.support.fixtures import HubFactory
+from tests.support.hubs import HubProcess
 from tests.support.lap import LapClient
 from tests.support.needs import missing
 from tests.support.typed import FramePredicate
@@ -57,7 +58,7 @@ class App:
         self.conversation = conversation
 
     @classmethod
-    async def open(cls, lap: Connect, hub: Any, token: str, agent_id: str, conversation: str = "conv_h1") -> App:
+    async def open(cls, lap: Connect, hub: HubProcess, token: str, agent_id: str, conversation: str = "conv_h1") -> App:
         socket = await lap(hub, "app", token)
         await socket.ok("conversation.create", {"title": "Hermes", "agentIds": [agent_id]},
                         conversationId=conversation)
@@ -456,7 +457,7 @@ class Hermes:
         assert done.returncode == 0, (args, done.stdout, done.stderr)
         return done.stdout
 
-    def connect(self, hub: Any) -> str:
+    def connect(self, hub: HubProcess) -> str:
         return self.lineup("connect", "hermes", "--hub", hub.base, "--code", hub.pairing_code(),
                            "--credential-file", str(self.credential))
 
@@ -510,7 +511,7 @@ def hermes_factory(tmp_path: Path, chat: FakeChat) -> Iterator[Any]:
         hermes.stop()
 
 
-async def hermes_chat(hub: Any, hermes: Hermes, lap: Connect) -> App:
+async def hermes_chat(hub: HubProcess, hermes: Hermes, lap: Connect) -> App:
     """`lineup connect hermes`, then the gateway; returns the app once the agent is online."""
     out = hermes.connect(hub)
     assert "Hermes is connected" in out and "plugins.enabled" in out, out

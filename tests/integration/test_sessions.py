@@ -60,7 +60,7 @@ def make_repo(path: Path) -> Path:
 
 @dataclass
 class SessionsHub:
-    hub: Any
+    hub: HubProcess
     api: Api
     app: LapClient
     token: str

@@ -18,6 +18,7 @@ import pytest
 from tests.integration.test_notifications import approval_scenario, write_config
 from tests.support.fake_push import FakePushService, Subscription
 from tests.support.fixtures import HubFactory
+from tests.support.hubs import HubProcess
 from tests.support.lap import LapClient
 from tests.support.polling import eventually as wait_until
 
@@ -33,13 +34,13 @@ def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def subscribe(hub: Any, token: str, subscription: Subscription) -> dict[str, Any]:
+def subscribe(hub: HubProcess, token: str, subscription: Subscription) -> dict[str, Any]:
     answer = httpx.post(f"{hub.base}/api/push/subscriptions", headers=auth(token), json=subscription.as_json())
     assert answer.status_code == 201, answer.text
     return dict(answer.json())
 
 
-def pushed_hub(hub_factory: HubFactory, push: FakePushService) -> Any:
+def pushed_hub(hub_factory: HubFactory, push: FakePushService) -> HubProcess:
     hub = hub_factory(start=False)
     write_config(hub, f'[notify.webpush]\nendpoints = ["{push.origin}"]\ncontact = "mailto:ops@example.com"\n')
     return hub.start()

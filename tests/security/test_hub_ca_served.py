@@ -13,7 +13,6 @@ import re
 import socket
 import ssl
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -22,13 +21,14 @@ from cryptography.hazmat.primitives import serialization
 
 from hub.tls import fingerprint_der
 from tests.support.fixtures import HubFactory
+from tests.support.hubs import HubProcess
 from tests.support.polling import eventually_sync
 
 NAVIGATE = {"sec-fetch-mode": "navigate", "sec-fetch-dest": "document", "accept": "text/html"}
 KEY_MARK = re.compile(rb"-----BEGIN [A-Z ]*PRIVATE KEY-----")
 
 
-def ca_folder(hub: Any) -> Path:
+def ca_folder(hub: HubProcess) -> Path:
     return Path(hub.data_dir) / "tls" / "hub-ca"
 
 

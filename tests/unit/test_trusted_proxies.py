@@ -3,6 +3,7 @@ proxy and agents are in tests/security/test_public_url_tls.py): the rule's edges
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -12,7 +13,7 @@ from hub.gateway.admission import plain_agent_refusal
 from hub.settings import SettingsError, load_settings
 
 
-def test_trusted_proxies_are_addresses_or_networks(tmp_path: Any) -> None:
+def test_trusted_proxies_are_addresses_or_networks(tmp_path: Path) -> None:
     settings = load_settings({"data_dir": str(tmp_path)}, {"LINEUP_TRUSTED_PROXIES": "10.0.0.2, 10.1.0.0/16,fd00::1"})
     assert [str(n) for n in settings.trusted_proxy_networks] == ["10.0.0.2/32", "10.1.0.0/16", "fd00::1/128"]
     with pytest.raises(SettingsError, match="'proxy.lan' is not an IP address or network"):
