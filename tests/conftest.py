@@ -35,10 +35,9 @@ cache_bytecode()  # before the imports below, so the hub's own modules are cache
 
 from tests.support.hubs import HubProcess, InProcessHub, start_hub  # noqa: E402
 from tests.support.lap import LapClient  # noqa: E402
-from tests.support.reuse import reuse_read_app_files, share_default_tls_context  # noqa: E402
+from tests.support.reuse import share_default_tls_context  # noqa: E402
 
 share_default_tls_context()  # one TLS context for the tests' httpx clients, not one per call (tests/support/reuse.py)
-reuse_read_app_files()  # ui/ read and gzipped once per test process, not once per hub it starts
 
 
 def pytest_configure(config: pytest.Config) -> None:

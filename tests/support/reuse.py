@@ -10,10 +10,8 @@ Measured over the fast loop (`pytest -m "not slow"`, per-thread CPU of the calls
   they are then (a test that points SSL_CERT_FILE at a CA of its own, or rewrites that file, gets a context made
   from it). Sharing one context between clients is what httpx itself recommends; a client with a `verify=` of its
   own still gets the context it asked for, made as before.
-- Every in-process hub reads ui/ and gzips each file at level 9 as it starts (hub/web/static_app.py), and again
-  for a plugin's static folder: 786 times, 21 CPU-s. `reuse_read_app_files` keeps what one reading made for a file
-  whose path, size, modification time and inode are unchanged, so a hub still serves exactly what is on disk (a
-  file a test or an engineer changed is read again), as a `lineup serve` process reads it once at its start.
+(hub/web/static_app.py keeps what it read of ui/ the same way for a hub started again in one process: each
+in-process hub gzipped the whole app again, 786 times and 21 CPU-s over the fast loop.)
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ from __future__ import annotations
 import os
 import ssl
 import threading
-from pathlib import Path
 from typing import Any
 
 
@@ -54,25 +51,3 @@ def share_default_tls_context() -> None:
 
     create_ssl_context.shared_default = True  # type: ignore[attr-defined]
     transports.create_ssl_context = create_ssl_context  # type: ignore[assignment]
-
-
-def reuse_read_app_files() -> None:
-    """hub/web/static_app.py's reading of one file (its body, gzip form, type, ETag), kept while the file is as it
-    was when read."""
-    from hub.web import static_app
-
-    load = static_app._load
-    if getattr(load, "reused", False):
-        return
-    kept: dict[tuple[str, int, int, int], Any] = {}
-
-    def _load(path: Path) -> Any:
-        stat = path.stat()
-        key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino)
-        found = kept.get(key)
-        if found is None:
-            found = kept[key] = load(path)
-        return found
-
-    _load.reused = True  # type: ignore[attr-defined]
-    static_app._load = _load  # type: ignore[assignment]
