@@ -16,6 +16,11 @@ from tests.e2e.test_rich_content import DIFF, MARKDOWN, world  # noqa: F401 - th
 PAGE_HEIGHT = "[document.scrollingElement.scrollHeight, window.innerHeight]"
 
 
+# The first toast is there and its slide-in has ended (a finished CSS animation leaves getAnimations()).
+TOAST_AT_REST = ("() => { const toast = document.querySelector('lineup-toasts .toast');"
+                 " return toast !== null && toast.getAnimations().length === 0; }")
+
+
 def test_only_the_panes_scroll_on_a_conversation_with_a_diff_and_in_settings(hub, open_page, world) -> None:  # type: ignore[no-untyped-def]
     owner, agent = world
     conversation = agent.conversation("Release")
@@ -49,7 +54,7 @@ def test_on_a_phone_toasts_leave_the_detail_close_button_free(hub, open_page, wo
     agent.ask(conversation, {"type": "approval", "title": "Purge the web cache?"}, task_id=other_task)
     expect(page.locator("lineup-toasts .toast")).to_have_count(1)
     expect(page.locator("lineup-toasts .toast")).to_contain_text("Purge the web cache?")
-    page.wait_for_timeout(200)  # the toast slides in (160 ms): measured at rest, no assertion waits on it
+    wait_for_js(page, TOAST_AT_REST)  # the toast slides in (160 ms): measured at rest
     toast = page.locator("lineup-toasts .toast").first.bounding_box()
     close = page.locator("lineup-task-detail .detail-close").bounding_box()
     assert toast and close and toast["y"] + toast["height"] <= close["y"], (toast, close)
