@@ -35,6 +35,9 @@ cache_bytecode()  # before the imports below, so the hub's own modules are cache
 
 from tests.support.hubs import HubProcess, InProcessHub, start_hub  # noqa: E402
 from tests.support.lap import LapClient  # noqa: E402
+from tests.support.reuse import share_default_tls_context  # noqa: E402
+
+share_default_tls_context()  # one TLS context for the tests' httpx clients, not one per call (tests/support/reuse.py)
 
 
 def pytest_configure(config: pytest.Config) -> None:

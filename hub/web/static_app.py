@@ -71,7 +71,25 @@ class AppFile:
     etag: bytes
 
 
+# What reading a file made, by the file as it was (path, size, modification time, inode): a hub started again in the
+# same process (the in-process test hub, hub.testing for plugin authors) does not gzip the whole app again, while a
+# file changed since is read again, so what is served is always what is on disk.
+_read: dict[tuple[str, int, int, int], AppFile] = {}
+_READ_MAX = 4096  # more files than the app and a few plugins' folders: beyond that, start again
+
+
 def _load(path: Path) -> AppFile:
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    found = _read.get(key)
+    if found is None:
+        if len(_read) >= _READ_MAX:
+            _read.clear()
+        found = _read[key] = _read_file(path)
+    return found
+
+
+def _read_file(path: Path) -> AppFile:
     body = path.read_bytes()
     suffix = path.suffix.lower()
     content_type = TYPES.get(suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"

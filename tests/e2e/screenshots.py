@@ -77,8 +77,15 @@ def rich_content(writer: Agent, chart: str) -> tuple[str, str]:
     return conversation, task_id
 
 
+# The page's fonts and images are in and two frames have been drawn since: the picture shows the page at rest.
+SETTLED = """document.fonts.ready
+  .then(() => Promise.all([...document.images].filter((image) => !image.complete)
+    .map((image) => new Promise((done) => { image.onload = done; image.onerror = done; }))))
+  .then(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true)))))"""
+
+
 def shoot(page: Page, path: Path) -> None:
-    page.wait_for_timeout(300)  # fonts and the last render settle before the picture (no assertion rides on it)
+    page.evaluate(SETTLED)
     page.screenshot(path=str(path), animations="disabled")
 
 

@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect, sync_playwright
 
 from tests.e2e.conftest import PHONE, create_owner
 from tests.e2e.flows import pending_card
-from tests.e2e.screenshots import shrink
+from tests.e2e.screenshots import SETTLED, shrink
 from tests.e2e.test_sessions_flow import scripted_toml
 from tests.integration.test_sessions import make_repo
 from tests.support import browsers
@@ -25,7 +25,7 @@ ROOT = Path(__file__).parents[2]
 
 
 def shoot(page: Page, out: Path, name: str, taken: list[Path]) -> None:
-    page.wait_for_timeout(300)  # fonts and the last render settle before the picture (no assertion rides on it)
+    page.evaluate(SETTLED)
     path = out / f"{name}-phone-light.png"
     page.screenshot(path=str(path), animations="disabled")
     taken.append(path)

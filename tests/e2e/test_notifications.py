@@ -207,14 +207,18 @@ def test_live_notification_toast_title_badge_and_browser_notification(
     page.evaluate("""() => {
       for (const key of Object.keys(localStorage)) if (key.startsWith('lineup.notified.')) localStorage.removeItem(key);
       window.__replayed = 0;
-      const live = document.querySelector('lineup-app').workspace.live;
+      window.__decided = 0;  // notification.created events the app is done with: shown, or not
+      const workspace = document.querySelector('lineup-app').workspace;
+      const decide = workspace._notified.bind(workspace);
+      workspace._notified = (note) => decide(note).finally(() => { window.__decided += 1; });
+      const live = workspace.live;
       live.addEventListener('event', (e) => { if (e.detail.envelope.type === 'notification.created') window.__replayed += 1; });
       live.stop(); live.status = 'idle'; live.lastSequence = 0; live.start();
     }""")
     head = api(hub, owner.token, "GET", "/api/state")["headSequence"]
     wait_for_js(page, f"() => {LIVE}.status === 'live' && {LIVE}.lastSequence >= {head}")
     assert page.evaluate("window.__replayed") == 2
-    page.wait_for_timeout(300)
+    wait_for_js(page, "() => window.__decided >= 2")  # both done with: nothing more comes of them
     expect(toasts(page)).to_have_count(0)
     assert page.evaluate("window.__notes.length") == 0
 

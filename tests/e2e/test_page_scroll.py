@@ -18,6 +18,11 @@ from tests.support.hubs import HubProcess
 PAGE_HEIGHT = "[document.scrollingElement.scrollHeight, window.innerHeight]"
 
 
+# The first toast is there and its slide-in has ended (a finished CSS animation leaves getAnimations()).
+TOAST_AT_REST = ("() => { const toast = document.querySelector('lineup-toasts .toast');"
+                 " return toast !== null && toast.getAnimations().length === 0; }")
+
+
 def test_only_the_panes_scroll_on_a_conversation_with_a_diff_and_in_settings(hub: HubProcess, open_page: OpenPage, world: World) -> None:
     owner, agent = world
     conversation = agent.conversation("Release")
@@ -51,7 +56,7 @@ def test_on_a_phone_toasts_leave_the_detail_close_button_free(hub: HubProcess, o
     agent.ask(conversation, {"type": "approval", "title": "Purge the web cache?"}, task_id=other_task)
     expect(page.locator("lineup-toasts .toast")).to_have_count(1)
     expect(page.locator("lineup-toasts .toast")).to_contain_text("Purge the web cache?")
-    page.wait_for_timeout(200)  # the toast slides in (160 ms): measured at rest, no assertion waits on it
+    wait_for_js(page, TOAST_AT_REST)  # the toast slides in (160 ms): measured at rest
     toast = page.locator("lineup-toasts .toast").first.bounding_box()
     close = page.locator("lineup-task-detail .detail-close").bounding_box()
     assert toast and close and toast["y"] + toast["height"] <= close["y"], (toast, close)

@@ -59,13 +59,18 @@ NOTIFIED = """(n) => Object.keys(localStorage).filter((k) => k.startsWith('lineu
 FRAMES = "new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
 
 
+# The first toast is there and its slide-in has ended (a finished CSS animation leaves getAnimations()).
+TOAST_AT_REST = ("() => { const toast = document.querySelector('lineup-toasts .toast');"
+                 " return toast !== null && toast.getAnimations().length === 0; }")
+
+
 def toasts(page: Page) -> Any:
     return page.locator("lineup-toasts .toast")
 
 
 def covers_nothing(page: Page, where: str) -> None:
     expect(toasts(page).first).to_be_visible()
-    page.wait_for_timeout(200)  # the toast slides in for 160 ms: measured where it comes to rest (no assertion waits on it)
+    wait_for_js(page, TOAST_AT_REST)  # the toast slides in for 160 ms: measured where it comes to rest
     assert page.evaluate(COVERED) == [], where
 
 

@@ -142,8 +142,14 @@ def test_settings_turns_pushes_on_the_worker_shows_them_by_the_rule_and_a_tap_op
         # That card on screen: the next push about it shows nothing (the app shows it already).
         scene.ask("again", "Deploy now?")
         push.wait_for(lambda: len(push.for_(phone)) >= 2)
+        # The worker counts each push it is done with (shown or not): once this one is done, nothing more comes of it.
+        sw.evaluate("() => { const show = self.showPush; self.__pushesDone = 0;"
+                    " self.showPush = (note) => show(note).finally(() => { self.__pushesDone += 1; }); }")
         worker.deliver(push.for_(phone)[1].payload)
-        page.wait_for_timeout(2000)
+        deadline = time.monotonic() + 20
+        while not sw.evaluate("self.__pushesDone"):  # Playwright's sync API needs its own wait, not time.sleep
+            assert time.monotonic() < deadline, "the worker did not finish with the push"
+            page.wait_for_timeout(50)
         assert notifications(page) == []
         # The same push with that card out of sight (Settings) is shown: it was the card on screen that kept it quiet.
         page.goto("/#/settings")

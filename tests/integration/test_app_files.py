@@ -132,3 +132,22 @@ def test_a_link_out_of_a_static_folder_is_not_served(tmp_path: Path) -> None:
     files = AppFiles(folder)
     assert files.lookup("/ok.js") is not None
     assert files.lookup("/escape.txt") is None and files.lookup(f"{files.prefix}escape.txt") is None
+
+
+def test_a_file_is_read_again_once_it_changed_and_not_before(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A hub started again in one process (the in-process test hub, hub.testing) keeps what it read of an unchanged
+    file instead of gzipping the whole app again; a file changed since is read again, so what is served is what is
+    on disk."""
+    import os
+
+    from hub.web import static_app
+
+    page = tmp_path / "app.js"
+    page.write_text("console.log('first');\n" * 100)
+    first = static_app._load(page)
+    assert static_app._load(page) is first  # unchanged: kept
+    page.write_text("console.log('second');\n" * 100)
+    os.utime(page, ns=(page.stat().st_atime_ns, page.stat().st_mtime_ns + 1_000_000))
+    again = static_app._load(page)
+    assert again is not first and again.body.startswith(b"console.log('second')")
+    assert static_app.AppFiles(tmp_path).files["app.js"].body == again.body

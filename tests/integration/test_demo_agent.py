@@ -27,6 +27,7 @@ from tests.integration.test_sdk import FAST_ENV, Api, Relay, count
 from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
+from tests.support.polling import eventually
 
 
 class DemoProcess:
@@ -271,11 +272,13 @@ async def test_it_survives_a_network_drop_while_waiting_for_the_person(stage: St
         await stage.status("t-demo", "waiting_for_human")
 
         relay.refuse = True
+        tried = relay.connections
         relay.cut()
         await stage.app.event("agent.status_changed", agentId=agent_id, status="offline")
         await stage.app.ok("interaction.respond", {"interactionId": interaction["id"],
                                                    "response": {"optionId": "approve"}})
-        await asyncio.sleep(0.5)
+        # The agent tries to come back while the network is still down, and is refused.
+        await eventually(lambda: relay.connections > tried, timeout=30, what="a refused reconnect attempt")
         relay.refuse = False
         await stage.status("t-demo", "succeeded", timeout=20)
         assert relay.connections >= 2

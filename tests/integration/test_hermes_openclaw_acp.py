@@ -1,12 +1,13 @@
 """Hermes and OpenClaw run by a real hub over ACP (`lineup agents add hermes|openclaw`), with the real packages.
 
 Hermes (`hermes-agent[acp]` from PyPI, in a venv of its own: it pins agent-client-protocol 0.9) and OpenClaw
-(`openclaw` from npm, run by Node 24 from npm, bridging to an OpenClaw Gateway this test starts on loopback) talk
-to tests/support/fake_models/openai_chat.py: a task saying `RUN: <command>` makes the agent call its shell tool;
-the permission request arrives as an approval card with the agent's own options, and the person's answer decides
-whether the command runs. Hermes denies by itself after 60 s and tells the client nothing: its card carries that
-deadline and is withdrawn when it passes (the one test that waits the real minute), and the task does not count as
-succeeded. An OpenClaw Gateway that crashes while a task waits, and comes back, takes the next task as usual.
+(`openclaw` from npm, run by Node 24 from npm, bridging to the file's one OpenClaw Gateway on loopback,
+tests/support/openclaw_lean.py) talk to tests/support/fake_models/openai_chat.py: a task saying `RUN: <command>`
+makes the agent call its shell tool; the permission request arrives as an approval card with the agent's own
+options, and the person's answer decides whether the command runs. Hermes denies by itself after 60 s and tells
+the client nothing: its card carries that deadline and is withdrawn when it passes (the one test that waits the real
+minute), and the task does not count as succeeded. An OpenClaw Gateway that crashes while a task waits, and comes
+back, takes the next task as usual.
 
 `.ci/run` installs both (cached); a test skips when they are missing, except in CI, where that is a failure.
 """
@@ -30,6 +31,7 @@ from tests.integration.conftest import Connect
 from tests.integration.test_real_agents import Agent, RealAgentHub, base_env, start_hub
 from tests.support.fake_models.openai_chat import FakeChat
 from tests.support.openclaw_gateway import Gateway, need
+from tests.support.openclaw_lean import lean_gateway
 
 pytestmark = pytest.mark.real_agent
 
@@ -116,18 +118,30 @@ async def test_hermes_stopping_after_60_s_ends_its_card(hub_factory: Any, lap: C
 
 # ---- OpenClaw ---------------------------------------------------------------------------------------------
 
-@pytest.fixture
-def gateway(tmp_path: Path, chat: FakeChat) -> Iterator[Gateway]:
-    started = Gateway(tmp_path, chat)
+@pytest.fixture(scope="module")
+def openclaw_chat() -> Iterator[FakeChat]:
+    """The fake model of the file's one OpenClaw Gateway (its config names the model's address)."""
+    model = FakeChat()
+    yield model
+    model.close()
+
+
+@pytest.fixture(scope="module")
+def gateway(tmp_path_factory: pytest.TempPathFactory, openclaw_chat: FakeChat) -> Iterator[Gateway]:
+    """One Gateway for the file's OpenClaw tests, each with a hub and `openclaw acp` bridge of its own: a Gateway
+    start and its first agent turn cost ~25 CPU-s, most of what a test paid when each started its own. The crash test
+    kills it and starts it again, which leaves it running; each test's files and approvals are its own, and each
+    resolves every approval it was asked."""
+    started = lean_gateway(tmp_path_factory.mktemp("openclaw"), openclaw_chat)
     started.start()
     yield started
     started.stop()
 
 
 async def test_openclaw_asks_through_its_gateway_and_the_answer_decides(
-        hub_factory: Any, lap: Connect, gateway: Gateway, chat: FakeChat) -> None:
-    agent = Agent("OpenClaw", [str(gateway.binary), "acp"], gateway.env, chat, lambda *_: None,  # type: ignore[arg-type]
-                  gateway.home, gateway.work)
+        hub_factory: Any, lap: Connect, gateway: Gateway, openclaw_chat: FakeChat) -> None:
+    agent = Agent("OpenClaw", [str(gateway.binary), "acp"], gateway.env, openclaw_chat,
+                  lambda *_: None, gateway.home, gateway.work)  # type: ignore[arg-type]
     h = await start_hub(hub_factory, lap, agent)
     for task_id, answer in (("t1", "allow_once"), ("t2", "reject_once")):  # one gateway, hub and agent for both
         made = gateway.work / f"made-{task_id}.txt"
@@ -144,7 +158,7 @@ async def test_openclaw_asks_through_its_gateway_and_the_answer_decides(
 
 @pytest.mark.timeout(600)
 async def test_openclaw_whose_gateway_crashed_and_restarted_takes_the_next_task(
-        hub_factory: Any, lap: Connect, gateway: Gateway, chat: FakeChat) -> None:
+        hub_factory: Any, lap: Connect, gateway: Gateway, openclaw_chat: FakeChat) -> None:
     """The Gateway is killed while a task's card waits, then started again. The task ends saying the link to the
     Gateway was lost (it failed with `Internal error {'details': 'Gateway disconnected: 1006: '}`), its card ends, and
     the next task, sent as soon as the Gateway listens, asks on the phone and runs. Before, it failed with "gateway not
@@ -152,8 +166,8 @@ async def test_openclaw_whose_gateway_crashed_and_restarted_takes_the_next_task(
     the prompt again, since it never left the bridge. And it goes to a new ACP session: the Gateway reruns the
     interrupted turn of the old one by itself, a prompt there was queued behind that rerun, the bridge counted it done
     at once (the task "succeeded", nothing ran) and its approval waited in the Gateway where no card showed it."""
-    agent = Agent("OpenClaw", [str(gateway.binary), "acp"], gateway.env, chat, lambda *_: None,  # type: ignore[arg-type]
-                  gateway.home, gateway.work)
+    agent = Agent("OpenClaw", [str(gateway.binary), "acp"], gateway.env, openclaw_chat,
+                  lambda *_: None, gateway.home, gateway.work)  # type: ignore[arg-type]
     h = await start_hub(hub_factory, lap, agent)
     first = gateway.work / "made-while-it-crashed.txt"
     await h.task("t1", f"RUN: touch {first}")

@@ -1,7 +1,8 @@
 """LineUp as an OpenClaw channel (`lineup connect openclaw`), against a real hub and a real OpenClaw.
 
 The real thing (marked real_agent): `openclaw` 2026.9.6 from npm run by Node 24 from npm, a Gateway on loopback with a
-scratch HOME (tests/support/openclaw_gateway.py, `tools.exec.mode: "ask"`), the fake chat-completions model (a
+scratch HOME (tests/support/openclaw_gateway.py, `tools.exec.mode: "ask"`, without the bundled plugins and
+subsystems no test uses: tests/support/openclaw_lean.py), the fake chat-completions model (a
 message `RUN: <command>` makes OpenClaw call its `exec` tool), the channel plugin installed and configured by the real
 `lineup connect openclaw`: a message from the app reaches OpenClaw, its exec approval is a card showing the whole
 command with OpenClaw's own options, the answer decides whether the command ran, OpenClaw's reply lands in the
@@ -42,6 +43,7 @@ from tests.integration.test_real_agents import Agent, start_hub
 from tests.support.fake_models.openai_chat import FakeChat
 from tests.support.inproc import InProcessHub
 from tests.support.openclaw_gateway import NODE24_BIN, Gateway, need
+from tests.support.openclaw_lean import lean_gateway
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "integrations" / "openclaw-channel"
@@ -75,7 +77,7 @@ class Setup:
     """A Gateway with the LineUp channel installed by `lineup connect openclaw`, and the person's app."""
 
     def __init__(self, tmp_path: Path, chat: FakeChat) -> None:
-        self.gateway = Gateway(tmp_path, chat)
+        self.gateway = lean_gateway(tmp_path, chat)
         self.credential = tmp_path / "lineup-config" / "openclaw.json"
         self.env = {**os.environ, **self.gateway.env}
 

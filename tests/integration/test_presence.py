@@ -44,6 +44,14 @@ async def next_status(app: LapClient, agent_id: str, status: str, after: int, ti
                               and f["payload"]["agentId"] == agent_id and f["payload"]["status"] == status, timeout)
 
 
+async def all_stored_so_far_arrived(team: Team) -> None:
+    """Post a message and wait for its event on the app's stream. The log is one sequence and the app receives it
+    in order, so a status change the hub stored before this message has arrived by then: one the app has not got at
+    that point, the hub did not store."""
+    ack = await team.app.ok("message.create", {"content": "sentinel"}, conversationId=team.conversation_id)
+    await team.app.wait_for(lambda f: f.get("sequence") == ack["sequence"], timeout=30)
+
+
 async def test_connect_and_close(team: Team) -> None:
     assert team.agent.welcome["heartbeatIntervalMs"] == int(HEARTBEAT_S * 1000)
     online = status_events(team.app, team.agent_id)
@@ -81,7 +89,10 @@ async def test_second_socket_keeps_the_agent_online(team: Team, fast_hub: HubPro
     second = await lap(fast_hub, "agent", team.credential)
     beat = Heartbeat(second, HEARTBEAT_S / 2)
     await team.agent.close()
+    # A wrong offline would be stored as the hub lets go of the closed socket, at once; nothing tells when it has,
+    # so this is time for it to act (and over a heartbeat interval on the second socket alone).
     await asyncio.sleep(0.6)
+    await all_stored_so_far_arrived(team)
     assert [e["payload"]["status"] for e in status_events(team.app, team.agent_id)] == ["online"]
     await second.close()
     await beat.stop()
@@ -106,7 +117,8 @@ async def test_a_silent_agent_is_a_zombie(team: Team, fast_hub: HubProcess, lap:
     chatty = await lap(fast_hub, "agent", chatty_pair["credential"])
     for _ in range(6):
         await chatty.ok("agent.custom_note", {"note": "still here"})
-        await asyncio.sleep(HEARTBEAT_S / 2)
+        await asyncio.sleep(HEARTBEAT_S / 2)  # the scenario: an agent that reports twice an interval, not pinging
+    await all_stored_so_far_arrived(team)
     assert [e["payload"]["status"] for e in status_events(team.app, chatty_pair["agentId"])] == ["online"]
 
 

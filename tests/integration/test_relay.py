@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
@@ -145,6 +146,21 @@ async def agent_in_conversation(hub: HubProcess, token: str) -> tuple[LapClient,
     return agent, "conv-1"
 
 
+def count_pings(fake: FakeWuKong, uid: str) -> list[int]:
+    """A one-item list that counts the pings `uid`'s sessions send the fake from now on. Both clients send a ping
+    only once the last one's pong came back, so n more pings mean n - 1 more pongs answered and taken."""
+    counted = [0]
+    handle = fake._frame
+
+    async def counting(conn: Any, raw: Any) -> bool:
+        text = raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw)
+        if conn.uid == uid and re.search(r'"method":\s*"ping"', text):
+            counted[0] += 1
+        return await handle(conn, raw)
+    fake._frame = counting  # type: ignore[method-assign]
+    return counted
+
+
 def lap_sequences(fake: FakeWuKong) -> list[int]:
     return [p["envelope"]["sequence"] for p in fake.payloads(HUB_UID, "alice", HUB_UID) if p.get("type") == 5201
             and p["envelope"].get("sequence") is not None]
@@ -171,7 +187,8 @@ async def test_official_sdk_connects_sends_and_receives_through_the_fake(fakes: 
         assert message["messageId"] == ack["messageId"] and isinstance(ack["messageId"], str)
         await bob.send("alice", 1, {"type": 1, "content": "hi"})
         await alice.text("hi")
-        await asyncio.sleep(0.7)  # several pings answered: the session holds
+        pinged = count_pings(fake, "bob")
+        await until(lambda: pinged[0] >= 4, 30, "several of bob's pings answered")  # and the session holds
         assert bob.is_connected and not errors
         assert ack["messageId"] in [a for c in fake.conns for a in c.acked]  # recvack reached the server
         stored = fake.history("alice", "bob")
@@ -234,7 +251,8 @@ async def test_v2_client_and_probe_on_both_lines(fakes: Any) -> None:
             await alice.client.send("bob", {"type": 1, "content": "back"}, "a-1", red_dot=False)
         await until(lambda: got, 5, "a message")
         assert got[0].payload == {"type": 1, "content": "back"} and got[0].from_uid == "alice"
-        await asyncio.sleep(0.6)  # pongs of either shape keep the session
+        pinged = count_pings(fake, "bob")
+        await until(lambda: pinged[0] >= 4, 30, "several of bob's pings answered")  # pongs of either shape
         assert not bob._ended.done()
         found = await probe(fake.ws_url, "bob", "bob-token", "p", 0, 3)
         assert found.line == line and found.auth_code is None

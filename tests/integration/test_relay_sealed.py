@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import time
 from collections.abc import Callable
 from typing import Any, cast
@@ -123,6 +124,19 @@ def warnings(hub: HubProcess) -> str:
     return " ".join((relay_state(hub)["status"] or {}).get("warnings", []))
 
 
+def relay_done_through(hub: HubProcess, uid: str, sequence: int) -> bool:
+    """The uplink has turned every event up to `sequence` into what it sends `uid` (its cursor moves in the same
+    step), and has sent all of it (nothing pending): anything it was going to send them is in the fake by now."""
+    conn = sqlite3.connect(f"file:{hub.data_dir / 'lineup.db'}?mode=ro", uri=True, timeout=10)
+    try:
+        row = conn.execute("SELECT cursor FROM relay_people WHERE uid = ?", (uid,)).fetchone()
+        pending = conn.execute("SELECT COUNT(*) FROM relay_outbox WHERE person = ? AND status = 'pending'",
+                               (uid,)).fetchone()[0]
+    finally:
+        conn.close()
+    return row is not None and row[0] >= sequence and pending == 0
+
+
 def refusals(hub: HubProcess) -> list[str]:
     """The hub's log lines about refused messages."""
     return [line for line in hub.log().splitlines() if "refused message" in line]
@@ -130,7 +144,10 @@ def refusals(hub: HubProcess) -> list[str]:
 
 async def test_wukongim_carries_ciphertext_and_routing_only(hub_factory: HubFactory, fakes: Any) -> None:
     fake, hub, token, workspace = await setting_up(hub_factory, fakes)
-    await asyncio.sleep(0.5)  # what the hub sent before any device of alice's was set up (its status)
+    # What the hub sent before any device of alice's was set up: its status, "connected".
+    await until(lambda: [p for p in fake.payloads(HUB_UID, "alice", HUB_UID) if p.get("type") == 5201
+                         and p["envelope"]["type"] == "relay.status_changed"
+                         and p["envelope"]["payload"].get("state") == "connected"], 30, "the hub's status sent to alice")
     before = len(fake.history(HUB_UID, "alice"))
     device = await (await Device(fake, hub, token).set_up()).connect()
     agent = await LapClient.connect(hub.ws_base, "agent", pair_agent(hub, token, name="Builder")["credential"])
@@ -267,8 +284,9 @@ async def test_a_replaced_or_revoked_key_opens_nothing_new(hub_factory: HubFacto
             assert revoked.status_code == 200
             mark = len(fake.history(HUB_UID, "alice"))
             await agent.ok("message.create", {"content": "after revoke"}, conversationId="conv-r")
-            await agent.ok("message.create", {"content": "after revoke, again"}, conversationId="conv-r")
-            await asyncio.sleep(1.5)
+            again = await agent.ok("message.create", {"content": "after revoke, again"}, conversationId="conv-r")
+            await until(lambda: relay_done_through(hub, "alice", again["sequence"]), 30,
+                        "the uplink past the messages after the revoke")
             after = [json.loads(m.payload) for m in fake.history(HUB_UID, "alice")[mark:] if m.from_uid == HUB_UID]
             assert after == []  # nothing of the app goes to a person whose keys ended: not sealed, not in clear
             assert "after revoke" not in fake.carried_text()

@@ -419,11 +419,11 @@ async def test_a_session_whose_agent_cannot_load_it_ends_at_a_restart_and_says_s
     assert "cannot load" in said["content"]
     listed = [s for s in await h.api.get("/api/sessions") if s.get("sessionId") == session_id]
     assert [(s["status"], s["canSend"], s["endReason"]) for s in listed] == [("ended", False, "hub_restarted")]
-    # Its process was stopped: only the one from before the restart and the one that found it could not load.
-    await asyncio.sleep(0.5)
+    # Its process was stopped: only the one from before the restart and the one that found it could not load (that
+    # one said `initialize` before the hub could know it cannot load, so before session.ended).
     pids = processes_of(h.received("initialize"))
     assert len(pids) == 2
-    assert all(not _alive(pid) for pid in pids)
+    await eventually(lambda: all(not _alive(pid) for pid in pids), timeout=30, what="both processes stopped")
 
 
 def _alive(pid: int) -> bool:

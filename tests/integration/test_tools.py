@@ -23,6 +23,7 @@ from tests.support.hubproc import HubProcess, pair_agent
 from tests.support.inproc import InProcessHub
 from tests.support.lap import LapClient
 from tests.support.live import Team, make_team, of_type, pair, request_fresh
+from tests.support.polling import eventually
 
 TIMEOUT_S = 2.0  # LINEUP_TOOL_CALL_TIMEOUT_S of the shared hub
 HUB_TOOLS = {"calculator", "canvas", "choice", "confirm", "input", "review"}
@@ -499,7 +500,9 @@ async def test_nobody_answers_an_offline_app_or_agent_in_time_and_the_caller_get
     before = back.events()[-1]["sequence"]
     await back.close()
     pending = asyncio.create_task(call(team.agent, "away_lamp", {"on": False}, action="toggle"))
-    await asyncio.sleep(0.2)
+    await eventually(lambda: [f for f in team.agent.frames if f["type"] == "system.ack"
+                              and (f["payload"].get("sequence") or 0) > before],
+                     timeout=30, what="the call stored while no app is there")
     again = await lap(team.hub, "app", team.token, last_sequence=before)
     waiting = await again.wait_for(lambda f: f["type"] == "tool.call" and f.get("sequence")
                                    and f["payload"]["name"] == "away_lamp")

@@ -29,6 +29,7 @@ from tests.support.drills import (
 )
 from tests.support.hubproc import HubProcess, pair_agent
 from tests.support.lap import LapClient
+from tests.support.polling import eventually
 from tests.support.rawclient import RawClient
 
 MESSAGES_A = 1300
@@ -166,6 +167,10 @@ class _Stream:
             n += 1
             await asyncio.sleep(self.pause_s)
 
+    async def flowing(self) -> None:
+        """Wait until the hub has answered at least one envelope of this stream."""
+        await eventually(lambda: _answered(self.sender) > self.base, timeout=30, what="the stream's first answer")
+
     async def finish(self) -> None:
         self.stop.set()
         await self.task
@@ -179,10 +184,11 @@ async def test_live_events_during_replay_arrive_once_in_order(log: Log) -> None:
     raced = False
     for attempt in range(6):
         stream = _Stream(sender, f"live {attempt} " + "x" * 200, window=8)
-        await asyncio.sleep(0.05)
+        await stream.flowing()
         app = await LapClient.connect(log.hub.ws_base, "app", log.token, last_sequence=0, wait_caught_up=False)
         caught = await app.wait_for(lambda f: f["type"] == "system.caught_up", timeout=30)
-        await asyncio.sleep(0.1)  # live events after caught_up
+        await eventually(lambda: [f for f in stored_frames(app.frames) if f["sequence"] > caught["payload"]["sequence"]],
+                         timeout=30, what="a live event after caught_up")
         await stream.finish()
         head = await _head(log)
         await app.wait_for(lambda f: f.get("sequence") == head, timeout=20)
@@ -212,7 +218,7 @@ async def test_live_events_beyond_the_buffer_during_a_slow_replay(log: Log) -> N
                for n in range(80)]
     await wait_acks(sender, preload)
     stream = _Stream(sender, big, window=1, pause_s=0.03)
-    await asyncio.sleep(0.05)
+    await stream.flowing()
     app = await RawClient.connect(log.hub.ws_base, "app", log.token, rcvbuf=256 * 1024, lastSequence=0)
     unthrottle_at = app.welcome["headSequence"] - 40
     started, read_bytes, caught = time.monotonic(), 0, None

@@ -11,6 +11,7 @@ import asyncio
 from tests.support.drills import assert_db_check, assert_resumed_stream, log_rows, make_workspace, wait_acks
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
+from tests.support.polling import eventually
 
 APPS = 40
 BEHIND = 300
@@ -35,8 +36,10 @@ async def test_apps_reconnecting_at_once_during_live_traffic_miss_nothing(hub: H
             await asyncio.sleep(0.01)
         return ids
 
+    acked_before = sum(1 for f in agent.frames if f["type"] == "system.ack")
     live = asyncio.create_task(live_traffic())
-    await asyncio.sleep(0.1)  # live events are flowing when the storm starts
+    await eventually(lambda: sum(1 for f in agent.frames if f["type"] == "system.ack") > acked_before, timeout=30,
+                     what="a live event stored")  # live events are flowing when the storm starts
     storm = await asyncio.gather(*(LapClient.connect(hub.ws_base, "app", space.token, last_sequence=cursor,
                                                      wait_caught_up=False) for cursor in cursors))
     live_ids = await live

@@ -40,6 +40,7 @@ from tests.support.drills import (
 from tests.support.fixtures import HubFactory
 from tests.support.hubproc import HubProcess
 from tests.support.lap import LapClient
+from tests.support.polling import eventually
 
 INTERVAL = 1.0
 FAST = {"LINEUP_HEARTBEAT_INTERVAL_S": str(INTERVAL), "LINEUP_LOG_LEVEL": "info"}
@@ -106,6 +107,14 @@ async def _pinger(client: LapClient, stop: asyncio.Event) -> None:
             await asyncio.wait_for(stop.wait(), INTERVAL)
 
 
+async def _all_stored_so_far_arrived(app: LapClient, space: Workspace) -> None:
+    """Post a message and wait for its event on the app's stream. The log is one sequence and the app receives it
+    in order, so an event the hub stored before this one (a false offline, a failed task) has arrived by then: what
+    the app has not got at that point, the hub did not store."""
+    ack = await app.ok("message.create", {"content": "sentinel"}, conversationId=space.conversation_id)
+    await app.wait_for(lambda f: f.get("sequence") == ack["sequence"], timeout=30)
+
+
 async def _post(app: LapClient, space: Workspace, n: int, tag: str) -> list[str]:
     ids = [await app.send("message.create", {"content": f"{tag} {i}"}, conversationId=space.conversation_id)
            for i in range(n)]
@@ -132,6 +141,7 @@ async def test_a_stopped_agent_goes_offline_after_two_intervals_and_returns_whol
         online = await app.event("agent.status_changed", timeout=20, agentId=agent_id, status="online")
         await _post(app, space, 5, "before")
         await asyncio.sleep(2.5 * INTERVAL)  # a few beats: the hub must not mark a live agent offline
+        await _all_stored_so_far_arrived(app, space)
         mark = len(app.frames)
         assert not [f for f in _status_events(app, agent_id, app.frames.index(online) + 1)
                     if f["payload"]["status"] == "offline"], "a beating agent was marked offline"
@@ -148,7 +158,7 @@ async def test_a_stopped_agent_goes_offline_after_two_intervals_and_returns_whol
         assert 1.0 * INTERVAL <= detected <= 2.5 * INTERVAL, f"offline {detected:.2f} s after SIGSTOP"
 
         missed = await _post(app, space, 5, "while stopped")  # addressed to the zombie
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(1.0)  # the scenario: the zombie stays stopped a while with its events waiting
         mark = len(app.frames)
         proc.send_signal(signal.SIGCONT)
         await app.wait_for(lambda f: f["type"] == "agent.status_changed" and f.get("sequence") is not None
@@ -187,6 +197,7 @@ class BlackHoleProxy:
     def __init__(self, target_port: int) -> None:
         self.target_port = target_port
         self.port = 0
+        self.accepted = 0  # connections made to the proxy, held or not
         self.open = asyncio.Event()
         self.open.set()
         self._server: asyncio.Server | None = None
@@ -219,6 +230,7 @@ class BlackHoleProxy:
             writer.close()
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.accepted += 1
         up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
         self._writers += [writer, up_writer]
         for a, b in ((reader, up_writer), (up_reader, writer)):
@@ -252,7 +264,7 @@ async def test_a_black_holed_link_is_noticed_by_both_ends_and_heals(hub_factory:
     try:
         await client.start(timeout_s=15)
         await app.event("agent.status_changed", timeout=10, agentId=agent_id, status="online")
-        await asyncio.sleep(1.5 * INTERVAL)
+        await asyncio.sleep(1.5 * INTERVAL)  # the scenario: the link carries a beat or two before the partition
         mark = len(app.frames)
         sessions_before = client.connections
 
@@ -271,13 +283,18 @@ async def test_a_black_holed_link_is_noticed_by_both_ends_and_heals(hub_factory:
         assert 3.0 * INTERVAL <= sdk_silence <= 4.3 * INTERVAL, f"the SDK dropped after {sdk_silence:.2f} s of silence"
         pending = client.send_nowait("message.create", {"content": "sent during the partition"},
                                       conversationId=space.conversation_id)
-        await asyncio.sleep(1.0)
+        answered_at: list[float] = []
+        pending.add_done_callback(lambda _: answered_at.append(time.monotonic()))
+        tried = proxy.accepted
+        await eventually(lambda: proxy.accepted > tried, timeout=30, what="the SDK trying again through the hole")
         assert not pending.done(), "acked through a black hole"
 
         proxy.heal()
         healed_at = time.monotonic()
         await client.wait_connected(15)
         ack = await asyncio.wait_for(pending, 10)
+        # Answered only once the partition healed: the whole time it held, nothing came back through the hole.
+        assert answered_at and answered_at[0] >= healed_at, "acked through a black hole"
         reconnect_s = time.monotonic() - healed_at
         assert client.connections > sessions_before
         assert reconnect_s <= 12, f"reconnected {reconnect_s:.1f} s after the heal"
@@ -336,7 +353,8 @@ async def test_a_stopped_hub_resumes_without_an_offline_storm_or_a_gap(hub_facto
         await sdk.wait_connected(15)
         sdk_back_after_s = time.monotonic() - continued
         await _post(app, space, 10, "after")
-        await asyncio.sleep(3 * INTERVAL)  # time for a misfiring presence tick to show itself
+        await asyncio.sleep(3 * INTERVAL)  # the scenario: three intervals in which a misfiring presence tick would act
+        await _all_stored_so_far_arrived(app, space)
 
         for agent_id in raw_ids:  # they kept their sockets and kept beating: no offline
             flips = [f["payload"] for f in _status_events(app, agent_id, mark)]
@@ -398,12 +416,13 @@ async def test_wall_clock_jumps_do_not_make_agents_look_silent(hub_factory: HubF
         before = time.time()
 
         clock.write_text("+3600\n")  # an hour forward
-        await asyncio.sleep(3 * INTERVAL)
+        await asyncio.sleep(3 * INTERVAL)  # the scenario: presence runs three intervals on the jumped clock
         ack = await agent.ok("message.create", {"content": "after the jump"}, conversationId=space.conversation_id)
         recorded = _recorded_at(space.db_path, ack["sequence"])  # the hub's own wall stamp: the jump reached it
         assert _parse_iso(recorded) - before > 3000, f"the hub's clock did not jump: {recorded}"
         clock.write_text("+0\n")     # and an hour back
-        await asyncio.sleep(4 * INTERVAL)  # more than two intervals and the grace period
+        await asyncio.sleep(4 * INTERVAL)  # the scenario: more than two intervals and the grace period
+        await _all_stored_so_far_arrived(app, space)
 
         flips = [f["payload"] for f in _status_events(app, agent_id, mark)]
         assert not flips, f"presence misfired on a wall-clock jump: {flips}"

@@ -36,6 +36,7 @@ from hub.sdk.tlspin import PinMismatch
 from hub.tls import fingerprint as file_fingerprint
 from tests.security.support import ROOT, ServedHub
 from tests.support.hubproc import free_port
+from tests.support.polling import eventually
 
 FINGERPRINT = r"TLS certificate SHA-256 fingerprint: ([0-9A-F:]{95})"
 
@@ -133,22 +134,28 @@ async def test_the_sdk_pairs_and_connects_with_the_pin_and_refuses_another(tls_h
             await agent.close()
 
         # The same credential with a wrong pin: PinMismatch at once, no retry loop, the hub never saw a hello.
-        for _ in range(100):  # (the closed agent's `offline` first, so it is not counted below)
-            if {a["id"]: a for a in api.get("/api/agents").json()["agents"]}[credential.agent_id]["status"] \
-                    == "offline":
-                break
-            await asyncio.sleep(0.05)
+        await eventually(  # (the closed agent's `offline` first, so it is not counted below)
+            lambda: {a["id"]: a for a in api.get("/api/agents").json()["agents"]}[credential.agent_id]["status"]
+            == "offline", timeout=30, what="the closed agent offline")
         head = api.get("/api/state").json()["headSequence"]
         impostor = AgentClient(dataclasses.replace(credential, tls_fingerprint=other_fingerprint(shown)),
                                runtime="test", backoff_initial_s=0.05, backoff_max_s=0.1)
         with pytest.raises(PinMismatch):
             await impostor.start(timeout_s=10)
         assert impostor._runner is not None and impostor._runner.done() and impostor.connections == 0
-        await asyncio.sleep(0.5)
-        statuses = [e for e in api.get("/api/events", params={"after": head}).json()["events"]
-                    if e["type"] == "agent.status_changed"]
-        assert statuses == []
         await impostor.close()
+        # The agent with the right pin connects after it: its `online` is stored after anything the impostor's
+        # attempt could have caused, so once it is there, a status change from the impostor would be there too.
+        again = AgentClient(credential, runtime="test")
+        await again.start(timeout_s=15)
+        try:
+            statuses = await eventually(lambda: [e for e in api.get("/api/events", params={"after": head}).json()
+                                                 ["events"] if e["type"] == "agent.status_changed"],
+                                        timeout=30, what="the pinned agent's status change")
+            assert [(e["payload"]["agentId"], e["payload"]["status"]) for e in statuses] == \
+                [(credential.agent_id, "online")]
+        finally:
+            await again.close()
 
 
 def test_the_demo_agent_takes_the_fingerprint(tls_hub: ServedHub, tmp_path: Path) -> None:

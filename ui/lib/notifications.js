@@ -174,6 +174,9 @@ export function isOnScreen(note, state, route) {
   switch (note.kind) {
     case 'waiting_for_me': return (route.view || 'inbox') === 'inbox' && viewShown;
     case 'agent_offline': return route.view === 'agents' && viewShown;
+    // Back: the Agents page says so, and so does a task of that agent being looked at (its status line).
+    case 'agent_back': return (route.view === 'agents' && viewShown)
+      || Boolean(route.task && state.tasks?.find((x) => x.id === route.task)?.agentId === note.agentId);
     default: return false;
   }
 }
