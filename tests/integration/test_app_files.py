@@ -134,7 +134,7 @@ def test_a_link_out_of_a_static_folder_is_not_served(tmp_path: Path) -> None:
     assert files.lookup("/escape.txt") is None and files.lookup(f"{files.prefix}escape.txt") is None
 
 
-def test_a_file_is_read_again_once_it_changed_and_not_before(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_file_is_read_again_once_it_changed_and_not_before(tmp_path: Path) -> None:
     """A hub started again in one process (the in-process test hub, hub.testing) keeps what it read of an unchanged
     file instead of gzipping the whole app again; a file changed since is read again, so what is served is what is
     on disk."""
