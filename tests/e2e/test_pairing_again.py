@@ -94,6 +94,9 @@ def test_a_code_made_for_an_agent_whose_file_is_lost_pairs_it_again(hub: HubProc
     page = open_page(hub, token=owner.token, path="/#/agents")
     card = page.locator(".agent-card")
     expect(card.locator("[data-agent-status]")).to_have_text("Offline")
+    # For an agent that went away, Pair again is among its details, folded: it resumes when started again, which
+    # the card says first; a lost credential file is the rare case.
+    card.locator("details.agent-more summary").click()
     card.get_by_role("button", name="Pair again").click()
     dialog = page.locator("lineup-connect-agent")
     chosen = dialog.get_by_label("Which agent is this?")

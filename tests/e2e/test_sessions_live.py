@@ -162,4 +162,8 @@ def test_a_killed_agent_says_one_thing(hub: HubProcess, open_page: OpenPage, dem
     expect(card).not_to_contain_text("credential file")
     # "Pair again" (for a lost credential file) is with the details, not beside Message as if pairing were the fix.
     expect(card.locator(".agent-card-head ~ .button-row .pair-again-button")).to_have_count(0)
-    expect(card.locator("details.diagnostics .pair-again-button")).to_be_visible()
+    # ...and folded under "More about this agent" with its facts: the box above already says what to do.
+    more = card.locator("details.diagnostics details.agent-more")
+    expect(more.locator(".pair-again-button")).to_be_hidden()
+    more.locator("summary").click()
+    expect(more.locator(".pair-again-button")).to_be_visible()
