@@ -77,6 +77,13 @@ class Worker:
         raise AssertionError(f"no service worker registration seen: {self.registrations}")
 
     def deliver(self, payload: dict[str, Any]) -> None:
+        # The registration's worker is waited for until it is active, as a real push service's delivery would find it:
+        # once under a full run's load the first push was not shown within 15 s, and a worker still activating is the
+        # one cause found (not proven) for a push delivered and not handled.
+        deadline = time.monotonic() + 30
+        while self.page.evaluate("navigator.serviceWorker.ready.then((r) => r.active && r.active.state)") != "activated":
+            assert time.monotonic() < deadline, "the service worker did not become active"
+            self.page.wait_for_timeout(100)  # Playwright's sync API delivers events only inside its own calls
         self.cdp.send("ServiceWorker.deliverPushMessage", {"origin": self.origin,
                                                            "registrationId": self.registration_id(),
                                                            "data": json.dumps(payload)})
