@@ -29,6 +29,7 @@ from tests.integration.test_notifications import write_config
 from tests.support.fake_push import FakePushService, Subscription
 from tests.support.fixtures import HubFactory, Shots
 from tests.support.hubs import HubProcess
+from tests.support.polling import eventually_sync
 
 NOTIFICATIONS = """navigator.serviceWorker.ready.then((r) => r.getNotifications()).then((ns) => ns.map((n) => ({
   title: n.title, body: n.body, tag: n.tag, actions: n.actions.map((a) => a.title), url: n.data && n.data.url })))"""
@@ -80,10 +81,9 @@ class Worker:
         # The registration's worker is waited for until it is active, as a real push service's delivery would find it:
         # once under a full run's load the first push was not shown within 15 s, and a worker still activating is the
         # one cause found (not proven) for a push delivered and not handled.
-        deadline = time.monotonic() + 30
-        while self.page.evaluate("navigator.serviceWorker.ready.then((r) => r.active && r.active.state)") != "activated":
-            assert time.monotonic() < deadline, "the service worker did not become active"
-            self.page.wait_for_timeout(100)  # Playwright's sync API delivers events only inside its own calls
+        # (Each check is a Playwright call, which delivers the page's events: eventually_sync's pauses may sleep.)
+        eventually_sync(lambda: self.page.evaluate("navigator.serviceWorker.ready.then((r) => r.active && r.active.state)")
+                        == "activated", timeout=30, what="the service worker active")
         self.cdp.send("ServiceWorker.deliverPushMessage", {"origin": self.origin,
                                                            "registrationId": self.registration_id(),
                                                            "data": json.dumps(payload)})
@@ -153,10 +153,7 @@ def test_settings_turns_pushes_on_the_worker_shows_them_by_the_rule_and_a_tap_op
         sw.evaluate("() => { const show = self.showPush; self.__pushesDone = 0;"
                     " self.showPush = (note) => show(note).finally(() => { self.__pushesDone += 1; }); }")
         worker.deliver(push.for_(phone)[1].payload)
-        deadline = time.monotonic() + 20
-        while not sw.evaluate("self.__pushesDone"):  # Playwright's sync API needs its own wait, not time.sleep
-            assert time.monotonic() < deadline, "the worker did not finish with the push"
-            page.wait_for_timeout(50)
+        eventually_sync(lambda: sw.evaluate("self.__pushesDone"), timeout=30, what="the worker done with the push")
         assert notifications(page) == []
         # The same push with that card out of sight (Settings) is shown: it was the card on screen that kept it quiet.
         page.goto("/#/settings")

@@ -134,14 +134,17 @@ class HubProcess:
                 raise RuntimeError(f"hub exited with {self.proc.returncode}:\n{self.log()}")
             if not self.port:
                 self.port = self._bound_port()
-            if self.port:
-                try:
-                    if httpx.get(self.base + "/-/health", timeout=1).status_code == 200:
-                        return self
-                except httpx.HTTPError:
-                    pass
+            if self.port and self._healthy():
+                return self
             time.sleep(0.05)
         raise RuntimeError(f"hub did not answer within {timeout_s} s:\n{self.log()}")
+
+    def _healthy(self) -> bool:
+        """Whether the hub answers /-/health (a refused or cut connection: not yet)."""
+        try:
+            return httpx.get(self.base + "/-/health", timeout=1).status_code == 200
+        except httpx.HTTPError:
+            return False
 
     def _bound_port(self) -> int:
         """The port this process recorded once it listened, or 0 while it has not."""
