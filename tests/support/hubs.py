@@ -101,13 +101,10 @@ def run_cli(data_dir: Path, *args: str, env: dict[str, str] | None = None,
                           text=True, timeout=60, check=check, env={**os.environ, **(env or {})})
 
 
-@dataclass
-class HubProcess:
-    data_dir: Path
-    port: int = 0
-    env: dict[str, str] = field(default_factory=dict)
-    proc: subprocess.Popen[str] | None = None
-    log_path: Path | None = None
+class LoopbackAddress:
+    """The addresses of a hub listening on 127.0.0.1 at `port` (both kinds of test hub)."""
+
+    port: int
 
     @property
     def base(self) -> str:
@@ -116,6 +113,15 @@ class HubProcess:
     @property
     def ws_base(self) -> str:
         return f"ws://127.0.0.1:{self.port}"
+
+
+@dataclass
+class HubProcess(LoopbackAddress):
+    data_dir: Path
+    port: int = 0
+    env: dict[str, str] = field(default_factory=dict)
+    proc: subprocess.Popen[str] | None = None
+    log_path: Path | None = None
 
     def start(self, timeout_s: float = 20.0) -> HubProcess:
         """Start `lineup serve` and return once it answers /-/health. Port 0 (the default): the hub binds a free port
@@ -214,7 +220,7 @@ def _add_quiet_sockets() -> None:
 
 
 @dataclass
-class InProcessHub:
+class InProcessHub(LoopbackAddress):
     data_dir: Path
     port: int = 0  # 0: the system picks a free one at bind time, no pick-then-bind race
     env: dict[str, str] = field(default_factory=dict)
@@ -236,14 +242,6 @@ class InProcessHub:
         unknown = sorted(set(self.env) - known)
         if unknown:  # read from os.environ by the hub or the interpreter: only a child process gets its own
             raise ValueError(f"the in-process hub cannot honour {unknown}: use hub_factory(process=True)")
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws_base(self) -> str:
-        return f"ws://127.0.0.1:{self.port}"
 
     @property
     def running(self) -> bool:
