@@ -49,6 +49,7 @@ class Keeper:
 
     command: Sequence[str]
     say: Callable[[str], None]
+    env: dict[str, str] | None = None   # the program's environment (None: the keeper's own)
     sleep: Callable[[float], None] = time.sleep
     clock: Callable[[], float] = time.monotonic
     stopping: bool = False
@@ -63,7 +64,7 @@ class Keeper:
             started = self.clock()
             try:
                 # Its own process group: Ctrl-C in the terminal reaches the keeper alone, which passes it on once.
-                self.child = subprocess.Popen(list(self.command), process_group=0)
+                self.child = subprocess.Popen(list(self.command), process_group=0, env=self.env)
             except OSError as exc:
                 self.say(f"lineup keep: cannot start {name}: {exc.strerror or exc}")
                 return 127
@@ -112,20 +113,39 @@ def _kill_if_running(child: subprocess.Popen[bytes]) -> None:
         child.kill()
 
 
+# What the connect dialog's one line hands the program: the SDK's pair_or_load reads these when it is given no
+# address or code of its own (hub/sdk/credentials.py, sdk/typescript/src/credentials.ts).
+PAIRING_ENV = {"hub": "LINEUP_HUB", "code": "LINEUP_CODE", "tls_fingerprint": "LINEUP_TLS_FINGERPRINT"}
+
+
+def program_env(given: dict[str, str | None]) -> dict[str, str] | None:
+    """The program's environment: the keeper's own, with the pairing values given on the command line added."""
+    extra = {PAIRING_ENV[name]: value for name, value in given.items() if value}
+    return {**os.environ, **extra} if extra else None
+
+
 @click.command("keep", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option("--hub", "hub_url", metavar="URL", help="The hub's address, handed to the program as LINEUP_HUB.")
+@click.option("--code", metavar="CODE", help="A pairing code, handed to the program as LINEUP_CODE (used once: "
+              "later starts load the credential it made).")
+@click.option("--fingerprint", "tls_fingerprint", metavar="SHA256",
+              help="The SHA-256 fingerprint of the hub's TLS certificate to pin, as LINEUP_TLS_FINGERPRINT.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def keep(command: tuple[str, ...]) -> None:
+def keep(hub_url: str | None, code: str | None, tls_fingerprint: str | None, command: tuple[str, ...]) -> None:
     """Keep an agent's program running: start COMMAND, and start it again whenever it crashes or is killed.
 
     \b
-    Example: lineup keep -- python my_agent.py --hub http://192.168.1.20:8765 --code ABCD-EFGH
+    Example: lineup keep --hub http://192.168.1.20:8765 --code ABCD-EFGH -- python my_agent.py
+    --hub, --code and --fingerprint reach the program as LINEUP_HUB, LINEUP_CODE and LINEUP_TLS_FINGERPRINT,
+    which the SDK's pair_or_load reads when the program gives it no address or code of its own.
     It stops when the program ends with exit code 0, when you press Ctrl-C, or after 5 crashes in a row each
     within a minute of starting."""
     if command and command[0] == "--":
         command = command[1:]
     if not command:
         raise click.UsageError("say which program to keep running: lineup keep -- python my_agent.py")
-    keeper = Keeper(command, say=lambda line: click.echo(line, err=True))
+    env = program_env({"hub": hub_url, "code": code, "tls_fingerprint": tls_fingerprint})
+    keeper = Keeper(command, say=lambda line: click.echo(line, err=True), env=env)
     asked: list[int] = []
 
     def on_signal(signum: int, _frame: object) -> None:
@@ -136,5 +156,4 @@ def keep(command: tuple[str, ...]) -> None:
     signal.signal(signal.SIGINT, on_signal)
     click.echo(f"lineup keep: running {shlex.join(command)}; it is started again if it crashes. Ctrl-C stops it.",
                err=True)
-    code = keeper.run()
-    sys.exit(code)
+    sys.exit(keeper.run())

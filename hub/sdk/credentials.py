@@ -8,6 +8,7 @@ import hashlib
 import http.client
 import json
 import logging
+import os
 import ssl
 import urllib.error
 import urllib.request
@@ -235,8 +236,15 @@ async def pair_or_load(hub_url: str | None, code: str | None, path: Path | str, 
     credential; one the hub does not accept (revoked, unknown) makes a new agent, and the log says why
     (`Credential.replaced`). The code the stored credential came from (an MCP client's config repeats it at every
     start) loads the stored one instead of spending the code again.
+
+    No `hub_url`, `code` or `tls_fingerprint` given: LINEUP_HUB, LINEUP_CODE and LINEUP_TLS_FINGERPRINT stand in
+    (`lineup keep --hub … --code … -- python my_agent.py`, the connect dialog's one line, sets them).
     """
     path = Path(path)
+    hub_url = hub_url or os.environ.get("LINEUP_HUB") or None
+    code = code or os.environ.get("LINEUP_CODE") or None
+    if not pair_options.get("tls_fingerprint") and os.environ.get("LINEUP_TLS_FINGERPRINT"):
+        pair_options = {**pair_options, "tls_fingerprint": os.environ["LINEUP_TLS_FINGERPRINT"]}
     stored = load_credential(path) if path.exists() else None
     if code and stored is not None and stored.code_sha256 == _code_hash(code):
         return stored

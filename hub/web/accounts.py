@@ -200,6 +200,7 @@ CONNECT_COMMANDS = {
     "hermes": "connect hermes",  # LineUp as a messaging platform of the person's `hermes gateway`
     "openclaw": "connect openclaw",  # LineUp as a channel of the person's OpenClaw Gateway
 }
+SDK_PROGRAM_EXAMPLE = "python my_agent.py"
 
 
 def agent_commands(base: str, code: str, fingerprint: str | None, plain: bool = False) -> dict[str, str]:
@@ -208,8 +209,12 @@ def agent_commands(base: str, code: str, fingerprint: str | None, plain: bool = 
     # A plain http:// hub beyond the agent's machine (agent_tls = "off"): the SDK sends a credential there only
     # when told to (hub/sdk/cleartext.py), and the command says so.
     allow = "LINEUP_ALLOW_INSECURE_HUB=1 " if plain else ""
-    return {kind: f"{allow}{program} {words} --hub {base} --code {code}{pin}"
-            for kind, words in CONNECT_COMMANDS.items()}
+    commands = {kind: f"{allow}{program} {words} --hub {base} --code {code}{pin}"
+                for kind, words in CONNECT_COMMANDS.items()}
+    # The person's own program on the SDK, under the keeper that starts it again after a crash: the one line to copy,
+    # whose program part alone is theirs (the keeper hands the hub and the code on as LINEUP_HUB and LINEUP_CODE).
+    commands["sdk"] = f"{allow}{program} keep --hub {base} --code {code}{pin} -- {SDK_PROGRAM_EXAMPLE}"
+    return commands
 
 
 async def pair(request: Request) -> JSONResponse:

@@ -49,14 +49,17 @@ def test_pair_again_offers_the_adapter_of_the_agents_runtime(hub: HubProcess, op
     pair_again(page, "SDK walker")
     expect(dialog.get_by_role("radio", name="Python SDK (generic)")).to_be_checked()
     dialog.get_by_role("button", name="Create a pairing code").click()
-    # The hub's address, copyable on its own beside the code; the line of Python for the agent's code one tap away.
-    expect(dialog.locator(".hub-address")).to_have_text(re.compile(r"^https?://"))
+    # One line to copy: the keeper with the hub's address and the code in it, the program's part alone the person's
+    # own (the keeper hands the address and the code on as LINEUP_HUB and LINEUP_CODE, hub/keep.py).
+    code = dialog.locator(".pairing-code").inner_text()
+    line = dialog.locator(".keep-command").inner_text()
+    assert re.fullmatch(rf".+ keep --hub https?://\S+ --code {code}( --fingerprint \S+)? -- python my_agent\.py", line), line
+    # Giving the address and the code in the agent's own code instead is one tap away.
     expect(dialog.locator(".sdk-snippet .command")).to_be_hidden()
     dialog.locator(".sdk-snippet summary").click()
+    expect(dialog.locator(".hub-address")).to_have_text(re.compile(r"^https?://"))
     expect(dialog.locator(".sdk-snippet .command")).to_contain_text("pair_or_load(")
     expect(dialog.locator(".sdk-snippet .command")).not_to_contain_text("demo-agent")
-    # How to keep it running: started again by itself after a crash (hub/keep.py).
-    expect(dialog.locator(".keep-command")).to_have_text("lineup keep -- python my_agent.py")
     shots(page, "01-sdk-snippet")
 
     pair_again(page, "Claude helper")

@@ -17,10 +17,10 @@ from tests.integration.test_demo_agent import Stage, stage  # noqa: F401 - the f
 from tests.support.polling import eventually
 
 
-def keeper(args: list[str], log: Path) -> subprocess.Popen[str]:
+def keeper(args: list[str], log: Path, options: tuple[str, ...] = ()) -> subprocess.Popen[str]:
     with open(log, "a") as out:
-        return subprocess.Popen([sys.executable, "-m", "hub", "keep", "--", *args], stdout=out, stderr=subprocess.STDOUT,
-                                text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        return subprocess.Popen([sys.executable, "-m", "hub", "keep", *options, "--", *args], stdout=out,
+                                stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
 
 
 def kept_child(proc: subprocess.Popen[str]) -> psutil.Process | None:
@@ -34,9 +34,11 @@ async def test_a_killed_agent_is_started_again_and_resumes_its_task(stage: Stage
     log = folder / "keep.log"
     code = await stage.api.code("Demo agent")
     mark = len(stage.app.frames)
-    # The task waits for the person's answer later on, so it is unfinished whenever the kill comes.
-    proc = keeper([sys.executable, "-m", "hub", "demo-agent", "--hub", stage.hub.base, "--code", code,
-                   "--credential-file", str(folder / "demo.json"), "--step-seconds", "1"], log)
+    # The task waits for the person's answer later on, so it is unfinished whenever the kill comes. The connect
+    # dialog's one line: the hub and the code go to the keeper, which hands them to the program (LINEUP_HUB,
+    # LINEUP_CODE), whose pair_or_load reads them; the program's own command line names neither.
+    proc = keeper([sys.executable, "-m", "hub", "demo-agent", "--credential-file", str(folder / "demo.json"),
+                   "--step-seconds", "1"], log, options=("--hub", stage.hub.base, "--code", code))
     try:
         paired = await stage.app.wait_for(lambda f: f["type"] == "agent.paired", start=mark, timeout=30)
         agent_id = paired["payload"]["agentId"]

@@ -39,7 +39,6 @@ const ADAPTERS = ['claude-code', 'codex', 'gemini', 'hermes', 'openclaw', 'sdk',
 const RUNTIMES = { demo: ['demo'], 'claude-code': ['claude-code'], codex: ['mcp', 'codex'], gemini: ['mcp', 'gemini'],
   hermes: ['hermes'], openclaw: ['openclaw'], sdk: ['python-sdk'] };
 // How an SDK program is kept running (hub/keep.py), on the agent's machine, where `lineup` is the SDK's own command.
-const KEEP_EXAMPLE = 'lineup keep -- python my_agent.py';
 // What to do once the command ran, for the adapters that connect a gateway already running (docs/agents.md).
 const AFTERWARDS = { hermes: 'connect.after.hermes', openclaw: 'connect.after.openclaw' };
 
@@ -178,7 +177,7 @@ export class LineupConnectAgent extends LineupElement {
         ${icon('clock')} ${expired ? t('connect.expired') : t('connect.expiresIn', { time: formatCountdown(remaining) })}</p>
       ${expired ? html`${diagnosisBox(pairingDiagnosis(pairing), this)}
         <button class="button primary" @click=${() => this._start()}>${t('connect.newCode')}</button>` : html`
-      ${this.adapter === 'sdk' ? this._sdk(base, snippet) : html`
+      ${this.adapter === 'sdk' ? this._sdk(base, snippet, pairing.commands?.sdk || '') : html`
       <p>${command.includes('--dir ') ? t('connect.runInProject') : t('connect.runCommand')}</p>
       <div class="command-box"><pre class="command" tabindex="0">${command}</pre>
         ${copyButton(command, t('connect.command'), this)}</div>`}
@@ -191,18 +190,19 @@ export class LineupConnectAgent extends LineupElement {
     </div>`;
   }
 
-  /** Your own agent on the SDK: what it needs is the hub's address and the code above, each copied on its own (two
-   * newcomers asked whether to paste a line of Python into their terminal); the line for its code is one tap away. */
-  _sdk(base, snippet) {
-    return html`<p>${t('connect.sdkGive')}</p>
-      <p class="pairing-code-row sdk-hub-address"><span class="muted small">${t('connect.hubAddress')}</span>
-        <code class="hub-address">${base}</code>${copyButton(base, t('connect.hubAddress'), this)}</p>
+  /** Your own agent on the SDK: one line to copy, the keeper with the hub's address and the code in it, whose
+   * program part alone is the person's (run 4 of the usability test: newcomers typed the keeper, the address and the
+   * code as three things and asked which parts were theirs). Giving them in the agent's code is one tap away. */
+  _sdk(base, snippet, line) {
+    return html`<p>${t('connect.sdkLine')}</p>
+      <div class="command-box"><pre class="command keep-command" tabindex="0">${line}</pre>
+        ${copyButton(line, t('connect.command'), this)}</div>
+      <p class="small sdk-reads">${t('connect.sdkReads')}</p>
       <details class="sdk-snippet"><summary>${t('connect.runSdk')}</summary>
+        <p class="pairing-code-row sdk-hub-address"><span class="muted small">${t('connect.hubAddress')}</span>
+          <code class="hub-address">${base}</code>${copyButton(base, t('connect.hubAddress'), this)}</p>
         <div class="command-box"><pre class="command" tabindex="0">${snippet}</pre>
-          ${copyButton(snippet, t('connect.command'), this)}</div></details>
-      <p class="small sdk-keep">${t('connect.sdkKeep')}</p>
-      <div class="command-box"><pre class="command keep-command" tabindex="0">${KEEP_EXAMPLE}</pre>
-        ${copyButton(KEEP_EXAMPLE, t('connect.command'), this)}</div>`;
+          ${copyButton(snippet, t('connect.command'), this)}</div></details>`;
   }
 
   // Whether the agent's credential and messages are encrypted on the way, as the hub says (agentTransport:

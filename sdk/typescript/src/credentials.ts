@@ -234,10 +234,18 @@ export interface PairOrLoadOptions extends Omit<PairOptions, "replaces"> {
  * A code this credential was not paired with is used: the new credential replaces the file and the old one is kept
  * beside it (`<file>.bak`), so a stale credential never beats a fresh code. The stored credential goes along as proof
  * that this is the same agent (only to the address it was stored for): the hub then keeps the agent and rotates its
- * credential (`Credential.replaced`). The code the stored credential came from loads the stored one. */
+ * credential (`Credential.replaced`). The code the stored credential came from loads the stored one.
+ *
+ * No `hubUrl`, `code` or `tlsFingerprint` given: LINEUP_HUB, LINEUP_CODE and LINEUP_TLS_FINGERPRINT stand in
+ * (`lineup keep --hub … --code … -- node my-agent.js`, the connect dialog's one line, sets them). */
 export async function pairOrLoad(hubUrl: string | null | undefined, code: string | null | undefined, path: string,
   options: PairOrLoadOptions = {}): Promise<Credential> {
   const log = options.logger ?? consoleLogger();
+  hubUrl = hubUrl || process.env.LINEUP_HUB || null;
+  code = code || process.env.LINEUP_CODE || null;
+  if (!options.tlsFingerprint && process.env.LINEUP_TLS_FINGERPRINT) {
+    options = { ...options, tlsFingerprint: process.env.LINEUP_TLS_FINGERPRINT };
+  }
   const stored = existsSync(path) ? loadCredential(path) : null;
   if (code && stored && stored.codeSha256 === codeHash(code)) return stored;
   if (!code) {

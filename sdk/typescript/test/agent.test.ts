@@ -44,6 +44,22 @@ after(async () => {
 });
 
 describe("pairing", () => {
+  test("with no address or code of its own, pairs from LINEUP_HUB and LINEUP_CODE (what `lineup keep --hub --code` hands it)", async () => {
+    const path = join(tempDir("pair-env"), "agent.json");
+    const code = await hub.code("ts from env");
+    process.env.LINEUP_HUB = hub.base;
+    process.env.LINEUP_CODE = code;
+    try {
+      const first = await pairOrLoad(null, null, path, { name: "ts from env", logger: silentLogger });
+      assert.equal(first.hubUrl, hub.base.replace(/\/+$/, ""));
+      // Started again with the same environment (the keeper after a crash): the spent code loads the stored credential.
+      assert.equal((await pairOrLoad(undefined, undefined, path, { logger: silentLogger })).credential, first.credential);
+    } finally {
+      delete process.env.LINEUP_HUB;
+      delete process.env.LINEUP_CODE;
+    }
+  });
+
   test("pairs once, keeps the credential owner-only, loads it again, and a fresh code keeps the agent", async () => {
     const folder = tempDir("pair");
     const path = join(folder, "agent.json");
