@@ -11,6 +11,7 @@ import { queuedLine } from '../lib/answer-words.js';
 import { artifactItem } from '../lib/artifacts.js';
 import { approvesSection, approvalItems, confirmWhat, withSlots, reviewSection, reviewHidden } from '../lib/approves.js';
 import { visible, learnHidden } from '../lib/visible.js';
+import { insteadKeys, withReply } from '../lib/instead.js';
 // An agent's text is put into the page a little per frame (<lineup-markdown .plain>): a question of 64 KiB, or a
 // page of such cards in the inbox, never holds the page (docs/security.md).
 import '../lib/markdown.js';
@@ -576,7 +577,7 @@ export class LineupInteractionCard extends LineupElement {
   }
 
   /** The head's Reject, opened: what Reject does, the hub's reasons offered as the note in one tap ("Tell it why"),
-   * the note itself (the same one as at the card's end), and the Reject that answers. */
+   * what to do instead (ui/lib/instead.js, each reply with the reasons in one tap), the note itself (the same one as at the card's end), and the Reject that answers. */
   _quickRejectBox(it, spec) {
     const no = declining(spec);
     if (!no) return '';
@@ -584,13 +585,25 @@ export class LineupInteractionCard extends LineupElement {
     const notes = ['sent', 'next_message', 'not_sent'].includes(spec.notes) ? spec.notes : 'sent';
     const why = notes === 'not_sent' ? '' : reasonsNote(it, spec);
     const told = why && this.local.comment.includes(why);
+    // What to do instead, one tap each, with the reasons: a no usually comes with what the person wants instead.
+    const replies = notes === 'not_sent' ? [] : insteadKeys(riskReasons(it, spec));
     return html`<div class="quick-reject-box" id=${`quick-reject-${uid}`} role="group" aria-labelledby=${`quick-reject-${uid}-means`}>
       <p class="small" id=${`quick-reject-${uid}-means`}>${no.description ? visible(no.description) : t('card.rejectMeans')}</p>
       ${why ? html`<button type="button" class="button small tell-why" ?disabled=${told} aria-pressed=${told ? 'true' : 'false'}
         @click=${() => { this.local.comment = this.local.comment.trim() ? `${this.local.comment.trim()}\n${why}` : why; this.requestUpdate(); }}>${
         icon(told ? 'check' : 'plus')}<span>${t('card.tellWhy')}</span></button>` : ''}
+      ${replies.length ? html`<div class="instead-replies" role="group" aria-labelledby=${`quick-reject-${uid}-instead`}>
+        <p class="small" id=${`quick-reject-${uid}-instead`}>${t('card.instead')}</p>
+        ${replies.map((key) => {
+          const reply = t(key);
+          const used = this.local.comment.includes(reply);
+          return html`<button type="button" class="button small instead-reply" data-instead=${key.slice('card.instead.'.length)}
+            ?disabled=${used} aria-pressed=${used ? 'true' : 'false'}
+            @click=${() => { this.local.comment = withReply(this.local.comment, why, reply); this.requestUpdate(); }}>${
+            icon(used ? 'check' : 'plus')}<span>${reply}</span></button>`;
+        })}</div>` : ''}
       <label class="field"><span class="small">${t('card.addNote')}</span>
-        <textarea rows="2" maxlength="4000" class="quick-reject-note" .value=${live(this.local.comment)}
+        <textarea rows=${this.local.comment.includes('\n') ? 4 : 2} maxlength="4000" class="quick-reject-note" .value=${live(this.local.comment)}
           aria-describedby=${`quick-reject-${uid}-fate`} @input=${(e) => { this.local.comment = e.target.value; this.requestUpdate(); }}></textarea></label>
       <p class="note-fate small muted" id=${`quick-reject-${uid}-fate`} data-notes=${notes}>${t(`card.note.${notes}`)}</p>
       <div class="button-row">
