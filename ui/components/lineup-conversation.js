@@ -5,7 +5,7 @@ import { repeat } from '../vendor/lit-html/directives/repeat.js';
 import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, tn, formatTime } from '../lib/i18n.js';
-import { TERMINAL, taskStatusBadge, agentStatusBadge, progressBar, connectionLoss, deliveryNote, taskSummary, failureReason } from '../lib/status.js';
+import { TERMINAL, taskStatusBadge, agentStatusBadge, progressBar, connectionLoss, deliveryNote, taskSummary, failureReason, waitsForAgent } from '../lib/status.js';
 import { interactionCard } from '../lib/cards.js';
 import { conversationOf, interactionCalls, toolItems } from '../lib/tool-calls.js';
 import { toolItem } from '../lib/tool-views.js';
@@ -313,7 +313,7 @@ export class LineupConversation extends LineupElement {
           ? (failureReason(task) ? html`<span class="small tone-text-danger task-chip-error" title=${failureReason(task)}>${failureReason(task)}</span>` : '')
           : html`<span class="task-chip-progress">${progressBar(task.progress, t('task.progressOf', { title: task.title }))}
           <span class="muted small">${task.progress ?? 0}%${taskSummary(task, state) ? ` · ${taskSummary(task, state)}` : ''}</span></span>`}
-        ${task.connectionLostAt && !TERMINAL.has(task.status)
+        ${waitsForAgent(task, state)
           ? html`<span class="small tone-text-danger lost-line">${icon('offline')} ${this._lost(task, state)}</span>` : ''}
       </button>${taskFileChips(task)}</div>`;
     }

@@ -7,7 +7,7 @@ import { repeat } from '../vendor/lit-html/directives/repeat.js';
 import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, formatTime, formatDateTime } from '../lib/i18n.js';
-import { TERMINAL, taskStatusBadge, agentStatusBadge, progressBar, isHubReachable, connectionLoss, deliveryNote, taskSummary, failedSentence } from '../lib/status.js';
+import { TERMINAL, taskStatusBadge, agentStatusBadge, progressBar, isHubReachable, connectionLoss, deliveryNote, taskSummary, failedSentence, waitsForAgent } from '../lib/status.js';
 import { artifactItem } from '../lib/artifacts.js';
 import { interactionCard } from '../lib/cards.js';
 import { timelineLines } from '../lib/timeline.js';
@@ -131,7 +131,7 @@ export class LineupTaskDetail extends LineupElement {
 
   /** docs/design.md#an-agent-that-goes-away: after a disconnect, say plainly whether the task must be started again. */
   _restartVerdict(task, agent, state) {
-    const lost = task.connectionLostAt && !TERMINAL.has(task.status);
+    const lost = waitsForAgent(task, state);
     const restart = html`<button class="button primary restart-button" @click=${() => this.emit('lineup-task-restart', { task })}>
       ${icon('running')}<span>${t('detail.restart')}</span></button>`;
     let tone;

@@ -6,12 +6,12 @@ import { repeat } from '../vendor/lit-html/directives/repeat.js';
 import { LineupElement } from '../lib/element.js';
 import { icon } from '../lib/icons.js';
 import { t, formatAgo } from '../lib/i18n.js';
-import { TASK_FILTERS, TERMINAL, taskStatusBadge, progressBar, taskSummary } from '../lib/status.js';
+import { TASK_FILTERS, taskStatusBadge, progressBar, taskSummary, waitsForAgent } from '../lib/status.js';
 import { routeHref } from '../lib/router.js';
 
 export function taskRow(task, state, { selected = false } = {}) {
   const agent = state.agents.find((a) => a.id === task.agentId);
-  const lost = task.connectionLostAt && !TERMINAL.has(task.status);
+  const lost = waitsForAgent(task, state);
   const summary = taskSummary(task, state);
   return html`<li class="task-row ${selected ? 'selected' : ''}">
     <button class="task-row-button" data-task-id=${task.id} aria-current=${selected ? 'true' : 'false'}

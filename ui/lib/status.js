@@ -182,6 +182,13 @@ export function failedSentence(task) {
   return message.includes(code) ? t('restart.failedMessage', { message }) : t('restart.failed', { code, message });
 }
 
+/** Whether the task waits for its agent: its connection was lost, it is not over, and the agent is not back (the
+ * agent's own status is live; the task's `connectionLostAt` is cleared only by the task's next read). */
+export function waitsForAgent(task, state) {
+  if (!task.connectionLostAt || TERMINAL.has(task.status)) return false;
+  return state?.agents?.find((a) => a.id === task.agentId)?.status !== 'online';
+}
+
 export function taskSummary(task, state, interactions = null) {
   const asked = interactions || state.interactions?.filter((i) => i.taskId === task.id) || [];
   const waiting = asked.map((i) => undeliveredAnswer(i, state)).find(Boolean);
