@@ -176,9 +176,10 @@ def test_the_heads_reject_in_chinese_tells_why_in_chinese(hub: HubProcess, open_
 @pytest.mark.parametrize("viewport", SIZES)
 def test_the_heads_reject_offers_what_to_do_instead_in_one_tap(hub: HubProcess, open_page: OpenPage, world: World, viewport: ViewportSize, shots: Shots) -> None:
     """The three usability participants who told the agent why also told it what to do instead ("Open a PR
-    instead.", "Push a branch and open a PR.", "I only want the plan"), typed on a phone after the reasons. The box
-    now offers replies from the hub's reasons (a branch for a force-push over main, the project for a deleted home)
-    and always "show me your plan first"; one tap puts the reasons and the reply in the note, which the agent gets."""
+    instead.", "Push a branch and open a PR.", "I only want the plan"), typed on a phone after the reasons: the
+    note took them longer than deciding. The box now offers replies from the hub's reasons (a branch for a force-push
+    over main, the project for a deleted home) and always "show me your plan first"; one tap rejects, and the
+    agent gets the reasons, the reply and whatever was typed."""
     owner, _ = world
     page, (question,) = ask_and_open(open_page, hub, world, viewport, {
         "type": "approval", "title": "Apply the dependency upgrades?", "risk": "high",
@@ -187,39 +188,36 @@ def test_the_heads_reject_offers_what_to_do_instead_in_one_tap(hub: HubProcess, 
     card.locator(".card-title").scroll_into_view_if_needed()
     card.locator(".quick-reject").click()
     box = card.locator(".quick-reject-box")
+    expect(box.locator(".instead-replies > p")).to_have_text(
+        "Or reject at once, telling it the reasons above and what to do instead:")
     replies = box.locator(".instead-reply")
     # One reply per kind of danger the hub named (in the order of its reasons), then the plan; each within the view.
     expect(replies).to_have_count(3)
     texts = replies.all_inner_texts()
     assert sorted(texts[:2]) == ["Only touch files inside the project.", "Push a branch and open a pull request instead."], texts
-    assert texts[2] == "Stop and show me your plan first.", texts
+    assert texts[2] == "Stop and show me your plan first."
     for index in range(replies.count()):
         expect(replies.nth(index)).to_be_in_viewport()
-    branch = box.locator(".instead-reply[data-instead='branch']")
-    branch.click()
-    note = box.locator("textarea.quick-reject-note")
-    expect(note).to_have_value(re.compile(
-        r"^Not approved: .*force-pushes over main.*\.\nPush a branch and open a pull request instead\.$"))
-    expect(branch).to_be_disabled()  # said once
-    expect(branch).to_have_attribute("aria-pressed", "true")
-    expect(box.locator(".tell-why")).to_be_disabled()  # the reasons are in already
-    box.locator(".instead-reply[data-instead='plan']").click()
-    expect(note).to_have_value(re.compile(r"instead\.\nStop and show me your plan first\.$"))
+    # Words of one's own typed first go along too.
+    box.locator("textarea.quick-reject-note").fill("Not today.")
     shots(page, "06-heads-reject-instead")
-    box.locator(".quick-reject-send").click()
+    box.locator(".instead-reply[data-instead='branch']").click()
+    expect(card.locator(".card-head .badge").first).to_have_text("Rejected")
 
     def answered() -> dict[str, Any] | None:
         stored = [i for i in api(hub, owner.token, "GET", "/api/interactions")["interactions"]
                   if i["id"] == question and i["status"] != "pending"]
         return stored[0]["response"] if stored else None
 
-    response = eventually_sync(answered, what="the rejection with the replies on the hub")
+    response = eventually_sync(answered, what="the rejection with the reply on the hub")
     assert response["optionId"] == "reject", response
-    assert response["comment"].startswith("Not approved: ") and "force-pushes over main" in response["comment"], response
-    assert response["comment"].endswith("Push a branch and open a pull request instead.\nStop and show me your plan first."), response
+    lines = response["comment"].split("\n")
+    assert lines[0] == "Not today.", lines
+    assert lines[1].startswith("Not approved: ") and "force-pushes over main" in lines[1], lines
+    assert lines[2:] == ["Push a branch and open a pull request instead."], lines
 
 
-def test_the_replies_are_the_persons_language_and_a_card_without_reasons_offers_the_plan(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
+def test_the_replies_are_the_persons_language(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
     owner, agent = world
     conversation = agent.conversation("Deps")
     question = agent.ask(conversation, {"type": "approval", "title": "Apply?", "risk": "high",
@@ -228,7 +226,11 @@ def test_the_replies_are_the_persons_language_and_a_card_without_reasons_offers_
     card = card_of(page, question)
     card.locator(".quick-reject").click()
     box = card.locator(".quick-reject-box")
-    expect(box.locator(".instead-replies > p")).to_have_text("它应该改为：")
-    box.locator(".instead-reply[data-instead='plan']").click()
-    expect(box.locator("textarea")).to_have_value(re.compile(r"^不批准：.*强制推送覆盖.*\n先停下，把你的计划给我看。$"))
+    expect(box.locator(".instead-replies > p")).to_have_text("或者直接拒绝，同时告诉它上面的理由和应该怎么做：")
+    expect(box.locator(".instead-reply[data-instead='plan']")).to_have_text("先停下，把你的计划给我看。")
     shots(page, "07-heads-reject-instead-zh")
+    box.locator(".instead-reply[data-instead='plan']").click()
+    stored = eventually_sync(lambda: next((i for i in api(hub, owner.token, "GET", "/api/interactions")["interactions"]
+                                           if i["id"] == question and i["status"] != "pending"), None),
+                             what="the rejection in Chinese on the hub")
+    assert re.fullmatch(r"不批准：.*强制推送覆盖.*\n先停下，把你的计划给我看。", stored["response"]["comment"]), stored

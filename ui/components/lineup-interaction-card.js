@@ -577,7 +577,7 @@ export class LineupInteractionCard extends LineupElement {
   }
 
   /** The head's Reject, opened: what Reject does, the hub's reasons offered as the note in one tap ("Tell it why"),
-   * what to do instead (ui/lib/instead.js, each reply with the reasons in one tap), the note itself (the same one as at the card's end), and the Reject that answers. */
+   * replies that reject at once saying what to do instead (ui/lib/instead.js, with the reasons), the note itself (the same one as at the card's end), and the Reject that answers. */
   _quickRejectBox(it, spec) {
     const no = declining(spec);
     if (!no) return '';
@@ -585,7 +585,8 @@ export class LineupInteractionCard extends LineupElement {
     const notes = ['sent', 'next_message', 'not_sent'].includes(spec.notes) ? spec.notes : 'sent';
     const why = notes === 'not_sent' ? '' : reasonsNote(it, spec);
     const told = why && this.local.comment.includes(why);
-    // What to do instead, one tap each, with the reasons: a no usually comes with what the person wants instead.
+    // Reject and say what to do instead, one tap each, with the reasons: a no usually comes with what the person wants
+    // instead, and typing it on a phone took the three who wrote it longer than the decision itself.
     const replies = notes === 'not_sent' ? [] : insteadKeys(riskReasons(it, spec));
     return html`<div class="quick-reject-box" id=${`quick-reject-${uid}`} role="group" aria-labelledby=${`quick-reject-${uid}-means`}>
       <p class="small" id=${`quick-reject-${uid}-means`}>${no.description ? visible(no.description) : t('card.rejectMeans')}</p>
@@ -596,11 +597,11 @@ export class LineupInteractionCard extends LineupElement {
         <p class="small" id=${`quick-reject-${uid}-instead`}>${t('card.instead')}</p>
         ${replies.map((key) => {
           const reply = t(key);
-          const used = this.local.comment.includes(reply);
-          return html`<button type="button" class="button small instead-reply" data-instead=${key.slice('card.instead.'.length)}
-            ?disabled=${used} aria-pressed=${used ? 'true' : 'false'}
-            @click=${() => { this.local.comment = withReply(this.local.comment, why, reply); this.requestUpdate(); }}>${
-            icon(used ? 'check' : 'plus')}<span>${reply}</span></button>`;
+          // One tap answers: the no, with the reasons, this reply and whatever was typed (a no is never the risky
+          // way to decide, and the receipt says it went with the note).
+          return html`<button type="button" class="button small danger-outline instead-reply" data-instead=${key.slice('card.instead.'.length)}
+            @click=${(e) => { this.local.comment = withReply(this.local.comment, why, reply); this._chooseApproval(no, e); }}>${
+            icon('send')}<span>${reply}</span></button>`;
         })}</div>` : ''}
       <label class="field"><span class="small">${t('card.addNote')}</span>
         <textarea rows=${this.local.comment.includes('\n') ? 4 : 2} maxlength="4000" class="quick-reject-note" .value=${live(this.local.comment)}

@@ -1,7 +1,7 @@
 // What the agent should do instead, offered as replies in the head's Reject box: one for each kind of danger the
 // hub's reasons name (push a branch instead of force-pushing main, stay inside the project …) and always "show me
-// your plan first". A person who says no usually says what they want instead; tapping one sends it in the note
-// with the reasons, so telling the agent is a tap, not typing on a phone.
+// your plan first". A person who says no usually says what they want instead; tapping one rejects at once with the
+// reasons and the reply in the note, so telling the agent is one tap, not typing on a phone.
 
 // The hub's reason codes (hub/domain/command_risk.py REASONS) grouped by the alternative a person would ask for.
 const KINDS = {

@@ -304,7 +304,7 @@ export const en = {
   'card.tellWhy': 'Tell it why (the reasons above)',
   'card.reasonsNote': 'Not approved: {reasons}.',
   'card.reasonsJoin': '; ',
-  'card.instead': 'What it should do instead:',
+  'card.instead': 'Or reject at once, telling it the reasons above and what to do instead:',
   'card.instead.branch': 'Push a branch and open a pull request instead.',
   'card.instead.inside': 'Only touch files inside the project.',
   'card.instead.keepProject': 'Keep the project and its history.',

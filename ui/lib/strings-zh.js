@@ -304,7 +304,7 @@ export const zh = {
   'card.tellWhy': '告诉它原因（上面的理由）',
   'card.reasonsNote': '不批准：{reasons}。',
   'card.reasonsJoin': '；',
-  'card.instead': '它应该改为：',
+  'card.instead': '或者直接拒绝，同时告诉它上面的理由和应该怎么做：',
   'card.instead.branch': '改为推送到一个新分支，再发起拉取请求。',
   'card.instead.inside': '只改动项目里的文件。',
   'card.instead.keepProject': '保留项目和它的历史记录。',
