@@ -192,13 +192,14 @@ export class LineupConnectAgent extends LineupElement {
 
   /** Your own agent on the SDK: one line to copy, the keeper with the hub's address and the code in it, whose
    * program part alone is the person's (run 4 of the usability test: newcomers typed the keeper, the address and the
-   * code as three things and asked which parts were theirs). Giving them in the agent's code is one tap away. */
+   * code as three things and asked which parts were theirs). How the program reads them, and giving them in its
+   * code instead, are one tap away (the developer's part: the person who runs the agent reads the line alone). */
   _sdk(base, snippet, line) {
     return html`<p>${t('connect.sdkLine')}</p>
       <div class="command-box"><pre class="command keep-command" tabindex="0">${line}</pre>
         ${copyButton(line, t('connect.command'), this)}</div>
-      <p class="small sdk-reads">${t('connect.sdkReads')}</p>
       <details class="sdk-snippet"><summary>${t('connect.runSdk')}</summary>
+        <p class="small sdk-reads">${t('connect.sdkReads')}</p>
         <p class="pairing-code-row sdk-hub-address"><span class="muted small">${t('connect.hubAddress')}</span>
           <code class="hub-address">${base}</code>${copyButton(base, t('connect.hubAddress'), this)}</p>
         <div class="command-box"><pre class="command" tabindex="0">${snippet}</pre>
