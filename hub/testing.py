@@ -135,18 +135,30 @@ async def _serve_then_settle(server: HubServer, sock: socket.socket, owns_loop: 
         await server.serve(sockets=[sock])
     except SystemExit as exit_:  # uvicorn's answer to a start-up that failed; it has logged why
         raise RuntimeError(f"the hub's start-up failed (uvicorn exit status {exit_.code}); its log says why") from None
+    if owns_loop:
+        await close_left_sockets("test hub")
+    else:
+        for _ in range(3):
+            await asyncio.sleep(0)
+
+
+async def close_left_sockets(who: str) -> int:
+    """At the end of a server that owns its loop (before the loop closes): a few turns for the transports closing
+    already, then every socket still open in the loop is aborted and the loop turns again, so that none is left to
+    the garbage collector (a ResourceWarning in whatever test runs then). How many were left is the answer."""
     for _ in range(3):
         await asyncio.sleep(0)
-    left = _open_transports() if owns_loop else []
+    left = _open_transports()
     for transport in left:
-        # What the end of a `lineup serve` process does to every socket it still holds. Said in the hub's log, so
-        # that a test which leaves one can be found.
-        log.warning("test hub: a socket was still open at stop (%s -> %s); closed",
+        # What the end of a process does to every socket it still holds. Logged, so that a test which leaves one
+        # can be found.
+        log.warning("%s: a socket was still open at stop (%s -> %s); closed", who,
                     transport.get_extra_info("sockname"), transport.get_extra_info("peername"))
         transport.abort()
     if left:
         for _ in range(3):
             await asyncio.sleep(0)
+    return len(left)
 
 
 def _open_transports() -> list[asyncio.Transport]:

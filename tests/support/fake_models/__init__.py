@@ -21,6 +21,7 @@ from typing import Any
 
 import uvicorn
 
+from hub.testing import close_left_sockets
 from tests.support.polling import eventually_sync as wait_until
 
 
@@ -132,7 +133,13 @@ class ThreadedServer:
         self.url = f"http://127.0.0.1:{self.port}"
 
     def _run(self) -> None:
-        asyncio.run(self._server.serve())
+        asyncio.run(self._serve())
+
+    async def _serve(self) -> None:
+        await self._server.serve()
+        # A forced stop (a streamed reply still open: a CLI waiting on a slow turn) leaves its connection's socket
+        # to close in a turn of the loop that asyncio.run's end never runs: closed here instead.
+        await close_left_sockets("fake model server")
 
     def close(self) -> None:
         self._server.should_exit = True
