@@ -20,7 +20,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.e2e.conftest import DESKTOP, PHONE, DemoAgent, api, create_owner
 from tests.e2e.flows import go, open_agent_conversation, pending_card, send_task
-from tests.e2e.test_rich_content import DIFF, MARKDOWN, Agent
+from tests.e2e.world import DIFF, MARKDOWN, Agent
 from tests.support import browsers
 from tests.support.hubproc import HubProcess
 

@@ -19,7 +19,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import create_owner
 from tests.e2e.flows import pending_card
-from tests.e2e.test_rich_content import Agent, World
+from tests.e2e.world import Agent, World
 from tests.support.fixtures import OpenPage, Shots
 from tests.support.hubproc import HubProcess
 from tests.support.unchecked_links import store_links_unchecked

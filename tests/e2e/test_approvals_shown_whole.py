@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 from tests.e2e.card_text import box_of, expanded, inner_scrollers, rect_of
 from tests.e2e.conftest import PHONE, api
 from tests.e2e.flows import pending_card
-from tests.e2e.test_rich_content import World, open_conversation, world  # noqa: F401 - the fixture is used by name
+from tests.e2e.world import World, open_conversation, world  # noqa: F401 - the fixture is used by name
 from tests.support.fixtures import OpenPage, Shots
 from tests.support.hubs import HubProcess
 

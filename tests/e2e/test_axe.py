@@ -122,7 +122,7 @@ def test_axe_finds_nothing_on_the_rich_content_screens(hub: HubProcess, browser:
     """An agent's message rendered as Markdown (a list, a table, highlighted code), a review card showing a diff,
     and a task's detail previewing an image artifact, from a second agent (as in the screenshots)."""
     from tests.e2e.screenshots import chart_png, rich_content
-    from tests.e2e.test_rich_content import Agent
+    from tests.e2e.world import Agent
 
     source = axe_source()
     owner = create_owner(hub)

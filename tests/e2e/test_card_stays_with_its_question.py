@@ -17,7 +17,7 @@ from playwright.sync_api import Page, ViewportSize, expect
 from tests.e2e.card_text import box_of
 from tests.e2e.conftest import DESKTOP, PHONE
 from tests.e2e.test_card_is_the_truth import STILL, card_of, high_card, scroll_to_end
-from tests.e2e.test_rich_content import (
+from tests.e2e.world import (
     World,
     world,  # noqa: F401 - the fixture is used by name
 )

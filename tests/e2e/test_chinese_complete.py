@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Page, ViewportSize, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
-from tests.e2e.test_rich_content import Agent
+from tests.e2e.world import Agent
 from tests.support.fixtures import OpenPage, Shots
 from tests.support.hubproc import HubProcess
 

@@ -12,7 +12,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, api, create_owner
 from tests.e2e.flows import pending_card
-from tests.e2e.test_rich_content import DIFF, World, world  # noqa: F401 - the fixture, used by name
+from tests.e2e.world import DIFF, World, world  # noqa: F401 - the fixture, used by name
 from tests.support.fixtures import OpenPage, Shots
 from tests.support.hubproc import pair_agent
 from tests.support.hubs import HubProcess

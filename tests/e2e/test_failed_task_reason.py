@@ -10,7 +10,7 @@ import re
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import PHONE
-from tests.e2e.test_rich_content import Agent, World, open_conversation, world  # noqa: F401 - the fixture is used by name
+from tests.e2e.world import Agent, World, open_conversation, world  # noqa: F401 - the fixture is used by name
 from tests.support.fixtures import OpenPage, Shots
 from tests.support.hubs import HubProcess
 

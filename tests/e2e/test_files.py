@@ -23,7 +23,7 @@ from playwright.sync_api import Browser, FilePayload, Page, ViewportSize, expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, create_owner
 from tests.e2e.test_axe import assert_no_violations, axe_source
-from tests.e2e.test_rich_content import Agent, World, loaded_width
+from tests.e2e.world import Agent, World, loaded_width
 from tests.support.files import ascii_pdf, png, png_of_size
 from tests.support.fixtures import HubFactory, OpenPage, Shots
 from tests.support.hubproc import HubProcess

@@ -28,28 +28,13 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import create_owner, wait_for_js
+from tests.e2e.hostile_corpus import HOSTILE, TEXT
 from tests.e2e.main_thread import MainThreadTasks, idle
-from tests.e2e.test_rich_content import Agent, World
+from tests.e2e.world import Agent, World
 from tests.support.fixtures import MainThread, OpenPage, Shots
 from tests.support.hubproc import HubProcess
 
 LIMIT_MS = 200  # CPU time of one main-thread task (docs/quality.md P1)
-TEXT = 256 * 1024  # the longest message the hub takes
-
-# (name, the message): each one took seconds on the page's thread, or broke the renderer, before.
-HOSTILE = [
-    ("underscores", "START " + "a_" * ((TEXT - 12) // 2) + " END"),
-    ("nested-quotes", "START\n\n" + ">" * 20000 + " END"),
-    ("quote-staircase", "START\n" + "\n".join(">" * n + " line" for n in range(1, 700)) + "\nEND"),
-    ("emphasis", "START " + "*a" * 100000 + " END"),
-    ("nested-lists", "START\n\n" + "\n".join("  " * n + "- item" for n in range(400)) + "\n\nEND"),
-    ("huge-table", "START\n\n| a | b | c |\n|---|---|---|\n" + "| x | `y` | **z** |\n" * 8000 + "\nEND"),
-    ("long-line", "START" + " https://example.com/a" * 11000 + " END"),  # one line, 11,000 links
-    ("backticks", "START " + "`a" * 100000 + " END"),
-    ("blank-lines", "START\n" + "\n" * 200000 + "*END*"),
-]
-
-
 @pytest.fixture
 def world(hub: HubProcess) -> Iterator[tuple[Any, Agent]]:
     owner = create_owner(hub)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import PHONE
-from tests.e2e.test_rich_content import (
+from tests.e2e.world import (
     World,
     world,  # noqa: F401 - the fixture is used by name
 )

@@ -11,7 +11,7 @@ import uuid
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import DESKTOP, PHONE, wait_for_js
-from tests.e2e.test_rich_content import DIFF, MARKDOWN, World, world  # noqa: F401 - the fixture, used by name
+from tests.e2e.world import DIFF, MARKDOWN, World, world  # noqa: F401 - the fixture, used by name
 from tests.support.fixtures import OpenPage
 from tests.support.hubs import HubProcess
 

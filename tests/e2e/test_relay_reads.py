@@ -18,7 +18,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import DESKTOP, wait_for_js
 from tests.e2e.test_relay_mode import APP, MANAGER, Background, Doorway, background, close_all, relay_hub  # noqa: F401
-from tests.e2e.test_rich_content import loaded_width
+from tests.e2e.world import loaded_width
 from tests.support.fake_wukong import FakeWuKong
 from tests.support.files import png_of_size
 from tests.support.fixtures import HubFactory, OpenPage, Shots
