@@ -6,7 +6,7 @@ A real hub, an SDK agent, Chromium at 390×844 and 1280×800, in English and Chi
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from playwright.sync_api import ViewportSize, expect
@@ -23,6 +23,16 @@ from tests.support.hubs import HubProcess
 from tests.support.polling import eventually_sync
 
 SIZES = [pytest.param(PHONE, id="phone"), pytest.param(DESKTOP, id="desktop")]
+
+
+def answer_on_hub(hub: HubProcess, token: str, question: str, what: str) -> dict[str, Any]:
+    """The answer the hub recorded for the question, once it has one."""
+    def answered() -> dict[str, Any] | None:
+        stored = [i for i in api(hub, token, "GET", "/api/interactions")["interactions"]
+                  if i["id"] == question and i["status"] != "pending"]
+        return stored[0]["response"] if stored else None
+
+    return cast(dict[str, Any], eventually_sync(answered, what=what))
 GENERIC = "The agent is told no and decides what to do next; the task is not cancelled."
 
 
@@ -147,13 +157,7 @@ def test_the_heads_reject_takes_a_note_and_the_reasons_in_one_tap(hub: HubProces
     shots(page, "04-heads-reject-with-note")
     box.locator(".quick-reject-send").click()
     expect(card.locator(".card-head .badge").first).to_have_text("Rejected")
-
-    def answered() -> dict[str, Any] | None:
-        stored = [i for i in api(hub, owner.token, "GET", "/api/interactions")["interactions"]
-                  if i["id"] == question and i["status"] != "pending"]
-        return stored[0]["response"] if stored else None
-
-    response = eventually_sync(answered, what="the rejection with its note on the hub")
+    response = answer_on_hub(hub, owner.token, question, "the rejection with its note on the hub")
     assert response["optionId"] == "reject", response
     assert "force-pushes over main" in response["comment"] and response["comment"].endswith("Open a PR instead."), response
 
@@ -203,13 +207,7 @@ def test_the_heads_reject_offers_what_to_do_instead_in_one_tap(hub: HubProcess, 
     shots(page, "06-heads-reject-instead")
     box.locator(".instead-reply[data-instead='branch']").click()
     expect(card.locator(".card-head .badge").first).to_have_text("Rejected")
-
-    def answered() -> dict[str, Any] | None:
-        stored = [i for i in api(hub, owner.token, "GET", "/api/interactions")["interactions"]
-                  if i["id"] == question and i["status"] != "pending"]
-        return stored[0]["response"] if stored else None
-
-    response = eventually_sync(answered, what="the rejection with the reply on the hub")
+    response = answer_on_hub(hub, owner.token, question, "the rejection with the reply on the hub")
     assert response["optionId"] == "reject", response
     lines = response["comment"].split("\n")
     assert lines[0] == "Not today.", lines
@@ -230,7 +228,5 @@ def test_the_replies_are_the_persons_language(hub: HubProcess, open_page: OpenPa
     expect(box.locator(".instead-reply[data-instead='plan']")).to_have_text("先停下，把你的计划给我看。")
     shots(page, "07-heads-reject-instead-zh")
     box.locator(".instead-reply[data-instead='plan']").click()
-    stored = eventually_sync(lambda: next((i for i in api(hub, owner.token, "GET", "/api/interactions")["interactions"]
-                                           if i["id"] == question and i["status"] != "pending"), None),
-                             what="the rejection in Chinese on the hub")
-    assert re.fullmatch(r"不批准：.*强制推送覆盖.*\n先停下，把你的计划给我看。", stored["response"]["comment"]), stored
+    response = answer_on_hub(hub, owner.token, question, "the rejection in Chinese on the hub")
+    assert re.fullmatch(r"不批准：.*强制推送覆盖.*\n先停下，把你的计划给我看。", response["comment"]), response

@@ -72,6 +72,12 @@ def test_wukongim_sees_none_of_the_conversation_the_page_carries(
         background.run(agent.ok("conversation.create", {"title": SECRETS["title"], "agentIds": []},
                                 conversationId="conv-s"))
 
+        # A device set up for away fetches every screen's code in the background (ui/lib/lazy.js warmUp): under a
+        # full run's load that took longer than this test took to leave home, and the conversation screen, never
+        # opened at home, then could not load (what the app says on such a device, rightly). Left once it has.
+        until(lambda: page.evaluate("Boolean(customElements.get('lineup-conversation'))"),
+              what="the conversation screen's code, fetched once the relay was set up")
+
         # ---- away: everything below goes through WuKongIM ---------------------------------------------------------
         background.run(doorway.close())
         expect(page.locator(".relay-banner")).to_contain_text("connected through the relay", timeout=15_000)

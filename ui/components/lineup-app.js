@@ -447,10 +447,12 @@ export class LineupApp extends LineupElement {
       // A sign-in link opened in this tab while it runs: the same question as at start (see boot()).
       const code = decodeURIComponent(window.location.hash.slice('#signin='.length));
       history.replaceState(null, '', window.location.pathname + window.location.search);
-      if (this.token && this.phase === 'ready') {
+      if (this.token) {
+        // Asked once the session shows, as at start: a tab still entering (or entering again) kept nothing before,
+        // and the link was lost without a word.
         this.pendingSignIn = code;
         this.requestUpdate();
-      } else if (!this.token) {
+      } else {
         this._redeemSignIn(code).then((ok) => (ok ? this.enter() : this.requestUpdate()));
       }
       return;
