@@ -208,47 +208,52 @@ async def test_live_events_beyond_the_buffer_during_a_slow_replay(log: Log) -> N
     """More than the 1 MiB outbound bound is committed while a replay runs: the hub drops what it buffered for
     the socket and reads the log again (hub/gateway/session.py); the receiver gets every event once, in order.
 
-    The replay is made long by ~8 MB of large events the reader takes at ~20 MB/s, while ~200 KB events keep
+    The replay is made long by ~8 MB of large events the reader takes at ~10 MB/s, while ~200 KB events keep
     arriving at a few MB/s. The reader stops throttling for the last ~5 MB (more than the socket buffers hold),
     so when the hub goes live it reads faster than the live rate and is not a slow consumer.
     """
     sender = await LapClient.connect(log.hub.ws_base, "agent", log.agent_b["credential"])
-    big = "y" * 200_000
-    preload = [await sender.send("message.create", {"content": f"{big} preload {n}"}, conversationId="c-b")
-               for n in range(80)]
-    await wait_acks(sender, preload)
-    stream = _Stream(sender, big, window=1, pause_s=0.03)
-    await stream.flowing()
-    app = await RawClient.connect(log.hub.ws_base, "app", log.token, rcvbuf=256 * 1024, lastSequence=0)
-    unthrottle_at = app.welcome["headSequence"] - 40
-    started, read_bytes, caught = time.monotonic(), 0, None
-    while caught is None:
-        frame = await app.recv()
-        assert frame is not None, f"the hub closed the resuming socket with {app.close_code}"
-        if frame["type"] == "system.caught_up":
-            caught = frame
-        elif frame.get("sequence", 0) < unthrottle_at:
-            read_bytes += len(json.dumps(frame))
-            ahead = read_bytes / 20e6 - (time.monotonic() - started)
-            if ahead > 0:
-                await asyncio.sleep(ahead)
-    reader = asyncio.create_task(app.drain())  # keep reading while the stream stops
-    await stream.finish()
-    head = await _head(log)
-    while not any(f.get("sequence") == head for f in app.frames):
-        assert not reader.done(), f"the hub closed the socket with {app.close_code}"
-        await asyncio.sleep(0.01)
-    reader.cancel()
-    await asyncio.gather(reader, return_exceptions=True)
-    expected = log.workspace_sequences(app.welcome["workspaceId"], 0, head)
-    assert_resumed_stream(app.frames, expected)
-    by_sequence = {r["sequence"]: r for r in log.rows()}
-    during = [f for f in stored_frames(app.frames)
-              if app.welcome["headSequence"] < f["sequence"] <= caught["payload"]["sequence"]]
-    assert sum(len(json.dumps(by_sequence[f["sequence"]]["payload"])) for f in during) > 1024 * 1024, \
-        "less than the outbound bound was committed during the replay; the drill did not overflow it"
-    await app.close()
-    await sender.close()
+    app: RawClient | None = None
+    try:
+        big = "y" * 200_000
+        preload = [await sender.send("message.create", {"content": f"{big} preload {n}"}, conversationId="c-b")
+                   for n in range(80)]
+        await wait_acks(sender, preload)
+        stream = _Stream(sender, big, window=1, pause_s=0.03)
+        await stream.flowing()
+        app = await RawClient.connect(log.hub.ws_base, "app", log.token, rcvbuf=256 * 1024, lastSequence=0)
+        unthrottle_at = app.welcome["headSequence"] - 40
+        started, read_bytes, caught = time.monotonic(), 0, None
+        while caught is None:
+            frame = await app.recv()
+            assert frame is not None, f"the hub closed the resuming socket with {app.close_code}"
+            if frame["type"] == "system.caught_up":
+                caught = frame
+            elif frame.get("sequence", 0) < unthrottle_at:
+                read_bytes += len(json.dumps(frame))
+                # 10 MB/s: at 20 a quiet run's replay once ended after 1.0 MB of live events, under the bound.
+                ahead = read_bytes / 10e6 - (time.monotonic() - started)
+                if ahead > 0:
+                    await asyncio.sleep(ahead)
+        reader = asyncio.create_task(app.drain())  # keep reading while the stream stops
+        await stream.finish()
+        head = await _head(log)
+        while not any(f.get("sequence") == head for f in app.frames):
+            assert not reader.done(), f"the hub closed the socket with {app.close_code}"
+            await asyncio.sleep(0.01)
+        reader.cancel()
+        await asyncio.gather(reader, return_exceptions=True)
+        expected = log.workspace_sequences(app.welcome["workspaceId"], 0, head)
+        assert_resumed_stream(app.frames, expected)
+        by_sequence = {r["sequence"]: r for r in log.rows()}
+        during = [f for f in stored_frames(app.frames)
+                  if app.welcome["headSequence"] < f["sequence"] <= caught["payload"]["sequence"]]
+        assert sum(len(json.dumps(by_sequence[f["sequence"]]["payload"])) for f in during) > 1024 * 1024, \
+            "less than the outbound bound was committed during the replay; the drill did not overflow it"
+    finally:  # a failed check leaves no socket for a later test's garbage collector
+        if app is not None:
+            await app.close()
+        await sender.close()
 
 
 # ---- agents ----------------------------------------------------------------------------------------------
