@@ -9,7 +9,7 @@ import re
 from typing import Any, cast
 
 import pytest
-from playwright.sync_api import ViewportSize, expect
+from playwright.sync_api import Locator, Page, ViewportSize, expect
 
 from tests.e2e.card_text import box_of
 from tests.e2e.conftest import DESKTOP, PHONE, api
@@ -33,6 +33,18 @@ def answer_on_hub(hub: HubProcess, token: str, question: str, what: str) -> dict
         return stored[0]["response"] if stored else None
 
     return cast(dict[str, Any], eventually_sync(answered, what=what))
+
+
+def chinese_reject_box(hub: HubProcess, open_page: OpenPage, world: World) -> tuple[Page, str, Locator]:
+    """A high-risk card asked in a conversation, opened on a phone in Chinese, its head's Reject box open."""
+    owner, agent = world
+    conversation = agent.conversation("Deps")
+    question = agent.ask(conversation, {"type": "approval", "title": "Apply?", "risk": "high",
+                                        "approves": {"kind": "command", "command": DANGEROUS}})
+    page = open_page(hub, viewport=PHONE, locale="zh-CN", token=owner.token, path=f"/#/conversations/{conversation}")
+    card = card_of(page, question)
+    card.locator(".quick-reject").click()
+    return page, question, card.locator(".quick-reject-box")
 GENERIC = "The agent is told no and decides what to do next; the task is not cancelled."
 
 
@@ -163,14 +175,7 @@ def test_the_heads_reject_takes_a_note_and_the_reasons_in_one_tap(hub: HubProces
 
 
 def test_the_heads_reject_in_chinese_tells_why_in_chinese(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
-    owner, agent = world
-    conversation = agent.conversation("Deps")
-    question = agent.ask(conversation, {"type": "approval", "title": "Apply?", "risk": "high",
-                                        "approves": {"kind": "command", "command": DANGEROUS}})
-    page = open_page(hub, viewport=PHONE, locale="zh-CN", token=owner.token, path=f"/#/conversations/{conversation}")
-    card = card_of(page, question)
-    card.locator(".quick-reject").click()
-    box = card.locator(".quick-reject-box")
+    page, _, box = chinese_reject_box(hub, open_page, world)
     expect(box).to_contain_text("智能体会被告知“不行”，由它决定下一步；任务不会因此取消。")
     box.locator(".tell-why").click()
     expect(box.locator("textarea")).to_have_value(re.compile(r"^不批准：删除你的主文件夹（~）；.*强制推送覆盖"))
@@ -216,14 +221,8 @@ def test_the_heads_reject_offers_what_to_do_instead_in_one_tap(hub: HubProcess, 
 
 
 def test_the_replies_are_the_persons_language(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
-    owner, agent = world
-    conversation = agent.conversation("Deps")
-    question = agent.ask(conversation, {"type": "approval", "title": "Apply?", "risk": "high",
-                                        "approves": {"kind": "command", "command": DANGEROUS}})
-    page = open_page(hub, viewport=PHONE, locale="zh-CN", token=owner.token, path=f"/#/conversations/{conversation}")
-    card = card_of(page, question)
-    card.locator(".quick-reject").click()
-    box = card.locator(".quick-reject-box")
+    owner, _ = world
+    page, question, box = chinese_reject_box(hub, open_page, world)
     expect(box.locator(".instead-replies > p")).to_have_text("或者直接拒绝，同时告诉它上面的理由和应该怎么做：")
     expect(box.locator(".instead-reply[data-instead='plan']")).to_have_text("先停下，把你的计划给我看。")
     shots(page, "07-heads-reject-instead-zh")
