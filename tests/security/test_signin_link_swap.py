@@ -18,7 +18,7 @@ from tests.support.hubproc import HubProcess, pair_agent, run_cli
 from tests.support.lap import LapClient
 
 with contextlib.suppress(ImportError):  # the test extra installs it; without it browsers.chromium() skips or fails
-    from playwright.sync_api import expect
+    from playwright.sync_api import Route, expect
 
 
 async def ask(hub: HubProcess, credential: str, attachments: list[dict[str, str]]) -> None:
@@ -95,3 +95,37 @@ def test_a_sign_in_link_from_an_agent_asks_before_replacing_the_session(hub: Hub
         assert api(hub, swapped, "GET", "/api/me")["workspace"]["name"] == "Other"
         expect(tab.locator(".topbar")).to_be_visible()
         assert not errors, errors
+
+
+def test_a_sign_in_link_opened_while_the_app_is_still_entering_is_asked_once_it_shows(hub: HubProcess) -> None:
+    """A link opened in a tab whose session is still loading (its first reads under way) was dropped without a word:
+    the code left the address bar and nothing asked. Now the same question comes once the session shows."""
+    from tests.support.polling import eventually_sync
+
+    owner = create_owner(hub, workspace="Demo")
+    code = other_workspace_link(hub)
+    with browsers.chromium() as browser:
+        context = browser.new_context(base_url=hub.base, service_workers="block", locale="en-US")
+        context.set_default_timeout(15_000)
+        context.add_init_script(f"localStorage.getItem('lineup.token') || localStorage.setItem('lineup.token', "
+                                f"{owner.token!r});")
+        held: list[Route] = []
+        page = context.new_page()
+
+        def hold(route: Route) -> None:  # the session's first read waits here (a function: Playwright wraps it)
+            held.append(route)
+
+        page.route("**/api/me", hold)
+        page.goto("/")
+        eventually_sync(lambda: held and page.evaluate("document.querySelector('lineup-app')?.phase") == "loading",
+                        what="the app entering, its first read held")
+        page.evaluate(f"location.hash = {('#signin=' + code)!r}")
+        eventually_sync(lambda: "signin" not in page.evaluate("location.href"), what="the code out of the address bar")
+        for route in held:
+            route.continue_()
+        page.unroute("**/api/me")
+        question = page.get_by_role("dialog", name="Switch to another account?")
+        expect(question).to_be_visible()
+        expect(question).to_contain_text("“Demo”")
+        assert page.evaluate("localStorage.getItem('lineup.token')") == owner.token  # nothing switched unasked
+        context.close()
