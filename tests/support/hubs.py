@@ -377,8 +377,27 @@ class InProcessHub(LoopbackAddress):
         return cli_pairing_code(self.data_dir, name, workspace)
 
 
+class _HubLoop(asyncio.SelectorEventLoop):
+    """asyncio's loop, except that a connection accepted just as the server closes is closed, not dropped.
+
+    Python 3.11's `_accept_connection2` makes the transport after the accept; when the server closed in between, the
+    transport's `Server._attach` fails, the error is swallowed, and the accepted socket is left to the garbage
+    collector: a ResourceWarning in whatever test runs then (a browser reconnecting while a test's hub stops: runs
+    74 and 85, each at test_first_run's teardown). A socket no transport took is closed here."""
+
+    async def _accept_connection2(self, protocol_factory: Any, conn: socket.socket, *args: Any,
+                                  **kwargs: Any) -> None:
+        try:
+            await super()._accept_connection2(protocol_factory, conn, *args, **kwargs)  # type: ignore[misc]
+        finally:
+            fd = conn.fileno()
+            if fd != -1 and self._transports.get(fd) is None:  # type: ignore[attr-defined]
+                conn.close()
+
+
 def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop]:
-    """asyncio's own loop, which uvicorn's `loop="auto"` also runs on where uvloop is missing. Not uvloop here:
-    outside the main thread uvloop does not see its child processes exit (libuv's SIGCHLD handling), so the
-    agent runtimes' `process.wait()` would never return; asyncio's ThreadedChildWatcher works from any thread."""
-    return asyncio.new_event_loop
+    """asyncio's own loop, which uvicorn's `loop="auto"` also runs on where uvloop is missing (with the one fix of
+    _HubLoop). Not uvloop here: outside the main thread uvloop does not see its child processes exit (libuv's SIGCHLD
+    handling), so the agent runtimes' `process.wait()` would never return; asyncio's ThreadedChildWatcher works from
+    any thread."""
+    return _HubLoop
