@@ -157,7 +157,7 @@ def test_the_heads_reject_takes_a_note_and_the_reasons_in_one_tap(hub: HubProces
     # Focus on the box's Reject, not in the note: a phone's keyboard would cover the card for a bare no.
     expect(box.locator(".quick-reject-send")).to_be_focused()
     tell = box.locator(".tell-why")
-    expect(tell).to_have_text("Tell it why (the reasons above)")
+    expect(tell).to_have_text("Tell it why (this card’s reasons)")
     tell.click()
     note = box.locator("textarea.quick-reject-note")
     expect(note).to_have_value(re.compile(r"^Not approved: .*deletes your home folder \(~\).*force-pushes over main.*\.$"))
@@ -198,7 +198,7 @@ def test_the_heads_reject_offers_what_to_do_instead_in_one_tap(hub: HubProcess, 
     card.locator(".quick-reject").click()
     box = card.locator(".quick-reject-box")
     expect(box.locator(".instead-replies > p")).to_have_text(
-        "Or reject at once, telling it the reasons above and what to do instead:")
+        "Or reject at once, telling it this card’s reasons and what to do instead:")
     replies = box.locator(".instead-reply")
     # One reply per kind of danger the hub named (in the order of its reasons), then the plan; each within the view.
     expect(replies).to_have_count(3)
@@ -223,7 +223,7 @@ def test_the_heads_reject_offers_what_to_do_instead_in_one_tap(hub: HubProcess, 
 def test_the_replies_are_the_persons_language(hub: HubProcess, open_page: OpenPage, world: World, shots: Shots) -> None:
     owner, _ = world
     page, question, box = chinese_reject_box(hub, open_page, world)
-    expect(box.locator(".instead-replies > p")).to_have_text("或者直接拒绝，同时告诉它上面的理由和应该怎么做：")
+    expect(box.locator(".instead-replies > p")).to_have_text("或者直接拒绝，同时告诉它这张卡片上的理由和应该怎么做：")
     expect(box.locator(".instead-reply[data-instead='plan']")).to_have_text("先停下，把你的计划给我看。")
     shots(page, "07-heads-reject-instead-zh")
     box.locator(".instead-reply[data-instead='plan']").click()
